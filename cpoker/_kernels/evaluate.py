@@ -1,0 +1,123 @@
+"""Strength keys of 5-card and 3-card rows, computed from card masks.
+
+A key is ``category << 26 | major << 13 | minor`` where ``major`` and
+``minor`` are 13-bit rank sets: the ranks that decide first (the quad, the
+trips, the pairs, the straight's top card, or all ranks of a flush or high
+card) and then the kickers.  Comparing two rank sets as integers compares
+their ranks from the top down, and a missing rank loses to any real one, so
+3-card and 5-card keys share one scale and RULES.md's "a missing kicker is
+lower than any real card" holds by construction.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._jit import jit
+
+CATEGORY_SHIFT = 26
+MAJOR_SHIFT = 13
+HIGH_CARD, PAIR, TWO_PAIR, TRIPS, STRAIGHT, FLUSH, FULL_HOUSE, QUADS, STRAIGHT_FLUSH = range(9)
+WHEEL = 0x100F  # A-2-3-4-5
+
+
+@jit
+def _suit_ranks(mask):
+    """The four 13-bit rank sets of a card mask, spades first."""
+    return mask & 0x1FFF, (mask >> 13) & 0x1FFF, (mask >> 26) & 0x1FFF, (mask >> 39) & 0x1FFF
+
+
+@jit
+def _rank_groups(s, h, d, c):
+    """Rank sets of ranks held once, twice, three and four times (bit-sliced count)."""
+    sum_sh, carry_sh = s ^ h, s & h
+    sum_dc, carry_dc = d ^ c, d & c
+    bit0 = sum_sh ^ sum_dc
+    carry = sum_sh & sum_dc
+    bit1 = carry_sh ^ carry_dc ^ carry
+    quads = carry_sh & carry_dc
+    return bit0 & ~bit1, bit1 & ~bit0, bit0 & bit1, quads
+
+
+@jit
+def _make_key(category, major, minor):
+    return (category << CATEGORY_SHIFT) | (major << MAJOR_SHIFT) | minor
+
+
+@jit
+def key5(mask):
+    """Strength key of the 5 cards in ``mask``."""
+    s, h, d, c = _suit_ranks(mask)
+    singles, pairs, trips, quads = _rank_groups(s, h, d, c)
+    if quads:
+        return _make_key(QUADS, quads, singles)
+    if trips:
+        if pairs:
+            return _make_key(FULL_HOUSE, trips, pairs)
+        return _make_key(TRIPS, trips, singles)
+    if pairs:
+        if pairs & (pairs - 1):
+            return _make_key(TWO_PAIR, pairs, singles)
+        return _make_key(PAIR, pairs, singles)
+    ranks = singles
+    flush = ranks == s or ranks == h or ranks == d or ranks == c
+    run = ranks & (ranks >> 1) & (ranks >> 2) & (ranks >> 3) & (ranks >> 4)
+    if run:
+        top = run << 4
+    elif ranks == WHEEL:
+        top = 1 << 3
+    else:
+        top = 0
+    if top:
+        return _make_key(STRAIGHT_FLUSH if flush else STRAIGHT, top, 0)
+    return _make_key(FLUSH if flush else HIGH_CARD, ranks, 0)
+
+
+@jit
+def key3(mask):
+    """Strength key of the 3 cards in ``mask`` (front row: no straights or flushes)."""
+    s, h, d, c = _suit_ranks(mask)
+    singles, pairs, trips, quads = _rank_groups(s, h, d, c)
+    if trips:
+        return _make_key(TRIPS, trips, 0)
+    if pairs:
+        return _make_key(PAIR, pairs, singles)
+    return _make_key(HIGH_CARD, singles, 0)
+
+
+@jit
+def key_of_mask(mask, n_cards):
+    """Key of a 3- or 5-card mask."""
+    if n_cards == 3:
+        return key3(mask)
+    return key5(mask)
+
+
+@jit
+def _keys_from_ids(ids):
+    """Keys of the rows of an ``(N, 5)`` or ``(N, 3)`` array of card ids."""
+    n, width = ids.shape
+    out = np.empty(n, dtype=np.int32)
+    one = np.int64(1)
+    for i in range(n):
+        mask = np.int64(0)
+        for j in range(width):
+            mask |= one << np.int64(ids[i, j])
+        out[i] = key_of_mask(mask, width)
+    return out
+
+
+@jit
+def _keys5_from_masks(masks):
+    out = np.empty(masks.shape[0], dtype=np.int32)
+    for i in range(masks.shape[0]):
+        out[i] = key5(masks[i])
+    return out
+
+
+@jit
+def _keys3_from_masks(masks):
+    out = np.empty(masks.shape[0], dtype=np.int32)
+    for i in range(masks.shape[0]):
+        out[i] = key3(masks[i])
+    return out

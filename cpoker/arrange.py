@@ -1,0 +1,251 @@
+"""Arrangements of a 13-card hand into front (3), middle (5) and back (5) rows.
+
+>>> from cpoker import Arrangement
+>>> a = Arrangement.parse("2s 2h Ad / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac")
+>>> a.is_foul, a.back_value.category
+(False, 'straight flush')
+>>> Arrangement("As Ad Kc", "Qs Qd 5c 4h 3s", "Ks Kd 8h 7s 2c").foul_reason
+'middle (pair of queens, five, four and three kickers) is weaker than front (pair of aces, king kicker)'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Optional, Union
+
+import numpy as np
+
+from .cards import Card, CardsLike, format_cards, parse_cards
+from .errors import ArrangementError, CardError
+from .evaluate import HandValue, value_of_cards
+
+ROW_NAMES = ("front", "middle", "back")
+ROW_SIZES = (3, 5, 5)
+
+
+class Arrangement:
+    """Three rows of cards: ``front`` (3), ``middle`` (5), ``back`` (5).
+
+    An arrangement may foul (wrong counts, a repeated card, a card not in the
+    given ``hand``, or rows out of order); it is then still a valid object,
+    with :attr:`is_foul` true and :attr:`foul_reason` saying why.
+
+    Parameters
+    ----------
+    front, middle, back
+        Cards of each row: strings such as ``"As Kd 9c"`` or iterables of cards.
+    hand
+        Optional 13-card hand the rows must be drawn from.
+    """
+
+    __slots__ = ("front", "middle", "back", "hand", "_values", "_foul_reason")
+
+    def __init__(self, front: CardsLike, middle: CardsLike, back: CardsLike,
+                 hand: Optional[CardsLike] = None) -> None:
+        self.front: tuple[Card, ...] = parse_cards(front, unique=False)
+        self.middle: tuple[Card, ...] = parse_cards(middle, unique=False)
+        self.back: tuple[Card, ...] = parse_cards(back, unique=False)
+        self.hand: Optional[frozenset[Card]] = frozenset(parse_cards(hand, count=13)) if hand is not None else None
+        self._values: Optional[tuple[HandValue, HandValue, HandValue]] = None
+        self._foul_reason = self._find_foul()
+
+    @classmethod
+    def parse(cls, text: str, hand: Optional[CardsLike] = None) -> "Arrangement":
+        """Read ``"front / middle / back"``, e.g. ``"2s 2h Ad / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac"``."""
+        if isinstance(text, Arrangement):
+            return text
+        parts = str(text).split("/")
+        if len(parts) != 3:
+            raise ArrangementError(
+                f"an arrangement is 'front / middle / back' with two '/', got {text!r}")
+        return cls(*parts, hand=hand)
+
+    def _find_foul(self) -> Optional[str]:
+        for name, row, size in zip(ROW_NAMES, self.rows, ROW_SIZES):
+            if len(row) != size:
+                return f"wrong count: {name} has {len(row)} cards, needs {size}"
+        seen: set[Card] = set()
+        for card in self.cards:
+            if card in seen:
+                return f"duplicate card {card}"
+            seen.add(card)
+        if self.hand is not None:
+            for card in self.cards:
+                if card not in self.hand:
+                    return f"card {card} is not in the hand"
+        front, middle, back = self._values = tuple(value_of_cards(row) for row in self.rows)  # type: ignore[assignment]
+        if back < middle:
+            return f"back ({back}) is weaker than middle ({middle})"
+        if middle < front:
+            return f"middle ({middle}) is weaker than front ({front})"
+        return None
+
+    @property
+    def rows(self) -> tuple[tuple[Card, ...], tuple[Card, ...], tuple[Card, ...]]:
+        """``(front, middle, back)``."""
+        return self.front, self.middle, self.back
+
+    @property
+    def cards(self) -> tuple[Card, ...]:
+        """All cards, front then middle then back."""
+        return self.front + self.middle + self.back
+
+    @property
+    def is_foul(self) -> bool:
+        return self._foul_reason is not None
+
+    @property
+    def foul_reason(self) -> Optional[str]:
+        """Why the arrangement fouls, or ``None``."""
+        return self._foul_reason
+
+    @property
+    def values(self) -> Optional[tuple[HandValue, HandValue, HandValue]]:
+        """Strengths of front, middle and back, or ``None`` when the rows can't be evaluated."""
+        return self._values
+
+    @property
+    def front_value(self) -> HandValue:
+        return self._require_values()[0]
+
+    @property
+    def middle_value(self) -> HandValue:
+        return self._require_values()[1]
+
+    @property
+    def back_value(self) -> HandValue:
+        return self._require_values()[2]
+
+    def _require_values(self) -> tuple[HandValue, HandValue, HandValue]:
+        if self._values is None:
+            raise ArrangementError(f"rows cannot be evaluated: {self._foul_reason}")
+        return self._values
+
+    def format(self, symbols: bool = False) -> str:
+        """``"front / middle / back"`` in canonical card order."""
+        return " / ".join(format_cards(row, symbols=symbols) for row in self.rows)
+
+    def to_dict(self) -> dict:
+        """Plain data for JSON output."""
+        out: dict = {name: format_cards(row) for name, row in zip(ROW_NAMES, self.rows)}
+        out["foul"] = self.foul_reason
+        if self._values is not None:
+            out["rows"] = {name: {"category": v.category, "description": v.describe(), "key": v.key}
+                           for name, v in zip(ROW_NAMES, self._values)}
+        return out
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Arrangement):
+            return NotImplemented
+        return all(sorted(a) == sorted(b) for a, b in zip(self.rows, other.rows))
+
+    def __hash__(self) -> int:
+        return hash(tuple(tuple(sorted(row)) for row in self.rows))
+
+    def __str__(self) -> str:
+        return self.format()
+
+    def __repr__(self) -> str:
+        return f"Arrangement.parse('{self.format()}')"
+
+
+ArrangementLike = Union[Arrangement, str, Sequence[CardsLike]]
+
+
+def as_arrangement(item: ArrangementLike) -> Arrangement:
+    """An :class:`Arrangement` from one, from ``"f / m / b"`` text, or from three rows."""
+    if isinstance(item, Arrangement):
+        return item
+    if isinstance(item, str):
+        return Arrangement.parse(item)
+    rows = list(item)
+    if len(rows) != 3:
+        raise ArrangementError(f"an arrangement needs 3 rows (front, middle, back), got {len(rows)}")
+    return Arrangement(*rows)
+
+
+def is_foul(front: CardsLike, middle: CardsLike, back: CardsLike,
+            hand: Optional[CardsLike] = None) -> bool:
+    """Whether the rows foul: wrong counts, a repeated card, a card not in ``hand``, or out of order."""
+    return Arrangement(front, middle, back, hand=hand).is_foul
+
+
+def parse_hand(hand: CardsLike) -> np.ndarray:
+    """A 13-card hand as sorted ``uint8`` card ids (so answers never depend on input order).
+
+    Raises
+    ------
+    CardError
+        Unless the input holds exactly 13 distinct known cards.
+    """
+    cards = parse_cards(hand)
+    if len(cards) != 13:
+        raise CardError(f"a hand has 13 cards, got {len(cards)}")
+    return np.array(sorted(int(c) for c in cards), dtype=np.uint8)
+
+
+def arrangement_of_split(hand_ids: np.ndarray, split: int) -> Arrangement:
+    """The arrangement that split number ``split`` (0..72,071) makes of sorted hand ids."""
+    from .tables import split_tables
+
+    tables = split_tables()
+    back, middle, front = tables.splits[split]
+    return Arrangement(
+        [int(hand_ids[p]) for p in tables.subsets3[front]],
+        [int(hand_ids[p]) for p in tables.subsets5[middle]],
+        [int(hand_ids[p]) for p in tables.subsets5[back]],
+    )
+
+
+class Arrangements(Sequence):
+    """Every non-fouling arrangement of a hand, as arrays for vectorised work.
+
+    Attributes
+    ----------
+    hand
+        The 13 card ids, sorted.
+    split_ids
+        Index (0..72,071) of each non-fouling split in ``cpoker.tables.split_tables().splits``.
+    front_keys, middle_keys, back_keys
+        ``int32`` strength keys of each row, aligned with ``split_ids``.
+    """
+
+    def __init__(self, hand: np.ndarray, split_ids: np.ndarray, keys5: np.ndarray, keys3: np.ndarray):
+        from .tables import split_tables
+
+        splits = split_tables().splits[split_ids]
+        self.hand = hand
+        self.split_ids = split_ids
+        self.back_keys = keys5[splits[:, 0]]
+        self.middle_keys = keys5[splits[:, 1]]
+        self.front_keys = keys3[splits[:, 2]]
+
+    def __len__(self) -> int:
+        return len(self.split_ids)
+
+    def __getitem__(self, index):  # type: ignore[override]
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        return arrangement_of_split(self.hand, int(self.split_ids[index]))
+
+    def __iter__(self) -> Iterator[Arrangement]:
+        for split in self.split_ids:
+            yield arrangement_of_split(self.hand, int(split))
+
+    def __repr__(self) -> str:
+        return f"<Arrangements of {format_cards(self.hand)}: {len(self)} non-fouling of 72072>"
+
+
+def arrangements(hand: CardsLike) -> Arrangements:
+    """All non-fouling back/middle/front splits of a 13-card hand.
+
+    >>> len(arrangements("As Ks Qs Js Ts 9s 8s 7s 6s 5s 4s 3s 2s"))  # back >= middle: half of all
+    36036
+    """
+    from ._kernels.splits import _valid_splits
+    from .tables import split_tables
+
+    hand_ids = parse_hand(hand)
+    tables = split_tables()
+    split_ids, keys5, keys3 = _valid_splits(hand_ids, tables.subsets5, tables.subsets3, tables.splits)
+    return Arrangements(hand_ids, split_ids, keys5, keys3)

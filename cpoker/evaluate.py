@@ -1,0 +1,194 @@
+"""Public evaluation API: strength of a 3- or 5-card row on one shared scale.
+
+>>> from cpoker import evaluate
+>>> evaluate("Kh Kd 9s 9c Ah").describe()
+'two pair, kings and nines, ace kicker'
+>>> evaluate("Ks Kh 5d") < evaluate("Kc Kd 5c 4h 3s")   # a missing kicker loses
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable
+
+import numpy as np
+
+from .cards import RANK_NAMES, RANK_PLURALS, CardsLike, cards_mask, parse_cards
+from .errors import CardError
+
+CATEGORIES = ("high card", "pair", "two pair", "three of a kind", "straight", "flush",
+              "full house", "four of a kind", "straight flush")
+_CATEGORY_SHIFT = 26
+_MAJOR_SHIFT = 13
+
+
+def _ranks_desc(rank_set: int) -> list[int]:
+    return [r for r in range(12, -1, -1) if (rank_set >> r) & 1]
+
+
+def _join(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def _kickers(ranks: list[int]) -> str:
+    if not ranks:
+        return ""
+    noun = "kicker" if len(ranks) == 1 else "kickers"
+    return f", {_join([RANK_NAMES[r] for r in ranks])} {noun}"
+
+
+@dataclass(frozen=True, eq=False)
+class HandValue:
+    """The strength of a 3- or 5-card row, totally ordered across row sizes.
+
+    Attributes
+    ----------
+    key
+        The integer strength key; larger is stronger, equal is a tie.
+    n_cards
+        3 or 5.
+    """
+
+    key: int
+    n_cards: int
+
+    @property
+    def category(self) -> str:
+        """The hand category, e.g. ``"two pair"``."""
+        return CATEGORIES[self.category_index]
+
+    @property
+    def category_index(self) -> int:
+        """0 (high card) to 8 (straight flush)."""
+        return self.key >> _CATEGORY_SHIFT
+
+    @property
+    def strength_index(self) -> int:
+        """Dense rank of this strength among all 7,917 row strengths (0 = weakest)."""
+        from .tables import strength_keys
+
+        return int(np.searchsorted(strength_keys(), self.key))
+
+    def describe(self) -> str:
+        """A readable description, e.g. ``"two pair, kings and nines, ace kicker"``."""
+        category = self.category_index
+        major = _ranks_desc((self.key >> _MAJOR_SHIFT) & 0x1FFF)
+        minor = _ranks_desc(self.key & 0x1FFF)
+        if category == 8:
+            return "royal flush" if major[0] == 12 else f"straight flush, {RANK_NAMES[major[0]]} high"
+        if category == 7:
+            return f"four of a kind, {RANK_PLURALS[major[0]]}{_kickers(minor)}"
+        if category == 6:
+            return f"full house, {RANK_PLURALS[major[0]]} full of {RANK_PLURALS[minor[0]]}"
+        if category == 5:
+            return "flush, " + "-".join(RANK_NAMES[r] for r in major)
+        if category == 4:
+            return f"straight, {RANK_NAMES[major[0]]} high"
+        if category == 3:
+            return f"three of a kind, {RANK_PLURALS[major[0]]}{_kickers(minor)}"
+        if category == 2:
+            return f"two pair, {RANK_PLURALS[major[0]]} and {RANK_PLURALS[major[1]]}{_kickers(minor)}"
+        if category == 1:
+            return f"pair of {RANK_PLURALS[major[0]]}{_kickers(minor)}"
+        return "high card, " + "-".join(RANK_NAMES[r] for r in major)
+
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, HandValue):
+            return NotImplemented
+        return self.key == other.key
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+    def __lt__(self, other: "HandValue") -> bool:
+        if not isinstance(other, HandValue):
+            return NotImplemented
+        return self.key < other.key
+
+    def __le__(self, other: "HandValue") -> bool:
+        if not isinstance(other, HandValue):
+            return NotImplemented
+        return self.key <= other.key
+
+    def __gt__(self, other: "HandValue") -> bool:
+        if not isinstance(other, HandValue):
+            return NotImplemented
+        return self.key > other.key
+
+    def __ge__(self, other: "HandValue") -> bool:
+        if not isinstance(other, HandValue):
+            return NotImplemented
+        return self.key >= other.key
+
+    def __str__(self) -> str:
+        return self.describe()
+
+    def __repr__(self) -> str:
+        return f"HandValue({self.describe()!r}, key={self.key})"
+
+
+def evaluate(cards: CardsLike) -> HandValue:
+    """Evaluate a 3-card front or a 5-card middle/back row.
+
+    Raises
+    ------
+    CardError
+        If the cards cannot be read, repeat, or are not 3 or 5 of them.
+    """
+    parsed = parse_cards(cards)
+    if len(parsed) not in (3, 5):
+        raise CardError(f"a row has 3 or 5 cards, got {len(parsed)}")
+    return value_of_cards(parsed)
+
+
+def value_of_cards(cards: Iterable[int]) -> HandValue:
+    """Evaluate already-checked card ids (3 or 5, distinct); no validation."""
+    from ._kernels.evaluate import key_of_mask
+
+    ids = list(cards)
+    return HandValue(int(key_of_mask(cards_mask(ids), len(ids))), len(ids))
+
+
+def evaluate_batch(cards: np.ndarray) -> np.ndarray:
+    """Strength keys of many rows at once.
+
+    Parameters
+    ----------
+    cards
+        An ``(N, 5)`` or ``(N, 3)`` integer array of card ids (distinct in each
+        row), or a 1-D ``int64`` array of card masks of 5 cards each.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``int32`` keys, comparable with :attr:`HandValue.key`.
+    """
+    from ._kernels.evaluate import _keys5_from_masks, _keys_from_ids
+
+    array = np.asarray(cards)
+    if array.ndim == 1:
+        if array.dtype != np.int64:
+            raise CardError("a 1-D batch must be int64 card masks")
+        return _keys5_from_masks(array)
+    if array.ndim != 2 or array.shape[1] not in (3, 5):
+        raise CardError(f"expected an (N, 5) or (N, 3) array of card ids, got shape {array.shape}")
+    if array.size and (array.min() < 0 or array.max() > 51):
+        raise CardError("card ids must lie in 0..51")
+    return _keys_from_ids(np.ascontiguousarray(array, dtype=np.uint8))
+
+
+def evaluate_masks(masks: np.ndarray, n_cards: int = 5) -> np.ndarray:
+    """Strength keys of 1-D ``int64`` card masks holding ``n_cards`` (3 or 5) cards each."""
+    from ._kernels.evaluate import _keys3_from_masks, _keys5_from_masks
+
+    if n_cards not in (3, 5):
+        raise CardError(f"n_cards must be 3 or 5, got {n_cards}")
+    masks = np.ascontiguousarray(masks, dtype=np.int64)
+    return (_keys5_from_masks if n_cards == 5 else _keys3_from_masks)(masks)
+
+
+def category_of_keys(keys: np.ndarray) -> np.ndarray:
+    """Category index (0 = high card .. 8 = straight flush) of an array of keys."""
+    return np.asarray(keys) >> _CATEGORY_SHIFT
