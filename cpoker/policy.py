@@ -14,7 +14,9 @@ record the row strengths, and fold them into the average with weight
 from __future__ import annotations
 
 import functools
+import io
 import json
+import zipfile
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -68,10 +70,21 @@ class PolicyTables:
         return len(self.history)
 
     def save(self, path: "str | Path") -> None:
-        """Write the tables to an ``.npz`` file (byte-identical for identical tables)."""
+        """Write the tables to an ``.npz`` file, byte-identical for identical tables.
+
+        ``numpy.savez`` stamps each member with the current time; this writes
+        the same format with a fixed timestamp so rebuilt tables can be
+        compared byte for byte.
+        """
         meta = json.dumps({"hands": self.hands, "seed": self.seed, "history": list(self.history)}, sort_keys=True)
-        with open(path, "wb") as handle:
-            np.savez_compressed(handle, distribution=self.distribution, meta=np.array(meta))
+        arrays = {"distribution": np.ascontiguousarray(self.distribution, dtype=np.float64), "meta": np.array(meta)}
+        with zipfile.ZipFile(path, "w") as archive:
+            for name, array in arrays.items():
+                info = zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0))
+                info.compress_type = zipfile.ZIP_DEFLATED
+                buffer = io.BytesIO()
+                np.lib.format.write_array(buffer, array, allow_pickle=False)
+                archive.writestr(info, buffer.getvalue())
 
     @classmethod
     def load(cls, path: "str | Path") -> "PolicyTables":
@@ -120,7 +133,13 @@ def arrange_greedy(hands: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return _greedy(hands, strength_keys(), t.subsets5, t.subsets3, t.splits)
 
 
-def build_tables(hands: int = 20_000, seed: int = 0, max_iterations: int = 30, tolerance: float = 0.002,
+# the parameters of the shipped tables: `cpoker tables build` with no options rebuilds them
+DEFAULT_BUILD = {"hands": 100_000, "seed": 2026, "max_iterations": 60, "tolerance": 0.001}
+
+
+def build_tables(hands: int = DEFAULT_BUILD["hands"], seed: int = DEFAULT_BUILD["seed"],
+                 max_iterations: int = DEFAULT_BUILD["max_iterations"],
+                 tolerance: float = DEFAULT_BUILD["tolerance"],
                  progress: bool = False, chunk: int = 2_000) -> PolicyTables:
     """Learn the table policy by fictitious self-play (see module docstring).
 

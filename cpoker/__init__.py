@@ -1,0 +1,58 @@
+"""cpoker: hand evaluation and solving for closed 13-card Chinese poker.
+
+The public API is re-exported here and loaded lazily: ``import cpoker`` is
+cheap, and numba kernels and lookup tables are loaded on first use.
+
+>>> import cpoker
+>>> cpoker.evaluate("As Ks Qs Js Ts").describe()
+'royal flush'
+>>> cpoker.settle(["2s 2h Ad / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac",
+...                "3s 3h 4d / 6c 6d 8s 5c 2d / 9c 9d Th Ts As"])
+[1, -1]
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+_EXPORTS = {
+    "Card": "cards", "parse_cards": "cards", "format_cards": "cards", "deal": "cards",
+    "CpokerError": "errors", "CardError": "errors", "ArrangementError": "errors", "OptionError": "errors",
+    "HandValue": "evaluate", "evaluate": "evaluate", "evaluate_batch": "evaluate", "evaluate_masks": "evaluate",
+    "Arrangement": "arrange", "Arrangements": "arrange", "arrangements": "arrange", "is_foul": "arrange",
+    "Rules": "rules",
+    "settle": "scoring", "settle_matrix": "scoring", "Session": "scoring",
+    "Strategy": "strategies", "greedy": "strategies", "table": "strategies", "mc": "strategies",
+    "solve": "solver", "Solution": "solver",
+    "PolicyTables": "policy", "build_tables": "policy",
+}
+
+__all__ = sorted(_EXPORTS) + ["__version__"]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'cpoker' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"cpoker.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__
+
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .arrange import Arrangement, Arrangements, arrangements, is_foul
+    from .cards import Card, deal, format_cards, parse_cards
+    from .errors import ArrangementError, CardError, CpokerError, OptionError
+    from .evaluate import HandValue, evaluate, evaluate_batch, evaluate_masks
+    from .policy import PolicyTables, build_tables
+    from .rules import Rules
+    from .scoring import Session, settle, settle_matrix
+    from .solver import Solution, solve
+    from .strategies import Strategy, greedy, mc, table

@@ -1,0 +1,307 @@
+"""The ``cpoker`` command: argument parsing, calling the public API, formatting.
+
+No game logic lives here.  ``main(argv)`` returns the exit status, so tests
+call it directly.  Bad input prints one line on standard error and exits 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from pathlib import Path
+from typing import Optional, Sequence
+
+from . import __version__
+from .errors import CpokerError
+
+EXIT_USAGE = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argparse parser whose errors are one line on stderr and exit status 2."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+def _fail(message: str) -> int:
+    print(f"cpoker: error: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def _cards_text(cards, symbols: bool) -> str:
+    from .cards import format_cards
+
+    return format_cards(cards, symbols=symbols)
+
+
+def _print_json(data) -> None:
+    print(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+# --- eval -------------------------------------------------------------------------------------
+
+def _cmd_eval(args) -> int:
+    from .cards import parse_cards
+    from .evaluate import evaluate
+
+    cards = parse_cards(" ".join(args.cards))
+    value = evaluate(cards)
+    if args.json:
+        _print_json({"cards": _cards_text(cards, False), "category": value.category,
+                     "description": value.describe(), "key": value.key,
+                     "strength_index": value.strength_index})
+    else:
+        print(f"{_cards_text(cards, args.symbols)}: {value.describe()}")
+        print(f"category {value.category}, key {value.key}, strength {value.strength_index} of 7917")
+    return 0
+
+
+# --- score ------------------------------------------------------------------------------------
+
+def _read_deal_file(path: str) -> list:
+    from .errors import ArrangementError
+
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as error:
+        raise ArrangementError(f"cannot read {path}: {error.strerror}") from None
+    except json.JSONDecodeError as error:
+        raise ArrangementError(f"{path} is not valid JSON: {error.msg} at line {error.lineno}") from None
+    players = data.get("players") if isinstance(data, dict) else data
+    if not isinstance(players, list):
+        raise ArrangementError(f"{path}: expected a list of arrangements or {{\"players\": [...]}}")
+    out = []
+    for item in players:
+        if isinstance(item, dict):
+            try:
+                out.append([item["front"], item["middle"], item["back"]])
+            except KeyError as error:
+                raise ArrangementError(f"{path}: a player lacks the {error.args[0]!r} row") from None
+        else:
+            out.append(item)
+    return out
+
+
+def _cmd_score(args) -> int:
+    from .arrange import as_arrangement
+    from .rules import resolve_rules
+    from .scoring import row_results, settle_matrix
+
+    if bool(args.player) == bool(args.file):
+        return _fail("give each player's rows with --player (2 to 4 times) or a JSON file with --file")
+    rules = resolve_rules(args.rules)
+    deal = [as_arrangement(item) for item in (args.player or _read_deal_file(args.file))]
+    matrix = settle_matrix(deal, rules)
+    results = matrix.sum(axis=1).tolist()
+    if args.json:
+        _print_json({
+            "rules": rules.to_dict(),
+            "players": [{"player": i + 1, "arrangement": a.to_dict(), "result": r}
+                        for i, (a, r) in enumerate(zip(deal, results))],
+            "matrix": matrix.tolist(),
+            "rows": {f"{i + 1}v{j + 1}": dict(zip(("front", "middle", "back"), row_results(deal[i], deal[j])))
+                     for i in range(len(deal)) for j in range(len(deal)) if i < j},
+        })
+        return 0
+    for i, (arrangement, result) in enumerate(zip(deal, results)):
+        status = f"FOUL: {arrangement.foul_reason}" if arrangement.is_foul else ""
+        print(f"player {i + 1}: {result:+d}   {arrangement.format(symbols=args.symbols)}   {status}".rstrip())
+    print("\nwho won what from whom (row player from column player):")
+    n = len(deal)
+    print("          " + "".join(f"{'P' + str(j + 1):>6}" for j in range(n)))
+    for i in range(n):
+        cells = "".join(f"{'.' if i == j else format(int(matrix[i, j]), '+d'):>6}" for j in range(n))
+        print(f"      P{i + 1}  {cells}")
+    return 0
+
+
+# --- deal -------------------------------------------------------------------------------------
+
+def _cmd_deal(args) -> int:
+    from .cards import deal
+
+    hands = deal(args.players, args.seed)
+    if args.json:
+        _print_json({"seed": args.seed, "players": [_cards_text(h, False) for h in hands]})
+    else:
+        for i, hand in enumerate(hands):
+            print(f"player {i + 1}: {_cards_text(hand, args.symbols)}")
+    return 0
+
+
+# --- solve ------------------------------------------------------------------------------------
+
+def _percent(p: float) -> str:
+    return f"{100 * p:5.1f}%"
+
+
+def _cmd_solve(args) -> int:
+    from .solver import solve
+
+    solution = solve(" ".join(args.hand), opponents=args.opponents, samples=args.samples, seed=args.seed,
+                     rules=args.rules, method=args.method, opponent=args.opponent)
+    if args.json:
+        _print_json(solution.to_dict())
+        return 0
+    sym = args.symbols
+    print(f"hand: {_cards_text(solution.hand, sym)}")
+    if solution.method == "mc":
+        print(f"best arrangement: EV {solution.ev:+.3f} ± {solution.stderr:.3f} points per deal against "
+              f"{solution.opponents} '{solution.opponent_model}' opponent(s), {solution.samples} samples, "
+              f"seed {solution.seed}")
+    else:
+        print(f"best arrangement by the table policy: table estimate {solution.ev:+.3f} points per deal "
+              f"against {solution.opponents} opponent(s)")
+    for name, row, value in zip(("front", "middle", "back"), solution.best.rows, solution.best.values):
+        line = f"  {name:<7}{_cards_text(row, sym):<16}{value.describe():<46}"
+        if solution.row_probabilities:
+            p = solution.row_probabilities[name]
+            line += f"win {_percent(p['win'])}  tie {_percent(p['tie'])}  loss {_percent(p['loss'])}"
+        print(line.rstrip())
+    if solution.alternatives:
+        print("alternatives:")
+        for i, candidate in enumerate(solution.alternatives, 1):
+            error = f" ± {candidate.stderr:.3f}" if candidate.stderr is not None else ""
+            print(f"  {i}. {candidate.arrangement.format(symbols=sym):<50} EV {candidate.ev:+.3f}{error}")
+    print(f"({solution.candidates} non-fouling arrangements scored in {solution.seconds:.2f} s)")
+    return 0
+
+
+# --- tables -----------------------------------------------------------------------------------
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _shipped_tables_path() -> Path:
+    from importlib import resources
+
+    from .policy import DEFAULT_TABLES_FILE
+
+    return Path(str(resources.files("cpoker") / "data" / DEFAULT_TABLES_FILE))
+
+
+def _cmd_tables(args) -> int:
+    from .policy import PolicyTables, build_tables
+
+    if args.tables_command == "info":
+        path = _shipped_tables_path()
+        tables = PolicyTables.load(path)
+        info = {"path": str(path), "sha256": _sha256(path), "hands": tables.hands, "seed": tables.seed,
+                "iterations": tables.iterations, "history": list(tables.history)}
+        if args.json:
+            _print_json(info)
+        else:
+            print(f"{path}\nsha256 {info['sha256']}\nself-play on {tables.hands} hands, seed {tables.seed}, "
+                  f"{tables.iterations} iterations")
+            for step in tables.history:
+                print(f"  iteration {step['iteration']:3d}: {100 * step['changed']:6.2f}% of hands changed "
+                      f"arrangement, row values moved {step['values_moved']:.4f}")
+        return 0
+    show_progress = not args.quiet and sys.stderr.isatty()
+    tables = build_tables(hands=args.hands, seed=args.seed, max_iterations=args.max_iterations,
+                          tolerance=args.tolerance, progress=show_progress)
+    out = Path(args.out)
+    tables.save(out)
+    digest = _sha256(out)
+    shipped = _shipped_tables_path()
+    same = shipped.exists() and _sha256(shipped) == digest
+    last = tables.history[-1]
+    if args.json:
+        _print_json({"out": str(out), "sha256": digest, "identical_to_shipped": same, "hands": args.hands,
+                     "seed": args.seed, "iterations": tables.iterations, "history": list(tables.history)})
+    else:
+        print(f"wrote {out} after {tables.iterations} iterations "
+              f"(last: {100 * last['changed']:.2f}% of hands changed, values moved {last['values_moved']:.4f})")
+        print(f"sha256 {digest}" + ("  (identical to the shipped tables)" if same else ""))
+    return 0
+
+
+# --- parser -----------------------------------------------------------------------------------
+
+def make_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``cpoker`` command."""
+    from .policy import DEFAULT_BUILD
+
+    parser = _Parser(prog="cpoker", description="Closed 13-card Chinese poker: evaluate, score, deal, solve.",
+                     epilog='example: cpoker solve "As Kd Qh Jc Ts 9d 8h 7c 6s 5d 4h 3c 2s"')
+    parser.add_argument("--version", action="version", version=f"cpoker {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    def command(name: str, help_text: str, example: str) -> argparse.ArgumentParser:
+        sub = commands.add_parser(name, help=help_text, description=help_text, epilog=f"example: {example}",
+                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+        sub.add_argument("--json", action="store_true", help="machine-readable output")
+        sub.add_argument("--symbols", action="store_true", help="print suits as ♠♥♦♣")
+        return sub
+
+    sub = command("eval", "evaluate a 3-card front or a 5-card row", 'cpoker eval "As Ks Qs Js Ts"')
+    sub.add_argument("cards", nargs="+", help='cards, e.g. "As Kd Th 9c 9d" (10, ♠♥♦♣ and commas accepted)')
+    sub.set_defaults(run=_cmd_eval)
+
+    sub = command("score", "settle one deal between 2 to 4 players",
+                  'cpoker score --player "2s 2h Ad / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac" '
+                  '--player "3s 3h 4d / 6c 6d 8s 5c 2d / 9c 9d Th Ts As"\n'
+                  '         cpoker score --file deal.json   (JSON: {"players": ["front / middle / back", ...]})')
+    sub.add_argument("--player", action="append", metavar='"FRONT / MIDDLE / BACK"',
+                     help="one player's rows; repeat for each player")
+    sub.add_argument("--file", help="JSON file with the players' arrangements")
+    sub.add_argument("--rules", default=None, help="rules preset name (default: pagat)")
+    sub.set_defaults(run=_cmd_score)
+
+    sub = command("deal", "deal 13 random cards to each player", "cpoker deal --players 4 --seed 1")
+    sub.add_argument("--players", type=int, default=4, help="2 to 4 (default 4)")
+    sub.add_argument("--seed", type=int, default=None, help="seed for a reproducible deal")
+    sub.set_defaults(run=_cmd_deal)
+
+    sub = command("solve", "find the best non-fouling arrangement of a 13-card hand",
+                  'cpoker solve "As Kd Qh Jc Ts 9d 8h 7c 6s 5d 4h 3c 2s" --opponents 2 --seed 1')
+    sub.add_argument("hand", nargs="+", help="13 cards")
+    sub.add_argument("--opponents", type=int, default=1, help="1 to 3 (default 1)")
+    sub.add_argument("--samples", type=int, default=2000, help="Monte Carlo deals (default 2000)")
+    sub.add_argument("--seed", type=int, default=None, help="seed (default: drawn and printed)")
+    sub.add_argument("--method", choices=("mc", "table"), default="mc", help="mc (default) or table")
+    sub.add_argument("--opponent", default="table",
+                     help="opponent model: table (default), greedy, or package.module:function")
+    sub.add_argument("--rules", default=None, help="rules preset name (default: pagat)")
+    sub.set_defaults(run=_cmd_solve)
+
+    sub = commands.add_parser("tables", help="build or inspect the table policy's tables",
+                              description="build or inspect the table policy's tables",
+                              epilog="example: cpoker tables build --hands 100000 --seed 2026")
+    tables = sub.add_subparsers(dest="tables_command", metavar="ACTION", required=True, parser_class=_Parser)
+    build = tables.add_parser("build", help="learn the tables by self-play (defaults rebuild the shipped ones)",
+                              epilog="example: cpoker tables build --hands 20000 --seed 1 --out mine.npz")
+    build.add_argument("--hands", type=int, default=DEFAULT_BUILD["hands"], help="self-play sample size")
+    build.add_argument("--seed", type=int, default=DEFAULT_BUILD["seed"], help="sample seed")
+    build.add_argument("--max-iterations", type=int, default=DEFAULT_BUILD["max_iterations"])
+    build.add_argument("--tolerance", type=float, default=DEFAULT_BUILD["tolerance"],
+                       help="stop when fewer hands than this share change arrangement")
+    build.add_argument("--out", default="policy_tables.npz", help="output file (default policy_tables.npz)")
+    build.add_argument("--quiet", action="store_true", help="no progress bar")
+    build.add_argument("--json", action="store_true", help="machine-readable output")
+    info = tables.add_parser("info", help="show the shipped tables' provenance and convergence")
+    info.add_argument("--json", action="store_true", help="machine-readable output")
+    sub.set_defaults(run=_cmd_tables)
+    return parser
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Run the ``cpoker`` command; returns the exit status."""
+    parser = make_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "run", None) is None:
+        parser.print_help()
+        return EXIT_USAGE
+    try:
+        return args.run(args)
+    except CpokerError as error:
+        return _fail(str(error))
+    except KeyboardInterrupt:
+        print("cpoker: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0

@@ -1,0 +1,114 @@
+import numpy as np
+import pytest
+from conftest import random_hands
+from naive import non_fouling_splits
+
+from cpoker import Arrangement, ArrangementError, CardError, arrangements, is_foul, parse_cards
+from cpoker._kernels.splits import _count_valid_splits
+from cpoker.tables import N_SPLITS, split_tables
+
+EDGE_HANDS = {
+    "quads": "As Ad Ah Ac Ks Kd 7h 7c 5s 4d 3h 2c 9s",
+    "five of a suit": "As Ks 9s 5s 2s Qd Jd Th 8c 7c 6h 4d 3c",
+    "all one suit": "As Ks Qs Js Ts 9s 8s 7s 6s 5s 4s 3s 2s",
+    "dragon": "As Kd Qh Jc Ts 9d 8h 7c 6s 5d 4h 3c 2s",
+    "four trips": "As Ad Ah Ks Kd Kh Qs Qd Qh Js Jd Jh 2c",
+    "six pairs": "As Ad Ks Kd Qs Qd Js Jd Ts Td 9s 9d 2c",
+}
+
+
+def test_split_tables_cover_every_split_once():
+    t = split_tables()
+    assert t.subsets5.shape == (1287, 5) and t.subsets3.shape == (286, 3) and t.splits.shape == (N_SPLITS, 3)
+    masks = set()
+    for back, middle, front in t.splits[:: 997]:
+        rows = [set(t.subsets5[back]), set(t.subsets5[middle]), set(t.subsets3[front])]
+        assert set().union(*rows) == set(range(13)) and sum(map(len, rows)) == 13
+        masks.add((back, middle))
+    assert len({tuple(s) for s in t.splits.tolist()}) == N_SPLITS
+
+
+@pytest.mark.parametrize("name", sorted(EDGE_HANDS))
+def test_enumeration_matches_slow_reference_on_edge_hands(name):
+    check_against_reference(parse_cards(EDGE_HANDS[name]))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_enumeration_matches_slow_reference_on_random_hands(seed):
+    check_against_reference(random_hands(1, seed)[0])
+
+
+def check_against_reference(hand):
+    found = arrangements(hand)
+    expected = non_fouling_splits([int(c) for c in hand])
+    got = {(frozenset(a.front), frozenset(a.middle), frozenset(a.back)) for a in found}
+    assert len(found) == len(expected) and got == expected
+    assert not any(a.is_foul for a in found[:50])
+    assert np.all(found.back_keys >= found.middle_keys) and np.all(found.middle_keys >= found.front_keys)
+
+
+def test_typical_counts_of_non_fouling_splits():
+    t = split_tables()
+    counts = _count_valid_splits(random_hands(200, 9), t.subsets5, t.subsets3, t.splits)
+    assert 20_000 <= np.median(counts) <= 24_000 and counts.max() < N_SPLITS
+    assert len(arrangements(EDGE_HANDS["all one suit"])) == N_SPLITS // 2  # flush keys are all distinct
+
+
+def test_arrangements_object_is_a_sequence():
+    found = arrangements(EDGE_HANDS["dragon"])
+    assert len(found[:3]) == 3 and found[0] == next(iter(found)) and "non-fouling" in repr(found)
+    assert found.split_ids.dtype == np.int32 and len(found.front_keys) == len(found)
+
+
+@pytest.mark.parametrize("rows, reason", [
+    (("2s 2h Ad", "7c 7d 9s 5h 3d", "Tc Jc Qc Kc Ac"), None),
+    (("2s 2h", "7c 7d 9s 5h 3d", "Tc Jc Qc Kc Ac"), "wrong count: front has 2 cards, needs 3"),
+    (("2s 2h Ad", "7c 7d 9s 5h 3d 4d", "Tc Jc Qc Kc Ac"), "wrong count: middle has 6 cards, needs 5"),
+    (("2s 2h Ad", "7c 7d 9s 5h 3d", "Tc Jc Qc Kc Ad"), "duplicate card Ad"),
+    (("2s 2h Ad", "Tc Jc Qc Kc Ac", "7c 7d 9s 5h 3d"), "back (pair of sevens, nine, five and three kickers) "
+                                                       "is weaker than middle (royal flush)"),
+    (("As Ad Kc", "Qs Qd 5c 4h 3s", "Ks Kd 8h 7s 2c"), "middle (pair of queens, five, four and three kickers) "
+                                                       "is weaker than front (pair of aces, king kicker)"),
+    (("Ks Kh 5d", "Kc Kd 5c 4h 3s", "As Ad Ah 2c 2d"), None),  # RULES.md §04: the middle is stronger
+    (("Ks Kh 5d", "Kc Kd 5c 4h 3s", "Ac Kd 5c 4h 3s"), "duplicate card Kd"),
+])
+def test_foul_reasons(rows, reason):
+    arrangement = Arrangement(*rows)
+    assert arrangement.foul_reason == reason and arrangement.is_foul == (reason is not None)
+    assert is_foul(*rows) == (reason is not None)
+
+
+def test_equal_middle_and_front_do_not_foul():
+    assert not is_foul("Ks Kh 5d", "Kc Kd 5c 4h 3s", "As Ad Ah 2c 2d")
+    assert not Arrangement("2s 3s 4s", "2h 3h 4h 5h 6h", "2d 3d 4d 5d 6d").is_foul  # equal middle and back
+
+
+def test_cards_outside_the_hand_foul():
+    hand = "2s 2h Ad 7c 7d 9s 5h 3d Tc Jc Qc Kc Ac"
+    assert not Arrangement("2s 2h Ad", "7c 7d 9s 5h 3d", "Tc Jc Qc Kc Ac", hand=hand).is_foul
+    outside = Arrangement("2s 2h Ah", "7c 7d 9s 5h 3d", "Tc Jc Qc Kc Ac", hand=hand)
+    assert outside.foul_reason == "card Ah is not in the hand"
+
+
+def test_parse_format_and_equality():
+    a = Arrangement.parse("2s 2h Ad / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac")
+    b = Arrangement.parse("Ad 2h 2s / 3d 5h 7c 7d 9s / Ac Kc Qc Jc Tc")
+    assert a == b and hash(a) == hash(b) and str(a) == "Ad 2s 2h / 9s 7d 7c 5h 3d / Ac Kc Qc Jc Tc"
+    assert eval(repr(a), {"Arrangement": Arrangement}) == a
+    assert a.to_dict()["rows"]["back"]["description"] == "royal flush"
+    with pytest.raises(ArrangementError, match="two '/'"):
+        Arrangement.parse("2s 2h Ad / 7c 7d 9s 5h 3d")
+    with pytest.raises(ArrangementError, match="cannot be evaluated"):
+        Arrangement("2s", "7c", "Tc").back_value
+    with pytest.raises(CardError, match="unknown suit"):
+        Arrangement.parse("2s 2h Ax / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac")
+
+
+@pytest.mark.parametrize("hand, message", [
+    ("As Kd", "a hand has 13 cards, got 2"),
+    ("As Kd Qh Jc Ts 9d 8h 7c 6s 5d 4h 3c 2s 2c", "a hand has 13 cards, got 14"),
+    ("As Kd Qh Jc Ts 9d 8h 7c 6s 5d 4h 3c As", "duplicate card As"),
+])
+def test_arrangements_rejects_bad_hands(hand, message):
+    with pytest.raises(CardError, match=message):
+        arrangements(hand)

@@ -1,0 +1,82 @@
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+import cpoker
+from cpoker import Card, CardError, parse_cards
+from cpoker.cards import cards_mask, deal, format_cards, mask_cards
+
+
+@pytest.mark.parametrize("text", ["As Kd Th 9c", "AS,KD,TH,9C", "as kd 10h 9c", "A♠ K♦ T♥ 9♣",
+                                  "AsKdTh9c", "A♠️ K♦ 10♥ 9♣", " As ,  Kd ; Th 9c "])
+def test_parse_accepts_every_documented_spelling(text):
+    assert format_cards(parse_cards(text), sort=False) == "As Kd Th 9c"
+
+
+def test_card_ids_and_masks_follow_the_documented_layout():
+    ace_spades, two_clubs = Card.parse("As"), Card.parse("2c")
+    assert (int(ace_spades), int(two_clubs)) == (12, 39)
+    assert ace_spades.rank == 12 and ace_spades.suit == 0
+    assert cards_mask([ace_spades, two_clubs]) == (1 << 12) | (1 << 39)
+    assert mask_cards(cards_mask(range(52))) == cpoker.cards.FULL_DECK
+
+
+def test_card_str_repr_symbol():
+    card = Card("10h")
+    assert str(card) == "Th" and repr(card) == "Card('Th')" and card.symbol() == "T♥"
+    assert format_cards(parse_cards("2s Ah Kd"), symbols=True) == "A♥ K♦ 2♠"
+
+
+@given(st.lists(st.integers(0, 51), min_size=1, max_size=13, unique=True))
+def test_format_then_parse_round_trips(ids):
+    cards = tuple(Card(i) for i in ids)
+    assert parse_cards(format_cards(cards, sort=False)) == cards
+    assert parse_cards(format_cards(cards, symbols=True, sort=False)) == cards
+
+
+@pytest.mark.parametrize("text, fragment", [
+    ("As Xd", "unknown rank 'X' in card 'Xd'"),
+    ("As Kx", "unknown suit 'x' in card 'Kx'"),
+    ("As K", "missing suit in card 'K'"),
+    ("As 11h", "unknown rank '1' in card '11h'"),
+    ("As Kd As", "duplicate card As"),
+])
+def test_parse_errors_name_the_offending_token(text, fragment):
+    with pytest.raises(CardError, match=fragment):
+        parse_cards(text)
+
+
+def test_card_error_is_a_value_error_and_counts_are_checked():
+    assert issubclass(CardError, ValueError)
+    with pytest.raises(CardError, match="expected 13 cards, got 2"):
+        parse_cards("As Kd", count=13)
+    with pytest.raises(CardError, match="outside 0..51"):
+        Card(52)
+    with pytest.raises(CardError, match="cannot read"):
+        parse_cards([1.5])
+
+
+def test_deal_is_seeded_and_uses_distinct_cards():
+    first, again, other = deal(4, seed=7), deal(4, seed=7), deal(4, seed=8)
+    assert first == again and first != other
+    cards = [c for hand in first for c in hand]
+    assert len(cards) == 52 == len(set(cards)) and all(len(h) == 13 for h in first)
+    with pytest.raises(cpoker.OptionError):
+        deal(5)
+
+
+def test_import_is_lazy():
+    import subprocess
+    import sys
+
+    code = "import sys, cpoker; cpoker.CardError; print('numba' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_public_api_names_resolve():
+    for name in cpoker.__all__:
+        assert getattr(cpoker, name) is not None
+    with pytest.raises(AttributeError):
+        cpoker.no_such_thing  # noqa: B018
+    assert np.asarray(parse_cards("As Kd")).tolist() == [12, 37]

@@ -1,0 +1,161 @@
+import numpy as np
+import pytest
+from conftest import random_hands
+from naive import settle_pair
+
+import cpoker
+from cpoker import CardError, OptionError, solve
+from cpoker.arrange import arrangement_of_split, parse_hand
+from cpoker.policy import (PolicyTables, arrange_by_tables, arrange_greedy, build_tables, default_tables,
+                           row_values_from_distribution)
+from cpoker.solver import deal_opponents
+from cpoker.strategies import arrange_keys, resolve_strategy
+from cpoker.tables import split_tables, strength_keys
+
+HAND = "As Ad Kc Kd Qs Jh Th 9c 7s 6d 4h 3c 2s"
+
+
+def brute_force_table_choice(hand, values):
+    """Plain scan of all splits: the first split with the largest sum of row values."""
+    t = split_tables()
+    found = cpoker.arrangements(hand)
+    index = np.searchsorted(strength_keys(), np.stack([found.front_keys, found.middle_keys, found.back_keys]))
+    total = values[2, index[2]] + values[1, index[1]] + values[0, index[0]]
+    best = np.flatnonzero(total == total.max())
+    assert t.splits.shape[0] == 72_072
+    return int(found.split_ids[best.min()])
+
+
+@pytest.mark.parametrize("source", ["shipped", "uniform", "skewed"])
+def test_table_policy_equals_brute_force_argmax(source):
+    if source == "shipped":
+        values = default_tables().row_values
+    else:
+        rng = np.random.default_rng(0 if source == "uniform" else 1)
+        weights = rng.random((3, len(strength_keys()))) ** (1 if source == "uniform" else 8)
+        values = row_values_from_distribution(weights / weights.sum(axis=1, keepdims=True))
+    hands = random_hands(40, 21)
+    chosen, strengths = arrange_by_tables(hands, values)
+    for hand, split in zip(hands, chosen):
+        assert split == brute_force_table_choice(hand, values)
+    keys = strength_keys()[strengths]
+    assert np.all(keys[:, 2] >= keys[:, 1]) and np.all(keys[:, 1] >= keys[:, 0])
+
+
+def test_greedy_takes_the_strongest_back_then_middle_and_never_fouls():
+    hands = random_hands(300, 5)
+    chosen, strengths = arrange_greedy(hands)
+    keys = strength_keys()[strengths]
+    assert np.all(keys[:, 2] >= keys[:, 1]) and np.all(keys[:, 1] >= keys[:, 0])
+    for hand, split in zip(hands[:30], chosen[:30]):
+        found = cpoker.arrangements(hand)
+        back = found.back_keys.max()
+        best_middle = found.middle_keys[found.back_keys == back].max()
+        arrangement = arrangement_of_split(hand, int(split))
+        assert arrangement.back_value.key == back and arrangement.middle_value.key == best_middle
+    assert not cpoker.greedy(HAND).is_foul
+
+
+def test_table_builds_are_bit_for_bit_reproducible(tmp_path):
+    first = build_tables(hands=300, seed=4, max_iterations=3)
+    second = build_tables(hands=300, seed=4, max_iterations=3)
+    other = build_tables(hands=300, seed=5, max_iterations=3)
+    first.save(tmp_path / "a.npz")
+    second.save(tmp_path / "b.npz")
+    other.save(tmp_path / "c.npz")
+    assert (tmp_path / "a.npz").read_bytes() == (tmp_path / "b.npz").read_bytes()
+    assert (tmp_path / "a.npz").read_bytes() != (tmp_path / "c.npz").read_bytes()
+    loaded = PolicyTables.load(tmp_path / "a.npz")
+    assert np.array_equal(loaded.row_values, first.row_values) and loaded.history == first.history
+    assert [step["iteration"] for step in first.history] == [1, 2, 3]
+    with pytest.raises(OptionError):
+        build_tables(hands=0)
+
+
+def test_shipped_tables_are_distributions_with_monotone_values():
+    tables = default_tables()
+    assert np.allclose(tables.distribution.sum(axis=1), 1.0) and (tables.distribution >= 0).all()
+    assert (np.diff(tables.row_values, axis=1) >= 0).all()
+    three_card = np.isin(strength_keys(), cpoker.evaluate_batch(random_hands(3000, 2, size=3)))
+    assert tables.distribution[0, ~np.isin(np.arange(len(strength_keys())),
+                                           np.flatnonzero(three_card))].sum() <= 1.0
+    history = tables.history
+    assert tables.hands >= 10_000 and history[-1]["changed"] < 0.01 < history[1]["changed"]
+
+
+def test_solve_is_reproducible_and_never_fouls():
+    first, again = solve(HAND, samples=300, seed=11), solve(HAND, samples=300, seed=11)
+    assert first.best == again.best and first.ev == again.ev and first.stderr == again.stderr
+    assert not first.best.is_foul and first.stderr > 0 and first.seed == 11
+    assert all(first.ev >= alt.ev for alt in first.alternatives) and len(first.alternatives) == 5
+    rows = first.row_probabilities
+    assert all(abs(sum(rows[name].values()) - 1) < 1e-12 for name in ("front", "middle", "back"))
+    assert solve(HAND, samples=50).seed is not None  # a drawn seed is recorded
+    assert solve(list(reversed(HAND.split())), samples=300, seed=11).best == first.best  # order-free
+
+
+def test_solve_ev_equals_an_independent_settlement_of_the_same_samples():
+    samples, seed = 40, 3
+    solution = solve(HAND, opponents=2, samples=samples, seed=seed)
+    dealt = deal_opponents(parse_hand(HAND), 2, samples, seed)
+    best = solution.best.rows
+    total = 0
+    for sample in dealt:
+        for opponent_hand in sample:
+            theirs = cpoker.table(opponent_hand.tolist())
+            total += settle_pair(best, theirs.rows)
+    assert solution.ev == pytest.approx(total / samples, abs=1e-12)
+
+
+def test_solve_maximises_over_every_non_fouling_split():
+    samples, seed = 25, 8
+    solution = solve(HAND, samples=samples, seed=seed)
+    dealt = deal_opponents(parse_hand(HAND), 1, samples, seed)
+    opponent = arrange_keys("table", dealt.reshape(-1, 13))
+    found = cpoker.arrangements(HAND)
+    ours = np.stack([found.front_keys, found.middle_keys, found.back_keys], axis=1)
+    totals = np.sign(ours[:, None, :].astype(np.int64) - opponent[None, :, :]).sum(axis=(1, 2))
+    assert solution.ev == pytest.approx(totals.max() / samples)
+    assert solution.candidates == len(found)
+
+
+def test_table_method_and_greedy_opponents():
+    by_table = solve(HAND, method="table")
+    assert by_table.best == cpoker.table(HAND) and by_table.stderr is None and by_table.method == "table"
+    against_greedy = solve(HAND, samples=200, seed=1, opponent="greedy", opponents=3)
+    assert against_greedy.opponent_model == "greedy" and against_greedy.opponents == 3
+    assert cpoker.mc(HAND, samples=200, seed=1) == solve(HAND, samples=200, seed=1).best
+    data = against_greedy.to_dict()
+    assert data["seed"] == 1 and data["rules"]["name"] == "pagat" and len(data["alternatives"]) == 5
+
+
+@pytest.mark.parametrize("kwargs, error, message", [
+    ({"hand": HAND.rsplit(" ", 1)[0]}, CardError, "13 cards, got 12"),
+    ({"hand": HAND + " 5c"}, CardError, "13 cards, got 14"),
+    ({"hand": HAND.replace("2s", "As")}, CardError, "duplicate card As"),
+    ({"hand": HAND.replace("2s", "1s")}, CardError, "unknown rank '1'"),
+    ({"opponents": 0}, OptionError, "opponents must be 1 to 3"),
+    ({"opponents": 4}, OptionError, "opponents must be 1 to 3"),
+    ({"samples": 0}, OptionError, "samples must be a positive integer"),
+    ({"method": "exact"}, OptionError, "unknown method"),
+    ({"opponent": "nobody"}, OptionError, "unknown strategy"),
+    ({"opponent": "no_such_module:f"}, OptionError, "cannot load strategy"),
+])
+def test_solve_rejects_bad_input(kwargs, error, message):
+    arguments = {"hand": HAND, "samples": 10, "seed": 1, **kwargs}
+    with pytest.raises(error, match=message):
+        solve(**arguments)
+
+
+def test_custom_strategies_and_fouling_strategies():
+    def always_foul(hand):
+        cards = cpoker.parse_cards(hand)
+        return cpoker.Arrangement(cards[10:], cards[:5], cards[5:10])  # weakest rows in the back may foul
+
+    name, function = resolve_strategy(always_foul)
+    assert name == "always_foul" and function is always_foul
+    hands = random_hands(20, 3)
+    keys = arrange_keys(always_foul, hands)
+    fouled = np.array([always_foul(h.tolist()).is_foul for h in hands])
+    assert fouled.any() and (keys[fouled] == -1).all() and (keys[~fouled] >= 0).all()
+    assert np.array_equal(arrange_keys(cpoker.greedy, hands), arrange_keys("greedy", hands))
