@@ -1,6 +1,7 @@
 """cpoker: hand evaluation and solving for closed 13-card Chinese poker.
 
-The public API is re-exported here and loaded lazily: ``import cpoker`` is
+The public API is re-exported here and loaded lazily (no submodule shares a
+name with an exported function, so importing one never shadows the other): ``import cpoker`` is
 cheap, and numba kernels and lookup tables are loaded on first use.
 
 >>> import cpoker
@@ -21,7 +22,8 @@ __version__ = "0.1.0"
 _EXPORTS = {
     "Card": "cards", "parse_cards": "cards", "format_cards": "cards", "deal": "cards",
     "CpokerError": "errors", "CardError": "errors", "ArrangementError": "errors", "OptionError": "errors",
-    "HandValue": "evaluate", "evaluate": "evaluate", "evaluate_batch": "evaluate", "evaluate_masks": "evaluate",
+    "HandValue": "evaluation", "evaluate": "evaluation", "evaluate_batch": "evaluation",
+    "evaluate_masks": "evaluation",
     "Arrangement": "arrange", "Arrangements": "arrange", "arrangements": "arrange", "is_foul": "arrange",
     "Rules": "rules",
     "settle": "scoring", "settle_matrix": "scoring", "Session": "scoring",
@@ -50,7 +52,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .arrange import Arrangement, Arrangements, arrangements, is_foul
     from .cards import Card, deal, format_cards, parse_cards
     from .errors import ArrangementError, CardError, CpokerError, OptionError
-    from .evaluate import HandValue, evaluate, evaluate_batch, evaluate_masks
+    from .evaluation import HandValue, evaluate, evaluate_batch, evaluate_masks
     from .policy import PolicyTables, build_tables
     from .rules import Rules
     from .scoring import Session, settle, settle_matrix

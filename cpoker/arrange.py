@@ -17,7 +17,7 @@ import numpy as np
 
 from .cards import Card, CardsLike, format_cards, parse_cards
 from .errors import ArrangementError, CardError
-from .evaluate import HandValue, value_of_cards
+from .evaluation import HandValue, value_of_cards
 
 ROW_NAMES = ("front", "middle", "back")
 ROW_SIZES = (3, 5, 5)

@@ -45,7 +45,7 @@ def _print_json(data) -> None:
 
 def _cmd_eval(args) -> int:
     from .cards import parse_cards
-    from .evaluate import evaluate
+    from .evaluation import evaluate
 
     cards = parse_cards(" ".join(args.cards))
     value = evaluate(cards)

@@ -6,7 +6,7 @@ from hypothesis import given, strategies as st
 from naive import compare, strength_of_ids
 
 from cpoker import CardError, evaluate, evaluate_batch, evaluate_masks
-from cpoker.evaluate import CATEGORIES, category_of_keys
+from cpoker.evaluation import CATEGORIES, category_of_keys
 from cpoker.tables import strength_keys
 
 

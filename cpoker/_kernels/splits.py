@@ -31,7 +31,11 @@ def subset_keys(hand, subsets5, subsets3, keys5, keys3):
 
 @jit
 def _valid_splits(hand, subsets5, subsets3, splits):
-    """Indices of the non-fouling splits of one hand, and the subset keys."""
+    """Indices of the non-fouling splits of one hand, and the subset keys.
+
+    The test is written without branches (every index is stored, the count
+    advances only for valid ones): fouls are too irregular to predict.
+    """
     keys5 = np.empty(subsets5.shape[0], dtype=np.int32)
     keys3 = np.empty(subsets3.shape[0], dtype=np.int32)
     subset_keys(hand, subsets5, subsets3, keys5, keys3)
@@ -39,9 +43,8 @@ def _valid_splits(hand, subsets5, subsets3, splits):
     n = 0
     for k in range(splits.shape[0]):
         middle = keys5[splits[k, 1]]
-        if keys5[splits[k, 0]] >= middle and middle >= keys3[splits[k, 2]]:
-            out[n] = k
-            n += 1
+        out[n] = k
+        n += (keys5[splits[k, 0]] >= middle) & (middle >= keys3[splits[k, 2]])
     return out[:n].copy(), keys5, keys3
 
 
@@ -56,8 +59,7 @@ def _count_valid_splits(hands, subsets5, subsets3, splits):
         n = 0
         for k in range(splits.shape[0]):
             middle = keys5[splits[k, 1]]
-            if keys5[splits[k, 0]] >= middle and middle >= keys3[splits[k, 2]]:
-                n += 1
+            n += (keys5[splits[k, 0]] >= middle) & (middle >= keys3[splits[k, 2]])
         counts[h] = n
     return counts
 
@@ -179,9 +181,7 @@ def _greedy(hands, strength_keys, subsets5, subsets3, splits):
                 best_back = i
         best = -1
         best_middle = np.int32(-1)
-        for k in range(splits.shape[0]):
-            if splits[k, 0] != best_back:
-                continue
+        for k in range(56 * best_back, 56 * best_back + 56):
             middle = keys5[splits[k, 1]]
             if middle > best_middle and middle >= keys3[splits[k, 2]]:
                 best_middle = middle

@@ -1,0 +1,101 @@
+"""Throughput of the hot paths on one core, and start-up times of the CLI.
+
+Run: ``pytest benchmarks/ --benchmark-columns=min,median,rounds``; each test
+also prints its rate and stores it in the JSON report (``extra_info``).
+"""
+
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import pytest
+from conftest import random_cards, report_rate
+
+from cpoker import evaluate_batch, evaluate_masks, solve
+from cpoker._kernels.splits import _valid_splits
+from cpoker.policy import arrange_by_tables, arrange_greedy, default_tables
+from cpoker.tables import split_tables
+
+N_ROWS = 1_000_000
+
+
+@pytest.fixture(scope="module")
+def five():
+    return random_cards(N_ROWS, 5, seed=2)
+
+
+def test_evaluate_5_card_ids(benchmark, five):
+    evaluate_batch(five[:10])
+    benchmark.pedantic(evaluate_batch, args=(five,), rounds=10, warmup_rounds=1)
+    report_rate(benchmark, N_ROWS, "5-card evaluations/s")
+
+
+def test_evaluate_5_card_masks(benchmark, five):
+    masks = (np.int64(1) << five.astype(np.int64)).sum(axis=1)
+    evaluate_masks(masks[:10])
+    benchmark.pedantic(evaluate_masks, args=(masks,), rounds=10, warmup_rounds=1)
+    report_rate(benchmark, N_ROWS, "5-card evaluations/s")
+
+
+def test_evaluate_3_card_ids(benchmark, five):
+    three = np.ascontiguousarray(five[:, :3])
+    evaluate_batch(three[:10])
+    benchmark.pedantic(evaluate_batch, args=(three,), rounds=10, warmup_rounds=1)
+    report_rate(benchmark, N_ROWS, "3-card evaluations/s")
+
+
+def test_enumerate_all_splits(benchmark, hands13):
+    t = split_tables()
+
+    def enumerate_hands():
+        for hand in hands13[:200]:
+            _valid_splits(hand, t.subsets5, t.subsets3, t.splits)
+
+    enumerate_hands()
+    benchmark.pedantic(enumerate_hands, rounds=5)
+    benchmark.extra_info["microseconds per hand"] = benchmark.stats.stats.min / 200 * 1e6
+    print(f"\nenumeration: {benchmark.stats.stats.min / 200 * 1e6:.0f} µs per hand")
+
+
+def test_table_policy(benchmark, hands13):
+    values = default_tables().row_values
+    arrange_by_tables(hands13[:5], values)
+    benchmark.pedantic(arrange_by_tables, args=(hands13, values), rounds=5)
+    report_rate(benchmark, len(hands13), "hands/s")
+
+
+def test_greedy_policy(benchmark, hands13):
+    arrange_greedy(hands13[:5])
+    benchmark.pedantic(arrange_greedy, args=(hands13,), rounds=5)
+    report_rate(benchmark, len(hands13), "hands/s")
+
+
+@pytest.mark.parametrize("opponents", [1, 3])
+def test_mc_solve_default(benchmark, opponents):
+    hand = "As Kd Qh Jc Ts 9d 8h 7c 6s 5d 4h 3c 2s"
+    solve(hand, samples=20, seed=0)
+    benchmark.pedantic(solve, args=(hand,), kwargs={"opponents": opponents, "samples": 2000, "seed": 1}, rounds=5)
+    benchmark.extra_info["seconds per solve"] = benchmark.stats.stats.min
+
+
+def _run_cli(*args, env=None):
+    subprocess.run([sys.executable, "-m", "cpoker", *args], check=True, capture_output=True, env=env)
+
+
+@pytest.mark.parametrize("command", [["eval", "As Ks Qs Js Ts"], ["solve", "As Kd Qh Jc Ts 9d 8h 7c 6s 5d 4h 3c 2s"]],
+                         ids=["eval", "solve"])
+@pytest.mark.parametrize("start", ["cold", "warm"])
+def test_cli_start_time(benchmark, command, start):
+    """Whole-process time of a CLI call: cold = empty numba cache (first run after install)."""
+    if start == "warm":
+        _run_cli(*command)
+        benchmark.pedantic(_run_cli, args=command, rounds=5)
+        return
+
+    def cold():
+        with tempfile.TemporaryDirectory() as cache:
+            _run_cli(*command, env={**os.environ, "NUMBA_CACHE_DIR": cache})
+
+    benchmark.pedantic(cold, rounds=2)

@@ -1,0 +1,117 @@
+import json
+import subprocess
+import sys
+
+import pytest
+
+from cpoker.cli import main
+
+HAND = "As Ad Kc Kd Qs Jh Th 9c 7s 6d 4h 3c 2s"
+A = "2s 2h Ad / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac"
+B = "3s 3h 4d / 6c 6d 8s 5c 2d / 9c 9d Th Ts As"
+
+
+def run(capsys, *argv):
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_eval_prints_category_description_and_key(capsys):
+    status, out, _ = run(capsys, "eval", "As Ks Qs Js Ts")
+    assert status == 0 and "royal flush" in out and "straight flush" in out and "key 570425344" in out
+    status, out, _ = run(capsys, "eval", "--json", "Kh", "Kd", "9s", "9c", "Ah")
+    data = json.loads(out)
+    assert data["description"] == "two pair, kings and nines, ace kicker" and data["category"] == "two pair"
+
+
+def test_score_settles_the_worked_example(capsys):
+    status, out, _ = run(capsys, "score", "--player", A, "--player", B)
+    assert status == 0 and "player 1: +1" in out and "player 2: -1" in out
+    status, out, _ = run(capsys, "score", "--json", "--player", A, "--player", B)
+    data = json.loads(out)
+    assert [p["result"] for p in data["players"]] == [1, -1] and data["matrix"] == [[0, 1], [-1, 0]]
+    assert data["rows"]["1v2"] == {"front": -1, "middle": 1, "back": 1}
+
+
+def test_score_reads_a_json_file(capsys, tmp_path):
+    deal = tmp_path / "deal.json"
+    deal.write_text(json.dumps({"players": [A, {"front": "3s 3h 4d", "middle": "6c 6d 8s 5c 2d",
+                                                "back": "9c 9d Th Ts As"}]}))
+    status, out, _ = run(capsys, "score", "--file", str(deal))
+    assert status == 0 and "player 1: +1" in out
+
+
+def test_score_reports_fouls(capsys):
+    foul = "Ks Kh Qd / 4s 4h 8h 5s 2c / 7s 7h 3c Js Jh"
+    status, out, _ = run(capsys, "score", "--player", A, "--player", foul)
+    assert status == 0 and "player 1: +3" in out and "FOUL: middle" in out
+
+
+def test_deal_is_seeded(capsys):
+    _, first, _ = run(capsys, "deal", "--players", "4", "--seed", "1")
+    _, again, _ = run(capsys, "deal", "--players", "4", "--seed", "1", "--json")
+    assert first.count("player") == 4 and json.loads(again)["players"][0] in first
+
+
+def test_solve_prints_rows_ev_and_alternatives(capsys):
+    status, out, _ = run(capsys, "solve", HAND, "--samples", "300", "--seed", "2")
+    assert status == 0 and "EV" in out and "±" in out and "seed 2" in out and "alternatives:" in out
+    for row in ("front", "middle", "back"):
+        assert row in out
+    status, out, _ = run(capsys, "solve", *HAND.split(), "--samples", "300", "--seed", "2", "--json")
+    data = json.loads(out)
+    assert data["best"]["foul"] is None and data["samples"] == 300 and len(data["alternatives"]) == 5
+    status, out, _ = run(capsys, "solve", HAND, "--method", "table")
+    assert status == 0 and "table policy" in out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["eval", "As Ks Xs Js Ts"], "unknown rank 'X'"),
+    (["eval", "As Ks"], "3 or 5 cards"),
+    (["solve", HAND.rsplit(" ", 1)[0]], "13 cards, got 12"),
+    (["solve", HAND + " 5c"], "13 cards, got 14"),
+    (["solve", HAND.replace("2s", "As")], "duplicate card As"),
+    (["solve", HAND, "--opponents", "4"], "opponents must be 1 to 3"),
+    (["solve", HAND, "--samples", "0"], "samples must be a positive integer"),
+    (["solve", HAND, "--samples", "many"], "invalid int value"),
+    (["solve", HAND, "--method", "exact"], "invalid choice"),
+    (["score", "--player", A], "2 to 4 players, got 1"),
+    (["score"], "--player"),
+    (["score", "--player", A, "--player", A], "held by both"),
+    (["score", "--file", "/nonexistent/deal.json"], "cannot read"),
+    (["deal", "--players", "5"], "2 to 4 players"),
+    (["frobnicate"], "invalid choice"),
+])
+def test_bad_input_is_one_line_on_stderr_with_status_2(capsys, argv, message):
+    try:
+        status = main(argv)
+    except SystemExit as stop:  # argparse's own errors (bad int, bad choice) exit from parsing
+        status = stop.code
+    _, err = capsys.readouterr()
+    assert status == 2 and message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_help_has_examples(capsys):
+    for command in ("eval", "score", "deal", "solve"):
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        out, _ = capsys.readouterr()
+        assert "example: cpoker " + command in out
+
+
+def test_tables_info_and_small_build(capsys, tmp_path):
+    status, out, _ = run(capsys, "tables", "info", "--json")
+    assert status == 0 and json.loads(out)["hands"] >= 10_000
+    target = tmp_path / "t.npz"
+    status, out, _ = run(capsys, "tables", "build", "--hands", "200", "--max-iterations", "2", "--quiet",
+                         "--out", str(target))
+    assert status == 0 and target.exists() and "sha256" in out
+
+
+def test_python_dash_m_entry_point():
+    result = subprocess.run([sys.executable, "-m", "cpoker", "eval", "As", "Ks", "Qs", "Js", "Ts"],
+                            capture_output=True, text=True)
+    assert result.returncode == 0 and "royal flush" in result.stdout
+    result = subprocess.run([sys.executable, "-m", "cpoker", "eval", "As"], capture_output=True, text=True)
+    assert result.returncode == 2 and result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
