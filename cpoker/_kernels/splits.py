@@ -7,6 +7,7 @@ evaluated once (1,287 + 286 keys), then the splits only look keys up.
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from .._jit import jit
@@ -114,20 +115,13 @@ def best_split_by_row_values(keys5, keys3, back_values, middle_values, front_val
     return best, best_value
 
 
-@jit
-def _table_policy(hands, row_values, hash_keys, hash_index, subsets5, subsets3, splits):
-    """Arrange each hand by the table policy.
+BLOCK = 64  # hands per parallel work item; each block owns its scratch arrays
 
-    ``row_values[row, s]`` is the expected result of a row (0 front, 1 middle,
-    2 back) of dense strength ``s``; it must not decrease with ``s`` (true of
-    any ``P(below) - P(above)``), which makes ``value(back) + middle value at
-    the back's strength + front value at the back's strength`` an upper bound
-    for every split with that back.  Returns the chosen split of each hand and
-    the dense strengths of its front, middle and back.
-    """
-    n_hands = hands.shape[0]
-    chosen = np.empty(n_hands, dtype=np.int32)
-    strengths = np.empty((n_hands, 3), dtype=np.int16)
+
+@jit
+def _table_policy_block(hands, start, stop, row_values, hash_keys, hash_index, subsets5, subsets3, splits,
+                        chosen, strengths):
+    """Arrange ``hands[start:stop]`` by the table policy (see :func:`_table_policy`)."""
     keys5 = np.empty(subsets5.shape[0], dtype=np.int32)
     keys3 = np.empty(subsets3.shape[0], dtype=np.int32)
     index5 = np.empty(subsets5.shape[0], dtype=np.int16)
@@ -136,7 +130,7 @@ def _table_policy(hands, row_values, hash_keys, hash_index, subsets5, subsets3, 
     middle_values = np.empty(subsets5.shape[0])
     front_values = np.empty(subsets3.shape[0])
     back_bounds = np.empty(subsets5.shape[0])
-    for h in range(n_hands):
+    for h in range(start, stop):
         subset_keys(hands[h], subsets5, subsets3, keys5, keys3)
         for i in range(keys3.shape[0]):
             index3[i] = dense_index(keys3[i], hash_keys, hash_index)
@@ -157,23 +151,41 @@ def _table_policy(hands, row_values, hash_keys, hash_index, subsets5, subsets3, 
         strengths[h, 0] = index3[splits[best, 2]]
         strengths[h, 1] = index5[splits[best, 1]]
         strengths[h, 2] = index5[splits[best, 0]]
-    return chosen, strengths
 
 
-@jit
-def _greedy(hands, strength_keys, subsets5, subsets3, splits):
-    """Strongest back, then strongest middle from the other 8, front the rest.
+@jit(parallel=True)
+def _table_policy(hands, row_values, hash_keys, hash_index, subsets5, subsets3, splits):
+    """Arrange each hand by the table policy, blocks of hands in parallel.
 
-    Among equally strong backs the first subset wins.  The result cannot foul
-    (the middle is the best 5 of 8 cards that include the front), but a
-    fouling pick would be repaired by falling back to the best valid middle.
+    ``row_values[row, s]`` is the expected result of a row (0 front, 1 middle,
+    2 back) of dense strength ``s``; it must not decrease with ``s`` (true of
+    any ``P(below) - P(above)``), which makes ``value(back) + middle value at
+    the back's strength + front value at the back's strength`` an upper bound
+    for every split with that back.  Returns the chosen split of each hand and
+    the dense strengths of its front, middle and back.  Each hand's answer is
+    independent of the others, so the thread count never changes a result.
     """
     n_hands = hands.shape[0]
     chosen = np.empty(n_hands, dtype=np.int32)
     strengths = np.empty((n_hands, 3), dtype=np.int16)
+    n_blocks = (n_hands + BLOCK - 1) // BLOCK
+    for block in numba.prange(n_blocks):
+        _table_policy_block(hands, block * BLOCK, min(n_hands, (block + 1) * BLOCK), row_values, hash_keys,
+                            hash_index, subsets5, subsets3, splits, chosen, strengths)
+    return chosen, strengths
+
+
+@jit
+def _greedy_block(hands, start, stop, strength_keys, subsets5, subsets3, splits, chosen, strengths):
+    """Strongest back, then strongest middle from the other 8, front the rest.
+
+    Among equally strong backs the first subset wins.  The result cannot foul
+    (the middle is the best 5 of 8 cards that include the front), and the
+    middle search only admits non-fouling splits, so none is ever returned.
+    """
     keys5 = np.empty(subsets5.shape[0], dtype=np.int32)
     keys3 = np.empty(subsets3.shape[0], dtype=np.int32)
-    for h in range(n_hands):
+    for h in range(start, stop):
         subset_keys(hands[h], subsets5, subsets3, keys5, keys3)
         best_back = 0
         for i in range(keys5.shape[0]):
@@ -190,4 +202,16 @@ def _greedy(hands, strength_keys, subsets5, subsets3, splits):
         strengths[h, 0] = np.searchsorted(strength_keys, keys3[splits[best, 2]])
         strengths[h, 1] = np.searchsorted(strength_keys, keys5[splits[best, 1]])
         strengths[h, 2] = np.searchsorted(strength_keys, keys5[best_back])
+
+
+@jit(parallel=True)
+def _greedy(hands, strength_keys, subsets5, subsets3, splits):
+    """Greedy arrangement of each hand (see :func:`_greedy_block`), blocks in parallel."""
+    n_hands = hands.shape[0]
+    chosen = np.empty(n_hands, dtype=np.int32)
+    strengths = np.empty((n_hands, 3), dtype=np.int16)
+    n_blocks = (n_hands + BLOCK - 1) // BLOCK
+    for block in numba.prange(n_blocks):
+        _greedy_block(hands, block * BLOCK, min(n_hands, (block + 1) * BLOCK), strength_keys, subsets5,
+                      subsets3, splits, chosen, strengths)
     return chosen, strengths
