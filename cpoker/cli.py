@@ -170,6 +170,147 @@ def _cmd_solve(args) -> int:
     return 0
 
 
+# --- simulate, match, odds ------------------------------------------------------------------
+
+def _write_out(path: str, data: dict, rows: list[dict]) -> None:
+    """Save results: ``.json`` gets ``data``; ``.csv`` gets ``rows`` (one dict per line)."""
+    import csv
+
+    from .errors import OptionError
+
+    target = Path(path)
+    try:
+        if target.suffix.lower() == ".json":
+            target.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        elif target.suffix.lower() == ".csv":
+            with target.open("w", newline="", encoding="utf-8") as handle:
+                writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+                writer.writeheader()
+                writer.writerows(rows)
+        else:
+            raise OptionError(f"--out must end in .json or .csv, got {path!r}")
+    except OSError as error:
+        raise OptionError(f"cannot write {path}: {error.strerror}") from None
+
+
+def _flatten(data, prefix: str = "") -> list[dict]:
+    rows = []
+    for key, value in data.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            rows.extend(_flatten(value, name + "."))
+        else:
+            rows.append({"field": name, "value": json.dumps(value) if isinstance(value, list) else value})
+    return rows
+
+
+def _show_progress(args) -> bool:
+    return not args.quiet and sys.stderr.isatty()
+
+
+def _histogram(distribution: dict, width: int = 40) -> list[str]:
+    total = sum(distribution.values())
+    peak = max(distribution.values())
+    lines = []
+    for points in range(min(distribution), max(distribution) + 1):
+        count = distribution.get(points, 0)
+        bar = "█" * round(width * count / peak)
+        lines.append(f"  {points:+3d} | {bar:<{width}} {100 * count / total:5.1f}%")
+    return lines
+
+
+def _cmd_simulate(args) -> int:
+    from .simulate import simulate
+
+    result = simulate(args.arrangement, opponents=args.opponents, samples=args.samples, seed=args.seed,
+                      opponent=args.opponent, rules=args.rules, jobs=args.jobs, progress=_show_progress(args))
+    data = result.to_dict()
+    if args.out:
+        _write_out(args.out, data, _flatten(data))
+    if args.json:
+        _print_json(data)
+        return 0
+    arrangement = result.arrangement
+    print(f"arrangement: {arrangement.format(symbols=args.symbols)}")
+    if result.fouled:
+        print(f"FOUL: {arrangement.foul_reason}")
+        print(f"exact value: {result.ev:+.0f} points per deal ({result.opponents} opponent(s) each win every row)")
+        return 0
+    status = f"  (PARTIAL: stopped after {result.samples} of {result.requested_samples} samples)" \
+        if result.partial else ""
+    low, high = result.interval
+    print(f"EV {result.ev:+.4f} points per deal, 95% interval [{low:+.4f}, {high:+.4f}], against "
+          f"{result.opponents} '{result.opponent_model}' opponent(s), {result.samples} samples, "
+          f"seed {result.seed}{status}")
+    print(f"  {'row':<8}{'hand':<46}{'win':>7}{'tie':>7}{'loss':>7}")
+    for name, value in zip(("front", "middle", "back"), arrangement.values):
+        p = result.rows[name]
+        print(f"  {name:<8}{value.describe():<46}{_percent(p['win']):>7}{_percent(p['tie']):>7}"
+              f"{_percent(p['loss']):>7}")
+    print(f"all three rows won against an opponent: {_percent(result.scoop).strip()}; "
+          f"all three lost: {_percent(result.scooped).strip()}")
+    print("net points per deal:")
+    print("\n".join(_histogram(result.distribution)))
+    return 0
+
+
+def _cmd_match(args) -> int:
+    from .simulate import match
+
+    result = match(args.strategies, deals=args.deals, seed=args.seed, sessions=args.sessions, rules=args.rules,
+                   jobs=args.jobs, progress=_show_progress(args))
+    data = result.to_dict()
+    if args.out:
+        common = {k: data[k] for k in ("version", "format", "deals", "sessions", "seed", "partial")}
+        common["strategies"] = " ".join(result.strategies)
+        common["rules"] = result.rules.name
+        rows = [{**common, **score, "interval_95": json.dumps(score["interval_95"])} for score in data["scores"]]
+        _write_out(args.out, data, rows)
+    if args.json:
+        _print_json(data)
+        return 0
+    status = f"  (PARTIAL: stopped after {result.deals} of {result.requested_deals} deals)" if result.partial else ""
+    print(f"{' vs '.join(result.strategies)}: {result.format} format, {result.deals} deals, seed {result.seed}{status}")
+    header = f"  {'strategy':<28}{'points/deal':>12}   {'95% interval':<21}"
+    if result.sessions:
+        header += f"{'first place':>12}{'mean place':>12}"
+    print(header)
+    for score in result.scores:
+        line = f"  {score.name:<28}{score.points:>+12.4f}   [{score.interval[0]:+.4f}, {score.interval[1]:+.4f}]"
+        if result.sessions:
+            line += f"{_percent(score.first_places):>12}{score.mean_place:>12.2f}"
+        print(line)
+    if result.sessions:
+        print(f"({result.sessions} sessions of 8 deals; tied players share a place)")
+    return 0
+
+
+def _cmd_odds(args) -> int:
+    from .odds import hand_odds, odds_table
+
+    entries = hand_odds(" ".join(args.hand), args.row) if args.hand else odds_table(args.row)
+    rows = [entry.to_dict() for entry in entries]
+    if args.json:
+        _print_json(rows)
+    elif args.csv:
+        import csv
+
+        writer = csv.DictWriter(sys.stdout, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    else:
+        print("odds against a table-policy opponent's same row (kicker ranges: weakest to strongest)")
+        print(f"  {'row':<8}{'hand':<46}{'win':>15}{'tie':>15}{'loss':>15}")
+
+        def span(pair):
+            return _percent(pair[0]).strip() if abs(pair[0] - pair[1]) < 5e-4 else \
+                f"{_percent(pair[0]).strip()}-{_percent(pair[1]).strip()}"
+
+        for entry in entries:
+            print(f"  {entry.row:<8}{entry.hand:<46}{span(entry.win):>15}{span(entry.tie):>15}{span(entry.loss):>15}")
+    return 0
+
+
 # --- tables -----------------------------------------------------------------------------------
 
 def _sha256(path: Path) -> str:
@@ -269,6 +410,42 @@ def make_parser() -> argparse.ArgumentParser:
     sub.add_argument("--rules", default=None, help="rules preset name (default: pagat)")
     sub.set_defaults(run=_cmd_solve)
 
+    def long_run_options(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument("--seed", type=int, default=None, help="seed (default: drawn and reported)")
+        sub.add_argument("--rules", default=None, help="rules preset name (default: pagat)")
+        sub.add_argument("--jobs", type=int, default=None, help="threads (default: all cores); never changes results")
+        sub.add_argument("--quiet", action="store_true", help="no progress bar (none is shown off a terminal)")
+        sub.add_argument("--out", help="save results with every parameter to FILE.json or FILE.csv")
+
+    sub = command("simulate", "equity of one arrangement against random opponents",
+                  'cpoker simulate "2s 2h Ad / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac" --opponents 3 --samples 20000')
+    sub.add_argument("arrangement", help='"FRONT / MIDDLE / BACK"')
+    sub.add_argument("--opponents", type=int, default=1, help="1 to 3 (default 1)")
+    sub.add_argument("--samples", type=int, default=10_000, help="deals to simulate (default 10000)")
+    sub.add_argument("--opponent", default="table",
+                     help="opponent model: table (default), greedy, or package.module:function")
+    long_run_options(sub)
+    sub.set_defaults(run=_cmd_simulate)
+
+    sub = command("match", "play 2 to 4 strategies against each other",
+                  "cpoker match table greedy --deals 100000 --seed 1\n"
+                  "         cpoker match table greedy greedy --sessions 1000 --strategy mybot.play:arrange")
+    sub.add_argument("strategies", nargs="*", metavar="STRATEGY",
+                     help="table, greedy, mc, or package.module:function (one per seat)")
+    sub.add_argument("--strategy", action="append", default=[], dest="extra_strategies",
+                     help="another seat's strategy as package.module:function (repeatable)")
+    sub.add_argument("--deals", type=int, default=10_000, help="deals, each played in every seat rotation")
+    sub.add_argument("--sessions", type=int, default=0, help="also play N 8-deal sessions and count first places")
+    long_run_options(sub)
+    sub.set_defaults(run=_cmd_match)
+
+    sub = command("odds", "how often a row wins, ties or loses against a table-policy opponent",
+                  'cpoker odds --row front --hand "6s 6h 2d"')
+    sub.add_argument("--row", choices=("front", "middle", "back"), help="only this row")
+    sub.add_argument("--hand", nargs="+", help="one 3- or 5-card row to look up")
+    sub.add_argument("--csv", action="store_true", help="CSV output")
+    sub.set_defaults(run=_cmd_odds)
+
     sub = commands.add_parser("tables", help="build or inspect the table policy's tables",
                               description="build or inspect the table policy's tables",
                               epilog="example: cpoker tables build --hands 100000 --seed 2026")
@@ -293,6 +470,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the ``cpoker`` command; returns the exit status."""
     parser = make_parser()
     args = parser.parse_args(argv)
+    if getattr(args, "command", None) == "match":
+        args.strategies = list(args.strategies) + list(args.extra_strategies)
     if getattr(args, "run", None) is None:
         parser.print_help()
         return EXIT_USAGE

@@ -241,7 +241,7 @@ def _solve_mc(hand_ids, opponents, samples, seed, rules, opponent, opponent_name
     order = np.lexsort((split_ids, -table_value, -totals))
     row_keys = np.stack([keys3[rows[:, 2]], keys5[rows[:, 1]], keys5[rows[:, 0]]], axis=1)
     picked = _distinct_best(order, row_keys, N_ALTERNATIVES + 1)
-    per_sample, outcomes = _candidate_results(np.ascontiguousarray(row_keys[picked]), opponent_keys)
+    per_sample, outcomes, _ = _candidate_results(np.ascontiguousarray(row_keys[picked]), opponent_keys)
     found = []
     for i, position in enumerate(picked):
         x = per_sample[i].astype(np.float64)

@@ -25,28 +25,36 @@ SPLITS_PER_BACK = 56  # C(8, 5): the splits of back subset b are rows 56*b .. 56
 
 
 @functools.cache
-def strength_keys() -> np.ndarray:
-    """Sorted distinct keys of every 5-card and 3-card row (``int32``, 7,917 entries).
+def row_keys(size: int) -> np.ndarray:
+    """Sorted distinct keys of all ``size``-card rows (5: 7,462 keys; 3: 455 keys).
 
     Built from one representative mask per rank multiset (plus a flush variant
     for five distinct ranks), not from the 2.6 million hands.
     """
     from ._kernels.evaluate import key3, key5
 
+    key = {5: key5, 3: key3}[size]
     keys: set[int] = set()
-    for size, key in ((5, key5), (3, key3)):
-        for ranks in _rank_multisets(size):
-            # deal the ranks over the suits in turn: no flush unless forced below
-            counts: dict[int, int] = {}
-            mask = 0
-            for rank in ranks:
-                suit = counts.get(rank, 0)
-                counts[rank] = suit + 1
-                mask |= 1 << (13 * ((suit + len(counts)) % 4) + rank)
-            keys.add(int(key(mask)))
-            if size == 5 and len(counts) == 5:
-                keys.add(int(key(sum(1 << r for r in ranks))))  # all spades
+    for ranks in _rank_multisets(size):
+        # deal the ranks over the suits in turn: no flush unless forced below
+        counts: dict[int, int] = {}
+        mask = 0
+        for rank in ranks:
+            suit = counts.get(rank, 0)
+            counts[rank] = suit + 1
+            mask |= 1 << (13 * ((suit + len(counts)) % 4) + rank)
+        keys.add(int(key(mask)))
+        if size == 5 and len(counts) == 5:
+            keys.add(int(key(sum(1 << r for r in ranks))))  # all spades
     return np.array(sorted(keys), dtype=np.int32)
+
+
+@functools.cache
+def strength_keys() -> np.ndarray:
+    """Sorted distinct keys of every 5-card and 3-card row (``int32``, 7,917 entries)."""
+    keys = np.union1d(row_keys(5), row_keys(3)).astype(np.int32)
+    keys.flags.writeable = False
+    return keys
 
 
 def _rank_multisets(size: int):

@@ -43,22 +43,31 @@ def _subset_row_totals(keys5, keys3, opponent_keys):
 
 @jit
 def _candidate_results(candidate_keys, opponent_keys):
-    """Per-sample totals and row outcome counts of a few candidate arrangements.
+    """Per-sample totals, row outcomes and sweeps of a few candidate arrangements.
 
     Returns ``totals[c, s]`` (points of candidate ``c`` in sample ``s``, summed
-    over opponents) and ``outcomes[c, row, k]`` with ``k`` = 0 win, 1 tie, 2 loss.
+    over opponents), ``outcomes[c, row, k]`` with ``k`` = 0 win, 1 tie, 2 loss,
+    and ``sweeps[c, k]``: against how many opponents (over all samples) every
+    row was won (``k`` = 0) or every row lost (``k`` = 1).
     """
     n_candidates = candidate_keys.shape[0]
     n_samples = opponent_keys.shape[0]
     totals = np.zeros((n_candidates, n_samples), dtype=np.int32)
     outcomes = np.zeros((n_candidates, 3, 3), dtype=np.int64)
+    sweeps = np.zeros((n_candidates, 2), dtype=np.int64)
     for c in range(n_candidates):
         for s in range(n_samples):
             total = 0
             for o in range(opponent_keys.shape[1]):
+                against = 0
                 for row in range(3):
                     result = _sign(candidate_keys[c, row], opponent_keys[s, o, row])
-                    total += result
+                    against += result
                     outcomes[c, row, 1 - result] += 1
+                if against == 3:
+                    sweeps[c, 0] += 1
+                elif against == -3:
+                    sweeps[c, 1] += 1
+                total += against
             totals[c, s] = total
-    return totals, outcomes
+    return totals, outcomes, sweeps

@@ -1,0 +1,315 @@
+"""Equity simulations of one arrangement, and matches between strategies.
+
+Work is cut into chunks of a fixed size; chunk ``i`` draws its cards from
+``numpy.random.default_rng([seed, i])``.  Results therefore depend on the
+seed alone -- never on ``jobs`` (the numba threads that arrange opponents'
+hands in parallel) or on how the work is scheduled.  A Ctrl-C between chunks
+stops the run and returns what was done, marked ``partial``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Optional
+
+import numpy as np
+
+from .arrange import ROW_NAMES, Arrangement, ArrangementLike, as_arrangement
+from .errors import ArrangementError, OptionError
+from .rules import Rules, resolve_rules
+from .solver import MAX_OPPONENTS, _new_seed
+from .strategies import StrategyLike, arrange_keys, resolve_strategy
+
+SAMPLE_CHUNK = 1_000
+DEAL_CHUNK = 500
+DEALS_PER_SESSION = 8
+Z95 = 1.959963984540054
+
+
+def _interval(values: np.ndarray) -> tuple[float, float, float]:
+    """Mean, standard error and half-width of the 95% normal interval."""
+    n = len(values)
+    mean = float(values.mean()) if n else float("nan")
+    stderr = float(values.std(ddof=1) / np.sqrt(n)) if n > 1 else float("nan")
+    return mean, stderr, Z95 * stderr
+
+
+@contextmanager
+def numba_threads(jobs: Optional[int]):
+    """Run numba's parallel kernels on ``jobs`` threads (default: all cores)."""
+    import numba
+
+    most = numba.config.NUMBA_NUM_THREADS
+    if jobs is None:
+        jobs = most
+    if isinstance(jobs, bool) or not isinstance(jobs, (int, np.integer)) or not 1 <= jobs <= most:
+        raise OptionError(f"jobs must be 1 to {most} (the cores numba may use), got {jobs!r}")
+    previous = numba.get_num_threads()
+    numba.set_num_threads(int(jobs))
+    try:
+        yield int(jobs)
+    finally:
+        numba.set_num_threads(previous)
+
+
+def _progress(total: int, enabled: bool, unit: str):
+    from tqdm import tqdm
+
+    return tqdm(total=total, disable=not enabled, unit=unit, unit_scale=True, leave=False, dynamic_ncols=True)
+
+
+def _chunks(total: int, size: int):
+    for index, start in enumerate(range(0, total, size)):
+        yield index, min(size, total - start)
+
+
+def _deal_from(rest: np.ndarray, rng: np.random.Generator, count: int, hands: int) -> np.ndarray:
+    """``(count, hands, 13)`` sorted hands dealt from the cards ``rest``."""
+    order = np.argsort(rng.random((count, len(rest))), axis=1, kind="stable")
+    return np.sort(rest[order[:, :13 * hands]].reshape(count, hands, 13), axis=2)
+
+
+@dataclass(frozen=True)
+class SimulationResult:
+    """Equity of one arrangement against ``opponents`` players dealt from the other cards.
+
+    ``ev`` is in points per deal summed over opponents, ``interval`` its 95%
+    interval; ``rows`` gives win/tie/loss probabilities per row and opponent;
+    ``scoop``/``scooped`` the probability of winning/losing all three rows
+    against one opponent; ``distribution`` maps net points of a deal to a count.
+    """
+
+    arrangement: Arrangement
+    opponents: int
+    samples: int
+    seed: Optional[int]
+    opponent_model: str
+    rules: Rules
+    ev: float
+    stderr: float
+    interval: tuple[float, float]
+    rows: dict
+    scoop: float
+    scooped: float
+    distribution: dict
+    fouled: bool = False
+    partial: bool = False
+    requested_samples: int = 0
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict:
+        from . import __version__
+
+        return {
+            "kind": "simulate", "version": __version__, "arrangement": self.arrangement.to_dict(),
+            "opponents": self.opponents, "samples": self.samples, "requested_samples": self.requested_samples,
+            "seed": self.seed, "opponent_model": self.opponent_model, "rules": self.rules.to_dict(),
+            "ev": self.ev, "stderr": self.stderr, "interval_95": list(self.interval), "rows": self.rows,
+            "scoop": self.scoop, "scooped": self.scooped,
+            "distribution": {str(k): v for k, v in self.distribution.items()},
+            "fouled": self.fouled, "partial": self.partial, "seconds": self.seconds,
+        }
+
+
+def simulate(arrangement: ArrangementLike, opponents: int = 1, samples: int = 10_000, seed: Optional[int] = None,
+             opponent: StrategyLike = "table", rules: "Rules | str | None" = None, jobs: Optional[int] = None,
+             progress: bool = False) -> SimulationResult:
+    """Expected points of an arrangement against opponents dealt from the remaining 39 cards.
+
+    A fouled arrangement is not simulated: it loses every row to every valid
+    hand, so its value is exactly -3 per opponent (the opponent model never
+    fouls); ``fouled`` is then true.
+
+    Raises
+    ------
+    ArrangementError, CardError
+        If the arrangement cannot be read, or (when it does not foul) lacks 13 distinct cards.
+    OptionError
+        For opponents outside 1..3, samples < 1, bad ``jobs`` or an unknown opponent strategy.
+    """
+    from ._kernels.montecarlo import _candidate_results
+
+    started = time.perf_counter()
+    arrangement = as_arrangement(arrangement)
+    if isinstance(opponents, bool) or not isinstance(opponents, (int, np.integer)) or not 1 <= opponents <= MAX_OPPONENTS:
+        raise OptionError(f"opponents must be 1 to {MAX_OPPONENTS}, got {opponents!r}")
+    if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 1:
+        raise OptionError(f"samples must be a positive integer, got {samples!r}")
+    rules = resolve_rules(rules)
+    opponent_name, _ = resolve_strategy(opponent)
+    seed = _new_seed() if seed is None else int(seed)
+    if arrangement.is_foul:
+        loss = {name: {"win": 0.0, "tie": 0.0, "loss": 1.0} for name in ROW_NAMES}
+        ev = -3.0 * opponents
+        return SimulationResult(arrangement, opponents, 0, seed, opponent_name, rules, ev, 0.0, (ev, ev), loss,
+                                0.0, 1.0, {int(ev): 1}, fouled=True, requested_samples=samples,
+                                seconds=time.perf_counter() - started)
+    if len(set(arrangement.cards)) != 13:
+        raise ArrangementError("an arrangement to simulate needs 13 distinct cards")
+    ours = np.array([[v.key for v in arrangement.values]], dtype=np.int32)
+    rest = np.setdiff1d(np.arange(52), [int(c) for c in arrangement.cards])
+    totals: list[np.ndarray] = []
+    outcomes = np.zeros((3, 3), dtype=np.int64)
+    sweeps = np.zeros(2, dtype=np.int64)
+    partial = False
+    with numba_threads(jobs), _progress(samples, progress, "deal") as bar:
+        try:
+            for index, count in _chunks(samples, SAMPLE_CHUNK):
+                dealt = _deal_from(rest, np.random.default_rng([seed, index]), count, opponents)
+                keys = arrange_keys(opponent, dealt.reshape(-1, 13)).reshape(count, opponents, 3)
+                chunk_totals, chunk_outcomes, chunk_sweeps = _candidate_results(ours, keys)
+                totals.append(chunk_totals[0])
+                outcomes += chunk_outcomes[0]
+                sweeps += chunk_sweeps[0]
+                bar.update(count)
+        except KeyboardInterrupt:
+            partial = True
+            if not totals:
+                raise
+    values = np.concatenate(totals)
+    done = len(values)
+    ev, stderr, half = _interval(values.astype(np.float64))
+    rows = {name: dict(zip(("win", "tie", "loss"), (outcomes[r] / (done * opponents)).tolist()))
+            for r, name in enumerate(ROW_NAMES)}
+    points, counts = np.unique(values, return_counts=True)
+    return SimulationResult(arrangement, opponents, done, seed, opponent_name, rules, ev, stderr,
+                            (ev - half, ev + half), rows, float(sweeps[0] / (done * opponents)),
+                            float(sweeps[1] / (done * opponents)), dict(zip(points.tolist(), counts.tolist())),
+                            partial=partial, requested_samples=samples, seconds=time.perf_counter() - started)
+
+
+@dataclass(frozen=True)
+class StrategyScore:
+    """One strategy's result in a match."""
+
+    name: str
+    points: float  # per deal
+    stderr: float
+    interval: tuple[float, float]
+    first_places: float = float("nan")  # share of sessions finished first (ties share the place)
+    mean_place: float = float("nan")
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    """Points per deal of each strategy, with 95% intervals, and session finishes."""
+
+    strategies: tuple[str, ...]
+    scores: tuple[StrategyScore, ...]
+    deals: int
+    sessions: int
+    seed: int
+    rules: Rules
+    format: str
+    partial: bool = False
+    requested_deals: int = 0
+    seconds: float = 0.0
+    points: np.ndarray = field(default_factory=lambda: np.empty((0, 0)), repr=False)  # (deals, players)
+
+    def to_dict(self) -> dict:
+        from . import __version__
+
+        return {
+            "kind": "match", "version": __version__, "strategies": list(self.strategies), "format": self.format,
+            "deals": self.deals, "requested_deals": self.requested_deals, "sessions": self.sessions,
+            "seed": self.seed, "rules": self.rules.to_dict(), "partial": self.partial, "seconds": self.seconds,
+            "scores": [{"strategy": s.name, "points_per_deal": s.points, "stderr": s.stderr,
+                        "interval_95": list(s.interval),
+                        "first_place_share": None if np.isnan(s.first_places) else s.first_places,
+                        "mean_place": None if np.isnan(s.mean_place) else s.mean_place} for s in self.scores],
+        }
+
+
+def _seat_points(keys: list[np.ndarray], hand_of_seat: Sequence[int]) -> np.ndarray:
+    """Points of each seat for a batch of deals; seat ``i`` plays hand ``hand_of_seat[i]``."""
+    seats = len(keys)
+    points = np.zeros((keys[0].shape[0], seats), dtype=np.int64)
+    for i in range(seats):
+        for j in range(i + 1, seats):
+            a = keys[i][:, hand_of_seat[i]].astype(np.int64)
+            b = keys[j][:, hand_of_seat[j]]
+            result = np.sign(a - b).sum(axis=1)
+            points[:, i] += result
+            points[:, j] -= result
+    return points
+
+
+def _arrange_all(strategies: Sequence[StrategyLike], hands: np.ndarray) -> list[np.ndarray]:
+    """Row keys ``(count, players, 3)`` of every hand as each strategy arranges it (once per distinct strategy)."""
+    done: dict = {}
+    out = []
+    count, players, _ = hands.shape
+    for strategy in strategies:
+        name = strategy if isinstance(strategy, str) else id(strategy)
+        if name not in done:
+            done[name] = arrange_keys(strategy, hands.reshape(-1, 13)).reshape(count, players, 3)
+        out.append(done[name])
+    return out
+
+
+def match(strategies: Sequence[StrategyLike], deals: int = 10_000, seed: Optional[int] = None,
+          sessions: int = 0, rules: "Rules | str | None" = None, jobs: Optional[int] = None,
+          progress: bool = False) -> MatchResult:
+    """Play 2-4 strategies against each other, one seat each.
+
+    Every deal is played once per seat rotation, so each strategy plays each
+    hand: for two players this is the duplicate format (the same two hands
+    played both ways round), and a strategy against itself scores exactly 0.
+    Points per deal are averaged over the rotations.  With ``sessions > 0``,
+    that many 8-deal sessions are also played (fixed seats, fresh cards) and
+    each strategy's share of first places (ties share) and mean place reported.
+
+    Strategies are built-in names (``greedy``, ``table``, ``mc``),
+    ``package.module:function`` paths, or callables ``hand -> Arrangement``.
+    """
+    from .scoring import places
+
+    started = time.perf_counter()
+    if isinstance(strategies, str) or not 2 <= len(strategies) <= 4:
+        raise OptionError("a match needs 2 to 4 strategies, one per seat")
+    names = tuple(resolve_strategy(s)[0] for s in strategies)
+    if isinstance(deals, bool) or not isinstance(deals, (int, np.integer)) or deals < 1:
+        raise OptionError(f"deals must be a positive integer, got {deals!r}")
+    if isinstance(sessions, bool) or not isinstance(sessions, (int, np.integer)) or sessions < 0:
+        raise OptionError(f"sessions must be 0 or more, got {sessions!r}")
+    rules = resolve_rules(rules)
+    seed = _new_seed() if seed is None else int(seed)
+    players = len(strategies)
+    deck = np.arange(52)
+    chunks: list[np.ndarray] = []
+    finishes: list[np.ndarray] = []
+    partial = False
+    total_work = deals + sessions * DEALS_PER_SESSION
+    with numba_threads(jobs), _progress(total_work, progress, "deal") as bar:
+        try:
+            for index, count in _chunks(deals, DEAL_CHUNK):
+                hands = _deal_from(deck, np.random.default_rng([seed, index]), count, players)
+                keys = _arrange_all(strategies, hands)
+                points = sum(_seat_points(keys, [(i + r) % players for i in range(players)])
+                             for r in range(players))
+                chunks.append(points / players)
+                bar.update(count)
+            for session in range(sessions):
+                rng = np.random.default_rng([seed, 1, session])  # a stream apart from the match deals
+                hands = _deal_from(deck, rng, DEALS_PER_SESSION, players)
+                ledger = _seat_points(_arrange_all(strategies, hands), list(range(players))).sum(axis=0)
+                finishes.append(np.array(places(ledger.tolist())))
+                bar.update(DEALS_PER_SESSION)
+        except KeyboardInterrupt:
+            partial = True
+            if not chunks:
+                raise
+    points = np.concatenate(chunks)
+    placed = np.array(finishes) if finishes else np.empty((0, players))
+    scores = []
+    for i, name in enumerate(names):
+        mean, stderr, half = _interval(points[:, i])
+        first = float(np.mean(placed[:, i] == 1)) if len(placed) else float("nan")
+        mean_place = float(placed[:, i].mean()) if len(placed) else float("nan")
+        scores.append(StrategyScore(name, mean, stderr, (mean - half, mean + half), first, mean_place))
+    return MatchResult(names, tuple(scores), len(points), len(finishes), seed, rules,
+                       "duplicate" if players == 2 else "seat rotation", partial, deals,
+                       time.perf_counter() - started, points)
