@@ -30,6 +30,8 @@ _EXPORTS = {
     "Strategy": "strategies", "greedy": "strategies", "table": "strategies", "mc": "strategies",
     "solve": "solver", "Solution": "solver",
     "PolicyTables": "policy", "build_tables": "policy",
+    "simulate": "simulation", "match": "simulation", "SimulationResult": "simulation",
+    "MatchResult": "simulation",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]
@@ -56,5 +58,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from .policy import PolicyTables, build_tables
     from .rules import Rules
     from .scoring import Session, settle, settle_matrix
+    from .simulation import MatchResult, SimulationResult, match, simulate
     from .solver import Solution, solve
     from .strategies import Strategy, greedy, mc, table

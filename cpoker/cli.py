@@ -220,7 +220,7 @@ def _histogram(distribution: dict, width: int = 40) -> list[str]:
 
 
 def _cmd_simulate(args) -> int:
-    from .simulate import simulate
+    from .simulation import simulate
 
     result = simulate(args.arrangement, opponents=args.opponents, samples=args.samples, seed=args.seed,
                       opponent=args.opponent, rules=args.rules, jobs=args.jobs, progress=_show_progress(args))
@@ -255,7 +255,7 @@ def _cmd_simulate(args) -> int:
 
 
 def _cmd_match(args) -> int:
-    from .simulate import match
+    from .simulation import match
 
     result = match(args.strategies, deals=args.deals, seed=args.seed, sessions=args.sessions, rules=args.rules,
                    jobs=args.jobs, progress=_show_progress(args))

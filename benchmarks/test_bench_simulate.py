@@ -1,0 +1,36 @@
+"""Simulation throughput on one core and on all cores, and the settlement kernel alone."""
+
+import numba
+import numpy as np
+import pytest
+from conftest import random_cards, report_rate
+
+from cpoker._kernels.montecarlo import _candidate_results
+from cpoker.simulation import match, simulate
+from cpoker.strategies import arrange_keys
+
+ARRANGEMENT = "2s 2h Ad / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac"
+ALL = numba.config.NUMBA_NUM_THREADS
+
+
+@pytest.mark.parametrize("jobs", [1, ALL], ids=["1-core", "all-cores"])
+def test_simulate_deals_per_second(benchmark, jobs):
+    simulate(ARRANGEMENT, samples=100, seed=0, jobs=jobs)
+    benchmark.pedantic(simulate, args=(ARRANGEMENT,), kwargs={"samples": 20_000, "seed": 1, "jobs": jobs}, rounds=3)
+    report_rate(benchmark, 20_000, "deals/s (table-policy opponent)")
+
+
+@pytest.mark.parametrize("jobs", [1, ALL], ids=["1-core", "all-cores"])
+def test_match_deals_per_second(benchmark, jobs):
+    match(["table", "greedy"], deals=100, seed=0, jobs=jobs)
+    benchmark.pedantic(match, args=(["table", "greedy"],), kwargs={"deals": 10_000, "seed": 1, "jobs": jobs},
+                       rounds=3)
+    report_rate(benchmark, 10_000, "duplicate deals/s (4 arrangements each)")
+
+
+def test_settlement_kernel(benchmark):
+    opponents = arrange_keys("table", random_cards(30_000, 13, seed=3)).reshape(10_000, 3, 3)
+    ours = np.array([[67121152, 67371146, 570425344]], dtype=np.int32)
+    _candidate_results(ours, opponents[:10])
+    benchmark.pedantic(_candidate_results, args=(ours, opponents), rounds=20)
+    report_rate(benchmark, 30_000, "opponent settlements/s")
