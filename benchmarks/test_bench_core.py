@@ -99,3 +99,12 @@ def test_cli_start_time(benchmark, command, start):
             _run_cli(*command, env={**os.environ, "NUMBA_CACHE_DIR": cache})
 
     benchmark.pedantic(cold, rounds=2)
+
+
+def test_evaluate_7_card_best_of(benchmark):
+    from cpoker import evaluate_best_batch
+
+    seven = random_cards(N_ROWS, 7, seed=4)
+    evaluate_best_batch(seven[:10])
+    benchmark.pedantic(evaluate_best_batch, args=(seven,), rounds=10, warmup_rounds=1)
+    report_rate(benchmark, N_ROWS, "7-card evaluations/s")

@@ -23,7 +23,7 @@ _EXPORTS = {
     "Card": "cards", "parse_cards": "cards", "format_cards": "cards", "deal": "cards",
     "CpokerError": "errors", "CardError": "errors", "ArrangementError": "errors", "OptionError": "errors",
     "HandValue": "evaluation", "evaluate": "evaluation", "evaluate_batch": "evaluation",
-    "evaluate_masks": "evaluation",
+    "evaluate_masks": "evaluation", "evaluate_best": "evaluation", "evaluate_best_batch": "evaluation",
     "Arrangement": "arrange", "Arrangements": "arrange", "arrangements": "arrange", "is_foul": "arrange",
     "Rules": "rules",
     "settle": "scoring", "settle_matrix": "scoring", "Session": "scoring",
@@ -54,7 +54,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .arrange import Arrangement, Arrangements, arrangements, is_foul
     from .cards import Card, deal, format_cards, parse_cards
     from .errors import ArrangementError, CardError, CpokerError, OptionError
-    from .evaluation import HandValue, evaluate, evaluate_batch, evaluate_masks
+    from .evaluation import HandValue, evaluate, evaluate_batch, evaluate_best, evaluate_best_batch, evaluate_masks
     from .policy import PolicyTables, build_tables
     from .rules import Rules
     from .scoring import Session, settle, settle_matrix

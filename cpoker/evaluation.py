@@ -192,3 +192,33 @@ def evaluate_masks(masks: np.ndarray, n_cards: int = 5) -> np.ndarray:
 def category_of_keys(keys: np.ndarray) -> np.ndarray:
     """Category index (0 = high card .. 8 = straight flush) of an array of keys."""
     return np.asarray(keys) >> _CATEGORY_SHIFT
+
+
+def evaluate_best(cards: CardsLike) -> HandValue:
+    """The best 5-card hand among 5 to 7 cards (the hold'em-style 7-card workload).
+
+    >>> evaluate_best("As Ks Qs Js 2d 3c Ts").describe()
+    'royal flush'
+    """
+    from ._kernels.evaluate import best_key
+
+    parsed = parse_cards(cards)
+    if not 5 <= len(parsed) <= 7:
+        raise CardError(f"evaluate_best takes 5 to 7 cards, got {len(parsed)}")
+    return HandValue(int(best_key(cards_mask(parsed))), 5)
+
+
+def evaluate_best_batch(cards: np.ndarray) -> np.ndarray:
+    """Keys of the best 5-card hand of each row: ``(N, 5..7)`` card ids or 1-D ``int64`` masks."""
+    from ._kernels.evaluate import _best_keys_from_ids, _best_keys_from_masks
+
+    array = np.asarray(cards)
+    if array.ndim == 1:
+        if array.dtype != np.int64:
+            raise CardError("a 1-D batch must be int64 card masks")
+        return _best_keys_from_masks(array)
+    if array.ndim != 2 or not 5 <= array.shape[1] <= 7:
+        raise CardError(f"expected an (N, 5), (N, 6) or (N, 7) array of card ids, got shape {array.shape}")
+    if array.size and (array.min() < 0 or array.max() > 51):
+        raise CardError("card ids must lie in 0..51")
+    return _best_keys_from_ids(np.ascontiguousarray(array, dtype=np.uint8))

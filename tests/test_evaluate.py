@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, strategies as st
 from naive import compare, strength_of_ids
 
-from cpoker import CardError, evaluate, evaluate_batch, evaluate_masks
+from cpoker import CardError, evaluate, evaluate_batch, evaluate_best, evaluate_best_batch, evaluate_masks
 from cpoker.evaluation import CATEGORIES, category_of_keys
 from cpoker.tables import strength_keys
 
@@ -161,3 +161,48 @@ def test_batch_rejects_bad_shapes():
         evaluate_batch(np.zeros(3, dtype=np.int32))
     with pytest.raises(CardError, match="3 or 5"):
         evaluate_masks(np.zeros(3, dtype=np.int64), 4)
+
+
+def best_by_brute_force(hands: np.ndarray) -> np.ndarray:
+    width = hands.shape[1]
+    subsets = np.array(list(combinations(range(width), 5)))
+    return evaluate_batch(hands[:, subsets].reshape(-1, 5)).reshape(len(hands), -1).max(axis=1)
+
+
+@pytest.mark.parametrize("width", [5, 6, 7])
+def test_best_of_n_equals_the_best_five_card_subset(width):
+    hands = np.argsort(np.random.default_rng(width).random((30_000, 52)), axis=1)[:, :width].astype(np.uint8)
+    keys = evaluate_best_batch(hands)
+    assert np.array_equal(keys, best_by_brute_force(hands))
+    masks = (np.int64(1) << hands.astype(np.int64)).sum(axis=1)
+    assert np.array_equal(keys, evaluate_best_batch(masks))
+
+
+@given(st.lists(st.integers(0, 51), min_size=7, max_size=7, unique=True))
+def test_best_of_seven_matches_the_naive_reference(ids):
+    best = max(strength_of_ids(five) for five in combinations(ids, 5))
+    kernel = evaluate_best(ids)
+    for five in combinations(ids, 5):
+        assert compare(kernel.key, evaluate(list(five)).key) == compare(best, strength_of_ids(five))
+
+
+@pytest.mark.parametrize("cards, description", [
+    ("As Ks Qs Js 2d 3c Ts", "royal flush"),
+    ("As 2s 3s 4s 5s 6s Kd", "straight flush, six high"),
+    ("9c 9d 9h 9s Ac Kd Qh", "four of a kind, nines, ace kicker"),
+    ("Kc Kd Ks 9h 9s 9d 2c", "full house, kings full of nines"),
+    ("Kc Kd Ks 9h 9s Qd Qc", "full house, kings full of queens"),
+    ("Ah Kh 9h 4h 2h 3h Qd", "flush, ace-king-nine-four-three"),
+    ("Ac 2d 3h 4s 5c Kd Kh", "straight, five high"),
+    ("Kh Kd 9s 9c 4h 4d 2c", "two pair, kings and nines, four kicker"),
+    ("Ah Jd 9s 7c 5h 3d 2c", "high card, ace-jack-nine-seven-five"),
+])
+def test_best_of_n_descriptions(cards, description):
+    assert evaluate_best(cards).describe() == description
+
+
+def test_best_of_n_rejects_bad_input():
+    with pytest.raises(CardError, match="5 to 7 cards, got 4"):
+        evaluate_best("As Ks Qs Js")
+    with pytest.raises(CardError, match="shape"):
+        evaluate_best_batch(np.zeros((3, 8), dtype=np.uint8))

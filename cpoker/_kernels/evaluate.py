@@ -121,3 +121,84 @@ def _keys3_from_masks(masks):
     for i in range(masks.shape[0]):
         out[i] = key3(masks[i])
     return out
+
+
+def _rank_tables():
+    """Per 13-bit rank set: popcount, highest rank bit, and top-card bit of the best straight (0 if none)."""
+    sets = np.arange(1 << 13)
+    bits = (sets[:, None] >> np.arange(13)) & 1
+    popcount = bits.sum(axis=1).astype(np.uint8)
+    top_bit = np.where(sets > 0, 1 << np.floor(np.log2(np.maximum(sets, 1))).astype(np.int64), 0)
+    run = sets & (sets >> 1) & (sets >> 2) & (sets >> 3) & (sets >> 4)
+    straight = np.where(run > 0, 1 << (np.floor(np.log2(np.maximum(run, 1))).astype(np.int64) + 4), 0)
+    straight = np.where((straight == 0) & ((sets & WHEEL) == WHEEL), 1 << 3, straight)
+    return popcount, top_bit.astype(np.uint16), straight.astype(np.uint16)
+
+
+# 3 x 8 KiB/16 KiB: small enough for numba to freeze into the cached machine code
+POPCOUNT, TOP_BIT, STRAIGHT_TOP = _rank_tables()
+
+
+@jit
+def _top_ranks(ranks, count):
+    """The ``count`` highest ranks of a rank set (clears the lowest bits)."""
+    while POPCOUNT[ranks] > count:
+        ranks &= ranks - 1
+    return ranks
+
+
+@jit
+def best_key(mask):
+    """Key of the best 5-card hand among the 5 to 7 cards of ``mask``."""
+    s, h, d, c = _suit_ranks(mask)
+    singles, pairs, trips, quads = _rank_groups(s, h, d, c)
+    ranks = s | h | d | c
+    flush_ranks = 0
+    for suited in (s, h, d, c):
+        if POPCOUNT[suited] >= 5:
+            flush_ranks = suited
+    if flush_ranks:
+        top = STRAIGHT_TOP[flush_ranks]
+        if top:
+            return _make_key(STRAIGHT_FLUSH, np.int64(top), 0)
+    if quads:
+        return _make_key(QUADS, quads, np.int64(TOP_BIT[ranks ^ quads]))
+    if trips:
+        high_trips = np.int64(TOP_BIT[trips])
+        second = (trips ^ high_trips) | pairs
+        if second:
+            return _make_key(FULL_HOUSE, high_trips, np.int64(TOP_BIT[second]))
+    if flush_ranks:
+        return _make_key(FLUSH, _top_ranks(flush_ranks, 5), 0)
+    top = STRAIGHT_TOP[ranks]
+    if top:
+        return _make_key(STRAIGHT, np.int64(top), 0)
+    if trips:
+        return _make_key(TRIPS, trips, _top_ranks(singles, 2))
+    if pairs:
+        if pairs & (pairs - 1):
+            two = _top_ranks(pairs, 2)
+            return _make_key(TWO_PAIR, two, np.int64(TOP_BIT[ranks ^ two]))
+        return _make_key(PAIR, pairs, _top_ranks(singles, 3))
+    return _make_key(HIGH_CARD, _top_ranks(ranks, 5), 0)
+
+
+@jit
+def _best_keys_from_masks(masks):
+    out = np.empty(masks.shape[0], dtype=np.int32)
+    for i in range(masks.shape[0]):
+        out[i] = best_key(masks[i])
+    return out
+
+
+@jit
+def _best_keys_from_ids(ids):
+    n, width = ids.shape
+    out = np.empty(n, dtype=np.int32)
+    one = np.int64(1)
+    for i in range(n):
+        mask = np.int64(0)
+        for j in range(width):
+            mask |= one << np.int64(ids[i, j])
+        out[i] = best_key(mask)
+    return out
