@@ -25,8 +25,9 @@ _EXPORTS = {
     "HandValue": "evaluation", "evaluate": "evaluation", "evaluate_batch": "evaluation",
     "evaluate_masks": "evaluation", "evaluate_best": "evaluation", "evaluate_best_batch": "evaluation",
     "Arrangement": "arrange", "Arrangements": "arrange", "arrangements": "arrange", "is_foul": "arrange",
-    "Rules": "rules",
-    "settle": "scoring", "settle_matrix": "scoring", "Session": "scoring",
+    "Rules": "rules", "Royalties": "rules", "Naturals": "rules",
+    "natural": "naturals", "Natural": "naturals", "find_naturals": "naturals",
+    "settle": "scoring", "settle_matrix": "scoring", "settle_details": "scoring", "Session": "scoring",
     "Strategy": "strategies", "greedy": "strategies", "table": "strategies", "mc": "strategies",
     "solve": "solver", "Solution": "solver",
     "PolicyTables": "policy", "build_tables": "policy",
@@ -56,8 +57,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from .errors import ArrangementError, CardError, CpokerError, OptionError
     from .evaluation import HandValue, evaluate, evaluate_batch, evaluate_best, evaluate_best_batch, evaluate_masks
     from .policy import PolicyTables, build_tables
-    from .rules import Rules
-    from .scoring import Session, settle, settle_matrix
+    from .naturals import Natural, find_naturals, natural
+    from .rules import Naturals, Royalties, Rules
+    from .scoring import Session, settle, settle_details, settle_matrix
     from .simulation import MatchResult, SimulationResult, match, simulate
     from .solver import Solution, solve
     from .strategies import Strategy, greedy, mc, table

@@ -17,6 +17,7 @@ from . import __version__
 from .errors import CpokerError
 
 EXIT_USAGE = 2
+RULES_HELP = "pagat (default), 1-6, 2-4, seed001-royalties, or a house-rules .toml file"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -86,29 +87,41 @@ def _read_deal_file(path: str) -> list:
 
 
 def _cmd_score(args) -> int:
-    from .arrange import as_arrangement
+    from .naturals import Natural
     from .rules import resolve_rules
-    from .scoring import row_results, settle_matrix
+    from .scoring import pair_breakdown, settle_details
 
     if bool(args.player) == bool(args.file):
         return _fail("give each player's rows with --player (2 to 4 times) or a JSON file with --file")
     rules = resolve_rules(args.rules)
-    deal = [as_arrangement(item) for item in (args.player or _read_deal_file(args.file))]
-    matrix = settle_matrix(deal, rules)
-    results = matrix.sum(axis=1).tolist()
+    settlement = settle_details(args.player or _read_deal_file(args.file), rules)
+    deal = list(settlement.entries)
+    matrix = settlement.total
+    results = settlement.results
+    parts = ("rows", "scoring_bonus", "royalties", "naturals")
     if args.json:
         _print_json({
             "rules": rules.to_dict(),
             "players": [{"player": i + 1, "arrangement": a.to_dict(), "result": r}
                         for i, (a, r) in enumerate(zip(deal, results))],
             "matrix": matrix.tolist(),
-            "rows": {f"{i + 1}v{j + 1}": dict(zip(("front", "middle", "back"), row_results(deal[i], deal[j])))
-                     for i in range(len(deal)) for j in range(len(deal)) if i < j},
+            "parts": {name: getattr(settlement, name).tolist() for name in parts},
+            "pairs": {f"{i + 1}v{j + 1}": pair_breakdown(deal[i], deal[j], rules)
+                      for i in range(len(deal)) for j in range(len(deal)) if i < j},
         })
         return 0
-    for i, (arrangement, result) in enumerate(zip(deal, results)):
-        status = f"FOUL: {arrangement.foul_reason}" if arrangement.is_foul else ""
-        print(f"player {i + 1}: {result:+d}   {arrangement.format(symbols=args.symbols)}   {status}".rstrip())
+    for i, (entry, result) in enumerate(zip(deal, results)):
+        if isinstance(entry, Natural):
+            shown, status = f"declares {entry}", f"natural worth {entry.payout} per opponent"
+        else:
+            shown = entry.format(symbols=args.symbols)
+            status = f"FOUL: {entry.foul_reason}" if entry.is_foul else ""
+        print(f"player {i + 1}: {result:+d}   {shown}   {status}".rstrip())
+    extra = [name for name in parts[1:] if getattr(settlement, name).any()]
+    if extra:
+        print(f"(rules {rules.name}: " + ", ".join(
+            f"{name.replace('_', ' ')} {[int(x) for x in getattr(settlement, name).sum(axis=1)]}"
+            for name in ("rows",) + tuple(extra)) + ")")
     print("\nwho won what from whom (row player from column player):")
     n = len(deal)
     print("          " + "".join(f"{'P' + str(j + 1):>6}" for j in range(n)))
@@ -167,6 +180,31 @@ def _cmd_solve(args) -> int:
             error = f" ± {candidate.stderr:.3f}" if candidate.stderr is not None else ""
             print(f"  {i}. {candidate.arrangement.format(symbols=sym):<50} EV {candidate.ev:+.3f}{error}")
     print(f"({solution.candidates} non-fouling arrangements scored in {solution.seconds:.2f} s)")
+    if solution.declare_natural:
+        natural = solution.natural
+        print(f"DECLARE the natural {natural.kind}: it wins {natural.payout} from each opponent "
+              f"({natural.payout * solution.opponents:+d} per deal), more than the best arrangement.")
+    return 0
+
+
+def _cmd_natural(args) -> int:
+    from .naturals import find_naturals, natural
+    from .rules import resolve_rules
+
+    hand = " ".join(args.hand)
+    found = find_naturals(hand)
+    counted = natural(hand, resolve_rules(args.rules)) if args.rules else None
+    if args.json:
+        _print_json({"naturals": [n.to_dict() for n in found],
+                     "declare": None if counted is None else counted.to_dict()})
+        return 0
+    if not found:
+        print("no natural")
+    for item in found:
+        print(f"{item.kind}: {item.arrangement.format(symbols=args.symbols) if item.arrangement else ''}".rstrip(": "))
+    if args.rules:
+        print(f"under {resolve_rules(args.rules).name}: " + (
+            f"declare {counted.kind} for {counted.payout} per opponent" if counted else "no natural counts"))
     return 0
 
 
@@ -390,8 +428,14 @@ def make_parser() -> argparse.ArgumentParser:
     sub.add_argument("--player", action="append", metavar='"FRONT / MIDDLE / BACK"',
                      help="one player's rows; repeat for each player")
     sub.add_argument("--file", help="JSON file with the players' arrangements")
-    sub.add_argument("--rules", default=None, help="rules preset name (default: pagat)")
+    sub.add_argument("--rules", default=None, help=RULES_HELP)
     sub.set_defaults(run=_cmd_score)
+
+    sub = command("natural", "find the naturals of a 13-card hand (dragon, six pairs, three flushes...)",
+                  'cpoker natural "As Kd Qh Jc Ts 9d 8h 7c 6s 5d 4h 3c 2s" --rules seed001-royalties')
+    sub.add_argument("hand", nargs="+", help="13 cards")
+    sub.add_argument("--rules", default=None, help="rules whose naturals count (preset name or .toml file)")
+    sub.set_defaults(run=_cmd_natural)
 
     sub = command("deal", "deal 13 random cards to each player", "cpoker deal --players 4 --seed 1")
     sub.add_argument("--players", type=int, default=4, help="2 to 4 (default 4)")
@@ -407,12 +451,12 @@ def make_parser() -> argparse.ArgumentParser:
     sub.add_argument("--method", choices=("mc", "table"), default="mc", help="mc (default) or table")
     sub.add_argument("--opponent", default="table",
                      help="opponent model: table (default), greedy, or package.module:function")
-    sub.add_argument("--rules", default=None, help="rules preset name (default: pagat)")
+    sub.add_argument("--rules", default=None, help=RULES_HELP)
     sub.set_defaults(run=_cmd_solve)
 
     def long_run_options(sub: argparse.ArgumentParser) -> None:
         sub.add_argument("--seed", type=int, default=None, help="seed (default: drawn and reported)")
-        sub.add_argument("--rules", default=None, help="rules preset name (default: pagat)")
+        sub.add_argument("--rules", default=None, help=RULES_HELP)
         sub.add_argument("--jobs", type=int, default=None, help="threads (default: all cores); never changes results")
         sub.add_argument("--quiet", action="store_true", help="no progress bar (none is shown off a terminal)")
         sub.add_argument("--out", help="save results with every parameter to FILE.json or FILE.csv")

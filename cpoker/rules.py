@@ -1,64 +1,265 @@
-"""Rules of the game being scored.
+"""Rules of the game being scored (RULES.md).
 
 ``Rules()`` is the Pagat base game of RULES.md §1: 1 point per row, no scoop
-bonus, no royalties, no naturals.  Variants (RULES.md §2) are opt-in fields.
+bonus, no royalties, no naturals.  Variants (RULES.md §2, seeds 001-003) are
+opt-in fields:
+
+* ``scoring``: ``"pagat"``; ``"1-6"`` (a scoop pays 6 instead of 3);
+  ``"2-4"`` (one more unit to whoever wins two or more rows: 2 for two wins
+  and a loss, 4 for a scoop).  A foul loses all three rows, so the valid hand
+  is paid a scoop.  Seeds 001 and 003.
+* ``royalties``: bonus units by (row, category); by default paid only by an
+  opponent whose same row loses (seeds 002/003); a fouled hand earns none and
+  pays the opponents' (seed 001, *Pénalité de faute*).
+* ``naturals``: hands declared instead of arranging, with their payouts per
+  opponent (seeds 001/002/003); natural against natural as in seed 003.
+
+Presets: ``Rules.preset("pagat" | "1-6" | "2-4" | "seed001-royalties")``; house rules
+from a TOML file with ``Rules.from_toml(path)`` (see ``Rules.to_toml``).
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping, Optional
+
+import numpy as np
 
 from .errors import OptionError
 
-SCORING_METHODS = ("pagat",)
-_PRESETS = {"pagat": {}}
+SCORING_METHODS = ("pagat", "1-6", "2-4")
+ROWS = ("front", "middle", "back")
+CATEGORIES = ("high card", "pair", "two pair", "three of a kind", "straight", "flush",
+              "full house", "four of a kind", "straight flush")
+FRONT_CATEGORIES = ("high card", "pair", "three of a kind")
+# strongest first: the order in which naturals beat each other (seed 003: "the stronger natural wins")
+NATURAL_KINDS = ("dragon", "four trips", "three flushes", "three straights", "six pairs", "no people")
+
+SEED001_ROYALTIES = {
+    "back": {"straight flush": 10, "flush": 4, "straight": 2},
+    "middle": {"four of a kind": 8, "full house": 2},
+    "front": {"three of a kind": 3},
+}
+# seed 001: 3 units for three flushes / three straights / six pairs, 4 for four trips; the dragon
+# "pays a fixed bonus (3 units per opponent) plus the scoop": 3 + 6 under 1-6 scoring
+SEED001_NATURALS = {"dragon": 9, "four trips": 4, "three flushes": 3, "three straights": 3, "six pairs": 3}
+
+
+def _fail(source: str, message: str) -> OptionError:
+    return OptionError(f"{source}: {message}" if source else message)
+
+
+def _units(value, where: str, source: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+        raise _fail(source, f"{where} must be a whole number of units >= 0, got {value!r}")
+    return int(value)
+
+
+@dataclass(frozen=True)
+class Royalties:
+    """Bonus units by row and hand category.
+
+    Parameters
+    ----------
+    table
+        ``{"back": {"straight flush": 10, ...}, "middle": {...}, "front": {...}}``.
+    require_win
+        Pay a royalty only when the row beats the opponent's same row (default);
+        otherwise each player is paid their own royalties by every opponent.
+    """
+
+    table: tuple = ()
+    require_win: bool = True
+
+    @classmethod
+    def from_mapping(cls, table: Mapping, require_win: bool = True, source: str = "") -> "Royalties":
+        if not isinstance(require_win, bool):
+            raise _fail(source, f"royalties.require_win must be true or false, got {require_win!r}")
+        items = []
+        for row, categories in table.items():
+            if row not in ROWS:
+                raise _fail(source, f"royalties: unknown row {row!r} (rows are front, middle, back)")
+            if not isinstance(categories, Mapping):
+                raise _fail(source, f"royalties.{row} must map hand categories to units")
+            allowed = FRONT_CATEGORIES if row == "front" else CATEGORIES
+            for category, units in categories.items():
+                if category not in allowed:
+                    raise _fail(source, f"royalties.{row}: unknown category {category!r}; "
+                                        f"one of: {', '.join(allowed)}")
+                items.append((row, category, _units(units, f"royalties.{row}.{category}", source)))
+        return cls(tuple(sorted(items)), require_win)
+
+    def as_array(self) -> np.ndarray:
+        """``(3, 9)`` int64 units by row (front, middle, back) and category index."""
+        array = np.zeros((3, len(CATEGORIES)), dtype=np.int64)
+        for row, category, units in self.table:
+            array[ROWS.index(row), CATEGORIES.index(category)] = units
+        return array
+
+    def to_mapping(self) -> dict:
+        out: dict = {}
+        for row, category, units in self.table:
+            out.setdefault(row, {})[category] = units
+        return out
+
+
+@dataclass(frozen=True)
+class Naturals:
+    """Naturals that count and what each pays per opponent."""
+
+    payouts: tuple = ()
+
+    @classmethod
+    def from_mapping(cls, payouts: Mapping, source: str = "") -> "Naturals":
+        items = []
+        for kind, units in payouts.items():
+            if kind not in NATURAL_KINDS:
+                raise _fail(source, f"naturals: unknown natural {kind!r}; one of: {', '.join(NATURAL_KINDS)}")
+            items.append((kind, _units(units, f"naturals.{kind}", source)))
+        return cls(tuple(sorted(items, key=lambda item: NATURAL_KINDS.index(item[0]))))
+
+    def payout(self, kind: str) -> Optional[int]:
+        return dict(self.payouts).get(kind)
+
+    def to_mapping(self) -> dict:
+        return dict(self.payouts)
 
 
 @dataclass(frozen=True)
 class Rules:
-    """Scoring rules.
+    """Scoring rules; ``Rules()`` is the Pagat base game.
 
     Parameters
     ----------
     scoring
-        ``"pagat"`` (the default): each row won +1, lost -1, tied 0, no bonus;
-        a valid hand wins all three rows against a fouled one; two fouled
-        hands score 0 against each other.
+        ``"pagat"`` (default), ``"1-6"`` or ``"2-4"``.
+    royalties
+        A :class:`Royalties`, a mapping ``{row: {category: units}}``, or ``None``.
+    naturals
+        A :class:`Naturals`, a mapping ``{kind: units}``, or ``None``.
     """
 
     scoring: str = "pagat"
+    royalties: Optional[Royalties] = None
+    naturals: Optional[Naturals] = None
+    source: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
         if self.scoring not in SCORING_METHODS:
-            raise OptionError(f"unknown scoring method {self.scoring!r}; known: {', '.join(SCORING_METHODS)}")
+            raise _fail(self.source, f"unknown scoring method {self.scoring!r}; known: {', '.join(SCORING_METHODS)}")
+        if isinstance(self.royalties, Mapping):
+            object.__setattr__(self, "royalties", Royalties.from_mapping(self.royalties, source=self.source))
+        if isinstance(self.naturals, Mapping):
+            object.__setattr__(self, "naturals", Naturals.from_mapping(self.naturals, source=self.source))
+        if self.royalties is not None and not isinstance(self.royalties, Royalties):
+            raise _fail(self.source, "royalties must be a Royalties object or a mapping")
+        if self.naturals is not None and not isinstance(self.naturals, Naturals):
+            raise _fail(self.source, "naturals must be a Naturals object or a mapping")
 
     @classmethod
     def preset(cls, name: str) -> "Rules":
-        """Rules by name (``"pagat"``)."""
-        if name not in _PRESETS:
-            raise OptionError(f"unknown rules preset {name!r}; known: {', '.join(_PRESETS)}")
-        return cls(**_PRESETS[name])
+        """Rules by name: ``pagat``, ``1-6``, ``2-4``, ``seed001-royalties`` (1-6, seed 001 royalties, naturals)."""
+        if name not in PRESETS:
+            raise OptionError(f"unknown rules preset {name!r}; known: {', '.join(PRESETS)}, or a .toml file")
+        return PRESETS[name]
+
+    @classmethod
+    def from_toml(cls, path: "str | Path") -> "Rules":
+        """House rules from a TOML file (the format :meth:`to_toml` writes)."""
+        if sys.version_info >= (3, 11):
+            import tomllib
+        else:  # pragma: no cover
+            import tomli as tomllib
+        source = str(path)
+        try:
+            data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        except OSError as error:
+            raise OptionError(f"cannot read rules file {source}: {error.strerror}") from None
+        except tomllib.TOMLDecodeError as error:
+            raise OptionError(f"rules file {source} is not valid TOML: {error}") from None
+        unknown = set(data) - {"scoring", "royalties", "naturals"}
+        if unknown:
+            raise _fail(source, f"unknown field {sorted(unknown)[0]!r} (fields: scoring, royalties, naturals)")
+        royalties = data.get("royalties")
+        if royalties is not None:
+            if not isinstance(royalties, Mapping):
+                raise _fail(source, "royalties must be a table")
+            royalties = dict(royalties)
+            require_win = royalties.pop("require_win", True)
+            royalties = Royalties.from_mapping(royalties, require_win, source)
+        naturals = data.get("naturals")
+        if naturals is not None:
+            if not isinstance(naturals, Mapping):
+                raise _fail(source, "naturals must be a table")
+            naturals = Naturals.from_mapping(naturals, source)
+        scoring = data.get("scoring", "pagat")
+        if not isinstance(scoring, str):
+            raise _fail(source, f"scoring must be a string, got {scoring!r}")
+        return cls(scoring, royalties, naturals, source)
+
+    def to_toml(self) -> str:
+        lines = [f'scoring = "{self.scoring}"']
+        if self.royalties is not None:
+            lines += ["", "[royalties]", f"require_win = {str(self.royalties.require_win).lower()}"]
+            for row, categories in self.royalties.to_mapping().items():
+                pairs = ", ".join(f'"{c}" = {u}' for c, u in categories.items())
+                lines.append(f"{row} = {{ {pairs} }}")
+        if self.naturals is not None:
+            lines += ["", "[naturals]"] + [f'"{kind}" = {units}' for kind, units in self.naturals.payouts]
+        return "\n".join(lines) + "\n"
+
+    @property
+    def is_row_additive(self) -> bool:
+        """True when a deal's points are the sum of independent row results (the fast solver path)."""
+        return self.scoring == "pagat" and self.royalties is None
+
+    @property
+    def scoring_code(self) -> int:
+        return SCORING_METHODS.index(self.scoring)
+
+    def kernel_arguments(self) -> tuple:
+        """``(scoring, royalties array, require_win)`` for the settlement kernels."""
+        royalties = self.royalties.as_array() if self.royalties else np.zeros((3, len(CATEGORIES)), dtype=np.int64)
+        require_win = self.royalties.require_win if self.royalties else True
+        return self.scoring_code, royalties, require_win
 
     @property
     def name(self) -> str:
-        for name, fields in _PRESETS.items():
-            if Rules(**fields) == self:
+        for name, preset in PRESETS.items():
+            if preset == self:
                 return name
-        return "custom"
+        return self.source or "custom"
 
     def to_dict(self) -> dict:
-        return {"name": self.name, **asdict(self)}
+        return {"name": self.name, "scoring": self.scoring,
+                "royalties": None if self.royalties is None else {
+                    "table": self.royalties.to_mapping(), "require_win": self.royalties.require_win},
+                "naturals": None if self.naturals is None else self.naturals.to_mapping()}
 
 
-DEFAULT_RULES = Rules()
+PRESETS = {
+    "pagat": Rules(),
+    "1-6": Rules(scoring="1-6"),
+    "2-4": Rules(scoring="2-4"),
+    "seed001-royalties": Rules("1-6", Royalties.from_mapping(SEED001_ROYALTIES),
+                               Naturals.from_mapping(SEED001_NATURALS)),
+}
+DEFAULT_RULES = PRESETS["pagat"]
 
 
 def resolve_rules(rules: "Rules | str | None") -> Rules:
-    """``None`` → the default, a name → its preset, a :class:`Rules` → itself."""
+    """``None`` → the default; a preset name or a ``.toml`` path → those rules; a :class:`Rules` → itself."""
     if rules is None:
         return DEFAULT_RULES
-    if isinstance(rules, str):
-        return Rules.preset(rules)
     if isinstance(rules, Rules):
         return rules
-    raise OptionError(f"rules must be a Rules object or a preset name, got {type(rules).__name__}")
+    if isinstance(rules, (str, Path)):
+        text = str(rules)
+        if text in PRESETS:
+            return PRESETS[text]
+        if text.endswith(".toml") or Path(text).is_file():
+            return Rules.from_toml(text)
+        return Rules.preset(text)
+    raise OptionError(f"rules must be a Rules object, a preset name or a .toml file, got {type(rules).__name__}")

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Optional, Union
 
 import numpy as np
 
 from .arrange import ROW_NAMES, Arrangement, ArrangementLike, as_arrangement
+from .cards import format_cards
 from .errors import ArrangementError, OptionError
+from .naturals import Natural
 from .rules import Rules, resolve_rules
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 4
@@ -26,64 +28,146 @@ def row_results(a: Arrangement, b: Arrangement) -> tuple[int, int, int]:
 
     A valid hand wins every row against a fouled one; two fouled hands tie.
     """
-    if a.is_foul or b.is_foul:
-        sign = int(b.is_foul) - int(a.is_foul)
-        return sign, sign, sign
-    return tuple(  # type: ignore[return-value]
-        (x > y) - (x < y) for x, y in zip(a.values, b.values)  # type: ignore[arg-type]
-    )
+    ka, kb = row_keys(a), row_keys(b)
+    return tuple((x > y) - (x < y) for x, y in zip(ka, kb))  # type: ignore[return-value]
 
 
-def pair_points(a: Arrangement, b: Arrangement, rules: Optional[Rules] = None) -> int:
-    """Points ``a`` wins from ``b`` under ``rules`` (the default: the sum of row results)."""
-    resolve_rules(rules)
-    return sum(row_results(a, b))
+def row_keys(arrangement: Arrangement) -> tuple[int, int, int]:
+    """Keys of front, middle and back; ``-1`` in every row for a fouled arrangement."""
+    if arrangement.is_foul:
+        return (-1, -1, -1)
+    return tuple(v.key for v in arrangement.values)  # type: ignore[return-value,union-attr]
 
 
-def _check_deal(arrangements: Sequence[ArrangementLike]) -> list[Arrangement]:
-    if isinstance(arrangements, (str, Arrangement)):
+def pair_breakdown(a: "Arrangement | Natural", b: "Arrangement | Natural",
+                   rules: Optional[Rules] = None) -> dict[str, int]:
+    """What ``a`` wins from ``b``: ``{"rows", "scoring_bonus", "royalties", "naturals", "total"}``.
+
+    A declared natural wins its payout from a player without one (and pays a
+    stronger one's); otherwise rows, the scoring method's bonus and royalties
+    are settled by the one kernel every simulation uses.
+    """
+    from ._kernels.scoring import pair_parts
+
+    rules = resolve_rules(rules)
+    parts = {"rows": 0, "scoring_bonus": 0, "royalties": 0, "naturals": 0}
+    a_natural, b_natural = isinstance(a, Natural), isinstance(b, Natural)
+    if a_natural or b_natural:
+        if a_natural and b_natural:
+            outcome = a.compare(b)  # type: ignore[union-attr]
+            parts["naturals"] = (a.payout if outcome > 0 else b.payout if outcome < 0 else 0) * outcome  # type: ignore
+        else:
+            parts["naturals"] = a.payout if a_natural else -b.payout  # type: ignore[union-attr,operator]
+    else:
+        scoring, royalties, require_win = rules.kernel_arguments()
+        rows, bonus, royalty = pair_parts(*row_keys(a), *row_keys(b), scoring, royalties, require_win)  # type: ignore
+        parts.update(rows=int(rows), scoring_bonus=int(bonus), royalties=int(royalty))
+    parts["total"] = sum(parts.values())
+    return parts
+
+
+def pair_points(a: "Arrangement | Natural", b: "Arrangement | Natural", rules: Optional[Rules] = None) -> int:
+    """Points ``a`` wins from ``b`` under ``rules`` (default: the sum of row results)."""
+    return pair_breakdown(a, b, rules)["total"]
+
+
+Entry = Union[ArrangementLike, Natural]
+
+
+def _as_entry(item: Entry, rules: Rules) -> "Arrangement | Natural":
+    if isinstance(item, Natural):
+        if rules.naturals is None or rules.naturals.payout(item.kind) is None:
+            raise ArrangementError(f"the rules ({rules.name}) do not count the natural '{item.kind}'")
+        if item.payout is None:
+            item = Natural(item.kind, item.hand, rules.naturals.payout(item.kind), item.arrangement, item.tiebreak)
+        return item
+    if isinstance(item, str) and item.strip().lower().startswith("natural:"):
+        from .naturals import natural
+
+        hand = item.split(":", 1)[1]
+        declared = natural(hand, rules)
+        if declared is None:
+            raise ArrangementError(f"no natural that the rules ({rules.name}) count in {hand.strip()!r}")
+        return declared
+    return as_arrangement(item)
+
+
+def _check_deal(arrangements: Sequence[Entry], rules: Rules) -> list:
+    if isinstance(arrangements, (str, Arrangement, Natural)):
         raise ArrangementError("settle takes a list of arrangements, one per player")
-    deal = [as_arrangement(a) for a in arrangements]
+    deal = [_as_entry(a, rules) for a in arrangements]
     if not MIN_PLAYERS <= len(deal) <= MAX_PLAYERS:
         raise OptionError(f"a deal has {MIN_PLAYERS} to {MAX_PLAYERS} players, got {len(deal)}")
     owner: dict[int, int] = {}
-    for player, arrangement in enumerate(deal):
-        for card in set(arrangement.cards):
+    for player, entry in enumerate(deal):
+        cards = entry.hand if isinstance(entry, Natural) else entry.cards
+        for card in set(cards):
             if card in owner:
                 raise ArrangementError(
-                    f"card {card} is held by both player {owner[card] + 1} and player {player + 1}")
+                    f"card {format_cards([card])} is held by both player {owner[card] + 1} and player {player + 1}")
             owner[card] = player
     return deal
 
 
-def settle_matrix(arrangements: Sequence[ArrangementLike], rules: Optional[Rules] = None) -> np.ndarray:
+@dataclass(frozen=True)
+class Settlement:
+    """A settled deal: what each player won from each other, in parts.
+
+    Every matrix is ``(players, players)``, entry ``[i, j]`` being what player
+    ``i`` wins from player ``j``: ``rows``, ``scoring_bonus`` (scoops and the
+    2-4 bonus), ``royalties``, ``naturals`` and their sum ``total``.
+    """
+
+    entries: tuple
+    rows: np.ndarray
+    scoring_bonus: np.ndarray
+    royalties: np.ndarray
+    naturals: np.ndarray
+    total: np.ndarray
+
+    @property
+    def results(self) -> list[int]:
+        return [int(x) for x in self.total.sum(axis=1)]
+
+
+def settle_details(arrangements: Sequence[Entry], rules: Optional[Rules] = None) -> Settlement:
+    """Settle a deal and keep each part of every pairwise result (see :class:`Settlement`)."""
+    rules = resolve_rules(rules)
+    deal = _check_deal(arrangements, rules)
+    n = len(deal)
+    parts = {name: np.zeros((n, n), dtype=np.int64) for name in ("rows", "scoring_bonus", "royalties", "naturals",
+                                                                  "total")}
+    for i in range(n):
+        for j in range(i + 1, n):
+            for name, value in pair_breakdown(deal[i], deal[j], rules).items():
+                parts[name][i, j], parts[name][j, i] = value, -value
+    return Settlement(tuple(deal), **parts)
+
+
+def settle_matrix(arrangements: Sequence[Entry], rules: Optional[Rules] = None) -> np.ndarray:
     """Pairwise settlement: entry ``[i, j]`` is what player ``i`` wins from player ``j``.
 
     The matrix is antisymmetric (the game is zero-sum) and its row sums are
-    :func:`settle`'s results.
+    :func:`settle`'s results; :func:`settle_details` splits it into its parts.
     """
-    rules = resolve_rules(rules)
-    deal = _check_deal(arrangements)
-    n = len(deal)
-    matrix = np.zeros((n, n), dtype=np.int64)
-    for i in range(n):
-        for j in range(i + 1, n):
-            points = pair_points(deal[i], deal[j], rules)
-            matrix[i, j], matrix[j, i] = points, -points
-    return matrix
+    return settle_details(arrangements, rules).total
 
 
-def settle(arrangements: Sequence[ArrangementLike], rules: Optional[Rules] = None) -> list[int]:
+def settle(arrangements: Sequence[Entry], rules: Optional[Rules] = None) -> list[int]:
     """Net points of each player for one deal of 2-4 players (zero-sum).
+
+    Entries are arrangements (objects, ``"front / middle / back"`` text or
+    three rows), or naturals declared instead (:func:`cpoker.natural`, or the
+    text ``"natural: <13 cards>"``) when the rules count them.
 
     Raises
     ------
     OptionError
         For fewer than 2 or more than 4 players.
     ArrangementError, CardError
-        For unreadable arrangements or a card held by two players.
+        For unreadable arrangements, a card held by two players, or a natural the rules do not count.
     """
-    return [int(x) for x in settle_matrix(arrangements, rules).sum(axis=1)]
+    return settle_details(arrangements, rules).results
 
 
 def places(totals: Sequence[int]) -> list[int]:
@@ -148,7 +232,7 @@ class Session:
             raise ArrangementError(f"the session is over: all {self.deals} deals were played")
         if len(arrangements) != self.players:
             raise ArrangementError(f"this session has {self.players} players, got {len(arrangements)} arrangements")
-        deal = [as_arrangement(a) for a in arrangements]
+        deal = _check_deal(arrangements, self.rules)  # type: ignore[arg-type]
         results = settle(deal, self.rules)
         ledger = tuple(t + r for t, r in zip(self.ledger, results))
         record = DealRecord(len(self.history) + 1, self.dealer, tuple(deal), tuple(results), ledger)
@@ -162,4 +246,5 @@ class Session:
         return [(place, player, total) for place, player, total in ranked]
 
 
-__all__ = ["DealRecord", "Session", "pair_points", "places", "row_results", "settle", "settle_matrix", "ROW_NAMES"]
+__all__ = ["DealRecord", "Session", "Settlement", "pair_breakdown", "pair_points", "places", "row_keys", "row_results",
+           "settle", "settle_details", "settle_matrix", "ROW_NAMES"]

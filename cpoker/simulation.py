@@ -120,8 +120,11 @@ def simulate(arrangement: ArrangementLike, opponents: int = 1, samples: int = 10
     """Expected points of an arrangement against opponents dealt from the remaining 39 cards.
 
     A fouled arrangement is not simulated: it loses every row to every valid
-    hand, so its value is exactly -3 per opponent (the opponent model never
-    fouls); ``fouled`` is then true.
+    hand, so its value is exactly -3 per opponent under the default rules (a
+    lost scoop under 1-6 or 2-4; the opponent models never foul); ``fouled``
+    is then true.  Under royalties a foul also pays the opponents' royalties,
+    which depend on their cards, so it is simulated.  Opponents are arranged by
+    the opponent strategy and never declare naturals.
 
     Raises
     ------
@@ -131,6 +134,8 @@ def simulate(arrangement: ArrangementLike, opponents: int = 1, samples: int = 10
         For opponents outside 1..3, samples < 1, bad ``jobs`` or an unknown opponent strategy.
     """
     from ._kernels.montecarlo import _candidate_results
+    from ._kernels.scoring import _sample_totals
+    from .scoring import row_keys
 
     started = time.perf_counter()
     arrangement = as_arrangement(arrangement)
@@ -141,15 +146,16 @@ def simulate(arrangement: ArrangementLike, opponents: int = 1, samples: int = 10
     rules = resolve_rules(rules)
     opponent_name, _ = resolve_strategy(opponent)
     seed = _new_seed() if seed is None else int(seed)
-    if arrangement.is_foul:
+    if arrangement.is_foul and rules.royalties is None:
+        # every opponent is paid a scoop, whatever the cards: nothing to simulate
         loss = {name: {"win": 0.0, "tie": 0.0, "loss": 1.0} for name in ROW_NAMES}
-        ev = -3.0 * opponents
+        ev = float(opponents * _foul_points(rules))
         return SimulationResult(arrangement, opponents, 0, seed, opponent_name, rules, ev, 0.0, (ev, ev), loss,
                                 0.0, 1.0, {int(ev): 1}, fouled=True, requested_samples=samples,
                                 seconds=time.perf_counter() - started)
     if len(set(arrangement.cards)) != 13:
         raise ArrangementError("an arrangement to simulate needs 13 distinct cards")
-    ours = np.array([[v.key for v in arrangement.values]], dtype=np.int32)
+    ours = np.array([row_keys(arrangement)], dtype=np.int32)  # a foul under royalties: keys -1, simulated
     rest = np.setdiff1d(np.arange(52), [int(c) for c in arrangement.cards])
     totals: list[np.ndarray] = []
     outcomes = np.zeros((3, 3), dtype=np.int64)
@@ -161,6 +167,8 @@ def simulate(arrangement: ArrangementLike, opponents: int = 1, samples: int = 10
                 dealt = _deal_from(rest, np.random.default_rng([seed, index]), count, opponents)
                 keys = arrange_keys(opponent, dealt.reshape(-1, 13)).reshape(count, opponents, 3)
                 chunk_totals, chunk_outcomes, chunk_sweeps = _candidate_results(ours, keys)
+                if not rules.is_row_additive:
+                    chunk_totals = _sample_totals(ours, keys, *rules.kernel_arguments())
                 totals.append(chunk_totals[0])
                 outcomes += chunk_outcomes[0]
                 sweeps += chunk_sweeps[0]
@@ -178,7 +186,16 @@ def simulate(arrangement: ArrangementLike, opponents: int = 1, samples: int = 10
     return SimulationResult(arrangement, opponents, done, seed, opponent_name, rules, ev, stderr,
                             (ev - half, ev + half), rows, float(sweeps[0] / (done * opponents)),
                             float(sweeps[1] / (done * opponents)), dict(zip(points.tolist(), counts.tolist())),
-                            partial=partial, requested_samples=samples, seconds=time.perf_counter() - started)
+                            fouled=arrangement.is_foul, partial=partial, requested_samples=samples,
+                            seconds=time.perf_counter() - started)
+
+
+def _foul_points(rules: Rules) -> int:
+    """What a fouled hand scores against one valid opponent without royalties: a lost scoop."""
+    from ._kernels.scoring import pair_points
+
+    scoring, royalties, require_win = rules.kernel_arguments()
+    return int(pair_points(-1, -1, -1, 0, 0, 0, scoring, royalties, require_win))
 
 
 @dataclass(frozen=True)
@@ -223,15 +240,17 @@ class MatchResult:
         }
 
 
-def _seat_points(keys: list[np.ndarray], hand_of_seat: Sequence[int]) -> np.ndarray:
+def _seat_points(keys: list[np.ndarray], hand_of_seat: Sequence[int], rules: Rules) -> np.ndarray:
     """Points of each seat for a batch of deals; seat ``i`` plays hand ``hand_of_seat[i]``."""
+    from ._kernels.scoring import _pair_points_batch
+
     seats = len(keys)
     points = np.zeros((keys[0].shape[0], seats), dtype=np.int64)
     for i in range(seats):
         for j in range(i + 1, seats):
-            a = keys[i][:, hand_of_seat[i]].astype(np.int64)
-            b = keys[j][:, hand_of_seat[j]]
-            result = np.sign(a - b).sum(axis=1)
+            a = np.ascontiguousarray(keys[i][:, hand_of_seat[i]])
+            b = np.ascontiguousarray(keys[j][:, hand_of_seat[j]])
+            result = _pair_points_batch(a, b, *rules.kernel_arguments())
             points[:, i] += result
             points[:, j] -= result
     return points
@@ -288,14 +307,14 @@ def match(strategies: Sequence[StrategyLike], deals: int = 10_000, seed: Optiona
             for index, count in _chunks(deals, DEAL_CHUNK):
                 hands = _deal_from(deck, np.random.default_rng([seed, index]), count, players)
                 keys = _arrange_all(strategies, hands)
-                points = sum(_seat_points(keys, [(i + r) % players for i in range(players)])
+                points = sum(_seat_points(keys, [(i + r) % players for i in range(players)], rules)
                              for r in range(players))
                 chunks.append(points / players)
                 bar.update(count)
             for session in range(sessions):
                 rng = np.random.default_rng([seed, 1, session])  # a stream apart from the match deals
                 hands = _deal_from(deck, rng, DEALS_PER_SESSION, players)
-                ledger = _seat_points(_arrange_all(strategies, hands), list(range(players))).sum(axis=0)
+                ledger = _seat_points(_arrange_all(strategies, hands), list(range(players)), rules).sum(axis=0)
                 finishes.append(np.array(places(ledger.tolist())))
                 bar.update(DEALS_PER_SESSION)
         except KeyboardInterrupt:

@@ -7,8 +7,14 @@ non-fouling split against the same samples (common random numbers).  Under
 every row subset is settled once (1,287 backs, 1,287 middles, 286 fronts)
 and all ~20,000 candidates are scored exactly, without pruning.
 
+With scoop bonuses or royalties (``rules``) a deal's points are no longer a
+sum over rows, so every candidate is settled jointly against every sample
+instead (in parallel over candidates).  When the rules count naturals and the
+hand holds one worth more than the best arrangement, the solution says to
+declare it.
+
 ``method="table"`` returns the table policy's choice at once, with the table
-estimate of its value.
+estimate of its value (learned under 1-point-per-row scoring).
 """
 
 from __future__ import annotations
@@ -75,6 +81,12 @@ class Solution:
     rules: Rules
     candidates: int
     seconds: float
+    natural: Optional[object] = None  # a Natural worth more than the best arrangement, to declare instead
+
+    @property
+    def declare_natural(self) -> bool:
+        """Whether to declare :attr:`natural` instead of playing :attr:`best`."""
+        return self.natural is not None
 
     def to_dict(self) -> dict:
         """Plain data for JSON output, with every parameter needed to rerun."""
@@ -93,6 +105,7 @@ class Solution:
             "rules": self.rules.to_dict(),
             "non_fouling_candidates": self.candidates,
             "seconds": self.seconds,
+            "declare_natural": None if self.natural is None else self.natural.to_dict(),  # type: ignore[attr-defined]
         }
 
 
@@ -226,22 +239,31 @@ def _solve_table(hand_ids, opponents, rules, started) -> Solution:
              for p in picked]
     return Solution(tuple(int(c) for c in hand_ids), found[0].arrangement, found[0].ev, None, {},
                     tuple(found[1:]), "table", "table", opponents, 0, None, rules, len(split_ids),
-                    time.perf_counter() - started)
+                    time.perf_counter() - started, _natural_worth_declaring(hand_ids, rules, opponents, found[0].ev))
 
 
 def _solve_mc(hand_ids, opponents, samples, seed, rules, opponent, opponent_name, started) -> Solution:
     from ._kernels.montecarlo import _candidate_results, _subset_row_totals
+    from ._kernels.scoring import _joint_totals, _sample_totals
 
     split_ids, rows, keys5, keys3, table_value = _table_values(hand_ids)
     dealt = deal_opponents(hand_ids, opponents, samples, seed)
-    opponent_keys = arrange_keys(opponent, dealt.reshape(-1, 13)).reshape(samples, opponents, 3)
-    back, middle, front = _subset_row_totals(keys5, keys3, opponent_keys)
-    totals = back[rows[:, 0]] + middle[rows[:, 1]] + front[rows[:, 2]]
+    opponent_keys = np.ascontiguousarray(
+        arrange_keys(opponent, dealt.reshape(-1, 13)).reshape(samples, opponents, 3), dtype=np.int32)
+    row_keys = np.ascontiguousarray(
+        np.stack([keys3[rows[:, 2]], keys5[rows[:, 1]], keys5[rows[:, 0]]], axis=1), dtype=np.int32)
+    if rules.is_row_additive:
+        back, middle, front = _subset_row_totals(keys5, keys3, opponent_keys)
+        totals = back[rows[:, 0]] + middle[rows[:, 1]] + front[rows[:, 2]]
+    else:  # scoops and royalties couple the rows: settle every candidate jointly against every sample
+        totals = _joint_totals(row_keys, opponent_keys, *rules.kernel_arguments())
     # highest total first; equal totals: higher table value, then lower split id
     order = np.lexsort((split_ids, -table_value, -totals))
-    row_keys = np.stack([keys3[rows[:, 2]], keys5[rows[:, 1]], keys5[rows[:, 0]]], axis=1)
     picked = _distinct_best(order, row_keys, N_ALTERNATIVES + 1)
-    per_sample, outcomes, _ = _candidate_results(np.ascontiguousarray(row_keys[picked]), opponent_keys)
+    picked_keys = np.ascontiguousarray(row_keys[picked])
+    per_sample, outcomes, _ = _candidate_results(picked_keys, opponent_keys)
+    if not rules.is_row_additive:
+        per_sample = _sample_totals(picked_keys, opponent_keys, *rules.kernel_arguments())
     found = []
     for i, position in enumerate(picked):
         x = per_sample[i].astype(np.float64)
@@ -253,6 +275,23 @@ def _solve_mc(hand_ids, opponents, samples, seed, rules, opponent, opponent_name
         found.append(Candidate(arrangement_of_split(hand_ids, int(split_ids[position])),
                                float(x.mean()), stderr, probabilities))
     best = found[0]
+    declared = _natural_worth_declaring(hand_ids, rules, opponents, best.ev)
     return Solution(tuple(int(c) for c in hand_ids), best.arrangement, best.ev, best.stderr, best.rows,
                     tuple(found[1:]), "mc", opponent_name, opponents, samples, seed, rules, len(split_ids),
-                    time.perf_counter() - started)
+                    time.perf_counter() - started, declared)
+
+
+def _natural_worth_declaring(hand_ids, rules: Rules, opponents: int, best_ev: float):
+    """The natural to declare instead of arranging, when the rules pay more for it than ``best_ev``.
+
+    Its value is taken as its payout from every opponent: the opponent models
+    never hold a stronger natural.
+    """
+    if rules.naturals is None:
+        return None
+    from .naturals import natural
+
+    found = natural(hand_ids.tolist(), rules)
+    if found is not None and found.payout * opponents > best_ev:
+        return found
+    return None

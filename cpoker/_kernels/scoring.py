@@ -1,0 +1,113 @@
+"""Settlement of one pair of players, as one scalar function every other path calls.
+
+Rows are given as keys (front, middle, back); a fouled hand has key -1 in
+every row, so it loses each row to any valid hand and earns no royalty.
+``scoring`` is 0 (pagat: 1 per row), 1 (1-6: a scoop pays 6) or 2 (2-4: one
+more to whoever wins two or more rows).  ``royalties[row, category]`` holds
+the bonus units of a row of that category; with ``require_win`` a royalty is
+paid only by an opponent whose same row loses.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from .._jit import jit
+
+PAGAT, ONE_SIX, TWO_FOUR = 0, 1, 2
+
+
+@jit
+def _royalty(key, row, royalties):
+    if key < 0:
+        return 0
+    return royalties[row, key >> 26]
+
+
+@jit
+def pair_parts(a_front, a_middle, a_back, b_front, b_middle, b_back, scoring, royalties, require_win):
+    """Points A wins from B, split into (rows, scoring bonus, royalties)."""
+    rows = 0
+    wins = 0
+    losses = 0
+    royalty = 0
+    for row in range(3):
+        if row == 0:
+            a, b = a_front, b_front
+        elif row == 1:
+            a, b = a_middle, b_middle
+        else:
+            a, b = a_back, b_back
+        result = (a > b) - (a < b)
+        rows += result
+        wins += result > 0
+        losses += result < 0
+        mine = _royalty(a, row, royalties)
+        theirs = _royalty(b, row, royalties)
+        if not require_win:
+            royalty += mine - theirs
+        elif result > 0:
+            royalty += mine
+        elif result < 0:
+            royalty -= theirs
+    bonus = 0
+    if scoring == ONE_SIX:
+        if wins == 3:
+            bonus = 3
+        elif losses == 3:
+            bonus = -3
+    elif scoring == TWO_FOUR:
+        if wins >= 2:
+            bonus = 1
+        elif losses >= 2:
+            bonus = -1
+    return rows, bonus, royalty
+
+
+@jit
+def pair_points(a_front, a_middle, a_back, b_front, b_middle, b_back, scoring, royalties, require_win):
+    """Total points A wins from B (see :func:`pair_parts`)."""
+    rows, bonus, royalty = pair_parts(a_front, a_middle, a_back, b_front, b_middle, b_back,
+                                      scoring, royalties, require_win)
+    return rows + bonus + royalty
+
+
+@jit
+def _pair_points_batch(a, b, scoring, royalties, require_win):
+    """Points of ``a[i]`` against ``b[i]`` for rows of keys ``(N, 3)``."""
+    out = np.empty(a.shape[0], dtype=np.int64)
+    for i in range(a.shape[0]):
+        out[i] = pair_points(a[i, 0], a[i, 1], a[i, 2], b[i, 0], b[i, 1], b[i, 2], scoring, royalties, require_win)
+    return out
+
+
+@jit(parallel=True)
+def _joint_totals(candidate_keys, opponent_keys, scoring, royalties, require_win):
+    """Summed points of every candidate against every sampled opponent (candidates in parallel)."""
+    n_candidates = candidate_keys.shape[0]
+    totals = np.zeros(n_candidates, dtype=np.int64)
+    for c in numba.prange(n_candidates):
+        f = candidate_keys[c, 0]
+        m = candidate_keys[c, 1]
+        k = candidate_keys[c, 2]
+        total = 0
+        for s in range(opponent_keys.shape[0]):
+            for o in range(opponent_keys.shape[1]):
+                total += pair_points(f, m, k, opponent_keys[s, o, 0], opponent_keys[s, o, 1],
+                                     opponent_keys[s, o, 2], scoring, royalties, require_win)
+        totals[c] = total
+    return totals
+
+
+@jit
+def _sample_totals(candidate_keys, opponent_keys, scoring, royalties, require_win):
+    """Points of each candidate in each sample, summed over opponents: ``(C, S)``."""
+    out = np.zeros((candidate_keys.shape[0], opponent_keys.shape[0]), dtype=np.int64)
+    for c in range(candidate_keys.shape[0]):
+        for s in range(opponent_keys.shape[0]):
+            for o in range(opponent_keys.shape[1]):
+                out[c, s] += pair_points(candidate_keys[c, 0], candidate_keys[c, 1], candidate_keys[c, 2],
+                                         opponent_keys[s, o, 0], opponent_keys[s, o, 1], opponent_keys[s, o, 2],
+                                         scoring, royalties, require_win)
+    return out
