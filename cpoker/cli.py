@@ -89,7 +89,7 @@ def _read_deal_file(path: str) -> list:
 def _cmd_score(args) -> int:
     from .naturals import Natural
     from .rules import resolve_rules
-    from .scoring import pair_breakdown, settle_details
+    from .scoring import pair_breakdown, row_results, settle_details
 
     if bool(args.player) == bool(args.file):
         return _fail("give each player's rows with --player (2 to 4 times) or a JSON file with --file")
@@ -102,12 +102,15 @@ def _cmd_score(args) -> int:
     if args.json:
         _print_json({
             "rules": rules.to_dict(),
-            "players": [{"player": i + 1, "arrangement": a.to_dict(), "result": r}
-                        for i, (a, r) in enumerate(zip(deal, results))],
+            "players": [{"player": i + 1, ("natural" if isinstance(a, Natural) else "arrangement"): a.to_dict(),
+                         "result": r} for i, (a, r) in enumerate(zip(deal, results))],
             "matrix": matrix.tolist(),
             "parts": {name: getattr(settlement, name).tolist() for name in parts},
             "pairs": {f"{i + 1}v{j + 1}": pair_breakdown(deal[i], deal[j], rules)
                       for i in range(len(deal)) for j in range(len(deal)) if i < j},
+            "rows": {f"{i + 1}v{j + 1}": dict(zip(("front", "middle", "back"), row_results(deal[i], deal[j])))
+                     for i in range(len(deal)) for j in range(len(deal)) if i < j
+                     and not isinstance(deal[i], Natural) and not isinstance(deal[j], Natural)},
         })
         return 0
     for i, (entry, result) in enumerate(zip(deal, results)):
