@@ -38,6 +38,32 @@ def _kickers(ranks: list[int]) -> str:
     return f", {_join([RANK_NAMES[r] for r in ranks])} {noun}"
 
 
+def describe_key(key: int, kickers: bool = True) -> str:
+    """Description of a strength key; ``kickers=False`` keeps only the category and main ranks.
+
+    >>> describe_key(evaluate("Kh Kd 9s 9c Ah").key, kickers=False)
+    'two pair, kings and nines'
+    """
+    category = key >> _CATEGORY_SHIFT
+    major = _ranks_desc((key >> _MAJOR_SHIFT) & 0x1FFF)
+    minor = _ranks_desc(key & 0x1FFF) if kickers else []
+    if category == 8:
+        return "royal flush" if major[0] == 12 else f"straight flush, {RANK_NAMES[major[0]]} high"
+    if category in (0, 5):
+        if not kickers:
+            return f"{CATEGORIES[category]}, {RANK_NAMES[major[0]]} high"
+        return f"{CATEGORIES[category]}, " + "-".join(RANK_NAMES[r] for r in major)
+    if category == 4:
+        return f"straight, {RANK_NAMES[major[0]]} high"
+    if category == 6:
+        return f"full house, {RANK_PLURALS[major[0]]} full of {RANK_PLURALS[_ranks_desc(key & 0x1FFF)[0]]}"
+    if category == 2:
+        return f"two pair, {RANK_PLURALS[major[0]]} and {RANK_PLURALS[major[1]]}{_kickers(minor)}"
+    if category == 1:
+        return f"pair of {RANK_PLURALS[major[0]]}{_kickers(minor)}"
+    return f"{CATEGORIES[category]}, {RANK_PLURALS[major[0]]}{_kickers(minor)}"  # three or four of a kind
+
+
 @dataclass(frozen=True, eq=False)
 class HandValue:
     """The strength of a 3- or 5-card row, totally ordered across row sizes.
@@ -72,27 +98,7 @@ class HandValue:
 
     def describe(self) -> str:
         """A readable description, e.g. ``"two pair, kings and nines, ace kicker"``."""
-        category = self.category_index
-        major = _ranks_desc((self.key >> _MAJOR_SHIFT) & 0x1FFF)
-        minor = _ranks_desc(self.key & 0x1FFF)
-        if category == 8:
-            return "royal flush" if major[0] == 12 else f"straight flush, {RANK_NAMES[major[0]]} high"
-        if category == 7:
-            return f"four of a kind, {RANK_PLURALS[major[0]]}{_kickers(minor)}"
-        if category == 6:
-            return f"full house, {RANK_PLURALS[major[0]]} full of {RANK_PLURALS[minor[0]]}"
-        if category == 5:
-            return "flush, " + "-".join(RANK_NAMES[r] for r in major)
-        if category == 4:
-            return f"straight, {RANK_NAMES[major[0]]} high"
-        if category == 3:
-            return f"three of a kind, {RANK_PLURALS[major[0]]}{_kickers(minor)}"
-        if category == 2:
-            return f"two pair, {RANK_PLURALS[major[0]]} and {RANK_PLURALS[major[1]]}{_kickers(minor)}"
-        if category == 1:
-            return f"pair of {RANK_PLURALS[major[0]]}{_kickers(minor)}"
-        return "high card, " + "-".join(RANK_NAMES[r] for r in major)
-
+        return describe_key(self.key)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, HandValue):

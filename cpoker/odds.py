@@ -12,9 +12,9 @@ from typing import Optional
 
 import numpy as np
 
-from .cards import RANK_NAMES, RANK_PLURALS, CardsLike, parse_cards
+from .cards import CardsLike, parse_cards
 from .errors import CardError, OptionError
-from .evaluation import CATEGORIES, value_of_cards
+from .evaluation import describe_key, value_of_cards
 
 ROW_NAMES = ("front", "middle", "back")
 ROW_SIZES = {"front": 3, "middle": 5, "back": 5}
@@ -72,20 +72,7 @@ def hand_odds(cards: CardsLike, row: Optional[str] = None) -> list[RowOdds]:
 
 def shape_name(key: int) -> str:
     """The category and main ranks of a key, kickers left out, e.g. ``"pair of sixes"``."""
-    category = key >> 26
-    major = [r for r in range(12, -1, -1) if (key >> (13 + r)) & 1]
-    minor = [r for r in range(12, -1, -1) if (key >> r) & 1]
-    if category in (0, 5):
-        return f"{CATEGORIES[category]}, {RANK_NAMES[major[0]]} high"
-    if category in (4, 8):
-        return f"{CATEGORIES[category]}, {RANK_NAMES[major[0]]} high"
-    if category == 6:
-        return f"full house, {RANK_PLURALS[major[0]]} full of {RANK_PLURALS[minor[0]]}"
-    if category == 2:
-        return f"two pair, {RANK_PLURALS[major[0]]} and {RANK_PLURALS[major[1]]}"
-    if category == 1:
-        return f"pair of {RANK_PLURALS[major[0]]}"
-    return f"{CATEGORIES[category]}, {RANK_PLURALS[major[0]]}"
+    return describe_key(key, kickers=False)
 
 
 def odds_table(row: Optional[str] = None) -> list[RowOdds]:

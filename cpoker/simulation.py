@@ -18,7 +18,7 @@ from typing import Optional
 import numpy as np
 
 from .arrange import ROW_NAMES, Arrangement, ArrangementLike, as_arrangement
-from .errors import ArrangementError, OptionError
+from .errors import ArrangementError, OptionError, check_int
 from .rules import Rules, resolve_rules
 from .solver import MAX_OPPONENTS, _new_seed
 from .strategies import StrategyLike, arrange_keys, resolve_strategy
@@ -45,8 +45,7 @@ def numba_threads(jobs: Optional[int]):
     most = numba.config.NUMBA_NUM_THREADS
     if jobs is None:
         jobs = most
-    if isinstance(jobs, bool) or not isinstance(jobs, (int, np.integer)) or not 1 <= jobs <= most:
-        raise OptionError(f"jobs must be 1 to {most} (the cores numba may use), got {jobs!r}")
+    jobs = check_int("jobs", jobs, 1, most, " (the cores numba may use)")
     previous = numba.get_num_threads()
     numba.set_num_threads(int(jobs))
     try:
@@ -64,6 +63,25 @@ def _progress(total: int, enabled: bool, unit: str):
 def _chunks(total: int, size: int):
     for index, start in enumerate(range(0, total, size)):
         yield index, min(size, total - start)
+
+
+def _run_chunks(chunks, step, bar) -> bool:
+    """Run ``step(index, count)`` for each chunk, advancing ``bar``.
+
+    A Ctrl-C stops the run between chunks: the result is then partial
+    (returns True); one during the first chunk is raised, as nothing was done.
+    """
+    done = 0
+    try:
+        for index, count in chunks:
+            step(index, count)
+            bar.update(count)
+            done += 1
+    except KeyboardInterrupt:
+        if not done:
+            raise
+        return True
+    return False
 
 
 def _deal_from(rest: np.ndarray, rng: np.random.Generator, count: int, hands: int) -> np.ndarray:
@@ -139,10 +157,8 @@ def simulate(arrangement: ArrangementLike, opponents: int = 1, samples: int = 10
 
     started = time.perf_counter()
     arrangement = as_arrangement(arrangement)
-    if isinstance(opponents, bool) or not isinstance(opponents, (int, np.integer)) or not 1 <= opponents <= MAX_OPPONENTS:
-        raise OptionError(f"opponents must be 1 to {MAX_OPPONENTS}, got {opponents!r}")
-    if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 1:
-        raise OptionError(f"samples must be a positive integer, got {samples!r}")
+    opponents = check_int("opponents", opponents, 1, MAX_OPPONENTS)
+    samples = check_int("samples", samples, 1)
     rules = resolve_rules(rules)
     opponent_name, _ = resolve_strategy(opponent)
     seed = _new_seed() if seed is None else int(seed)
@@ -160,23 +176,20 @@ def simulate(arrangement: ArrangementLike, opponents: int = 1, samples: int = 10
     totals: list[np.ndarray] = []
     outcomes = np.zeros((3, 3), dtype=np.int64)
     sweeps = np.zeros(2, dtype=np.int64)
-    partial = False
+
+    def step(index: int, count: int) -> None:
+        nonlocal outcomes, sweeps
+        dealt = _deal_from(rest, np.random.default_rng([seed, index]), count, opponents)
+        keys = arrange_keys(opponent, dealt.reshape(-1, 13)).reshape(count, opponents, 3)
+        chunk_totals, chunk_outcomes, chunk_sweeps = _candidate_results(ours, keys)
+        if not rules.is_row_additive:
+            chunk_totals = _sample_totals(ours, keys, *rules.kernel_arguments())
+        totals.append(chunk_totals[0])
+        outcomes += chunk_outcomes[0]
+        sweeps += chunk_sweeps[0]
+
     with numba_threads(jobs), _progress(samples, progress, "deal") as bar:
-        try:
-            for index, count in _chunks(samples, SAMPLE_CHUNK):
-                dealt = _deal_from(rest, np.random.default_rng([seed, index]), count, opponents)
-                keys = arrange_keys(opponent, dealt.reshape(-1, 13)).reshape(count, opponents, 3)
-                chunk_totals, chunk_outcomes, chunk_sweeps = _candidate_results(ours, keys)
-                if not rules.is_row_additive:
-                    chunk_totals = _sample_totals(ours, keys, *rules.kernel_arguments())
-                totals.append(chunk_totals[0])
-                outcomes += chunk_outcomes[0]
-                sweeps += chunk_sweeps[0]
-                bar.update(count)
-        except KeyboardInterrupt:
-            partial = True
-            if not totals:
-                raise
+        partial = _run_chunks(_chunks(samples, SAMPLE_CHUNK), step, bar)
     values = np.concatenate(totals)
     done = len(values)
     ev, stderr, half = _interval(values.astype(np.float64))
@@ -290,37 +303,33 @@ def match(strategies: Sequence[StrategyLike], deals: int = 10_000, seed: Optiona
     if isinstance(strategies, str) or not 2 <= len(strategies) <= 4:
         raise OptionError("a match needs 2 to 4 strategies, one per seat")
     names = tuple(resolve_strategy(s)[0] for s in strategies)
-    if isinstance(deals, bool) or not isinstance(deals, (int, np.integer)) or deals < 1:
-        raise OptionError(f"deals must be a positive integer, got {deals!r}")
-    if isinstance(sessions, bool) or not isinstance(sessions, (int, np.integer)) or sessions < 0:
-        raise OptionError(f"sessions must be 0 or more, got {sessions!r}")
+    deals = check_int("deals", deals, 1)
+    sessions = check_int("sessions", sessions, 0)
     rules = resolve_rules(rules)
     seed = _new_seed() if seed is None else int(seed)
     players = len(strategies)
     deck = np.arange(52)
     chunks: list[np.ndarray] = []
     finishes: list[np.ndarray] = []
-    partial = False
-    total_work = deals + sessions * DEALS_PER_SESSION
-    with numba_threads(jobs), _progress(total_work, progress, "deal") as bar:
-        try:
-            for index, count in _chunks(deals, DEAL_CHUNK):
-                hands = _deal_from(deck, np.random.default_rng([seed, index]), count, players)
-                keys = _arrange_all(strategies, hands)
-                points = sum(_seat_points(keys, [(i + r) % players for i in range(players)], rules)
-                             for r in range(players))
-                chunks.append(points / players)
-                bar.update(count)
-            for session in range(sessions):
-                rng = np.random.default_rng([seed, 1, session])  # a stream apart from the match deals
-                hands = _deal_from(deck, rng, DEALS_PER_SESSION, players)
-                ledger = _seat_points(_arrange_all(strategies, hands), list(range(players)), rules).sum(axis=0)
-                finishes.append(np.array(places(ledger.tolist())))
-                bar.update(DEALS_PER_SESSION)
-        except KeyboardInterrupt:
-            partial = True
-            if not chunks:
-                raise
+    n_deal_chunks = -(-deals // DEAL_CHUNK)
+
+    def step(index: int, count: int) -> None:
+        if index < n_deal_chunks:
+            hands = _deal_from(deck, np.random.default_rng([seed, index]), count, players)
+            keys = _arrange_all(strategies, hands)
+            points = sum(_seat_points(keys, [(i + r) % players for i in range(players)], rules)
+                         for r in range(players))
+            chunks.append(points / players)
+        else:
+            session = index - n_deal_chunks
+            rng = np.random.default_rng([seed, 1, session])  # a stream apart from the match deals
+            hands = _deal_from(deck, rng, DEALS_PER_SESSION, players)
+            ledger = _seat_points(_arrange_all(strategies, hands), list(range(players)), rules).sum(axis=0)
+            finishes.append(np.array(places(ledger.tolist())))
+
+    work = list(_chunks(deals, DEAL_CHUNK)) + [(n_deal_chunks + s, DEALS_PER_SESSION) for s in range(sessions)]
+    with numba_threads(jobs), _progress(deals + sessions * DEALS_PER_SESSION, progress, "deal") as bar:
+        partial = _run_chunks(work, step, bar)
     points = np.concatenate(chunks)
     placed = np.array(finishes) if finishes else np.empty((0, players))
     scores = []

@@ -27,7 +27,7 @@ import numpy as np
 
 from .arrange import ROW_NAMES, Arrangement, arrangement_of_split, parse_hand
 from .cards import CardsLike, format_cards
-from .errors import OptionError
+from .errors import OptionError, check_int
 from .rules import Rules, resolve_rules
 from .strategies import StrategyLike, arrange_keys, resolve_strategy
 
@@ -112,10 +112,8 @@ class Solution:
 def _check_options(opponents: int, samples: int, method: str) -> None:
     if method not in METHODS:
         raise OptionError(f"unknown method {method!r}; use one of {', '.join(METHODS)}")
-    if isinstance(opponents, bool) or not isinstance(opponents, (int, np.integer)) or not 1 <= opponents <= MAX_OPPONENTS:
-        raise OptionError(f"opponents must be 1 to {MAX_OPPONENTS}, got {opponents!r}")
-    if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 1:
-        raise OptionError(f"samples must be a positive integer, got {samples!r}")
+    check_int("opponents", opponents, 1, MAX_OPPONENTS)
+    check_int("samples", samples, 1)
 
 
 def deal_opponents(hand_ids: np.ndarray, opponents: int, samples: int, seed: int) -> np.ndarray:

@@ -94,16 +94,20 @@ def key_of_mask(mask, n_cards):
 
 
 @jit
+def mask_of_ids(ids):
+    """The card mask of a small array of card ids."""
+    mask = np.int64(0)
+    for j in range(ids.shape[0]):
+        mask |= np.int64(1) << np.int64(ids[j])
+    return mask
+
+
+@jit
 def _keys_from_ids(ids):
     """Keys of the rows of an ``(N, 5)`` or ``(N, 3)`` array of card ids."""
-    n, width = ids.shape
-    out = np.empty(n, dtype=np.int32)
-    one = np.int64(1)
-    for i in range(n):
-        mask = np.int64(0)
-        for j in range(width):
-            mask |= one << np.int64(ids[i, j])
-        out[i] = key_of_mask(mask, width)
+    out = np.empty(ids.shape[0], dtype=np.int32)
+    for i in range(ids.shape[0]):
+        out[i] = key_of_mask(mask_of_ids(ids[i]), ids.shape[1])
     return out
 
 
@@ -193,12 +197,7 @@ def _best_keys_from_masks(masks):
 
 @jit
 def _best_keys_from_ids(ids):
-    n, width = ids.shape
-    out = np.empty(n, dtype=np.int32)
-    one = np.int64(1)
-    for i in range(n):
-        mask = np.int64(0)
-        for j in range(width):
-            mask |= one << np.int64(ids[i, j])
-        out[i] = best_key(mask)
+    out = np.empty(ids.shape[0], dtype=np.int32)
+    for i in range(ids.shape[0]):
+        out[i] = best_key(mask_of_ids(ids[i]))
     return out
