@@ -9,6 +9,7 @@ import subprocess
 import sys
 import tempfile
 
+import numba
 import numpy as np
 import pytest
 from conftest import random_cards, report_rate
@@ -16,9 +17,11 @@ from conftest import random_cards, report_rate
 from cpoker import evaluate_batch, evaluate_masks, solve
 from cpoker._kernels.splits import _valid_splits
 from cpoker.policy import arrange_by_tables, arrange_greedy, default_tables
+from cpoker.simulation import numba_threads
 from cpoker.tables import split_tables
 
 N_ROWS = 1_000_000
+ALL = numba.config.NUMBA_NUM_THREADS
 
 
 @pytest.fixture(scope="module")
@@ -59,25 +62,36 @@ def test_enumerate_all_splits(benchmark, hands13):
     print(f"\nenumeration: {benchmark.stats.stats.min / 200 * 1e6:.0f} µs per hand")
 
 
-def test_table_policy(benchmark, hands13):
+THREADS = pytest.mark.parametrize("jobs", [1, ALL], ids=["1-core", "all-cores"])
+
+
+@THREADS
+def test_table_policy(benchmark, hands13, jobs):
     values = default_tables().row_values
     arrange_by_tables(hands13[:5], values)
-    benchmark.pedantic(arrange_by_tables, args=(hands13, values), rounds=5)
+    with numba_threads(jobs):
+        benchmark.pedantic(arrange_by_tables, args=(hands13, values), rounds=5)
     report_rate(benchmark, len(hands13), "hands/s")
 
 
-def test_greedy_policy(benchmark, hands13):
+@THREADS
+def test_greedy_policy(benchmark, hands13, jobs):
     arrange_greedy(hands13[:5])
-    benchmark.pedantic(arrange_greedy, args=(hands13,), rounds=5)
+    with numba_threads(jobs):
+        benchmark.pedantic(arrange_greedy, args=(hands13,), rounds=5)
     report_rate(benchmark, len(hands13), "hands/s")
 
 
+@THREADS
 @pytest.mark.parametrize("opponents", [1, 3])
-def test_mc_solve_default(benchmark, opponents):
+def test_mc_solve_default(benchmark, opponents, jobs):
     hand = "As Kd Qh Jc Ts 9d 8h 7c 6s 5d 4h 3c 2s"
     solve(hand, samples=20, seed=0)
-    benchmark.pedantic(solve, args=(hand,), kwargs={"opponents": opponents, "samples": 2000, "seed": 1}, rounds=5)
+    with numba_threads(jobs):
+        benchmark.pedantic(solve, args=(hand,), kwargs={"opponents": opponents, "samples": 2000, "seed": 1},
+                           rounds=5)
     benchmark.extra_info["seconds per solve"] = benchmark.stats.stats.min
+    print(f"\n{benchmark.name}: {benchmark.stats.stats.min:.3f} s per solve")
 
 
 def _run_cli(*args, env=None):
