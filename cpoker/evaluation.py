@@ -171,13 +171,13 @@ def evaluate_batch(cards: np.ndarray) -> np.ndarray:
     numpy.ndarray
         ``int32`` keys, comparable with :attr:`HandValue.key`.
     """
-    from ._kernels.evaluate import _keys5_from_masks, _keys_from_ids
+    from ._kernels.evaluate import _keys_from_ids, _keys_from_masks
 
     array = np.asarray(cards)
     if array.ndim == 1:
         if array.dtype != np.int64:
             raise CardError("a 1-D batch must be int64 card masks")
-        return _keys5_from_masks(array)
+        return _keys_from_masks(array, 5)
     if array.ndim != 2 or array.shape[1] not in (3, 5):
         raise CardError(f"expected an (N, 5) or (N, 3) array of card ids, got shape {array.shape}")
     if array.size and (array.min() < 0 or array.max() > 51):
@@ -187,12 +187,11 @@ def evaluate_batch(cards: np.ndarray) -> np.ndarray:
 
 def evaluate_masks(masks: np.ndarray, n_cards: int = 5) -> np.ndarray:
     """Strength keys of 1-D ``int64`` card masks holding ``n_cards`` (3 or 5) cards each."""
-    from ._kernels.evaluate import _keys3_from_masks, _keys5_from_masks
+    from ._kernels.evaluate import _keys_from_masks
 
     if n_cards not in (3, 5):
         raise CardError(f"n_cards must be 3 or 5, got {n_cards}")
-    masks = np.ascontiguousarray(masks, dtype=np.int64)
-    return (_keys5_from_masks if n_cards == 5 else _keys3_from_masks)(masks)
+    return _keys_from_masks(np.ascontiguousarray(masks, dtype=np.int64), n_cards)
 
 
 def category_of_keys(keys: np.ndarray) -> np.ndarray:
@@ -216,15 +215,15 @@ def evaluate_best(cards: CardsLike) -> HandValue:
 
 def evaluate_best_batch(cards: np.ndarray) -> np.ndarray:
     """Keys of the best 5-card hand of each row: ``(N, 5..7)`` card ids or 1-D ``int64`` masks."""
-    from ._kernels.evaluate import _best_keys_from_ids, _best_keys_from_masks
+    from ._kernels.evaluate import _keys_from_ids, _keys_from_masks
 
     array = np.asarray(cards)
     if array.ndim == 1:
         if array.dtype != np.int64:
             raise CardError("a 1-D batch must be int64 card masks")
-        return _best_keys_from_masks(array)
+        return _keys_from_masks(array, 7)
     if array.ndim != 2 or not 5 <= array.shape[1] <= 7:
         raise CardError(f"expected an (N, 5), (N, 6) or (N, 7) array of card ids, got shape {array.shape}")
     if array.size and (array.min() < 0 or array.max() > 51):
         raise CardError("card ids must lie in 0..51")
-    return _best_keys_from_ids(np.ascontiguousarray(array, dtype=np.uint8))
+    return _keys_from_ids(np.ascontiguousarray(array, dtype=np.uint8))

@@ -86,45 +86,12 @@ def key3(mask):
 
 
 @jit
-def key_of_mask(mask, n_cards):
-    """Key of a 3- or 5-card mask."""
-    if n_cards == 3:
-        return key3(mask)
-    return key5(mask)
-
-
-@jit
 def mask_of_ids(ids):
     """The card mask of a small array of card ids."""
     mask = np.int64(0)
     for j in range(ids.shape[0]):
         mask |= np.int64(1) << np.int64(ids[j])
     return mask
-
-
-@jit
-def _keys_from_ids(ids):
-    """Keys of the rows of an ``(N, 5)`` or ``(N, 3)`` array of card ids."""
-    out = np.empty(ids.shape[0], dtype=np.int32)
-    for i in range(ids.shape[0]):
-        out[i] = key_of_mask(mask_of_ids(ids[i]), ids.shape[1])
-    return out
-
-
-@jit
-def _keys5_from_masks(masks):
-    out = np.empty(masks.shape[0], dtype=np.int32)
-    for i in range(masks.shape[0]):
-        out[i] = key5(masks[i])
-    return out
-
-
-@jit
-def _keys3_from_masks(masks):
-    out = np.empty(masks.shape[0], dtype=np.int32)
-    for i in range(masks.shape[0]):
-        out[i] = key3(masks[i])
-    return out
 
 
 def _rank_tables():
@@ -188,16 +155,36 @@ def best_key(mask):
 
 
 @jit
-def _best_keys_from_masks(masks):
-    out = np.empty(masks.shape[0], dtype=np.int32)
-    for i in range(masks.shape[0]):
-        out[i] = best_key(masks[i])
-    return out
+def key_of_mask(mask, n_cards):
+    """Key of a 3-card front or 5-card row, or of the best 5 of 6 or 7 cards."""
+    if n_cards == 3:
+        return key3(mask)
+    if n_cards == 5:
+        return key5(mask)
+    return best_key(mask)
 
 
 @jit
-def _best_keys_from_ids(ids):
-    out = np.empty(ids.shape[0], dtype=np.int32)
+def _keys_from_ids(ids):
+    """Keys of the rows of an ``(N, k)`` array of card ids (``k`` = 3, 5, 6 or 7; see :func:`key_of_mask`)."""
+    masks = np.empty(ids.shape[0], dtype=np.int64)
     for i in range(ids.shape[0]):
-        out[i] = best_key(mask_of_ids(ids[i]))
+        masks[i] = mask_of_ids(ids[i])
+    return _keys_from_masks(masks, ids.shape[1])
+
+
+@jit
+def _keys_from_masks(masks, n_cards):
+    """Keys of 1-D card masks holding ``n_cards`` each (7 means: the best 5 of 5 to 7)."""
+    out = np.empty(masks.shape[0], dtype=np.int32)
+    # the choice is hoisted out of the loop by hand: LLVM does not, and it costs ~15% here
+    if n_cards == 3:
+        for i in range(masks.shape[0]):
+            out[i] = key3(masks[i])
+    elif n_cards == 5:
+        for i in range(masks.shape[0]):
+            out[i] = key5(masks[i])
+    else:
+        for i in range(masks.shape[0]):
+            out[i] = best_key(masks[i])
     return out
