@@ -51,15 +51,15 @@ def __dir__() -> list[str]:
     return __all__
 
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .arrange import Arrangement, Arrangements, arrangements, is_foul
-    from .cards import Card, deal, format_cards, parse_cards
-    from .errors import ArrangementError, CardError, CpokerError, OptionError
-    from .evaluation import HandValue, evaluate, evaluate_batch, evaluate_best, evaluate_best_batch, evaluate_masks
-    from .policy import PolicyTables, build_tables
-    from .naturals import Natural, find_naturals, natural
-    from .rules import Naturals, Royalties, Rules
-    from .scoring import Session, settle, settle_details, settle_matrix
-    from .simulation import MatchResult, SimulationResult, match, simulate
-    from .solver import Solution, solve
-    from .strategies import Strategy, greedy, mc, table
+if TYPE_CHECKING:  # pragma: no cover  (names for type checkers; loaded lazily above)
+    from .arrange import Arrangement, Arrangements, arrangements, is_foul  # noqa: F401
+    from .cards import Card, deal, format_cards, parse_cards  # noqa: F401
+    from .errors import ArrangementError, CardError, CpokerError, OptionError  # noqa: F401
+    from .evaluation import HandValue, evaluate, evaluate_batch, evaluate_best, evaluate_best_batch, evaluate_masks  # noqa: F401
+    from .policy import PolicyTables, build_tables  # noqa: F401
+    from .naturals import Natural, find_naturals, natural  # noqa: F401
+    from .rules import Naturals, Royalties, Rules  # noqa: F401
+    from .scoring import Session, settle, settle_details, settle_matrix  # noqa: F401
+    from .simulation import MatchResult, SimulationResult, match, simulate  # noqa: F401
+    from .solver import Solution, solve  # noqa: F401
+    from .strategies import Strategy, greedy, mc, table  # noqa: F401

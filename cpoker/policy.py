@@ -112,7 +112,8 @@ def sample_hands(count: int, seed: int, exclude: Optional[np.ndarray] = None) ->
 
 
 def _strength_histogram(strengths: np.ndarray, size: int) -> np.ndarray:
-    return np.stack([np.bincount(strengths[:, row].astype(np.int64), minlength=size) for row in range(3)]).astype(np.float64)
+    counts = [np.bincount(strengths[:, row].astype(np.int64), minlength=size) for row in range(3)]
+    return np.stack(counts).astype(np.float64)
 
 
 def arrange_by_tables(hands: np.ndarray, row_values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -121,7 +122,7 @@ def arrange_by_tables(hands: np.ndarray, row_values: np.ndarray) -> tuple[np.nda
     from .tables import split_tables, strength_hash
 
     t, h = split_tables(), strength_hash()
-    return _table_policy(hands, np.ascontiguousarray(row_values), h.keys, h.index, t.subsets5, t.subsets3, t.splits)
+    return _table_policy(hands, np.ascontiguousarray(row_values), h.keys, h.dense, t.subsets5, t.subsets3, t.splits)
 
 
 def arrange_greedy(hands: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -134,12 +135,13 @@ def arrange_greedy(hands: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 # the parameters of the shipped tables: `cpoker tables build` with no options rebuilds them
-DEFAULT_BUILD = {"hands": 100_000, "seed": 2026, "max_iterations": 60, "tolerance": 0.001}
+BUILD_HANDS, BUILD_SEED, BUILD_MAX_ITERATIONS, BUILD_TOLERANCE = 100_000, 2026, 60, 0.001
+DEFAULT_BUILD = {"hands": BUILD_HANDS, "seed": BUILD_SEED, "max_iterations": BUILD_MAX_ITERATIONS,
+                 "tolerance": BUILD_TOLERANCE}
 
 
-def build_tables(hands: int = DEFAULT_BUILD["hands"], seed: int = DEFAULT_BUILD["seed"],
-                 max_iterations: int = DEFAULT_BUILD["max_iterations"],
-                 tolerance: float = DEFAULT_BUILD["tolerance"],
+def build_tables(hands: int = BUILD_HANDS, seed: int = BUILD_SEED, max_iterations: int = BUILD_MAX_ITERATIONS,
+                 tolerance: float = BUILD_TOLERANCE,
                  progress: bool = False, chunk: int = 2_000) -> PolicyTables:
     """Learn the table policy by fictitious self-play (see module docstring).
 

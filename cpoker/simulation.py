@@ -42,7 +42,7 @@ def numba_threads(jobs: Optional[int]):
     """Run numba's parallel kernels on ``jobs`` threads (default: all cores)."""
     import numba
 
-    most = numba.config.NUMBA_NUM_THREADS
+    most = numba.config.NUMBA_NUM_THREADS  # type: ignore[attr-defined]
     if jobs is None:
         jobs = most
     jobs = check_int("jobs", jobs, 1, most, " (the cores numba may use)")

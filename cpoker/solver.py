@@ -28,6 +28,7 @@ import numpy as np
 from .arrange import ROW_NAMES, Arrangement, arrangement_of_split, parse_hand
 from .cards import CardsLike, format_cards
 from .errors import OptionError, check_int
+from .naturals import Natural
 from .rules import Rules, resolve_rules
 from .strategies import StrategyLike, arrange_keys, resolve_strategy
 
@@ -81,7 +82,7 @@ class Solution:
     rules: Rules
     candidates: int
     seconds: float
-    natural: Optional[object] = None  # a Natural worth more than the best arrangement, to declare instead
+    natural: Optional["Natural"] = None  # worth more than the best arrangement: declare it instead
 
     @property
     def declare_natural(self) -> bool:
@@ -129,7 +130,8 @@ def deal_opponents(hand_ids: np.ndarray, opponents: int, samples: int, seed: int
 
 
 def _new_seed() -> int:
-    return int(np.random.SeedSequence().entropy % (2**63))
+    """A fresh seed from the operating system's entropy, small enough to print and pass back."""
+    return int(np.random.SeedSequence().entropy) % (2**63)  # type: ignore[arg-type]
 
 
 def solve(hand: CardsLike, opponents: int = 1, samples: int = 2000, seed: Optional[int] = None,
@@ -290,6 +292,6 @@ def _natural_worth_declaring(hand_ids, rules: Rules, opponents: int, best_ev: fl
     from .naturals import natural
 
     found = natural(hand_ids.tolist(), rules)
-    if found is not None and found.payout * opponents > best_ev:
+    if found is not None and found.payout is not None and found.payout * opponents > best_ev:
         return found
     return None

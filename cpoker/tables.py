@@ -78,7 +78,7 @@ class StrengthHash(NamedTuple):
     """Open-addressing table (linear probing) from strength key to dense strength index."""
 
     keys: np.ndarray  # (16384,) int32, -1 where empty
-    index: np.ndarray  # (16384,) int16 dense strength index
+    dense: np.ndarray  # (16384,) int16 dense strength index
 
 
 @functools.cache

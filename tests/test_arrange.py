@@ -99,7 +99,7 @@ def test_parse_format_and_equality():
     with pytest.raises(ArrangementError, match="two '/'"):
         Arrangement.parse("2s 2h Ad / 7c 7d 9s 5h 3d")
     with pytest.raises(ArrangementError, match="cannot be evaluated"):
-        Arrangement("2s", "7c", "Tc").back_value
+        Arrangement("2s", "7c", "Tc").back_value  # noqa: B018
     with pytest.raises(CardError, match="unknown suit"):
         Arrangement.parse("2s 2h Ax / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac")
 
