@@ -32,6 +32,21 @@ def test_every_five_card_hand_counts_per_category_and_strength(all_five):
     assert len(np.unique(keys)) == 7_462
 
 
+def strength_order_digest(keys: np.ndarray) -> str:
+    """sha256 of every hand's strength rank (0 = weakest), hands in itertools.combinations order."""
+    import hashlib
+
+    ranks = np.unique(keys, return_inverse=True)[1].astype(np.int16)
+    return hashlib.sha256(ranks.tobytes()).hexdigest()
+
+
+def test_the_order_of_all_hands_is_pinned(all_five):
+    # a regression guard in the manner of pokerkit: any change to how hands compare changes a digest
+    assert strength_order_digest(all_five[1]) == "58a501002621e55e42fe778924f3e491e3982fc354366ac6d971f832f3d79f05"
+    three = evaluate_batch(all_combinations(3))
+    assert strength_order_digest(three) == "2a27fb26251f8189218b54b824d5279ae9206b5b85f4e564bd678400f545dbf5"
+
+
 def test_every_three_card_hand_counts_per_category_and_strength():
     keys = evaluate_batch(all_combinations(3))
     counts = np.bincount(category_of_keys(keys), minlength=9)
