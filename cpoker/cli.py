@@ -408,7 +408,8 @@ def make_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``cpoker`` command."""
     from .policy import DEFAULT_BUILD
 
-    parser = _Parser(prog="cpoker", description="Closed 13-card Chinese poker: evaluate, score, deal, solve.",
+    parser = _Parser(prog="cpoker", description="Closed 13-card Chinese poker: evaluate, score, deal, solve, "
+                                                "simulate, match.",
                      epilog='example: cpoker solve "As Kd Qh Jc Ts 9d 8h 7c 6s 5d 4h 3c 2s"')
     parser.add_argument("--version", action="version", version=f"cpoker {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
