@@ -191,6 +191,16 @@ def as_card_array(cards: Iterable[int]) -> np.ndarray:
     return np.asarray([int(c) for c in cards], dtype=np.uint8)
 
 
+def deal_from(rest: np.ndarray, rng: np.random.Generator, count: int, hands: int) -> np.ndarray:
+    """``(count, hands, 13)`` hands dealt from the cards ``rest``, each sorted by id.
+
+    A full stable argsort of uniform draws: the same generator state gives the
+    same deal on every machine.
+    """
+    order = np.argsort(rng.random((count, len(rest))), axis=1, kind="stable")
+    return np.sort(rest[order[:, :13 * hands]].reshape(count, hands, 13), axis=2)
+
+
 def deal(players: int = 4, seed: "int | np.random.Generator | None" = None) -> list[tuple[Card, ...]]:
     """Deal 13 cards to each of 2-4 players from a shuffled deck (seeded: same seed, same deal).
 

@@ -12,12 +12,13 @@ from typing import Optional
 
 import numpy as np
 
+from .arrange import ROW_NAMES
+from .arrange import ROW_SIZES as ARRANGEMENT_ROW_SIZES
 from .cards import CardsLike, parse_cards
 from .errors import CardError, OptionError
 from .evaluation import describe_key, value_of_cards
 
-ROW_NAMES = ("front", "middle", "back")
-ROW_SIZES = {"front": 3, "middle": 5, "back": 5}
+ROW_SIZES = dict(zip(ROW_NAMES, ARRANGEMENT_ROW_SIZES))
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,6 @@ import numpy as np
 
 from .errors import OptionError
 
-ROWS = ("front", "middle", "back")
 DEFAULT_TABLES_FILE = "policy_tables.npz"
 
 

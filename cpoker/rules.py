@@ -27,12 +27,12 @@ from typing import Mapping, Optional
 
 import numpy as np
 
+from .arrange import ROW_NAMES
 from .errors import OptionError
+from .evaluation import CATEGORIES
 
 SCORING_METHODS = ("pagat", "1-6", "2-4")
-ROWS = ("front", "middle", "back")
-CATEGORIES = ("high card", "pair", "two pair", "three of a kind", "straight", "flush",
-              "full house", "four of a kind", "straight flush")
+ROWS = ROW_NAMES
 FRONT_CATEGORIES = ("high card", "pair", "three of a kind")
 # strongest first: the order in which naturals beat each other (seed 003: "the stronger natural wins")
 NATURAL_KINDS = ("dragon", "four trips", "three flushes", "three straights", "six pairs", "no people")

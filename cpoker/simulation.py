@@ -18,6 +18,7 @@ from typing import Optional
 import numpy as np
 
 from .arrange import ROW_NAMES, Arrangement, ArrangementLike, as_arrangement
+from .cards import deal_from
 from .errors import ArrangementError, OptionError, check_int
 from .rules import Rules, resolve_rules
 from .solver import MAX_OPPONENTS, _new_seed
@@ -82,12 +83,6 @@ def _run_chunks(chunks, step, bar) -> bool:
             raise
         return True
     return False
-
-
-def _deal_from(rest: np.ndarray, rng: np.random.Generator, count: int, hands: int) -> np.ndarray:
-    """``(count, hands, 13)`` sorted hands dealt from the cards ``rest``."""
-    order = np.argsort(rng.random((count, len(rest))), axis=1, kind="stable")
-    return np.sort(rest[order[:, :13 * hands]].reshape(count, hands, 13), axis=2)
 
 
 @dataclass(frozen=True)
@@ -179,7 +174,7 @@ def simulate(arrangement: ArrangementLike, opponents: int = 1, samples: int = 10
 
     def step(index: int, count: int) -> None:
         nonlocal outcomes, sweeps
-        dealt = _deal_from(rest, np.random.default_rng([seed, index]), count, opponents)
+        dealt = deal_from(rest, np.random.default_rng([seed, index]), count, opponents)
         keys = arrange_keys(opponent, dealt.reshape(-1, 13)).reshape(count, opponents, 3)
         chunk_totals, chunk_outcomes, chunk_sweeps = _candidate_results(ours, keys)
         if not rules.is_row_additive:
@@ -315,7 +310,7 @@ def match(strategies: Sequence[StrategyLike], deals: int = 10_000, seed: Optiona
 
     def step(index: int, count: int) -> None:
         if index < n_deal_chunks:
-            hands = _deal_from(deck, np.random.default_rng([seed, index]), count, players)
+            hands = deal_from(deck, np.random.default_rng([seed, index]), count, players)
             keys = _arrange_all(strategies, hands)
             points = sum(_seat_points(keys, [(i + r) % players for i in range(players)], rules)
                          for r in range(players))
@@ -323,7 +318,7 @@ def match(strategies: Sequence[StrategyLike], deals: int = 10_000, seed: Optiona
         else:
             session = index - n_deal_chunks
             rng = np.random.default_rng([seed, 1, session])  # a stream apart from the match deals
-            hands = _deal_from(deck, rng, DEALS_PER_SESSION, players)
+            hands = deal_from(deck, rng, DEALS_PER_SESSION, players)
             ledger = _seat_points(_arrange_all(strategies, hands), list(range(players)), rules).sum(axis=0)
             finishes.append(np.array(places(ledger.tolist())))
 

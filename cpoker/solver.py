@@ -26,7 +26,7 @@ from typing import Optional
 import numpy as np
 
 from .arrange import ROW_NAMES, Arrangement, arrangement_of_split, parse_hand
-from .cards import CardsLike, format_cards
+from .cards import CardsLike, deal_from, format_cards
 from .errors import OptionError, check_int
 from .naturals import Natural
 from .rules import Rules, resolve_rules
@@ -124,9 +124,7 @@ def deal_opponents(hand_ids: np.ndarray, opponents: int, samples: int, seed: int
     machine for the same seed.
     """
     rest = np.setdiff1d(np.arange(52, dtype=np.uint8), hand_ids)
-    order = np.argsort(np.random.default_rng(seed).random((samples, len(rest))), axis=1, kind="stable")
-    dealt = rest[order[:, :13 * opponents]].reshape(samples, opponents, 13)
-    return np.sort(dealt, axis=2)
+    return deal_from(rest, np.random.default_rng(seed), samples, opponents)
 
 
 def _new_seed() -> int:
@@ -190,8 +188,8 @@ def _table_values(hand_ids: np.ndarray):
     split_ids, keys5, keys3 = _valid_splits(hand_ids, t.subsets5, t.subsets3, t.splits)
     values = default_tables().row_values
     keys = strength_keys()
-    value5_back = values[2, np.searchsorted(keys, keys5)]
-    value5_middle = values[1, np.searchsorted(keys, keys5)]
+    index5 = np.searchsorted(keys, keys5)
+    value5_back, value5_middle = values[2, index5], values[1, index5]
     value3 = values[0, np.searchsorted(keys, keys3)]
     rows = t.splits[split_ids]
     table_value = value5_back[rows[:, 0]] + value5_middle[rows[:, 1]] + value3[rows[:, 2]]

@@ -8,7 +8,8 @@ import cpoker
 from cpoker import ArrangementError, OptionError
 from cpoker.cli import main
 from cpoker.odds import hand_odds, odds_table
-from cpoker.simulation import SAMPLE_CHUNK, _deal_from, match, simulate
+from cpoker.cards import deal_from
+from cpoker.simulation import SAMPLE_CHUNK, match, simulate
 
 A = "2s 2h Ad / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac"
 FOUL = "Ks Kh Qd / 4s 4h 8h 5s 2c / 7s 7h 3c Js Jh"
@@ -26,7 +27,7 @@ def test_simulation_matches_an_independent_settlement():
     result = simulate(A, samples=samples, seed=seed, opponents=2)
     ours = cpoker.Arrangement.parse(A)
     rest = np.setdiff1d(np.arange(52), [int(c) for c in ours.cards])
-    dealt = _deal_from(rest, np.random.default_rng([seed, 0]), samples, 2)
+    dealt = deal_from(rest, np.random.default_rng([seed, 0]), samples, 2)
     totals = [sum(settle_pair(ours.rows, cpoker.table(hand.tolist()).rows) for hand in sample) for sample in dealt]
     assert result.ev == pytest.approx(np.mean(totals)) and result.samples == samples
     assert result.distribution == {t: totals.count(t) for t in set(totals)}
