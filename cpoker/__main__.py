@@ -1,7 +1,5 @@
 """``python -m cpoker``: the command-line interface."""
 
-import sys
+from .cli import run
 
-from .cli import main
-
-sys.exit(main())
+run()

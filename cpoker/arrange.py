@@ -21,14 +21,24 @@ from .evaluation import HandValue, value_of_cards
 
 ROW_NAMES = ("front", "middle", "back")
 ROW_SIZES = (3, 5, 5)
+MISSET_POLICIES = ("error", "foul")
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 class Arrangement:
     """Three rows of cards: ``front`` (3), ``middle`` (5), ``back`` (5).
 
-    An arrangement may foul (wrong counts, a repeated card, a card not in the
-    given ``hand``, or rows out of order); it is then still a valid object,
-    with :attr:`is_foul` true and :attr:`foul_reason` saying why.
+    Rows out of order (RULES.md §04: the back weaker than the middle, or the
+    middle weaker than the front) make a valid object that fouls:
+    :attr:`is_foul` is true and :attr:`foul_reason` says why.  Malformed rows
+    -- wrong counts, a card given twice, a card not in ``hand`` -- are input
+    errors and raise :class:`~cpoker.ArrangementError`, unless
+    ``misset="foul"`` asks for the table's rule that a mis-set hand fouls too
+    (for settling what players actually put down).
 
     Parameters
     ----------
@@ -36,31 +46,40 @@ class Arrangement:
         Cards of each row: strings such as ``"As Kd 9c"`` or iterables of cards.
     hand
         Optional 13-card hand the rows must be drawn from.
+    misset
+        ``"error"`` (default) or ``"foul"``.
     """
 
     __slots__ = ("front", "middle", "back", "hand", "_values", "_foul_reason")
 
     def __init__(self, front: CardsLike, middle: CardsLike, back: CardsLike,
-                 hand: Optional[CardsLike] = None) -> None:
+                 hand: Optional[CardsLike] = None, misset: str = "error") -> None:
+        if misset not in MISSET_POLICIES:
+            raise ArrangementError(f"misset must be 'error' or 'foul', got {misset!r}")
         self.front: tuple[Card, ...] = parse_cards(front, unique=False)
         self.middle: tuple[Card, ...] = parse_cards(middle, unique=False)
         self.back: tuple[Card, ...] = parse_cards(back, unique=False)
         self.hand: Optional[frozenset[Card]] = frozenset(parse_cards(hand, count=13)) if hand is not None else None
         self._values: Optional[tuple[HandValue, HandValue, HandValue]] = None
-        self._foul_reason = self._find_foul()
+        misset_reason = self._find_misset()
+        if misset_reason is not None and misset == "error":
+            raise ArrangementError(f"not a valid arrangement: {misset_reason}")
+        self._foul_reason = misset_reason or self._find_order_foul()
 
     @classmethod
-    def parse(cls, text: str, hand: Optional[CardsLike] = None) -> "Arrangement":
+    def parse(cls, text: str, hand: Optional[CardsLike] = None, misset: str = "error") -> "Arrangement":
         """Read ``"front / middle / back"``, e.g. ``"2s 2h Ad / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac"``."""
         if isinstance(text, Arrangement):
             return text
-        parts = str(text).split("/")
+        if not isinstance(text, str):
+            raise ArrangementError(f"an arrangement is text 'front / middle / back', got {_short(text)}")
+        parts = text.split("/")
         if len(parts) != 3:
             raise ArrangementError(
-                f"an arrangement is 'front / middle / back' with two '/', got {text!r}")
-        return cls(*parts, hand=hand)
+                f"an arrangement is 'front / middle / back' with two '/', got {_short(text)}")
+        return cls(*parts, hand=hand, misset=misset)
 
-    def _find_foul(self) -> Optional[str]:
+    def _find_misset(self) -> Optional[str]:
         for name, row, size in zip(ROW_NAMES, self.rows, ROW_SIZES):
             if len(row) != size:
                 return f"wrong count: {name} has {len(row)} cards, needs {size}"
@@ -73,6 +92,9 @@ class Arrangement:
             for card in self.cards:
                 if card not in self.hand:
                     return f"card {card} is not in the hand"
+        return None
+
+    def _find_order_foul(self) -> Optional[str]:
         front, middle, back = self._values = tuple(value_of_cards(row) for row in self.rows)  # type: ignore[assignment]
         if back < middle:
             return f"back ({back}) is weaker than middle ({middle})"
@@ -152,22 +174,23 @@ class Arrangement:
 ArrangementLike = Union[Arrangement, str, Sequence[CardsLike]]
 
 
-def as_arrangement(item: ArrangementLike) -> Arrangement:
+def as_arrangement(item: ArrangementLike, misset: str = "error") -> Arrangement:
     """An :class:`Arrangement` from one, from ``"f / m / b"`` text, or from three rows."""
     if isinstance(item, Arrangement):
         return item
     if isinstance(item, str):
-        return Arrangement.parse(item)
-    rows = list(item)
-    if len(rows) != 3:
-        raise ArrangementError(f"an arrangement needs 3 rows (front, middle, back), got {len(rows)}")
-    return Arrangement(*rows)
+        return Arrangement.parse(item, misset=misset)
+    if not isinstance(item, (list, tuple)):
+        raise ArrangementError(f"an arrangement is 'front / middle / back' text or 3 rows, got {_short(item)}")
+    if len(item) != 3:
+        raise ArrangementError(f"an arrangement needs 3 rows (front, middle, back), got {len(item)}")
+    return Arrangement(*item, misset=misset)
 
 
 def is_foul(front: CardsLike, middle: CardsLike, back: CardsLike,
-            hand: Optional[CardsLike] = None) -> bool:
-    """Whether the rows foul: wrong counts, a repeated card, a card not in ``hand``, or out of order."""
-    return Arrangement(front, middle, back, hand=hand).is_foul
+            hand: Optional[CardsLike] = None, misset: str = "error") -> bool:
+    """Whether the rows foul by being out of order (see :class:`Arrangement` for malformed rows)."""
+    return Arrangement(front, middle, back, hand=hand, misset=misset).is_foul
 
 
 def parse_hand(hand: CardsLike) -> np.ndarray:

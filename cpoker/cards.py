@@ -9,6 +9,7 @@ bit ``id`` set for each card, so ``(mask >> 13 * suit) & 0x1FFF`` is the
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable
 from typing import Union
 
@@ -29,7 +30,11 @@ DECK_SIZE = 52
 _RANK_OF = {r: i for i, r in enumerate(RANKS)} | {"10": 8}
 _SUIT_OF = {s: i for i, s in enumerate(SUITS)} | {s: i for i, s in enumerate(SUIT_SYMBOLS)}
 # U+FE0F (emoji presentation) may follow a suit symbol pasted from a phone
-_TOKEN = re.compile(r"(10|[2-9TJQKA])([SHDC♠♥♦♣])\ufe0f?", re.IGNORECASE)
+# ASCII-only case folding: without re.ASCII, IGNORECASE also matches look-alikes such as the
+# KELVIN SIGN (U+212A) for k and the long s (U+017F) for s; text is NFKC-normalised first instead
+_TOKEN = re.compile(r"(10|[2-9TJQKA])([SHDC\u2660\u2665\u2666\u2663])\ufe0f?", re.IGNORECASE | re.ASCII)
+_SUIT_SYMBOL_ALIASES = str.maketrans("\u2664\u2661\u2662\u2667", "\u2660\u2665\u2666\u2663")  # white suits
+MAX_CARD_TEXT = 10_000  # characters: a hand is ~40; anything longer is not a list of cards
 _SEPARATORS = re.compile(r"[\s,;]+")
 
 
@@ -45,6 +50,8 @@ class Card(int):
     def __new__(cls, value: "int | str | Card") -> "Card":
         if isinstance(value, str):
             return cls.parse(value)
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+            raise CardError(f"a card id is a whole number 0..51 or a string such as 'As', got {value!r}")
         ident = int(value)
         if not 0 <= ident < DECK_SIZE:
             raise CardError(f"card id {value!r} is outside 0..51")
@@ -58,6 +65,9 @@ class Card(int):
     @classmethod
     def parse(cls, token: str) -> "Card":
         """Parse one card such as ``As``, ``10h``, ``kD`` or ``A♠``."""
+        if not isinstance(token, str):
+            raise CardError(f"a card is a string such as 'As', got {token!r}")
+        token = normalize_text(token)
         match = _TOKEN.fullmatch(token.strip())
         if match is None:
             raise CardError(_explain_bad_token(token))
@@ -95,10 +105,26 @@ CardsLike = Union[str, Card, int, Iterable[Union[str, Card, int]]]
 FULL_DECK: tuple[Card, ...] = tuple(Card(i) for i in range(DECK_SIZE))
 
 
+def normalize_text(text: str) -> str:
+    """NFKC-normalised text (full-width letters, ligatures, look-alikes folded), white suits as black."""
+    return unicodedata.normalize("NFKC", text).translate(_SUIT_SYMBOL_ALIASES)
+
+
+def _character_name(char: str) -> str:
+    code = f"U+{ord(char):04X}"
+    name = unicodedata.name(char, "")
+    return f"{char!r} ({code} {name})" if name else f"{code}"
+
+
 def _explain_bad_token(token: str) -> str:
     text = token.strip()
     if not text:
         return "empty card token"
+    if len(text) > 40:
+        text = text[:37] + "..."
+    for char in text:
+        if not (char.isascii() and char.isprintable()) and char not in SUIT_SYMBOLS + "\ufe0f":
+            return f"unknown character {_character_name(char)} in card {text!r}"
     rank, suit = (text[:2], text[2:]) if text[:2] == "10" else (text[:1], text[1:])
     if rank.upper() not in _RANK_OF:
         return f"unknown rank {rank!r} in card {text!r} (ranks are 2-9, T or 10, J, Q, K, A)"
@@ -109,6 +135,9 @@ def _explain_bad_token(token: str) -> str:
 
 
 def _split_tokens(text: str) -> list[str]:
+    if len(text) > MAX_CARD_TEXT:
+        raise CardError(f"card text of {len(text):,} characters is too long to be a list of cards")
+    text = normalize_text(text)
     tokens: list[str] = []
     for chunk in _SEPARATORS.split(text.strip()):
         if not chunk:
@@ -143,17 +172,21 @@ def parse_cards(cards: CardsLike, count: int | None = None, unique: bool = True)
     """
     if isinstance(cards, str):
         parsed = [Card.parse(token) for token in _split_tokens(cards)]
-    elif isinstance(cards, (int, np.integer)):
-        parsed = [Card(int(cards))]
+    elif isinstance(cards, (int, np.integer)) and not isinstance(cards, (bool, np.bool_)):
+        parsed = [Card(cards)]
+    elif isinstance(cards, (bytes, bytearray, dict)) or not isinstance(cards, Iterable):
+        raise CardError(f"cannot read {_short_repr(cards)} as cards: give text such as 'As Kd Th' or card ids")
     else:
         parsed = []
         for item in cards:
             if isinstance(item, str):
                 parsed.extend(Card.parse(token) for token in _split_tokens(item))
-            elif isinstance(item, (int, np.integer)):
-                parsed.append(Card(int(item)))
+            elif isinstance(item, (int, np.integer)) and not isinstance(item, (bool, np.bool_)):
+                parsed.append(Card(item))
             else:
-                raise CardError(f"cannot read {item!r} as a card")
+                raise CardError(f"cannot read {_short_repr(item)} as a card")
+            if len(parsed) > DECK_SIZE:
+                raise CardError(f"more than {DECK_SIZE} cards given")
     if unique:
         seen: set[int] = set()
         for card in parsed:
@@ -163,6 +196,11 @@ def parse_cards(cards: CardsLike, count: int | None = None, unique: bool = True)
     if count is not None and len(parsed) != count:
         raise CardError(f"expected {count} cards, got {len(parsed)}: {format_cards(parsed) or 'none'}")
     return tuple(parsed)
+
+
+def _short_repr(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def format_cards(cards: Iterable[int], symbols: bool = False, sort: bool = True) -> str:
@@ -206,11 +244,10 @@ def deal(players: int = 4, seed: "int | np.random.Generator | None" = None) -> l
 
     Each hand is sorted strongest rank first.
     """
-    from .errors import OptionError
+    from .errors import check_int, check_seed
 
-    if not 2 <= players <= 4:
-        raise OptionError(f"a deal has 2 to 4 players, got {players}")
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    players = check_int("players", players, 2, 4, " (a deal has 2 to 4 players)")
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(check_seed(seed))
     order = rng.permutation(DECK_SIZE)
     return [tuple(sorted((Card(int(c)) for c in order[13 * p:13 * p + 13]), key=lambda c: (-c.rank, c.suit)))
             for p in range(players)]

@@ -2,21 +2,29 @@
 
 No game logic lives here.  ``main(argv)`` returns the exit status, so tests
 call it directly.  Bad input prints one line on standard error and exits 2.
+SIGINT (Ctrl-C) and SIGTERM never interrupt a kernel: long jobs stop at the
+next block and print their partial result, anything else prints
+``cpoker: interrupted``; either way the status is 128 + the signal number
+(130 for Ctrl-C, 143 for SIGTERM).  A second Ctrl-C ends the process at once.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
+import io
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Optional, Sequence
 
 from . import __version__
-from .errors import CpokerError
+from .errors import CpokerError, Interrupted
 
 EXIT_USAGE = 2
+PARTIAL = -1  # returned by a command whose result is partial: main turns it into 128 + the signal number
 RULES_HELP = "pagat (default), 1-6, 2-4, seed001-royalties, or a house-rules .toml file"
 
 
@@ -28,8 +36,47 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _fail(message: str) -> int:
+    message = " ".join(str(message).split())  # always one line
     print(f"cpoker: error: {message}", file=sys.stderr)
     return EXIT_USAGE
+
+
+def _int_in(low: int, high: int):
+    """An argparse type: a whole number in ``low..high`` (the message names the range)."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            shown = text if len(text) <= 30 else text[:27] + "..."
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {shown!r}") from None
+        if not low <= value <= high:
+            shown = str(value) if len(text) <= 30 else "a number too large"
+            raise argparse.ArgumentTypeError(f"must be {low:,} to {high:,}, got {shown}")
+        return value
+    parse.__name__ = "int"
+    return parse
+
+
+def _fraction(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number from 0 to 1, got {text[:30]!r}") from None
+    if not (math.isfinite(value) and 0.0 <= value <= 1.0):
+        raise argparse.ArgumentTypeError(f"expected a number from 0 to 1, got {text[:30]}")
+    return value
+
+
+def _seed_option(sub: argparse.ArgumentParser, default=None, drawn: bool = True) -> None:
+    from .errors import MAX_SEED
+
+    sub.add_argument("--seed", type=_int_in(0, MAX_SEED), default=default,
+                     help=f"seed, 0 to 2**63-1 (default: {'drawn and printed' if drawn else default})")
+
+
+def _tables_option(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("--tables", metavar="FILE", default=None,
+                     help="table-policy tables from 'cpoker tables build --out FILE' (default: the shipped ones)")
 
 
 def _cards_text(cards, symbols: bool) -> str:
@@ -53,36 +100,51 @@ def _cmd_eval(args) -> int:
     if args.json:
         _print_json({"cards": _cards_text(cards, False), "category": value.category,
                      "description": value.describe(), "key": value.key,
-                     "strength_index": value.strength_index})
+                     "strength_index": value.strength_index, "strength_rank": value.strength_index + 1,
+                     "strengths": 7917})
     else:
         print(f"{_cards_text(cards, args.symbols)}: {value.describe()}")
-        print(f"category {value.category}, key {value.key}, strength {value.strength_index} of 7917")
+        print(f"category {value.category}, key {value.key}, strength {value.strength_index + 1} of 7917 "
+              "(1 = the weakest row, 7917 = a royal flush)")
     return 0
 
 
 # --- score ------------------------------------------------------------------------------------
 
 def _read_deal_file(path: str) -> list:
-    from .errors import ArrangementError
+    """Players' arrangements from a JSON file: a list, or ``{"players": [...]}``.
 
+    Each player is ``"front / middle / back"`` text, a list of the three rows,
+    or ``{"front": ..., "middle": ..., "back": ...}``; anything else is an
+    :class:`ArrangementError` naming the player.
+    """
+    from .errors import ArrangementError
+    from .files import read_text
+
+    text = read_text(path, "deal file", ArrangementError)
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as error:
-        raise ArrangementError(f"cannot read {path}: {error.strerror}") from None
+        data = json.loads(text)
     except json.JSONDecodeError as error:
         raise ArrangementError(f"{path} is not valid JSON: {error.msg} at line {error.lineno}") from None
+    except (ValueError, RecursionError) as error:  # a 5,000-digit number, absurd nesting
+        raise ArrangementError(f"{path} cannot be read as a deal: {str(error)[:100]}") from None
     players = data.get("players") if isinstance(data, dict) else data
     if not isinstance(players, list):
         raise ArrangementError(f"{path}: expected a list of arrangements or {{\"players\": [...]}}")
     out = []
-    for item in players:
+    for number, item in enumerate(players, 1):
         if isinstance(item, dict):
-            try:
-                out.append([item["front"], item["middle"], item["back"]])
-            except KeyError as error:
-                raise ArrangementError(f"{path}: a player lacks the {error.args[0]!r} row") from None
-        else:
-            out.append(item)
+            missing = [row for row in ("front", "middle", "back") if row not in item]
+            if missing:
+                raise ArrangementError(f"{path}: player {number} lacks the {missing[0]!r} row")
+            item = [item["front"], item["middle"], item["back"]]
+        if isinstance(item, list):
+            if len(item) != 3 or not all(isinstance(row, str) for row in item):
+                raise ArrangementError(f"{path}: player {number}'s rows must be three strings of cards")
+        elif not isinstance(item, str):
+            raise ArrangementError(f"{path}: player {number} must be 'front / middle / back' text, three rows, "
+                                   f"or {{\"front\", \"middle\", \"back\"}}; got {json.dumps(item)[:40]}")
+        out.append(item)
     return out
 
 
@@ -94,7 +156,8 @@ def _cmd_score(args) -> int:
     if bool(args.player) == bool(args.file):
         return _fail("give each player's rows with --player (2 to 4 times) or a JSON file with --file")
     rules = resolve_rules(args.rules)
-    settlement = settle_details(args.player or _read_deal_file(args.file), rules)
+    settlement = settle_details(args.player or _read_deal_file(args.file), rules,
+                                misset="foul" if args.misset_fouls else "error")
     deal = list(settlement.entries)
     matrix = settlement.total
     results = settlement.results
@@ -138,13 +201,16 @@ def _cmd_score(args) -> int:
 
 def _cmd_deal(args) -> int:
     from .cards import deal
+    from .solver import _new_seed
 
-    hands = deal(args.players, args.seed)
+    seed = _new_seed() if args.seed is None else args.seed
+    hands = deal(args.players, seed)
     if args.json:
-        _print_json({"seed": args.seed, "players": [_cards_text(h, False) for h in hands]})
+        _print_json({"seed": seed, "players": [_cards_text(h, False) for h in hands]})
     else:
         for i, hand in enumerate(hands):
             print(f"player {i + 1}: {_cards_text(hand, args.symbols)}")
+        print(f"(seed {seed}: 'cpoker deal --players {args.players} --seed {seed}' deals these hands again)")
     return 0
 
 
@@ -158,19 +224,24 @@ def _cmd_solve(args) -> int:
     from .solver import solve
 
     solution = solve(" ".join(args.hand), opponents=args.opponents, samples=args.samples, seed=args.seed,
-                     rules=args.rules, method=args.method, opponent=args.opponent)
+                     rules=args.rules, method=args.method, opponent=args.opponent, tables=args.tables,
+                     progress=_show_progress(args))
     if args.json:
         _print_json(solution.to_dict())
-        return 0
+        return PARTIAL if solution.partial else 0
     sym = args.symbols
     print(f"hand: {_cards_text(solution.hand, sym)}")
     if solution.method == "mc":
-        print(f"best arrangement: EV {solution.ev:+.3f} ± {solution.stderr:.3f} points per deal against "
-              f"{solution.opponents} '{solution.opponent_model}' opponent(s), {solution.samples} samples, "
-              f"seed {solution.seed}")
+        low, high = solution.interval
+        status = (f"  (PARTIAL: stopped after {solution.samples} of {solution.requested_samples} samples)"
+                  if solution.partial else "")
+        print(f"best arrangement: EV {solution.ev:+.3f} points per deal, 95% interval [{low:+.3f}, {high:+.3f}], "
+              f"against {solution.opponents} '{solution.opponent_model}' opponent(s), {solution.samples} samples, "
+              f"seed {solution.seed}{status}")
     else:
-        print(f"best arrangement by the table policy: table estimate {solution.ev:+.3f} points per deal "
-              f"against {solution.opponents} opponent(s)")
+        print(f"best arrangement by the table policy: table value {solution.ev:+.3f} (the sum of its row values "
+              f"against the average self-play opponent: a score to rank by, not an EV; "
+              f"'--method mc' simulates the EV)")
     for name, row, value in zip(("front", "middle", "back"), solution.best.rows, solution.best.values):
         line = f"  {name:<7}{_cards_text(row, sym):<16}{value.describe():<46}"
         if solution.row_probabilities:
@@ -178,16 +249,20 @@ def _cmd_solve(args) -> int:
             line += f"win {_percent(p['win'])}  tie {_percent(p['tie'])}  loss {_percent(p['loss'])}"
         print(line.rstrip())
     if solution.alternatives:
-        print("alternatives:")
+        print("alternatives:" if solution.method == "mc" else "alternatives (table value):")
         for i, candidate in enumerate(solution.alternatives, 1):
-            error = f" ± {candidate.stderr:.3f}" if candidate.stderr is not None else ""
-            print(f"  {i}. {candidate.arrangement.format(symbols=sym):<50} EV {candidate.ev:+.3f}{error}")
+            shown = candidate.arrangement.format(symbols=sym)
+            if candidate.interval is not None:
+                low, high = candidate.interval
+                print(f"  {i}. {shown:<50} EV {candidate.ev:+.3f}  [{low:+.3f}, {high:+.3f}]")
+            else:
+                print(f"  {i}. {shown:<50} table value {candidate.ev:+.3f}")
     print(f"({solution.candidates} non-fouling arrangements scored in {solution.seconds:.2f} s)")
     if solution.declare_natural:
         natural = solution.natural
         print(f"DECLARE the natural {natural.kind}: it wins {natural.payout} from each opponent "
               f"({natural.payout * solution.opponents:+d} per deal), more than the best arrangement.")
-    return 0
+    return PARTIAL if solution.partial else 0
 
 
 def _cmd_natural(args) -> int:
@@ -195,8 +270,9 @@ def _cmd_natural(args) -> int:
     from .rules import resolve_rules
 
     hand = " ".join(args.hand)
-    found = find_naturals(hand)
-    counted = natural(hand, resolve_rules(args.rules)) if args.rules else None
+    rules = resolve_rules(args.rules) if args.rules else None
+    found = find_naturals(hand, rules)
+    counted = natural(hand, rules) if rules is not None else None
     if args.json:
         _print_json({"naturals": [n.to_dict() for n in found],
                      "declare": None if counted is None else counted.to_dict()})
@@ -206,32 +282,41 @@ def _cmd_natural(args) -> int:
     for item in found:
         print(f"{item.kind}: {item.arrangement.format(symbols=args.symbols) if item.arrangement else ''}".rstrip(": "))
     if args.rules:
-        print(f"under {resolve_rules(args.rules).name}: " + (
+        print(f"under {rules.name}: " + (
             f"declare {counted.kind} for {counted.payout} per opponent" if counted else "no natural counts"))
     return 0
 
 
 # --- simulate, match, odds ------------------------------------------------------------------
 
+def _check_out(path: Optional[str]) -> None:
+    """Refuse a bad ``--out`` before a long job, not after it."""
+    from .errors import OptionError
+    from .files import check_writable
+
+    if path is None:
+        return
+    if Path(path).suffix.lower() not in (".json", ".csv"):
+        raise OptionError(f"--out must end in .json or .csv, got {path!r}")
+    check_writable(path)
+
+
 def _write_out(path: str, data: dict, rows: list[dict]) -> None:
-    """Save results: ``.json`` gets ``data``; ``.csv`` gets ``rows`` (one dict per line)."""
+    """Save results atomically: ``.json`` gets ``data``; ``.csv`` gets ``rows`` (one dict per line)."""
     import csv
 
-    from .errors import OptionError
+    from .files import atomic_write
 
-    target = Path(path)
-    try:
-        if target.suffix.lower() == ".json":
-            target.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-        elif target.suffix.lower() == ".csv":
-            with target.open("w", newline="", encoding="utf-8") as handle:
-                writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
-                writer.writeheader()
-                writer.writerows(rows)
-        else:
-            raise OptionError(f"--out must end in .json or .csv, got {path!r}")
-    except OSError as error:
-        raise OptionError(f"cannot write {path}: {error.strerror}") from None
+    _check_out(path)
+    if Path(path).suffix.lower() == ".json":
+        text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    else:
+        buffer = io.StringIO(newline="")
+        writer = csv.DictWriter(buffer, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+        text = buffer.getvalue()
+    atomic_write(path, text.encode("utf-8"))
 
 
 def _flatten(data, prefix: str = "") -> list[dict]:
@@ -263,14 +348,16 @@ def _histogram(distribution: dict, width: int = 40) -> list[str]:
 def _cmd_simulate(args) -> int:
     from .simulation import simulate
 
+    _check_out(args.out)
     result = simulate(args.arrangement, opponents=args.opponents, samples=args.samples, seed=args.seed,
-                      opponent=args.opponent, rules=args.rules, jobs=args.jobs, progress=_show_progress(args))
+                      opponent=args.opponent, rules=args.rules, jobs=args.jobs, progress=_show_progress(args),
+                      tables=args.tables)
     data = result.to_dict()
     if args.out:
         _write_out(args.out, data, _flatten(data))
     if args.json:
         _print_json(data)
-        return 0
+        return PARTIAL if result.partial else 0
     arrangement = result.arrangement
     print(f"arrangement: {arrangement.format(symbols=args.symbols)}")
     if result.fouled:
@@ -292,14 +379,15 @@ def _cmd_simulate(args) -> int:
           f"all three lost: {_percent(result.scooped).strip()}")
     print("net points per deal:")
     print("\n".join(_histogram(result.distribution)))
-    return 0
+    return PARTIAL if result.partial else 0
 
 
 def _cmd_match(args) -> int:
     from .simulation import match
 
+    _check_out(args.out)
     result = match(args.strategies, deals=args.deals, seed=args.seed, sessions=args.sessions, rules=args.rules,
-                   jobs=args.jobs, progress=_show_progress(args))
+                   jobs=args.jobs, progress=_show_progress(args), tables=args.tables)
     data = result.to_dict()
     if args.out:
         common = {k: data[k] for k in ("version", "format", "deals", "sessions", "seed", "partial")}
@@ -309,7 +397,7 @@ def _cmd_match(args) -> int:
         _write_out(args.out, data, rows)
     if args.json:
         _print_json(data)
-        return 0
+        return PARTIAL if result.partial else 0
     status = f"  (PARTIAL: stopped after {result.deals} of {result.requested_deals} deals)" if result.partial else ""
     print(f"{' vs '.join(result.strategies)}: {result.format} format, {result.deals} deals, seed {result.seed}{status}")
     header = f"  {'strategy':<28}{'points/deal':>12}   {'95% interval':<21}"
@@ -323,13 +411,14 @@ def _cmd_match(args) -> int:
         print(line)
     if result.sessions:
         print(f"({result.sessions} sessions of 8 deals; tied players share a place)")
-    return 0
+    return PARTIAL if result.partial else 0
 
 
 def _cmd_odds(args) -> int:
     from .odds import hand_odds, odds_table
 
-    entries = hand_odds(" ".join(args.hand), args.row) if args.hand else odds_table(args.row)
+    entries = (hand_odds(" ".join(args.hand), args.row, tables=args.tables) if args.hand
+               else odds_table(args.row, tables=args.tables))
     rows = [entry.to_dict() for entry in entries]
     if args.json:
         _print_json(rows)
@@ -367,10 +456,11 @@ def _shipped_tables_path() -> Path:
 
 
 def _cmd_tables(args) -> int:
+    from .files import check_writable
     from .policy import PolicyTables, build_tables
 
     if args.tables_command == "info":
-        path = _shipped_tables_path()
+        path = Path(args.file) if args.file else _shipped_tables_path()
         tables = PolicyTables.load(path)
         info = {"path": str(path), "sha256": _sha256(path), "hands": tables.hands, "seed": tables.seed,
                 "iterations": tables.iterations, "history": list(tables.history)}
@@ -384,9 +474,9 @@ def _cmd_tables(args) -> int:
                       f"arrangement, row values moved {step['values_moved']:.4f}")
         return 0
     show_progress = not args.quiet and sys.stderr.isatty()
+    out = check_writable(args.out)  # before minutes of self-play, not after
     tables = build_tables(hands=args.hands, seed=args.seed, max_iterations=args.max_iterations,
                           tolerance=args.tolerance, progress=show_progress)
-    out = Path(args.out)
     tables.save(out)
     digest = _sha256(out)
     shipped = _shipped_tables_path()
@@ -394,18 +484,23 @@ def _cmd_tables(args) -> int:
     last = tables.history[-1]
     if args.json:
         _print_json({"out": str(out), "sha256": digest, "identical_to_shipped": same, "hands": args.hands,
-                     "seed": args.seed, "iterations": tables.iterations, "history": list(tables.history)})
+                     "seed": args.seed, "iterations": tables.iterations, "partial": tables.partial,
+                     "history": list(tables.history)})
     else:
-        print(f"wrote {out} after {tables.iterations} iterations "
-              f"(last: {100 * last['changed']:.2f}% of hands changed, values moved {last['values_moved']:.4f})")
+        status = (f" (PARTIAL: stopped during iteration {tables.iterations + 1}; the file holds the tables of "
+                  f"iteration {tables.iterations})" if tables.partial else "")
+        print(f"wrote {out} after {tables.iterations} iterations on {args.hands} hands, seed {args.seed} "
+              f"(last: {100 * last['changed']:.2f}% of hands changed, values moved {last['values_moved']:.4f})"
+              + status)
         print(f"sha256 {digest}" + ("  (identical to the shipped tables)" if same else ""))
-    return 0
+    return PARTIAL if tables.partial else 0
 
 
 # --- parser -----------------------------------------------------------------------------------
 
 def make_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``cpoker`` command."""
+    from .errors import MAX_DEALS, MAX_ITERATIONS, MAX_SAMPLES, MAX_SESSIONS, MAX_TABLE_HANDS
     from .policy import DEFAULT_BUILD
 
     parser = _Parser(prog="cpoker", description="Closed 13-card Chinese poker: evaluate, score, deal, solve, "
@@ -433,6 +528,9 @@ def make_parser() -> argparse.ArgumentParser:
                      help="one player's rows; repeat for each player")
     sub.add_argument("--file", help="JSON file with the players' arrangements")
     sub.add_argument("--rules", default=None, help=RULES_HELP)
+    sub.add_argument("--misset-fouls", action="store_true",
+                     help="settle a mis-set arrangement (wrong row sizes, a repeated card) as a foul, as at the "
+                          "table (RULES §04), instead of refusing it")
     sub.set_defaults(run=_cmd_score)
 
     sub = command("natural", "find the naturals of a 13-card hand (dragon, six pairs, three flushes...)",
@@ -442,34 +540,39 @@ def make_parser() -> argparse.ArgumentParser:
     sub.set_defaults(run=_cmd_natural)
 
     sub = command("deal", "deal 13 random cards to each player", "cpoker deal --players 4 --seed 1")
-    sub.add_argument("--players", type=int, default=4, help="2 to 4 (default 4)")
-    sub.add_argument("--seed", type=int, default=None, help="seed for a reproducible deal")
+    sub.add_argument("--players", type=_int_in(2, 4), default=4, help="2 to 4 (default 4)")
+    _seed_option(sub)
     sub.set_defaults(run=_cmd_deal)
 
     sub = command("solve", "find the best non-fouling arrangement of a 13-card hand",
                   'cpoker solve "As Kd Qh Jc Ts 9d 8h 7c 6s 5d 4h 3c 2s" --opponents 2 --seed 1')
     sub.add_argument("hand", nargs="+", help="13 cards")
-    sub.add_argument("--opponents", type=int, default=1, help="1 to 3 (default 1)")
-    sub.add_argument("--samples", type=int, default=2000, help="Monte Carlo deals (default 2000)")
-    sub.add_argument("--seed", type=int, default=None, help="seed (default: drawn and printed)")
+    sub.add_argument("--opponents", type=_int_in(1, 3), default=1, help="1 to 3 (default 1)")
+    sub.add_argument("--samples", type=_int_in(1, MAX_SAMPLES), default=2000, help="Monte Carlo deals (default 2000)")
+    _seed_option(sub)
     sub.add_argument("--method", choices=("mc", "table"), default="mc", help="mc (default) or table")
     sub.add_argument("--opponent", default="table",
                      help="opponent model: table (default), greedy, or package.module:function")
     sub.add_argument("--rules", default=None, help=RULES_HELP)
+    _tables_option(sub)
+    sub.add_argument("--quiet", action="store_true", help="no progress bar (none is shown off a terminal)")
     sub.set_defaults(run=_cmd_solve)
 
     def long_run_options(sub: argparse.ArgumentParser) -> None:
-        sub.add_argument("--seed", type=int, default=None, help="seed (default: drawn and reported)")
+        _seed_option(sub)
         sub.add_argument("--rules", default=None, help=RULES_HELP)
-        sub.add_argument("--jobs", type=int, default=None, help="threads (default: all cores); never changes results")
+        _tables_option(sub)
+        sub.add_argument("--jobs", type=_int_in(1, 4096), default=None,
+                         help="threads (default: all cores); never changes results")
         sub.add_argument("--quiet", action="store_true", help="no progress bar (none is shown off a terminal)")
         sub.add_argument("--out", help="save results with every parameter to FILE.json or FILE.csv")
 
     sub = command("simulate", "equity of one arrangement against random opponents",
                   'cpoker simulate "2s 2h Ad / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac" --opponents 3 --samples 20000')
     sub.add_argument("arrangement", help='"FRONT / MIDDLE / BACK"')
-    sub.add_argument("--opponents", type=int, default=1, help="1 to 3 (default 1)")
-    sub.add_argument("--samples", type=int, default=10_000, help="deals to simulate (default 10000)")
+    sub.add_argument("--opponents", type=_int_in(1, 3), default=1, help="1 to 3 (default 1)")
+    sub.add_argument("--samples", type=_int_in(1, MAX_SAMPLES), default=10_000,
+                     help="deals to simulate (default 10000)")
     sub.add_argument("--opponent", default="table",
                      help="opponent model: table (default), greedy, or package.module:function")
     long_run_options(sub)
@@ -482,8 +585,10 @@ def make_parser() -> argparse.ArgumentParser:
                      help="table, greedy, mc, or package.module:function (one per seat)")
     sub.add_argument("--strategy", action="append", default=[], dest="extra_strategies",
                      help="another seat's strategy as package.module:function (repeatable)")
-    sub.add_argument("--deals", type=int, default=10_000, help="deals, each played in every seat rotation")
-    sub.add_argument("--sessions", type=int, default=0, help="also play N 8-deal sessions and count first places")
+    sub.add_argument("--deals", type=_int_in(1, MAX_DEALS), default=10_000,
+                     help="deals, each played in every seat rotation")
+    sub.add_argument("--sessions", type=_int_in(0, MAX_SESSIONS), default=0,
+                     help="also play N 8-deal sessions and count first places")
     long_run_options(sub)
     sub.set_defaults(run=_cmd_match)
 
@@ -492,6 +597,7 @@ def make_parser() -> argparse.ArgumentParser:
     sub.add_argument("--row", choices=("front", "middle", "back"), help="only this row")
     sub.add_argument("--hand", nargs="+", help="one 3- or 5-card row to look up")
     sub.add_argument("--csv", action="store_true", help="CSV output")
+    _tables_option(sub)
     sub.set_defaults(run=_cmd_odds)
 
     sub = commands.add_parser("tables", help="build or inspect the table policy's tables",
@@ -500,35 +606,68 @@ def make_parser() -> argparse.ArgumentParser:
     tables = sub.add_subparsers(dest="tables_command", metavar="ACTION", required=True, parser_class=_Parser)
     build = tables.add_parser("build", help="learn the tables by self-play (defaults rebuild the shipped ones)",
                               epilog="example: cpoker tables build --hands 20000 --seed 1 --out mine.npz")
-    build.add_argument("--hands", type=int, default=DEFAULT_BUILD["hands"], help="self-play sample size")
-    build.add_argument("--seed", type=int, default=DEFAULT_BUILD["seed"], help="sample seed")
-    build.add_argument("--max-iterations", type=int, default=DEFAULT_BUILD["max_iterations"])
-    build.add_argument("--tolerance", type=float, default=DEFAULT_BUILD["tolerance"],
-                       help="stop when fewer hands than this share change arrangement")
+    build.add_argument("--hands", type=_int_in(1, MAX_TABLE_HANDS), default=DEFAULT_BUILD["hands"],
+                       help=f"self-play sample size (default {DEFAULT_BUILD['hands']})")
+    _seed_option(build, DEFAULT_BUILD["seed"], drawn=False)
+    build.add_argument("--max-iterations", type=_int_in(1, MAX_ITERATIONS), default=DEFAULT_BUILD["max_iterations"])
+    build.add_argument("--tolerance", type=_fraction, default=DEFAULT_BUILD["tolerance"],
+                       help="stop when fewer hands than this share (0 to 1) change arrangement")
     build.add_argument("--out", default="policy_tables.npz", help="output file (default policy_tables.npz)")
     build.add_argument("--quiet", action="store_true", help="no progress bar")
     build.add_argument("--json", action="store_true", help="machine-readable output")
     info = tables.add_parser("info", help="show the shipped tables' provenance and convergence")
+    info.add_argument("file", nargs="?", default=None, help="a tables file (default: the shipped tables)")
     info.add_argument("--json", action="store_true", help="machine-readable output")
     sub.set_defaults(run=_cmd_tables)
     return parser
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
-    """Run the ``cpoker`` command; returns the exit status."""
+def _run_command(argv: Optional[Sequence[str]]) -> "tuple[int, str]":
+    """Parse ``argv`` and run the command; returns its status and what it printed."""
+    from . import _jit
+
     parser = make_parser()
     args = parser.parse_args(argv)
     if getattr(args, "command", None) == "match":
         args.strategies = list(args.strategies) + list(args.extra_strategies)
     if getattr(args, "run", None) is None:
-        parser.print_help()
-        return EXIT_USAGE
+        return EXIT_USAGE, parser.format_help()
+    _jit.NOTICE["enabled"] = sys.stderr.isatty()
+    output = io.StringIO()
+    with contextlib.redirect_stdout(output):  # printed once the command is done, or not at all
+        status = args.run(args)
+    return status, output.getvalue()
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Run the ``cpoker`` command; returns the exit status (see the module docstring)."""
+    from .interrupts import shielded
+
     try:
-        return args.run(args)
+        with shielded(hard_exit=True) as shield:
+            status, text = _run_command(argv)
+        # leaving the block restored the handlers, or raised Interrupted for a signal no job acted on
     except CpokerError as error:
         return _fail(str(error))
-    except KeyboardInterrupt:
+    except Interrupted as stop:
         print("cpoker: interrupted", file=sys.stderr)
-        return 130
+        return 128 + stop.signum
+    signum = shield.first if shield is not None else None
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
     except BrokenPipeError:
         return 0
+    if status == PARTIAL or signum is not None:
+        return 128 + (signum or 2)
+    return status
+
+
+def run() -> None:
+    """The console-script entry point: ``cpoker ...`` on the command line."""
+    try:
+        status = main()
+    except KeyboardInterrupt:  # a signal in the instant before the handlers were installed
+        print("cpoker: interrupted", file=sys.stderr)
+        status = 130
+    sys.exit(status)

@@ -1,10 +1,15 @@
-"""Typed exceptions raised by the public API.
+"""Typed exceptions raised by the public API, and the checks that raise them.
 
 Every error the API raises for bad input derives from :class:`CpokerError`
-and from :class:`ValueError`, so callers may catch either.
+and from :class:`ValueError`, so callers may catch either.  The ``check_*``
+helpers are the one validation layer the public functions and the command line
+share: each returns the cleaned value or raises with a message that names the
+option, what was expected and what was given.
 """
 
 from __future__ import annotations
+
+import math
 
 
 class CpokerError(ValueError):
@@ -20,22 +25,76 @@ class ArrangementError(CpokerError):
 
 
 class OptionError(CpokerError):
-    """An impossible option value (players, opponents, samples, rules...)."""
+    """An impossible option value (players, opponents, samples, seed, files...)."""
+
+
+class RulesError(OptionError):
+    """Rules that cannot be read or used: unknown preset, bad TOML, payouts out of bounds."""
+
+
+class StrategyError(OptionError):
+    """A strategy that cannot be loaded, or that failed or answered nonsense on a hand."""
+
+
+class Interrupted(KeyboardInterrupt):
+    """A job stopped by SIGINT or SIGTERM before it had any result to return.
+
+    Raised from Python code (never from inside a compiled kernel) once the
+    kernel in flight has returned.  ``signum`` is the signal received.
+    """
+
+    def __init__(self, signum: int = 2) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+# Sizes above these cannot finish in reasonable time on any machine cpoker runs on; refusing them
+# up front beats a job that runs for years (every long job runs in O(chunk) memory below them).
+MAX_SEED = 2**63 - 1
+MAX_SAMPLES = 10**9          # solve and simulate: Monte Carlo deals
+MAX_DEALS = 10**10           # match: deals, each played in every seat rotation
+MAX_SESSIONS = 10**9         # match: 8-deal sessions
+MAX_TABLE_HANDS = 10**8      # tables build: the self-play sample (4 bytes of state per hand)
+MAX_ITERATIONS = 10**6       # tables build: fictitious-play iterations
+
+
+def _is_integer(value: object) -> bool:
+    import numpy as np
+
+    return not isinstance(value, (bool, np.bool_)) and isinstance(value, (int, np.integer))
 
 
 def check_int(name: str, value: object, low: int, high: "int | None" = None, hint: str = "") -> int:
     """``value`` as an int if it is a whole number in ``low..high``, else an :class:`OptionError`.
 
     The message says what was expected, e.g. ``"opponents must be 1 to 3, got 5"``.
+    Floats (even ``2.0``) and booleans are refused: a seed of ``1.5`` is not
+    quietly truncated to 1.
     """
-    import numpy as np
-
-    ok = (not isinstance(value, bool) and isinstance(value, (int, np.integer))
-          and value >= low and (high is None or value <= high))
+    ok = _is_integer(value) and value >= low and (high is None or value <= high)  # type: ignore[operator]
     if not ok:
         if high is not None:
-            expected = f"{low} to {high}"
+            expected = f"{low} to {high:,}" if high >= 10_000 else f"{low} to {high}"
         else:
             expected = "a positive integer" if low == 1 else f"{low} or more"
-        raise OptionError(f"{name} must be {expected}{hint}, got {value!r}")
+        shown = repr(value) if not _is_integer(value) or abs(int(value)) < 10**30 else "a number too large"  # type: ignore
+        raise OptionError(f"{name} must be {expected}{hint}, got {shown}")
     return int(value)  # type: ignore[arg-type]
+
+
+def check_seed(seed: object, name: str = "seed") -> "int | None":
+    """``None`` or a whole number in ``0 .. 2**63 - 1`` (NumPy's seeds are non-negative)."""
+    if seed is None:
+        return None
+    return check_int(name, seed, 0, MAX_SEED)
+
+
+def check_fraction(name: str, value: object) -> float:
+    """A finite real number in ``0..1`` (NaN, infinities and strings are refused)."""
+    import numpy as np
+
+    ok = (not isinstance(value, (bool, np.bool_)) and isinstance(value, (int, float, np.integer, np.floating))
+          and math.isfinite(float(value)) and 0.0 <= float(value) <= 1.0)  # type: ignore[arg-type]
+    if not ok:
+        raise OptionError(f"{name} must be a number from 0 to 1, got {value!r}")
+    return float(value)  # type: ignore[arg-type]

@@ -157,7 +157,52 @@ def value_of_cards(cards: Iterable[int]) -> HandValue:
     return HandValue(int(key_of_mask(cards_mask(ids), len(ids))), len(ids))
 
 
-def evaluate_batch(cards: np.ndarray) -> np.ndarray:
+def _as_array(cards) -> np.ndarray:
+    try:
+        return np.asarray(cards)
+    except (ValueError, TypeError, OverflowError) as error:  # ragged lists, huge ints
+        raise CardError(f"cannot read the batch as an array of card ids: {error}") from None
+
+
+def _checked_ids(cards, widths: tuple, what: str, check: bool) -> np.ndarray:
+    """``(N, k)`` card ids as contiguous ``uint8`` after one vectorised check (see :func:`evaluate_batch`)."""
+    from ._kernels.evaluate import _first_duplicate_row
+
+    array = _as_array(cards)
+    if array.ndim != 2 or array.shape[1] not in widths:
+        shapes = " or ".join(f"(N, {k})" for k in widths)
+        raise CardError(f"{what} takes a {shapes} array of card ids (or 1-D int64 masks), got shape {array.shape}")
+    if not check:
+        return np.ascontiguousarray(array, dtype=np.uint8)
+    if array.dtype == np.bool_ or not np.issubdtype(array.dtype, np.integer):
+        raise CardError(f"card ids must be an integer array, got dtype {array.dtype} "
+                        "(convert with .astype(np.uint8) after checking the values)")
+    if array.size and (array.min() < 0 or array.max() > 51):
+        row = int(np.flatnonzero(((array < 0) | (array > 51)).any(axis=1))[0])
+        raise CardError(f"card ids must lie in 0..51; row {row} is {array[row].tolist()}")
+    ids = np.ascontiguousarray(array, dtype=np.uint8)
+    row = int(_first_duplicate_row(ids))
+    if row >= 0:
+        raise CardError(f"row {row} repeats a card: {ids[row].tolist()}")
+    return ids
+
+
+def _checked_masks(masks, low: int, high: int, check: bool) -> np.ndarray:
+    from ._kernels.evaluate import _first_bad_mask
+
+    array = _as_array(masks)
+    if check and array.dtype != np.int64:
+        raise CardError(f"a 1-D batch must be int64 card masks, got dtype {array.dtype}")
+    array = np.ascontiguousarray(array, dtype=np.int64)
+    if check:
+        row = int(_first_bad_mask(array, low, high))
+        if row >= 0:
+            count = "5" if low == high == 5 else f"{low} to {high}" if low != high else str(low)
+            raise CardError(f"mask {row} ({int(array[row]):#x}) is not {count} cards of 0..51")
+    return array
+
+
+def evaluate_batch(cards: np.ndarray, check: bool = True) -> np.ndarray:
     """Strength keys of many rows at once.
 
     Parameters
@@ -165,33 +210,42 @@ def evaluate_batch(cards: np.ndarray) -> np.ndarray:
     cards
         An ``(N, 5)`` or ``(N, 3)`` integer array of card ids (distinct in each
         row), or a 1-D ``int64`` array of card masks of 5 cards each.
+    check
+        Check dtype, range and duplicates first (one vectorised pass, a few
+        percent of the evaluation time).  ``check=False`` skips it for input
+        known to be valid; invalid input then gives meaningless keys.
 
     Returns
     -------
     numpy.ndarray
         ``int32`` keys, comparable with :attr:`HandValue.key`.
+
+    Raises
+    ------
+    CardError
+        For a wrong shape or dtype, ids outside 0..51, or a card repeated in a row.
     """
     from ._kernels.evaluate import _keys_from_ids, _keys_from_masks
+    from .interrupts import shielded
 
-    array = np.asarray(cards)
-    if array.ndim == 1:
-        if array.dtype != np.int64:
-            raise CardError("a 1-D batch must be int64 card masks")
-        return _keys_from_masks(array, 5)
-    if array.ndim != 2 or array.shape[1] not in (3, 5):
-        raise CardError(f"expected an (N, 5) or (N, 3) array of card ids, got shape {array.shape}")
-    if array.size and (array.min() < 0 or array.max() > 51):
-        raise CardError("card ids must lie in 0..51")
-    return _keys_from_ids(np.ascontiguousarray(array, dtype=np.uint8))
+    array = _as_array(cards)
+    with shielded():
+        if array.ndim == 1:
+            return _keys_from_masks(_checked_masks(array, 5, 5, check), 5)
+        return _keys_from_ids(_checked_ids(array, (3, 5), "evaluate_batch", check))
 
 
-def evaluate_masks(masks: np.ndarray, n_cards: int = 5) -> np.ndarray:
+def evaluate_masks(masks: np.ndarray, n_cards: int = 5, check: bool = True) -> np.ndarray:
     """Strength keys of 1-D ``int64`` card masks holding ``n_cards`` (3 or 5) cards each."""
     from ._kernels.evaluate import _keys_from_masks
+    from .interrupts import shielded
 
-    if n_cards not in (3, 5):
-        raise CardError(f"n_cards must be 3 or 5, got {n_cards}")
-    return _keys_from_masks(np.ascontiguousarray(masks, dtype=np.int64), n_cards)
+    if isinstance(n_cards, bool) or n_cards not in (3, 5):
+        raise CardError(f"n_cards must be 3 or 5, got {n_cards!r}")
+    if np.ndim(masks) != 1:
+        raise CardError(f"evaluate_masks takes a 1-D array of int64 masks, got shape {np.shape(masks)}")
+    with shielded():
+        return _keys_from_masks(_checked_masks(masks, n_cards, n_cards, check), n_cards)
 
 
 def category_of_keys(keys: np.ndarray) -> np.ndarray:
@@ -213,17 +267,16 @@ def evaluate_best(cards: CardsLike) -> HandValue:
     return HandValue(int(best_key(cards_mask(parsed))), 5)
 
 
-def evaluate_best_batch(cards: np.ndarray) -> np.ndarray:
-    """Keys of the best 5-card hand of each row: ``(N, 5..7)`` card ids or 1-D ``int64`` masks."""
-    from ._kernels.evaluate import _keys_from_ids, _keys_from_masks
+def evaluate_best_batch(cards: np.ndarray, check: bool = True) -> np.ndarray:
+    """Keys of the best 5-card hand of each row: ``(N, 5..7)`` card ids or 1-D ``int64`` masks of 5-7 cards.
 
-    array = np.asarray(cards)
-    if array.ndim == 1:
-        if array.dtype != np.int64:
-            raise CardError("a 1-D batch must be int64 card masks")
-        return _keys_from_masks(array, 7)
-    if array.ndim != 2 or not 5 <= array.shape[1] <= 7:
-        raise CardError(f"expected an (N, 5), (N, 6) or (N, 7) array of card ids, got shape {array.shape}")
-    if array.size and (array.min() < 0 or array.max() > 51):
-        raise CardError("card ids must lie in 0..51")
-    return _keys_from_ids(np.ascontiguousarray(array, dtype=np.uint8))
+    ``check`` as in :func:`evaluate_batch`.
+    """
+    from ._kernels.evaluate import _keys_from_ids, _keys_from_masks
+    from .interrupts import shielded
+
+    array = _as_array(cards)
+    with shielded():
+        if array.ndim == 1:
+            return _keys_from_masks(_checked_masks(array, 5, 7, check), 7)
+        return _keys_from_ids(_checked_ids(array, (5, 6, 7), "evaluate_best_batch", check))

@@ -91,8 +91,17 @@ def _three_of_a_shape(hand_ids: np.ndarray, kind: str) -> Optional[tuple[Arrange
     return arrangement_of_split(found.hand, int(found.split_ids[best])), tiebreak
 
 
-def find_naturals(hand: CardsLike) -> list[Natural]:
-    """Every natural a 13-card hand holds, strongest first (no rules applied)."""
+def find_naturals(hand: CardsLike, rules: "Rules | str | None" = None) -> list[Natural]:
+    """Every natural a 13-card hand holds, strongest first.
+
+    With ``rules``, each carries the payout those rules give it (``None`` for a
+    kind the rules do not count); without, no payouts are given.
+    """
+    if rules is not None:
+        rules = resolve_rules(rules)
+        counted = rules.naturals
+        return [Natural(n.kind, n.hand, counted.payout(n.kind) if counted else None, n.arrangement, n.tiebreak)
+                for n in find_naturals(hand)]
     hand_ids = parse_hand(hand)
     cards = tuple(int(c) for c in hand_ids)
     counts = Counter(int(c) % 13 for c in hand_ids)

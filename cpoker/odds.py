@@ -36,10 +36,10 @@ class RowOdds:
                 "tie_min": self.tie[0], "tie_max": self.tie[1], "loss_min": self.loss[0], "loss_max": self.loss[1]}
 
 
-def _probabilities(row: int):
-    from .policy import default_tables
+def _probabilities(row: int, tables=None):
+    from .policy import resolve_tables
 
-    distribution = default_tables().distribution[row]
+    distribution = resolve_tables(tables).distribution[row]
     below = np.cumsum(distribution) - distribution
     return below, distribution, np.clip(1.0 - below - distribution, 0.0, 1.0)
 
@@ -47,13 +47,16 @@ def _probabilities(row: int):
 def _check_row(row: Optional[str]) -> list[str]:
     if row is None:
         return list(ROW_NAMES)
-    if row not in ROW_NAMES:
+    if not isinstance(row, str) or row not in ROW_NAMES:
         raise OptionError(f"row must be front, middle or back, got {row!r}")
     return [row]
 
 
-def hand_odds(cards: CardsLike, row: Optional[str] = None) -> list[RowOdds]:
-    """Odds of a 3-card front or a 5-card middle/back (each row it fits, or ``row``)."""
+def hand_odds(cards: CardsLike, row: Optional[str] = None, tables=None) -> list[RowOdds]:
+    """Odds of a 3-card front or a 5-card middle/back (each row it fits, or ``row``).
+
+    ``tables``: the table policy's tables whose opponent distributions are read (default: the shipped ones).
+    """
     from .tables import strength_keys
 
     parsed = parse_cards(cards)
@@ -66,7 +69,7 @@ def hand_odds(cards: CardsLike, row: Optional[str] = None) -> list[RowOdds]:
     index = int(np.searchsorted(strength_keys(), value.key))
     out = []
     for name in rows:
-        win, tie, loss = (float(p[index]) for p in _probabilities(ROW_NAMES.index(name)))
+        win, tie, loss = (float(p[index]) for p in _probabilities(ROW_NAMES.index(name), tables))
         out.append(RowOdds(name, value.describe(), (win, win), (tie, tie), (loss, loss)))
     return out
 
@@ -76,7 +79,7 @@ def shape_name(key: int) -> str:
     return describe_key(key, kickers=False)
 
 
-def odds_table(row: Optional[str] = None) -> list[RowOdds]:
+def odds_table(row: Optional[str] = None, tables=None) -> list[RowOdds]:
     """Odds per hand shape (category and main ranks) for each row, weakest shape first.
 
     Each entry spans the shape's weakest to strongest kickers.
@@ -86,7 +89,7 @@ def odds_table(row: Optional[str] = None) -> list[RowOdds]:
     out = []
     keys = strength_keys()
     for name in _check_row(row):
-        below, equal, above = _probabilities(ROW_NAMES.index(name))
+        below, equal, above = _probabilities(ROW_NAMES.index(name), tables)
         usable = np.isin(keys, row_keys(ROW_SIZES[name]))
         shapes: dict[str, list[int]] = {}
         for index in np.flatnonzero(usable):

@@ -50,12 +50,16 @@ class PolicyTables:
     history
         One dict per iteration: the share of sample hands whose arrangement
         changed, and how far the row values moved (max absolute change).
+    partial
+        True when a signal stopped the build: the tables are those of the
+        last completed iteration.
     """
 
     distribution: np.ndarray
     hands: int = 0
     seed: int = 0
     history: tuple = field(default=())
+    partial: bool = False
 
     @functools.cached_property
     def row_values(self) -> np.ndarray:
@@ -68,28 +72,62 @@ class PolicyTables:
     def iterations(self) -> int:
         return len(self.history)
 
-    def save(self, path: "str | Path") -> None:
-        """Write the tables to an ``.npz`` file, byte-identical for identical tables.
+    def to_bytes(self) -> bytes:
+        """The ``.npz`` file's bytes, identical for identical tables.
 
         ``numpy.savez`` stamps each member with the current time; this writes
         the same format with a fixed timestamp so rebuilt tables can be
         compared byte for byte.
         """
-        meta = json.dumps({"hands": self.hands, "seed": self.seed, "history": list(self.history)}, sort_keys=True)
+        fields = {"hands": self.hands, "seed": self.seed, "history": list(self.history)}
+        if self.partial:
+            fields["partial"] = True
+        meta = json.dumps(fields, sort_keys=True)
         arrays = {"distribution": np.ascontiguousarray(self.distribution, dtype=np.float64), "meta": np.array(meta)}
-        with zipfile.ZipFile(path, "w") as archive:
+        out = io.BytesIO()
+        with zipfile.ZipFile(out, "w") as archive:
             for name, array in arrays.items():
                 info = zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0))
                 info.compress_type = zipfile.ZIP_DEFLATED
                 buffer = io.BytesIO()
                 np.lib.format.write_array(buffer, array, allow_pickle=False)
                 archive.writestr(info, buffer.getvalue())
+        return out.getvalue()
+
+    def save(self, path: "str | Path") -> None:
+        """Write the tables to an ``.npz`` file atomically (a reader never sees half a file)."""
+        from .files import atomic_write
+
+        atomic_write(path, self.to_bytes())
 
     @classmethod
     def load(cls, path: "str | Path") -> "PolicyTables":
-        with np.load(path) as data:
-            meta = json.loads(str(data["meta"]))
-            return cls(data["distribution"].astype(np.float64), meta["hands"], meta["seed"], tuple(meta["history"]))
+        """Read tables written by :meth:`save` (``cpoker tables build``).
+
+        Raises
+        ------
+        OptionError
+            When the file is missing, unreadable, or not a cpoker tables file.
+        """
+        from .tables import strength_keys
+
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                meta = json.loads(str(data["meta"]))
+                distribution = np.asarray(data["distribution"], dtype=np.float64)
+                tables = cls(distribution, int(meta["hands"]), int(meta["seed"]), tuple(meta["history"]),
+                             bool(meta.get("partial", False)))
+        except OSError as error:
+            raise OptionError(f"cannot read tables file {path}: {error.strerror or error}") from None
+        except Exception as error:  # a zip, a .npy or a JSON that is not ours, in any of many ways
+            raise OptionError(f"{path} is not a cpoker tables file ({type(error).__name__}: "
+                              f"{str(error)[:80]})") from None
+        size = len(strength_keys())
+        if (distribution.shape != (3, size) or not np.isfinite(distribution).all() or (distribution < 0).any()
+                or not np.allclose(distribution.sum(axis=1), 1.0)):
+            raise OptionError(f"{path} is not a cpoker tables file: its distribution is not (3, {size}) "
+                              "probabilities")
+        return tables
 
 
 @functools.cache
@@ -101,36 +139,71 @@ def default_tables() -> PolicyTables:
         return PolicyTables.load(path)
 
 
+def resolve_tables(tables: "PolicyTables | str | Path | None") -> PolicyTables:
+    """``None`` → the shipped tables; a path → the tables in that file; tables → themselves."""
+    if tables is None:
+        return default_tables()
+    if isinstance(tables, PolicyTables):
+        return tables
+    if isinstance(tables, (str, Path)):
+        return PolicyTables.load(tables)
+    raise OptionError(f"tables must be PolicyTables or a tables file, got {type(tables).__name__}")
+
+
+def _hands_from_uniforms(uniforms: np.ndarray, deck: np.ndarray) -> np.ndarray:
+    hands = deck[np.argpartition(uniforms, 13, axis=1)[:, :13]]
+    return np.sort(hands, axis=1).astype(np.uint8)
+
+
 def sample_hands(count: int, seed: int, exclude: Optional[np.ndarray] = None) -> np.ndarray:
     """``count`` random 13-card hands (sorted ``uint8`` ids per row), reproducible from ``seed``."""
     rng = np.random.default_rng(seed)
     deck = np.setdiff1d(np.arange(52), exclude if exclude is not None else [])
-    keys = rng.random((count, len(deck)))
-    hands = deck[np.argpartition(keys, 13, axis=1)[:, :13]]
-    return np.sort(hands, axis=1).astype(np.uint8)
+    return _hands_from_uniforms(rng.random((count, len(deck))), deck)
+
+
+def sample_block(seed: int, start: int, count: int) -> np.ndarray:
+    """Hands ``start .. start + count`` of ``sample_hands(N, seed)`` for any ``N >= start + count``.
+
+    PCG64 is advanced past the earlier hands' draws (52 doubles each), so a
+    block is a pure function of ``(seed, start, count)``: the sample is never
+    held in memory, and any worker can deal any block.
+    """
+    bit_generator = np.random.PCG64(seed)
+    bit_generator.advance(52 * start)
+    return _hands_from_uniforms(np.random.Generator(bit_generator).random((count, 52)), np.arange(52))
 
 
 def _strength_histogram(strengths: np.ndarray, size: int) -> np.ndarray:
     counts = [np.bincount(strengths[:, row].astype(np.int64), minlength=size) for row in range(3)]
-    return np.stack(counts).astype(np.float64)
+    return np.stack(counts)
 
 
 def arrange_by_tables(hands: np.ndarray, row_values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Table-policy split of each hand (sorted ``uint8`` ids, shape ``(N, 13)``) and its row strengths."""
     from ._kernels.splits import _table_policy
+    from .interrupts import shielded
     from .tables import split_tables, strength_hash
 
     t, h = split_tables(), strength_hash()
-    return _table_policy(hands, np.ascontiguousarray(row_values), h.keys, h.dense, t.subsets5, t.subsets3, t.splits)
+    with shielded():
+        return _table_policy(hands, np.ascontiguousarray(row_values), h.keys, h.dense, t.subsets5, t.subsets3,
+                             t.splits)
 
 
 def arrange_greedy(hands: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Greedy split of each hand and its row strengths."""
     from ._kernels.splits import _greedy
+    from .interrupts import shielded
     from .tables import split_tables, strength_keys
 
     t = split_tables()
-    return _greedy(hands, strength_keys(), t.subsets5, t.subsets3, t.splits)
+    with shielded():
+        return _greedy(hands, strength_keys(), t.subsets5, t.subsets3, t.splits)
+
+
+def _arrange_with(sample: np.ndarray, values: np.ndarray):
+    return arrange_by_tables(sample, values)
 
 
 # the parameters of the shipped tables: `cpoker tables build` with no options rebuilds them
@@ -147,53 +220,90 @@ def build_tables(hands: int = BUILD_HANDS, seed: int = BUILD_SEED, max_iteration
     Parameters
     ----------
     hands
-        Size of the fixed sample of random hands.
+        Size of the fixed sample of random hands (at most 10**8; the sample is
+        dealt block by block, never held, and only each hand's last choice,
+        4 bytes, is kept between iterations).
     seed
         Seed of the sample; the same ``(hands, seed, max_iterations, tolerance)``
         give bit-identical tables.
     max_iterations, tolerance
         Stop when the share of hands whose arrangement changed falls below
-        ``tolerance``, or after ``max_iterations``.
+        ``tolerance`` (0 to 1), or after ``max_iterations``.
     progress
         Show a progress bar (tqdm) on standard error.
+    chunk
+        Hands per block.
+
+    A SIGINT or SIGTERM stops the build at the next block: the tables of the
+    last completed iteration are returned with ``partial=True``.
+
+    Raises
+    ------
+    OptionError
+        For sizes, seeds or a tolerance out of range.
+    Interrupted
+        When a signal arrives before the first iteration completes.
     """
+    from .errors import MAX_ITERATIONS, MAX_TABLE_HANDS, Interrupted, check_fraction, check_int, check_seed
+    from .interrupts import shielded
+    from .runner import blocks_of, run_blocks
     from .tables import strength_keys
 
-    if hands < 1:
-        raise OptionError(f"hands must be at least 1, got {hands}")
-    if max_iterations < 1:
-        raise OptionError(f"max_iterations must be at least 1, got {max_iterations}")
-    sample = sample_hands(hands, seed)
+    hands = check_int("hands", hands, 1, MAX_TABLE_HANDS)
+    seed = check_seed(seed)
+    max_iterations = check_int("max_iterations", max_iterations, 1, MAX_ITERATIONS)
+    tolerance = check_fraction("tolerance", tolerance)
+    chunk = check_int("chunk", chunk, 1, 10**6)
     size = len(strength_keys())
-    _, strengths = arrange_greedy(sample)
-    average = _strength_histogram(strengths, size) / hands
-    previous: Optional[np.ndarray] = None
-    history = []
-    bar = _progress_bar(max_iterations * hands, progress, "self-play")
-    try:
+    previous = np.full(hands, -1, dtype=np.int32)  # each hand's last choice: the only per-hand state
+    history: list = []
+
+    def self_play_pass(arrange, description: str) -> "tuple[np.ndarray, int] | None":
+        counts = np.zeros((3, size), dtype=np.int64)
+        changed = 0
+
+        def work(block):
+            index, count = block
+            chosen, strengths = arrange(sample_block(seed, index * chunk, count))
+            return chosen, _strength_histogram(strengths, size)
+
+        def combine(block, summary):
+            nonlocal changed, counts
+            index, count = block
+            chosen, block_counts = summary
+            start = index * chunk
+            changed += int(np.count_nonzero(previous[start:start + count] != chosen))
+            previous[start:start + count] = chosen
+            counts += block_counts
+
+        try:
+            stopped = run_blocks(blocks_of(hands, chunk), work, combine, total=hands, progress=progress,
+                                 unit="hand", description=description)
+        except Interrupted:
+            return None
+        return (None if stopped else (counts, changed))
+
+    with shielded():
+        first = self_play_pass(arrange_greedy, "greedy start")
+        if first is None:
+            raise Interrupted()
+        average = first[0] / hands
+        partial = False
         for iteration in range(1, max_iterations + 1):
             values = row_values_from_distribution(average)
-            chosen = np.empty(hands, dtype=np.int32)
-            strengths = np.empty((hands, 3), dtype=np.int16)
-            for start in range(0, hands, chunk):
-                stop = min(start + chunk, hands)
-                chosen[start:stop], strengths[start:stop] = arrange_by_tables(sample[start:stop], values)
-                bar.update(stop - start)
-            response = _strength_histogram(strengths, size) / hands
+            result = self_play_pass(functools.partial(_arrange_with, values=values),
+                                    f"self-play {iteration}/{max_iterations}")
+            if result is None:
+                partial = True
+                break
+            response = result[0] / hands
             new_average = average + (response - average) / iteration if iteration > 1 else response
-            changed = 1.0 if previous is None else float(np.mean(chosen != previous))
+            changed = 1.0 if iteration == 1 else result[1] / hands
             moved = float(np.abs(row_values_from_distribution(new_average) - values).max())
             history.append({"iteration": iteration, "changed": changed, "values_moved": moved})
-            bar.set_postfix(changed=f"{changed:.4f}", moved=f"{moved:.4f}")
-            average, previous = new_average, chosen
+            average = new_average
             if changed < tolerance:
                 break
-    finally:
-        bar.close()
-    return PolicyTables(average, hands, seed, tuple(history))
-
-
-def _progress_bar(total: int, enabled: bool, description: str):
-    from tqdm import tqdm
-
-    return tqdm(total=total, disable=not enabled, desc=description, unit="hand", leave=False)
+        if not history:
+            raise Interrupted()
+    return PolicyTables(average, hands, seed, tuple(history), partial)

@@ -28,13 +28,16 @@ from typing import Mapping, Optional
 import numpy as np
 
 from .arrange import ROW_NAMES
-from .errors import OptionError
+from .errors import RulesError
 from .evaluation import CATEGORIES
 
 SCORING_METHODS = ("pagat", "1-6", "2-4")
 ROWS = ROW_NAMES
 FRONT_CATEGORIES = ("high card", "pair", "three of a kind")
 # strongest first: the order in which naturals beat each other (seed 003: "the stronger natural wins")
+# |units| bound of every royalty and natural: a deal's points then stay far from int64 overflow
+# (4 players x 3 rows x 10**6 x 10**10 deals < 2**63), and no real table pays more
+MAX_UNITS = 10**6
 NATURAL_KINDS = ("dragon", "four trips", "three flushes", "three straights", "six pairs", "no people")
 
 SEED001_ROYALTIES = {
@@ -47,13 +50,15 @@ SEED001_ROYALTIES = {
 SEED001_NATURALS = {"dragon": 9, "four trips": 4, "three flushes": 3, "three straights": 3, "six pairs": 3}
 
 
-def _fail(source: str, message: str) -> OptionError:
-    return OptionError(f"{source}: {message}" if source else message)
+def _fail(source: str, message: str) -> RulesError:
+    return RulesError(f"{source}: {message}" if source else message)
 
 
 def _units(value, where: str, source: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-        raise _fail(source, f"{where} must be a whole number of units >= 0, got {value!r}")
+    if (isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer))
+            or not 0 <= value <= MAX_UNITS):
+        shown = repr(value) if len(repr(value)) < 40 else repr(value)[:37] + "..."
+        raise _fail(source, f"{where} must be a whole number of units from 0 to {MAX_UNITS:,}, got {shown}")
     return int(value)
 
 
@@ -75,6 +80,8 @@ class Royalties:
 
     @classmethod
     def from_mapping(cls, table: Mapping, require_win: bool = True, source: str = "") -> "Royalties":
+        if not isinstance(table, Mapping):
+            raise _fail(source, "royalties must map rows (front, middle, back) to {category: units} tables")
         if not isinstance(require_win, bool):
             raise _fail(source, f"royalties.require_win must be true or false, got {require_win!r}")
         items = []
@@ -113,6 +120,8 @@ class Naturals:
 
     @classmethod
     def from_mapping(cls, payouts: Mapping, source: str = "") -> "Naturals":
+        if not isinstance(payouts, Mapping):
+            raise _fail(source, "naturals must map natural names to units")
         items = []
         for kind, units in payouts.items():
             if kind not in NATURAL_KINDS:
@@ -147,7 +156,7 @@ class Rules:
     source: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
-        if self.scoring not in SCORING_METHODS:
+        if not isinstance(self.scoring, str) or self.scoring not in SCORING_METHODS:
             raise _fail(self.source, f"unknown scoring method {self.scoring!r}; known: {', '.join(SCORING_METHODS)}")
         if isinstance(self.royalties, Mapping):
             object.__setattr__(self, "royalties", Royalties.from_mapping(self.royalties, source=self.source))
@@ -161,8 +170,8 @@ class Rules:
     @classmethod
     def preset(cls, name: str) -> "Rules":
         """Rules by name: ``pagat``, ``1-6``, ``2-4``, ``seed001-royalties`` (1-6, seed 001 royalties, naturals)."""
-        if name not in PRESETS:
-            raise OptionError(f"unknown rules preset {name!r}; known: {', '.join(PRESETS)}, or a .toml file")
+        if not isinstance(name, str) or name not in PRESETS:
+            raise RulesError(f"unknown rules preset {name!r}; known: {', '.join(PRESETS)}, or a .toml file")
         return PRESETS[name]
 
     @classmethod
@@ -172,13 +181,16 @@ class Rules:
             import tomllib
         else:  # pragma: no cover
             import tomli as tomllib
+        from .files import read_text
+
         source = str(path)
+        text = read_text(path, "rules file", RulesError)
         try:
-            data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-        except OSError as error:
-            raise OptionError(f"cannot read rules file {source}: {error.strerror}") from None
+            data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as error:
-            raise OptionError(f"rules file {source} is not valid TOML: {error}") from None
+            raise RulesError(f"rules file {source} is not valid TOML: {error}") from None
+        except (ValueError, RecursionError) as error:  # e.g. a 5,000-digit number, absurd nesting
+            raise RulesError(f"rules file {source} cannot be read: {str(error)[:120]}") from None
         unknown = set(data) - {"scoring", "royalties", "naturals"}
         if unknown:
             raise _fail(source, f"unknown field {sorted(unknown)[0]!r} (fields: scoring, royalties, naturals)")
@@ -259,7 +271,9 @@ def resolve_rules(rules: "Rules | str | None") -> Rules:
         text = str(rules)
         if text in PRESETS:
             return PRESETS[text]
+        if "\0" in text or len(text) > 4096:
+            raise RulesError(f"unknown rules {text[:40]!r}; known: {', '.join(PRESETS)}, or a .toml file")
         if text.endswith(".toml") or Path(text).is_file():
             return Rules.from_toml(text)
         return Rules.preset(text)
-    raise OptionError(f"rules must be a Rules object, a preset name or a .toml file, got {type(rules).__name__}")
+    raise RulesError(f"rules must be a Rules object, a preset name or a .toml file, got {type(rules).__name__}")

@@ -16,7 +16,7 @@ import numpy as np
 
 from .arrange import ROW_NAMES, Arrangement, ArrangementLike, as_arrangement
 from .cards import format_cards
-from .errors import ArrangementError, OptionError
+from .errors import ArrangementError, CpokerError, OptionError
 from .naturals import Natural
 from .rules import Rules, resolve_rules
 
@@ -74,7 +74,7 @@ def pair_points(a: "Arrangement | Natural", b: "Arrangement | Natural", rules: O
 Entry = Union[ArrangementLike, Natural]
 
 
-def _as_entry(item: Entry, rules: Rules) -> "Arrangement | Natural":
+def _as_entry(item: Entry, rules: Rules, misset: str = "error") -> "Arrangement | Natural":
     if isinstance(item, Natural):
         if rules.naturals is None or rules.naturals.payout(item.kind) is None:
             raise ArrangementError(f"the rules ({rules.name}) do not count the natural '{item.kind}'")
@@ -89,15 +89,20 @@ def _as_entry(item: Entry, rules: Rules) -> "Arrangement | Natural":
         if declared is None:
             raise ArrangementError(f"no natural that the rules ({rules.name}) count in {hand.strip()!r}")
         return declared
-    return as_arrangement(item)
+    return as_arrangement(item, misset=misset)
 
 
-def _check_deal(arrangements: Sequence[Entry], rules: Rules) -> list:
-    if isinstance(arrangements, (str, Arrangement, Natural)):
+def _check_deal(arrangements: Sequence[Entry], rules: Rules, misset: str = "error") -> list:
+    if isinstance(arrangements, (str, Arrangement, Natural)) or not isinstance(arrangements, Sequence):
         raise ArrangementError("settle takes a list of arrangements, one per player")
-    deal = [_as_entry(a, rules) for a in arrangements]
-    if not MIN_PLAYERS <= len(deal) <= MAX_PLAYERS:
-        raise OptionError(f"a deal has {MIN_PLAYERS} to {MAX_PLAYERS} players, got {len(deal)}")
+    if not MIN_PLAYERS <= len(arrangements) <= MAX_PLAYERS:
+        raise OptionError(f"a deal has {MIN_PLAYERS} to {MAX_PLAYERS} players, got {len(arrangements)}")
+    deal = []
+    for player, entry in enumerate(arrangements, 1):
+        try:
+            deal.append(_as_entry(entry, rules, misset))
+        except CpokerError as error:
+            raise type(error)(f"player {player}: {error}") from None
     owner: dict[int, int] = {}
     for player, entry in enumerate(deal):
         cards = entry.hand if isinstance(entry, Natural) else entry.cards
@@ -130,10 +135,15 @@ class Settlement:
         return [int(x) for x in self.total.sum(axis=1)]
 
 
-def settle_details(arrangements: Sequence[Entry], rules: Optional[Rules] = None) -> Settlement:
-    """Settle a deal and keep each part of every pairwise result (see :class:`Settlement`)."""
+def settle_details(arrangements: Sequence[Entry], rules: Optional[Rules] = None,
+                   misset: str = "error") -> Settlement:
+    """Settle a deal and keep each part of every pairwise result (see :class:`Settlement`).
+
+    ``misset="foul"`` settles a mis-set arrangement (wrong counts, a repeated
+    card) as a foul, as RULES.md §04 does at the table; by default it is an error.
+    """
     rules = resolve_rules(rules)
-    deal = _check_deal(arrangements, rules)
+    deal = _check_deal(arrangements, rules, misset)
     n = len(deal)
     parts = {name: np.zeros((n, n), dtype=np.int64) for name in ("rows", "scoring_bonus", "royalties", "naturals",
                                                                   "total")}
@@ -144,16 +154,16 @@ def settle_details(arrangements: Sequence[Entry], rules: Optional[Rules] = None)
     return Settlement(tuple(deal), **parts)
 
 
-def settle_matrix(arrangements: Sequence[Entry], rules: Optional[Rules] = None) -> np.ndarray:
+def settle_matrix(arrangements: Sequence[Entry], rules: Optional[Rules] = None, misset: str = "error") -> np.ndarray:
     """Pairwise settlement: entry ``[i, j]`` is what player ``i`` wins from player ``j``.
 
     The matrix is antisymmetric (the game is zero-sum) and its row sums are
     :func:`settle`'s results; :func:`settle_details` splits it into its parts.
     """
-    return settle_details(arrangements, rules).total
+    return settle_details(arrangements, rules, misset).total
 
 
-def settle(arrangements: Sequence[Entry], rules: Optional[Rules] = None) -> list[int]:
+def settle(arrangements: Sequence[Entry], rules: Optional[Rules] = None, misset: str = "error") -> list[int]:
     """Net points of each player for one deal of 2-4 players (zero-sum).
 
     Entries are arrangements (objects, ``"front / middle / back"`` text or
@@ -167,7 +177,7 @@ def settle(arrangements: Sequence[Entry], rules: Optional[Rules] = None) -> list
     ArrangementError, CardError
         For unreadable arrangements, a card held by two players, or a natural the rules do not count.
     """
-    return settle_details(arrangements, rules).results
+    return settle_details(arrangements, rules, misset).results
 
 
 def places(totals: Sequence[int]) -> list[int]:

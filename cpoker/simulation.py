@@ -3,39 +3,41 @@
 Work is cut into chunks of a fixed size; chunk ``i`` draws its cards from
 ``numpy.random.default_rng([seed, i])``.  Results therefore depend on the
 seed alone -- never on ``jobs`` (the numba threads that arrange opponents'
-hands in parallel) or on how the work is scheduled.  A Ctrl-C between chunks
-stops the run and returns what was done, marked ``partial``.
+hands in parallel) or on how the work is scheduled.  Chunks run through
+:func:`cpoker.runner.run_blocks`: they are generated lazily, summarised as
+exact integer sums (memory does not grow with the number of deals), and a
+SIGINT or SIGTERM between chunks stops the run and returns what was done,
+marked ``partial``.
 """
 
 from __future__ import annotations
 
+import itertools
 import time
+from collections import Counter
 from collections.abc import Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 
+from ._jit import compile_notice
 from .arrange import ROW_NAMES, Arrangement, ArrangementLike, as_arrangement
 from .cards import deal_from
-from .errors import ArrangementError, OptionError, check_int
+from .errors import MAX_DEALS, MAX_SAMPLES, MAX_SESSIONS, OptionError, check_int, check_seed
 from .rules import Rules, resolve_rules
+from .runner import blocks_of, run_blocks
 from .solver import MAX_OPPONENTS, _new_seed
+from .stats import Moments
 from .strategies import StrategyLike, arrange_keys, resolve_strategy
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .policy import PolicyTables
 
 SAMPLE_CHUNK = 1_000
 DEAL_CHUNK = 500
 DEALS_PER_SESSION = 8
-Z95 = 1.959963984540054
-
-
-def _interval(values: np.ndarray) -> tuple[float, float, float]:
-    """Mean, standard error and half-width of the 95% normal interval."""
-    n = len(values)
-    mean = float(values.mean()) if n else float("nan")
-    stderr = float(values.std(ddof=1) / np.sqrt(n)) if n > 1 else float("nan")
-    return mean, stderr, Z95 * stderr
 
 
 @contextmanager
@@ -46,6 +48,8 @@ def numba_threads(jobs: Optional[int]):
     most = numba.config.NUMBA_NUM_THREADS  # type: ignore[attr-defined]
     if jobs is None:
         jobs = most
+    if isinstance(jobs, int) and not isinstance(jobs, bool) and jobs > most:
+        jobs = most  # more threads than cores would not change a result, only slow it down
     jobs = check_int("jobs", jobs, 1, most, " (the cores numba may use)")
     previous = numba.get_num_threads()
     numba.set_num_threads(int(jobs))
@@ -53,36 +57,6 @@ def numba_threads(jobs: Optional[int]):
         yield int(jobs)
     finally:
         numba.set_num_threads(previous)
-
-
-def _progress(total: int, enabled: bool, unit: str):
-    from tqdm import tqdm
-
-    return tqdm(total=total, disable=not enabled, unit=unit, unit_scale=True, leave=False, dynamic_ncols=True)
-
-
-def _chunks(total: int, size: int):
-    for index, start in enumerate(range(0, total, size)):
-        yield index, min(size, total - start)
-
-
-def _run_chunks(chunks, step, bar) -> bool:
-    """Run ``step(index, count)`` for each chunk, advancing ``bar``.
-
-    A Ctrl-C stops the run between chunks: the result is then partial
-    (returns True); one during the first chunk is raised, as nothing was done.
-    """
-    done = 0
-    try:
-        for index, count in chunks:
-            step(index, count)
-            bar.update(count)
-            done += 1
-    except KeyboardInterrupt:
-        if not done:
-            raise
-        return True
-    return False
 
 
 @dataclass(frozen=True)
@@ -129,71 +103,84 @@ class SimulationResult:
 
 def simulate(arrangement: ArrangementLike, opponents: int = 1, samples: int = 10_000, seed: Optional[int] = None,
              opponent: StrategyLike = "table", rules: "Rules | str | None" = None, jobs: Optional[int] = None,
-             progress: bool = False) -> SimulationResult:
+             progress: bool = False, tables: "PolicyTables | str | None" = None) -> SimulationResult:
     """Expected points of an arrangement against opponents dealt from the remaining 39 cards.
 
-    A fouled arrangement is not simulated: it loses every row to every valid
-    hand, so its value is exactly -3 per opponent under the default rules (a
-    lost scoop under 1-6 or 2-4; the opponent models never foul); ``fouled``
-    is then true.  Under royalties a foul also pays the opponents' royalties,
-    which depend on their cards, so it is simulated.  Opponents are arranged by
-    the opponent strategy and never declare naturals.
+    An arrangement whose rows are out of order fouls; it is not simulated: it
+    loses every row to every valid hand, so its value is exactly -3 per
+    opponent under the default rules (a lost scoop under 1-6 or 2-4; the
+    opponent models never foul); ``fouled`` is then true.  Under royalties a
+    foul also pays the opponents' royalties, which depend on their cards, so it
+    is simulated.  Opponents are arranged by the opponent strategy (``tables``
+    for the table policy) and never declare naturals.
 
     Raises
     ------
     ArrangementError, CardError
-        If the arrangement cannot be read, or (when it does not foul) lacks 13 distinct cards.
+        If the arrangement cannot be read or is malformed (rows of the wrong
+        size, a repeated card): that is an input error, not a foul.
     OptionError
-        For opponents outside 1..3, samples < 1, bad ``jobs`` or an unknown opponent strategy.
+        For opponents outside 1..3, samples outside 1..10**9, a bad seed or
+        ``jobs``, or an unknown opponent strategy or tables file.
     """
     from ._kernels.montecarlo import _candidate_results
     from ._kernels.scoring import _sample_totals
+    from .policy import resolve_tables
     from .scoring import row_keys
 
-    started = time.perf_counter()
     arrangement = as_arrangement(arrangement)
     opponents = check_int("opponents", opponents, 1, MAX_OPPONENTS)
-    samples = check_int("samples", samples, 1)
+    samples = check_int("samples", samples, 1, MAX_SAMPLES)
+    seed = check_seed(seed)
     rules = resolve_rules(rules)
-    opponent_name, _ = resolve_strategy(opponent)
-    seed = _new_seed() if seed is None else int(seed)
+    tables = resolve_tables(tables)
+    opponent_name, _ = resolve_strategy(opponent, tables)
+    seed = _new_seed() if seed is None else seed
     if arrangement.is_foul and rules.royalties is None:
         # every opponent is paid a scoop, whatever the cards: nothing to simulate
         loss = {name: {"win": 0.0, "tie": 0.0, "loss": 1.0} for name in ROW_NAMES}
         ev = float(opponents * _foul_points(rules))
         return SimulationResult(arrangement, opponents, 0, seed, opponent_name, rules, ev, 0.0, (ev, ev), loss,
-                                0.0, 1.0, {int(ev): 1}, fouled=True, requested_samples=samples,
-                                seconds=time.perf_counter() - started)
-    if len(set(arrangement.cards)) != 13:
-        raise ArrangementError("an arrangement to simulate needs 13 distinct cards")
+                                0.0, 1.0, {int(ev): 1}, fouled=True, requested_samples=samples)
     ours = np.array([row_keys(arrangement)], dtype=np.int32)  # a foul under royalties: keys -1, simulated
     rest = np.setdiff1d(np.arange(52), [int(c) for c in arrangement.cards])
-    totals: list[np.ndarray] = []
+    kernel_rules = rules.kernel_arguments()
+    moments = Moments()
+    distribution: Counter = Counter()
     outcomes = np.zeros((3, 3), dtype=np.int64)
     sweeps = np.zeros(2, dtype=np.int64)
 
-    def step(index: int, count: int) -> None:
-        nonlocal outcomes, sweeps
+    def work(block):
+        index, count = block
         dealt = deal_from(rest, np.random.default_rng([seed, index]), count, opponents)
-        keys = arrange_keys(opponent, dealt.reshape(-1, 13)).reshape(count, opponents, 3)
-        chunk_totals, chunk_outcomes, chunk_sweeps = _candidate_results(ours, keys)
+        keys = np.ascontiguousarray(arrange_keys(opponent, dealt.reshape(-1, 13), tables)
+                                    .reshape(count, opponents, 3), dtype=np.int32)
+        totals, block_outcomes, block_sweeps = _candidate_results(ours, keys)
         if not rules.is_row_additive:
-            chunk_totals = _sample_totals(ours, keys, *rules.kernel_arguments())
-        totals.append(chunk_totals[0])
-        outcomes += chunk_outcomes[0]
-        sweeps += chunk_sweeps[0]
+            totals = _sample_totals(ours, keys, *kernel_rules)
+        points, counts = np.unique(totals[0], return_counts=True)
+        return totals[0], dict(zip(points.tolist(), counts.tolist())), block_outcomes[0], block_sweeps[0]
 
-    with numba_threads(jobs), _progress(samples, progress, "deal") as bar:
-        partial = _run_chunks(_chunks(samples, SAMPLE_CHUNK), step, bar)
-    values = np.concatenate(totals)
-    done = len(values)
-    ev, stderr, half = _interval(values.astype(np.float64))
+    def combine(block, summary):
+        nonlocal outcomes, sweeps
+        totals, counts, block_outcomes, block_sweeps = summary
+        moments.add(totals)
+        distribution.update(counts)
+        outcomes += block_outcomes
+        sweeps += block_sweeps
+
+    with numba_threads(jobs):
+        with compile_notice():
+            work((0, 2))  # compile (or load) the kernels first, so `seconds` is simulation time only
+        started = time.perf_counter()
+        partial = run_blocks(blocks_of(samples, SAMPLE_CHUNK), work, combine, total=samples, progress=progress)
+    done = moments.count
+    ev, stderr = moments.mean(), moments.stderr()
     rows = {name: dict(zip(("win", "tie", "loss"), (outcomes[r] / (done * opponents)).tolist()))
             for r, name in enumerate(ROW_NAMES)}
-    points, counts = np.unique(values, return_counts=True)
     return SimulationResult(arrangement, opponents, done, seed, opponent_name, rules, ev, stderr,
-                            (ev - half, ev + half), rows, float(sweeps[0] / (done * opponents)),
-                            float(sweeps[1] / (done * opponents)), dict(zip(points.tolist(), counts.tolist())),
+                            moments.interval(), rows, float(sweeps[0] / (done * opponents)),
+                            float(sweeps[1] / (done * opponents)), dict(sorted(distribution.items())),
                             fouled=arrangement.is_foul, partial=partial, requested_samples=samples,
                             seconds=time.perf_counter() - started)
 
@@ -232,7 +219,8 @@ class MatchResult:
     partial: bool = False
     requested_deals: int = 0
     seconds: float = 0.0
-    points: np.ndarray = field(default_factory=lambda: np.empty((0, 0)), repr=False)  # (deals, players)
+    # per-deal points (deals, players), kept only with match(..., keep_points=True)
+    points: Optional[np.ndarray] = field(default=None, repr=False)
 
     def to_dict(self) -> dict:
         from . import __version__
@@ -264,7 +252,7 @@ def _seat_points(keys: list[np.ndarray], hand_of_seat: Sequence[int], rules: Rul
     return points
 
 
-def _arrange_all(strategies: Sequence[StrategyLike], hands: np.ndarray) -> list[np.ndarray]:
+def _arrange_all(strategies: Sequence[StrategyLike], hands: np.ndarray, tables) -> list[np.ndarray]:
     """Row keys ``(count, players, 3)`` of every hand as each strategy arranges it (once per distinct strategy)."""
     done: dict = {}
     out = []
@@ -272,14 +260,21 @@ def _arrange_all(strategies: Sequence[StrategyLike], hands: np.ndarray) -> list[
     for strategy in strategies:
         name = strategy if isinstance(strategy, str) else id(strategy)
         if name not in done:
-            done[name] = arrange_keys(strategy, hands.reshape(-1, 13)).reshape(count, players, 3)
+            done[name] = arrange_keys(strategy, hands.reshape(-1, 13), tables).reshape(count, players, 3)
         out.append(done[name])
     return out
 
 
+def seat_names(names: Sequence[str]) -> tuple[str, ...]:
+    """Strategy names, with ``(seat N)`` added where one strategy sits in several seats."""
+    repeated = {name for name in names if list(names).count(name) > 1}
+    return tuple(f"{name} (seat {seat})" if name in repeated else name for seat, name in enumerate(names, 1))
+
+
 def match(strategies: Sequence[StrategyLike], deals: int = 10_000, seed: Optional[int] = None,
           sessions: int = 0, rules: "Rules | str | None" = None, jobs: Optional[int] = None,
-          progress: bool = False) -> MatchResult:
+          progress: bool = False, tables: "PolicyTables | str | None" = None,
+          keep_points: bool = False) -> MatchResult:
     """Play 2-4 strategies against each other, one seat each.
 
     Every deal is played once per seat rotation, so each strategy plays each
@@ -290,49 +285,74 @@ def match(strategies: Sequence[StrategyLike], deals: int = 10_000, seed: Optiona
     each strategy's share of first places (ties share) and mean place reported.
 
     Strategies are built-in names (``greedy``, ``table``, ``mc``),
-    ``package.module:function`` paths, or callables ``hand -> Arrangement``.
+    ``package.module:function`` paths, or callables ``hand -> Arrangement``;
+    ``tables`` are the table policy's tables.  Memory does not grow with
+    ``deals`` (up to 10**10) or ``sessions`` (up to 10**9) unless
+    ``keep_points`` asks for every deal's points in :attr:`MatchResult.points`.
     """
+    from .policy import resolve_tables
     from .scoring import places
 
-    started = time.perf_counter()
-    if isinstance(strategies, str) or not 2 <= len(strategies) <= 4:
+    if isinstance(strategies, str) or not isinstance(strategies, Sequence) or not 2 <= len(strategies) <= 4:
         raise OptionError("a match needs 2 to 4 strategies, one per seat")
-    names = tuple(resolve_strategy(s)[0] for s in strategies)
-    deals = check_int("deals", deals, 1)
-    sessions = check_int("sessions", sessions, 0)
+    deals = check_int("deals", deals, 1, MAX_DEALS)
+    sessions = check_int("sessions", sessions, 0, MAX_SESSIONS)
+    seed = check_seed(seed)
     rules = resolve_rules(rules)
-    seed = _new_seed() if seed is None else int(seed)
+    tables = resolve_tables(tables)
+    names = seat_names([resolve_strategy(s, tables)[0] for s in strategies])
+    seed = _new_seed() if seed is None else seed
     players = len(strategies)
     deck = np.arange(52)
-    chunks: list[np.ndarray] = []
-    finishes: list[np.ndarray] = []
+    deal_moments = [Moments() for _ in range(players)]
+    kept: list = []
+    first_places = np.zeros(players, dtype=np.int64)
+    place_sums = np.zeros(players, dtype=np.int64)
+    sessions_done = 0
     n_deal_chunks = -(-deals // DEAL_CHUNK)
 
-    def step(index: int, count: int) -> None:
+    def work(block):
+        index, count = block
         if index < n_deal_chunks:
             hands = deal_from(deck, np.random.default_rng([seed, index]), count, players)
-            keys = _arrange_all(strategies, hands)
-            points = sum(_seat_points(keys, [(i + r) % players for i in range(players)], rules)
-                         for r in range(players))
-            chunks.append(points / players)
-        else:
-            session = index - n_deal_chunks
-            rng = np.random.default_rng([seed, 1, session])  # a stream apart from the match deals
-            hands = deal_from(deck, rng, DEALS_PER_SESSION, players)
-            ledger = _seat_points(_arrange_all(strategies, hands), list(range(players)), rules).sum(axis=0)
-            finishes.append(np.array(places(ledger.tolist())))
+            keys = _arrange_all(strategies, hands, tables)
+            # summed over the rotations: `players` times the points per deal, an exact integer
+            return "deals", sum(_seat_points(keys, [(i + r) % players for i in range(players)], rules)
+                                for r in range(players))
+        session = index - n_deal_chunks
+        rng = np.random.default_rng([seed, 1, session])  # a stream apart from the match deals
+        hands = deal_from(deck, rng, DEALS_PER_SESSION, players)
+        ledger = _seat_points(_arrange_all(strategies, hands, tables), list(range(players)), rules).sum(axis=0)
+        return "session", np.array(places(ledger.tolist()))
 
-    work = list(_chunks(deals, DEAL_CHUNK)) + [(n_deal_chunks + s, DEALS_PER_SESSION) for s in range(sessions)]
-    with numba_threads(jobs), _progress(deals + sessions * DEALS_PER_SESSION, progress, "deal") as bar:
-        partial = _run_chunks(work, step, bar)
-    points = np.concatenate(chunks)
-    placed = np.array(finishes) if finishes else np.empty((0, players))
+    def combine(block, summary):
+        nonlocal sessions_done
+        kind, values = summary
+        if kind == "deals":
+            for i in range(players):
+                deal_moments[i].add(values[:, i])
+            if keep_points:
+                kept.append(values / players)
+        else:
+            first_places[:] += values == 1
+            place_sums[:] += values
+            sessions_done += 1
+
+    work_items = itertools.chain(blocks_of(deals, DEAL_CHUNK),
+                                 ((n_deal_chunks + s, DEALS_PER_SESSION) for s in range(sessions)))
+    with numba_threads(jobs):
+        with compile_notice():
+            work((0, 2))  # compile (or load) the kernels first, so `seconds` is play time only
+        started = time.perf_counter()
+        partial = run_blocks(work_items, work, combine, total=deals + sessions * DEALS_PER_SESSION,
+                             progress=progress)
     scores = []
     for i, name in enumerate(names):
-        mean, stderr, half = _interval(points[:, i])
-        first = float(np.mean(placed[:, i] == 1)) if len(placed) else float("nan")
-        mean_place = float(placed[:, i].mean()) if len(placed) else float("nan")
-        scores.append(StrategyScore(name, mean, stderr, (mean - half, mean + half), first, mean_place))
-    return MatchResult(names, tuple(scores), len(points), len(finishes), seed, rules,
+        moment = deal_moments[i]
+        first = float(first_places[i] / sessions_done) if sessions_done else float("nan")
+        mean_place = float(place_sums[i] / sessions_done) if sessions_done else float("nan")
+        scores.append(StrategyScore(name, moment.mean(players), moment.stderr(players), moment.interval(players),
+                                    first, mean_place))
+    return MatchResult(names, tuple(scores), deal_moments[0].count, sessions_done, seed, rules,
                        "duplicate" if players == 2 else "seat rotation", partial, deals,
-                       time.perf_counter() - started, points)
+                       time.perf_counter() - started, np.concatenate(kept) if keep_points and kept else None)

@@ -21,16 +21,20 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 
 from .arrange import ROW_NAMES, Arrangement, arrangement_of_split, parse_hand
 from .cards import CardsLike, deal_from, format_cards
-from .errors import OptionError, check_int
+from .errors import MAX_SAMPLES, Interrupted, OptionError, check_int, check_seed
 from .naturals import Natural
 from .rules import Rules, resolve_rules
+from .stats import Z95
 from .strategies import StrategyLike, arrange_keys, resolve_strategy
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .policy import PolicyTables
 
 METHODS = ("mc", "table")
 MAX_OPPONENTS = 3
@@ -46,8 +50,16 @@ class Candidate:
     stderr: Optional[float]
     rows: dict = field(default_factory=dict)  # row -> {"win", "tie", "loss"} probabilities
 
+    @property
+    def interval(self) -> Optional[tuple[float, float]]:
+        """95% interval of :attr:`ev` (``None`` for the table method, which estimates nothing)."""
+        if self.stderr is None:
+            return None
+        return self.ev - Z95 * self.stderr, self.ev + Z95 * self.stderr
+
     def to_dict(self) -> dict:
         return {"arrangement": self.arrangement.to_dict(), "ev": self.ev, "stderr": self.stderr,
+                "interval_95": None if self.interval is None else list(self.interval),
                 "row_probabilities": self.rows}
 
 
@@ -59,9 +71,12 @@ class Solution:
     ----------
     best
         The best non-fouling arrangement found.
-    ev, stderr
-        Its expected points per deal (summed over opponents) and the standard
-        error of that estimate (``None`` for the table method).
+    ev, stderr, interval
+        Its expected points per deal (summed over opponents), the standard
+        error of that estimate and its 95% interval (``ev ± 1.96 stderr``).
+        For ``method="table"``, ``ev`` is the *table value* -- the sum of the
+        row values against the average self-play opponent, a score the policy
+        ranks by, not a simulated EV -- and ``stderr``/``interval`` are ``None``.
     row_probabilities
         ``{"front": {"win": p, "tie": p, "loss": p}, ...}`` per opponent row.
     alternatives
@@ -83,6 +98,15 @@ class Solution:
     candidates: int
     seconds: float
     natural: Optional["Natural"] = None  # worth more than the best arrangement: declare it instead
+    partial: bool = False  # a signal stopped the sampling: the answer rests on `samples` of `requested_samples`
+    requested_samples: int = 0
+
+    @property
+    def interval(self) -> Optional[tuple[float, float]]:
+        """95% interval of :attr:`ev` (``None`` for the table method)."""
+        if self.stderr is None:
+            return None
+        return self.ev - Z95 * self.stderr, self.ev + Z95 * self.stderr
 
     @property
     def declare_natural(self) -> bool:
@@ -96,12 +120,16 @@ class Solution:
             "best": self.best.to_dict(),
             "ev": self.ev,
             "stderr": self.stderr,
+            "interval_95": None if self.interval is None else list(self.interval),
+            "value_kind": "table value (not a simulated EV)" if self.method == "table" else "Monte Carlo EV",
             "row_probabilities": self.row_probabilities,
             "alternatives": [c.to_dict() for c in self.alternatives],
             "method": self.method,
             "opponent_model": self.opponent_model,
             "opponents": self.opponents,
             "samples": self.samples,
+            "requested_samples": self.requested_samples,
+            "partial": self.partial,
             "seed": self.seed,
             "rules": self.rules.to_dict(),
             "non_fouling_candidates": self.candidates,
@@ -111,10 +139,10 @@ class Solution:
 
 
 def _check_options(opponents: int, samples: int, method: str) -> None:
-    if method not in METHODS:
+    if not isinstance(method, str) or method not in METHODS:
         raise OptionError(f"unknown method {method!r}; use one of {', '.join(METHODS)}")
     check_int("opponents", opponents, 1, MAX_OPPONENTS)
-    check_int("samples", samples, 1)
+    check_int("samples", samples, 1, MAX_SAMPLES)
 
 
 def deal_opponents(hand_ids: np.ndarray, opponents: int, samples: int, seed: int) -> np.ndarray:
@@ -133,7 +161,8 @@ def _new_seed() -> int:
 
 
 def solve(hand: CardsLike, opponents: int = 1, samples: int = 2000, seed: Optional[int] = None,
-          rules: "Rules | str | None" = None, method: str = "mc", opponent: StrategyLike = "table") -> Solution:
+          rules: "Rules | str | None" = None, method: str = "mc", opponent: StrategyLike = "table",
+          tables: "PolicyTables | str | None" = None, progress: bool = False) -> Solution:
     """Best non-fouling arrangement of a 13-card hand.
 
     Parameters
@@ -143,23 +172,34 @@ def solve(hand: CardsLike, opponents: int = 1, samples: int = 2000, seed: Option
     opponents
         1 to 3 opponents dealt from the other 39 cards.
     samples
-        Number of Monte Carlo deals of the opponents (``method="mc"``).
+        Number of Monte Carlo deals of the opponents (``method="mc"``), up to
+        10**9; they are processed in blocks, so memory does not grow with them.
     seed
-        Seed of the deals; ``None`` draws one and records it in the result,
-        so every answer can be reproduced.
+        Seed of the deals (0 to 2**63 - 1); ``None`` draws one and records it
+        in the result, so every answer can be reproduced.
     rules
         Scoring rules (default: Pagat base, 1 point per row).
     method
         ``"mc"`` (Monte Carlo against ``opponent``) or ``"table"``.
     opponent
         The opponent model: ``"table"`` (default), ``"greedy"`` or any strategy.
+    tables
+        Tables of the table policy (default: the shipped ones), as
+        :class:`~cpoker.PolicyTables` or a file from ``cpoker tables build``.
+    progress
+        Show a progress bar on standard error.
+
+    A SIGINT or SIGTERM stops the sampling at the next block: the answer then
+    rests on the samples done and is marked ``partial``.  ``seconds`` never
+    includes the one-off compilation of the kernels.
 
     Raises
     ------
     CardError
         Unless ``hand`` is 13 distinct known cards.
     OptionError
-        For opponents outside 1..3, samples < 1 or an unknown method/strategy.
+        For opponents outside 1..3, samples outside 1..10**9, a bad seed or an
+        unknown method, strategy or tables file.
 
     Examples
     --------
@@ -167,26 +207,61 @@ def solve(hand: CardsLike, opponents: int = 1, samples: int = 2000, seed: Option
     >>> s.best.is_foul
     False
     """
-    started = time.perf_counter()
+    from .policy import resolve_tables
+
     hand_ids = parse_hand(hand)
     _check_options(opponents, samples, method)
+    seed = check_seed(seed)
     rules = resolve_rules(rules)
-    opponent_name, _ = resolve_strategy(opponent)
+    tables = resolve_tables(tables)
+    opponent_name, _ = resolve_strategy(opponent, tables)
     if method == "table":
-        return _solve_table(hand_ids, opponents, rules, started)
-    seed = _new_seed() if seed is None else int(seed)
-    return _solve_mc(hand_ids, opponents, samples, seed, rules, opponent, opponent_name, started)
+        _warm_up_table()
+        return _solve_table(hand_ids, opponents, rules, tables, time.perf_counter())
+    seed = _new_seed() if seed is None else seed
+    _warm_up_mc(hand_ids, rules, opponent, opponent_name, tables)
+    return _solve_mc(hand_ids, opponents, samples, seed, rules, opponent, opponent_name, tables,
+                     time.perf_counter(), progress)
 
 
-def _table_values(hand_ids: np.ndarray):
+_warm: set = set()
+
+
+def _warm_up_table() -> None:
+    """Compile (or load from the cache) the kernels of the table method before timing it."""
+    if "table" not in _warm:
+        from ._jit import compile_notice
+        from .policy import default_tables
+
+        with compile_notice():
+            _solve_table(parse_hand(_WARM_HAND), 1, resolve_rules(None), default_tables(), 0.0)
+        _warm.add("table")
+
+
+_WARM_HAND = "As Kd Qh Jc Ts 9d 8h 7c 6s 5d 4h 3c 2s"
+
+
+def _warm_up_mc(hand_ids, rules: Rules, opponent, opponent_name: str, tables) -> None:
+    """Run the Monte Carlo path once on two samples, so its kernels are compiled before timing."""
+    key = (rules.is_row_additive, opponent_name if isinstance(opponent, str) else id(opponent))
+    if key not in _warm:
+        from ._jit import compile_notice
+
+        with compile_notice():
+            _solve_mc(hand_ids, 1, 2, 0, rules, opponent, opponent_name, tables, 0.0, False)
+        _warm.add(key)
+
+
+def _table_values(hand_ids: np.ndarray, tables: "PolicyTables"):
     """Non-fouling splits, subset keys, and the table value of every split."""
     from ._kernels.splits import _valid_splits
-    from .policy import default_tables
+    from .interrupts import shielded
     from .tables import split_tables, strength_keys
 
     t = split_tables()
-    split_ids, keys5, keys3 = _valid_splits(hand_ids, t.subsets5, t.subsets3, t.splits)
-    values = default_tables().row_values
+    with shielded():
+        split_ids, keys5, keys3 = _valid_splits(hand_ids, t.subsets5, t.subsets3, t.splits)
+    values = tables.row_values
     keys = strength_keys()
     index5 = np.searchsorted(keys, keys5)
     value5_back, value5_middle = values[2, index5], values[1, index5]
@@ -194,8 +269,6 @@ def _table_values(hand_ids: np.ndarray):
     rows = t.splits[split_ids]
     table_value = value5_back[rows[:, 0]] + value5_middle[rows[:, 1]] + value3[rows[:, 2]]
     return split_ids, rows, keys5, keys3, table_value
-
-
 def _row_shapes(keys: np.ndarray) -> np.ndarray:
     """Category and main ranks of row keys, with kickers dropped.
 
@@ -228,8 +301,8 @@ def _distinct_best(order: np.ndarray, row_keys: np.ndarray, count: int) -> list[
     return picked
 
 
-def _solve_table(hand_ids, opponents, rules, started) -> Solution:
-    split_ids, rows, keys5, keys3, table_value = _table_values(hand_ids)
+def _solve_table(hand_ids, opponents, rules, tables, started) -> Solution:
+    split_ids, rows, keys5, keys3, table_value = _table_values(hand_ids, tables)
     order = np.lexsort((split_ids, -table_value))
     row_keys = np.stack([keys3[rows[:, 2]], keys5[rows[:, 1]], keys5[rows[:, 0]]], axis=1)
     picked = _distinct_best(order, row_keys, N_ALTERNATIVES + 1)
@@ -240,43 +313,113 @@ def _solve_table(hand_ids, opponents, rules, started) -> Solution:
                     time.perf_counter() - started, _natural_worth_declaring(hand_ids, rules, opponents, found[0].ev))
 
 
-def _solve_mc(hand_ids, opponents, samples, seed, rules, opponent, opponent_name, started) -> Solution:
+SOLVE_BLOCK = 4_096  # samples per block
+KEEP_OPPONENT_KEYS = 2_000_000  # sample-opponents whose rows are kept between the passes (24 MB); beyond, re-dealt
+
+
+def _opponent_block(rest: np.ndarray, opponents: int, seed: int, start: int, count: int, opponent,
+                    tables) -> np.ndarray:
+    """Row keys ``(count, opponents, 3)`` of samples ``start .. start + count`` of the solver's deal.
+
+    The generator is advanced past the earlier samples' draws, so each block is
+    a pure function of the seed and its position and equals the same rows of
+    :func:`deal_opponents` for the whole run.
+    """
+    bit_generator = np.random.PCG64(seed)
+    bit_generator.advance(len(rest) * start)
+    dealt = deal_from(rest, np.random.Generator(bit_generator), count, opponents)
+    keys = arrange_keys(opponent, dealt.reshape(-1, 13), tables)
+    return np.ascontiguousarray(keys.reshape(count, opponents, 3), dtype=np.int32)
+
+
+def _solve_mc(hand_ids, opponents, samples, seed, rules, opponent, opponent_name, tables, started,
+              progress) -> Solution:
+    """Two passes over blocks of samples: totals of every candidate, then statistics of the best few.
+
+    The first pass keeps only per-candidate sums (and, up to
+    ``KEEP_OPPONENT_KEYS``, the opponents' rows); the second deals the blocks
+    again when they were not kept.  Memory is O(block) whatever ``samples``.
+    """
     from ._kernels.montecarlo import _candidate_results, _subset_row_totals
     from ._kernels.scoring import _joint_totals, _sample_totals
+    from .runner import blocks_of, run_blocks
+    from .stats import Moments
 
-    split_ids, rows, keys5, keys3, table_value = _table_values(hand_ids)
-    dealt = deal_opponents(hand_ids, opponents, samples, seed)
-    opponent_keys = np.ascontiguousarray(
-        arrange_keys(opponent, dealt.reshape(-1, 13)).reshape(samples, opponents, 3), dtype=np.int32)
+    split_ids, rows, keys5, keys3, table_value = _table_values(hand_ids, tables)
+    rest = np.setdiff1d(np.arange(52, dtype=np.uint8), hand_ids)
     row_keys = np.ascontiguousarray(
         np.stack([keys3[rows[:, 2]], keys5[rows[:, 1]], keys5[rows[:, 0]]], axis=1), dtype=np.int32)
-    if rules.is_row_additive:
-        back, middle, front = _subset_row_totals(keys5, keys3, opponent_keys)
-        totals = back[rows[:, 0]] + middle[rows[:, 1]] + front[rows[:, 2]]
-    else:  # scoops and royalties couple the rows: settle every candidate jointly against every sample
-        totals = _joint_totals(row_keys, opponent_keys, *rules.kernel_arguments())
+    additive = rules.is_row_additive
+    kernel_rules = rules.kernel_arguments()
+    kept: Optional[dict] = {} if samples * opponents <= KEEP_OPPONENT_KEYS else None
+    sums = ([np.zeros(len(keys5), np.int64), np.zeros(len(keys5), np.int64), np.zeros(len(keys3), np.int64)]
+            if additive else [np.zeros(len(split_ids), np.int64)])
+    done: list = []
+
+    def opponents_of(block) -> np.ndarray:
+        if kept is not None and block[0] in kept:
+            return kept[block[0]]
+        return _opponent_block(rest, opponents, seed, block[0] * SOLVE_BLOCK, block[1], opponent, tables)
+
+    def totals_of_block(block):
+        keys = opponents_of(block)
+        if additive:
+            return keys, _subset_row_totals(keys5, keys3, keys)
+        return keys, (_joint_totals(row_keys, keys, *kernel_rules),)
+
+    def add_totals(block, summary):
+        keys, block_sums = summary
+        if kept is not None:
+            kept[block[0]] = keys
+        for total, part in zip(sums, block_sums):
+            total += part
+        done.append(block)
+
+    partial = run_blocks(blocks_of(samples, SOLVE_BLOCK), totals_of_block, add_totals, total=samples,
+                         progress=progress, unit="sample", description="solve")
+    n_done = sum(count for _, count in done)
+    totals = (sums[0][rows[:, 0]] + sums[1][rows[:, 1]] + sums[2][rows[:, 2]]) if additive else sums[0]
     # highest total first; equal totals: higher table value, then lower split id
     order = np.lexsort((split_ids, -table_value, -totals))
     picked = _distinct_best(order, row_keys, N_ALTERNATIVES + 1)
     picked_keys = np.ascontiguousarray(row_keys[picked])
-    per_sample, outcomes, _ = _candidate_results(picked_keys, opponent_keys)
-    if not rules.is_row_additive:
-        per_sample = _sample_totals(picked_keys, opponent_keys, *rules.kernel_arguments())
+    moments = [Moments() for _ in picked]
+    outcomes = np.zeros((len(picked), 3, 3), dtype=np.int64)
+
+    def statistics_of_block(block):
+        keys = opponents_of(block)
+        per_sample, block_outcomes, _ = _candidate_results(picked_keys, keys)
+        if not additive:
+            per_sample = _sample_totals(picked_keys, keys, *kernel_rules)
+        return per_sample, block_outcomes
+
+    def add_statistics(block, summary):
+        nonlocal outcomes
+        per_sample, block_outcomes = summary
+        for i, moment in enumerate(moments):
+            moment.add(per_sample[i])
+        outcomes += block_outcomes
+
+    try:
+        partial |= run_blocks(iter(done), statistics_of_block, add_statistics, total=n_done,
+                              progress=progress and kept is None, unit="sample", description="statistics")
+    except Interrupted:  # stopped before any statistics: the EVs below still stand
+        partial = True
     found = []
+    counted = max(moments[0].count, 1)
     for i, position in enumerate(picked):
-        x = per_sample[i].astype(np.float64)
-        stderr = float(x.std(ddof=1) / np.sqrt(samples)) if samples > 1 else float("nan")
         probabilities = {
-            name: dict(zip(("win", "tie", "loss"), (outcomes[i, r] / (samples * opponents)).tolist()))
+            name: dict(zip(("win", "tie", "loss"), (outcomes[i, r] / (counted * opponents)).tolist()))
             for r, name in enumerate(ROW_NAMES)
-        }
-        found.append(Candidate(arrangement_of_split(hand_ids, int(split_ids[position])),
-                               float(x.mean()), stderr, probabilities))
+        } if moments[i].count else {}
+        ev = float(totals[position]) / n_done
+        found.append(Candidate(arrangement_of_split(hand_ids, int(split_ids[position])), ev,
+                               moments[i].stderr(), probabilities))
     best = found[0]
     declared = _natural_worth_declaring(hand_ids, rules, opponents, best.ev)
     return Solution(tuple(int(c) for c in hand_ids), best.arrangement, best.ev, best.stderr, best.rows,
-                    tuple(found[1:]), "mc", opponent_name, opponents, samples, seed, rules, len(split_ids),
-                    time.perf_counter() - started, declared)
+                    tuple(found[1:]), "mc", opponent_name, opponents, n_done, seed, rules, len(split_ids),
+                    time.perf_counter() - started, declared, partial, samples)
 
 
 def _natural_worth_declaring(hand_ids, rules: Rules, opponents: int, best_ev: float):

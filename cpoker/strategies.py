@@ -13,13 +13,17 @@ their row keys; the built-ins run in numba there, other callables one by one.
 from __future__ import annotations
 
 import importlib
-from typing import Protocol, Union
+import re
+from typing import TYPE_CHECKING, Protocol, Union
 
 import numpy as np
 
 from .arrange import Arrangement, arrangement_of_split, parse_hand
 from .cards import CardsLike
-from .errors import OptionError
+from .errors import CpokerError, StrategyError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .policy import PolicyTables
 
 
 class Strategy(Protocol):
@@ -37,13 +41,32 @@ def greedy(hand: CardsLike) -> Arrangement:
     return arrangement_of_split(ids, int(chosen[0]))
 
 
-def table(hand: CardsLike) -> Arrangement:
-    """The table policy's arrangement: the non-fouling split with the best sum of row values."""
-    from .policy import arrange_by_tables, default_tables
+def table(hand: CardsLike, tables: "PolicyTables | str | None" = None) -> Arrangement:
+    """The table policy's arrangement: the non-fouling split with the best sum of row values.
+
+    ``tables`` are the policy's tables: the shipped ones by default, or a
+    :class:`~cpoker.PolicyTables` / a file written by ``cpoker tables build``.
+    """
+    from .policy import arrange_by_tables, resolve_tables
 
     ids = parse_hand(hand)
-    chosen, _ = arrange_by_tables(ids[None, :], default_tables().row_values)
+    chosen, _ = arrange_by_tables(ids[None, :], resolve_tables(tables).row_values)
     return arrangement_of_split(ids, int(chosen[0]))
+
+
+class TablePolicy:
+    """The table policy with given tables, as a strategy (``resolve_strategy("table", tables=...)``)."""
+
+    __name__ = "table"
+
+    def __init__(self, tables: "PolicyTables") -> None:
+        self.tables = tables
+
+    def __call__(self, hand: CardsLike) -> Arrangement:
+        return table(hand, self.tables)
+
+    def __repr__(self) -> str:
+        return f"TablePolicy({self.tables.hands} hands, seed {self.tables.seed})"
 
 
 def mc(hand: CardsLike, opponents: int = 1, samples: int = 2000, seed: int = 0) -> Arrangement:
@@ -55,50 +78,93 @@ def mc(hand: CardsLike, opponents: int = 1, samples: int = 2000, seed: int = 0) 
 
 BUILTIN: dict[str, Strategy] = {"greedy": greedy, "table": table, "mc": mc}
 StrategyLike = Union[str, Strategy]
+_PLUGIN = re.compile(r"[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*:[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*", re.ASCII)
 
 
-def resolve_strategy(strategy: StrategyLike) -> tuple[str, Strategy]:
-    """``(name, callable)`` of a built-in name, a ``package.module:function`` path, or a callable."""
+def _load_plugin(strategy: str) -> Strategy:
+    if not _PLUGIN.fullmatch(strategy):
+        raise StrategyError(f"cannot load strategy {strategy[:60]!r}: give package.module:function "
+                            "(an importable module, a colon, a function name)")
+    module_name, _, attribute = strategy.partition(":")
+    try:
+        value = importlib.import_module(module_name)
+        for part in attribute.split("."):
+            value = getattr(value, part)
+    except Exception as error:  # an importable-looking name can fail in any way while importing
+        raise StrategyError(f"cannot load strategy {strategy!r}: {type(error).__name__}: {error}") from None
+    if not callable(value):
+        raise StrategyError(f"strategy {strategy!r} is not callable")
+    return value
+
+
+def resolve_strategy(strategy: StrategyLike, tables: "PolicyTables | str | None" = None) -> tuple[str, Strategy]:
+    """``(name, callable)`` of a built-in name, a ``package.module:function`` path, or a callable.
+
+    ``tables`` replaces the shipped tables of the ``table`` strategy.
+    """
     if callable(strategy):
         return getattr(strategy, "__name__", repr(strategy)), strategy
     if not isinstance(strategy, str):
-        raise OptionError(f"a strategy is a name or a callable, got {type(strategy).__name__}")
+        raise StrategyError(f"a strategy is a name or a callable, got {type(strategy).__name__}")
+    if strategy == "table" and tables is not None:
+        from .policy import resolve_tables
+
+        return "table", TablePolicy(resolve_tables(tables))
     if strategy in BUILTIN:
         return strategy, BUILTIN[strategy]
     if ":" in strategy:
-        module_name, _, attribute = strategy.partition(":")
-        try:
-            function = getattr(importlib.import_module(module_name), attribute)
-        except (ImportError, AttributeError) as error:
-            raise OptionError(f"cannot load strategy {strategy!r}: {error}") from None
-        if not callable(function):
-            raise OptionError(f"strategy {strategy!r} is not callable")
-        return strategy, function
-    raise OptionError(f"unknown strategy {strategy!r}; built in: {', '.join(BUILTIN)}, "
-                      "or give package.module:function")
+        return strategy, _load_plugin(strategy)
+    raise StrategyError(f"unknown strategy {strategy[:60]!r}; built in: {', '.join(BUILTIN)}, "
+                        "or give package.module:function")
 
 
-def arrange_keys(strategy: StrategyLike, hands: np.ndarray) -> np.ndarray:
+def _call_strategy(name: str, function: Strategy, hand: list) -> Arrangement:
+    """A plug-in's arrangement of ``hand``; its failures and nonsense answers become :class:`StrategyError`."""
+    from .cards import format_cards
+
+    try:
+        answer = function(hand)
+    except CpokerError as error:
+        raise StrategyError(f"strategy {name!r} failed on hand {format_cards(hand)}: {error}") from None
+    except Exception as error:
+        raise StrategyError(f"strategy {name!r} failed on hand {format_cards(hand)}: "
+                            f"{type(error).__name__}: {error}") from None
+    if not isinstance(answer, (Arrangement, str)):
+        raise StrategyError(f"strategy {name!r} returned {type(answer).__name__} for hand {format_cards(hand)}; "
+                            "a strategy returns an Arrangement or 'front / middle / back' text")
+    try:
+        arrangement = answer if isinstance(answer, Arrangement) else Arrangement.parse(answer)
+        return Arrangement(*arrangement.rows, hand=hand)
+    except CpokerError as error:
+        raise StrategyError(f"strategy {name!r} answered {str(answer)[:60]!r} for hand {format_cards(hand)}: "
+                            f"{error}") from None
+
+
+def arrange_keys(strategy: StrategyLike, hands: np.ndarray, tables: "PolicyTables | str | None" = None) -> np.ndarray:
     """Row keys ``(N, 3)`` (front, middle, back) of many hands arranged by ``strategy``.
 
-    ``hands`` is ``(N, 13)`` card ids.  A fouled arrangement gets key ``-1``
-    in every row (it loses every row to any valid hand).
+    ``hands`` is ``(N, 13)`` card ids.  A fouled arrangement (rows out of
+    order) gets key ``-1`` in every row: it loses every row to any valid hand.
+
+    Raises
+    ------
+    StrategyError
+        When a plug-in strategy raises, or answers with something that is not an
+        arrangement of the hand it was given.
     """
     from .policy import arrange_by_tables, arrange_greedy, default_tables
     from .scoring import row_keys
     from .tables import strength_keys
 
-    name, function = resolve_strategy(strategy)
+    name, function = resolve_strategy(strategy, tables)
     hands = np.sort(np.asarray(hands, dtype=np.uint8), axis=1)
     if function is greedy:
         return strength_keys()[arrange_greedy(hands)[1]]
     if function is table:
         return strength_keys()[arrange_by_tables(hands, default_tables().row_values)[1]]
+    if isinstance(function, TablePolicy):
+        return strength_keys()[arrange_by_tables(hands, function.tables.row_values)[1]]
     keys = np.empty((len(hands), 3), dtype=np.int32)
     for i, hand in enumerate(hands):
-        arrangement = function(hand.tolist())
-        arrangement = arrangement if isinstance(arrangement, Arrangement) else Arrangement.parse(str(arrangement))
-        keys[i] = row_keys(Arrangement(*arrangement.rows, hand=hand.tolist()))  # cards not in the hand foul
+        keys[i] = row_keys(_call_strategy(name, function, hand.tolist()))
     return keys
-
-

@@ -62,15 +62,11 @@ def test_arrangements_object_is_a_sequence():
 
 @pytest.mark.parametrize("rows, reason", [
     (("2s 2h Ad", "7c 7d 9s 5h 3d", "Tc Jc Qc Kc Ac"), None),
-    (("2s 2h", "7c 7d 9s 5h 3d", "Tc Jc Qc Kc Ac"), "wrong count: front has 2 cards, needs 3"),
-    (("2s 2h Ad", "7c 7d 9s 5h 3d 4d", "Tc Jc Qc Kc Ac"), "wrong count: middle has 6 cards, needs 5"),
-    (("2s 2h Ad", "7c 7d 9s 5h 3d", "Tc Jc Qc Kc Ad"), "duplicate card Ad"),
     (("2s 2h Ad", "Tc Jc Qc Kc Ac", "7c 7d 9s 5h 3d"), "back (pair of sevens, nine, five and three kickers) "
                                                        "is weaker than middle (royal flush)"),
     (("As Ad Kc", "Qs Qd 5c 4h 3s", "Ks Kd 8h 7s 2c"), "middle (pair of queens, five, four and three kickers) "
                                                        "is weaker than front (pair of aces, king kicker)"),
     (("Ks Kh 5d", "Kc Kd 5c 4h 3s", "As Ad Ah 2c 2d"), None),  # RULES.md §04: the middle is stronger
-    (("Ks Kh 5d", "Kc Kd 5c 4h 3s", "Ac Kd 5c 4h 3s"), "duplicate card Kd"),
 ])
 def test_foul_reasons(rows, reason):
     arrangement = Arrangement(*rows)
@@ -78,15 +74,42 @@ def test_foul_reasons(rows, reason):
     assert is_foul(*rows) == (reason is not None)
 
 
+MISSET = [
+    (("2s 2h", "7c 7d 9s 5h 3d", "Tc Jc Qc Kc Ac"), "wrong count: front has 2 cards, needs 3"),
+    (("2s 2h Ad", "7c 7d 9s 5h 3d 4d", "Tc Jc Qc Kc Ac"), "wrong count: middle has 6 cards, needs 5"),
+    (("2s 2h Ad", "7c 7d 9s 5h 3d", "Tc Jc Qc Kc Ad"), "duplicate card Ad"),
+    (("Ks Kh 5d", "Kc Kd 5c 4h 3s", "Ac Kd 5c 4h 3s"), "duplicate card Kd"),
+]
+
+
+@pytest.mark.parametrize("rows, reason", MISSET)
+def test_malformed_rows_are_errors_not_fouls(rows, reason):
+    with pytest.raises(ArrangementError, match=reason):
+        Arrangement(*rows)
+    with pytest.raises(ArrangementError, match=reason):
+        Arrangement.parse(" / ".join(rows))
+
+
+@pytest.mark.parametrize("rows, reason", MISSET)
+def test_misset_foul_applies_the_table_rule(rows, reason):
+    """RULES.md §04: at the table a wrong count or a repeated card fouls; misset="foul" settles it so."""
+    arrangement = Arrangement(*rows, misset="foul")
+    assert arrangement.is_foul and arrangement.foul_reason == reason and arrangement.values is None
+    with pytest.raises(ArrangementError, match="misset must be"):
+        Arrangement(*rows, misset="maybe")
+
+
 def test_equal_middle_and_front_do_not_foul():
     assert not is_foul("Ks Kh 5d", "Kc Kd 5c 4h 3s", "As Ad Ah 2c 2d")
     assert not Arrangement("2s 3s 4s", "2h 3h 4h 5h 6h", "2d 3d 4d 5d 6d").is_foul  # equal middle and back
 
 
-def test_cards_outside_the_hand_foul():
+def test_cards_outside_the_hand_are_an_error_or_a_table_foul():
     hand = "2s 2h Ad 7c 7d 9s 5h 3d Tc Jc Qc Kc Ac"
     assert not Arrangement("2s 2h Ad", "7c 7d 9s 5h 3d", "Tc Jc Qc Kc Ac", hand=hand).is_foul
-    outside = Arrangement("2s 2h Ah", "7c 7d 9s 5h 3d", "Tc Jc Qc Kc Ac", hand=hand)
+    with pytest.raises(ArrangementError, match="card Ah is not in the hand"):
+        Arrangement("2s 2h Ah", "7c 7d 9s 5h 3d", "Tc Jc Qc Kc Ac", hand=hand)
+    outside = Arrangement("2s 2h Ah", "7c 7d 9s 5h 3d", "Tc Jc Qc Kc Ac", hand=hand, misset="foul")
     assert outside.foul_reason == "card Ah is not in the hand"
 
 
@@ -99,7 +122,7 @@ def test_parse_format_and_equality():
     with pytest.raises(ArrangementError, match="two '/'"):
         Arrangement.parse("2s 2h Ad / 7c 7d 9s 5h 3d")
     with pytest.raises(ArrangementError, match="cannot be evaluated"):
-        Arrangement("2s", "7c", "Tc").back_value  # noqa: B018
+        Arrangement("2s", "7c", "Tc", misset="foul").back_value  # noqa: B018
     with pytest.raises(CardError, match="unknown suit"):
         Arrangement.parse("2s 2h Ax / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac")
 

@@ -52,12 +52,16 @@ def test_score_reports_fouls(capsys):
 def test_deal_is_seeded(capsys):
     _, first, _ = run(capsys, "deal", "--players", "4", "--seed", "1")
     _, again, _ = run(capsys, "deal", "--players", "4", "--seed", "1", "--json")
-    assert first.count("player") == 4 and json.loads(again)["players"][0] in first
+    assert first.count("player ") == 4 and json.loads(again)["players"][0] in first and "seed 1" in first
+    _, drawn, _ = run(capsys, "deal", "--players", "2")
+    seed = int(drawn.split("(seed ")[1].split(":")[0])
+    _, replay, _ = run(capsys, "deal", "--players", "2", "--seed", str(seed))
+    assert replay == drawn  # a deal without --seed shows the seed that replays it
 
 
 def test_solve_prints_rows_ev_and_alternatives(capsys):
     status, out, _ = run(capsys, "solve", HAND, "--samples", "300", "--seed", "2")
-    assert status == 0 and "EV" in out and "±" in out and "seed 2" in out and "alternatives:" in out
+    assert status == 0 and "EV" in out and "95% interval [" in out and "seed 2" in out and "alternatives:" in out
     for row in ("front", "middle", "back"):
         assert row in out
     status, out, _ = run(capsys, "solve", *HAND.split(), "--samples", "300", "--seed", "2", "--json")
@@ -73,15 +77,15 @@ def test_solve_prints_rows_ev_and_alternatives(capsys):
     (["solve", HAND.rsplit(" ", 1)[0]], "13 cards, got 12"),
     (["solve", HAND + " 5c"], "13 cards, got 14"),
     (["solve", HAND.replace("2s", "As")], "duplicate card As"),
-    (["solve", HAND, "--opponents", "4"], "opponents must be 1 to 3"),
-    (["solve", HAND, "--samples", "0"], "samples must be a positive integer"),
-    (["solve", HAND, "--samples", "many"], "invalid int value"),
+    (["solve", HAND, "--opponents", "4"], "--opponents: must be 1 to 3, got 4"),
+    (["solve", HAND, "--samples", "0"], "--samples: must be 1 to 1,000,000,000, got 0"),
+    (["solve", HAND, "--samples", "many"], "expected a whole number, got 'many'"),
     (["solve", HAND, "--method", "exact"], "invalid choice"),
     (["score", "--player", A], "2 to 4 players, got 1"),
     (["score"], "--player"),
     (["score", "--player", A, "--player", A], "held by both"),
     (["score", "--file", "/nonexistent/deal.json"], "cannot read"),
-    (["deal", "--players", "5"], "2 to 4 players"),
+    (["deal", "--players", "5"], "--players: must be 2 to 4, got 5"),
     (["frobnicate"], "invalid choice"),
 ])
 def test_bad_input_is_one_line_on_stderr_with_status_2(capsys, argv, message):

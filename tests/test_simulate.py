@@ -44,13 +44,15 @@ def test_results_depend_on_the_seed_only():
     assert (one.ev, one.stderr, one.rows, one.distribution) == (every.ev, every.stderr, every.rows,
                                                                  every.distribution)
     assert simulate(A, samples=samples, seed=4).ev != one.ev
-    first = match(["table", "greedy"], deals=1_200, seed=2, jobs=1)
-    again = match(["table", "greedy"], deals=1_200, seed=2)
+    first = match(["table", "greedy"], deals=1_200, seed=2, jobs=1, keep_points=True)
+    again = match(["table", "greedy"], deals=1_200, seed=2, keep_points=True)
+    assert [(x.points, x.stderr, x.interval) for x in first.scores] == \
+        [(x.points, x.stderr, x.interval) for x in again.scores]
     assert np.array_equal(first.points, again.points)
 
 
 def test_a_strategy_against_itself_scores_exactly_zero_in_duplicate():
-    result = match(["table", "table"], deals=700, seed=1)
+    result = match(["table", "table"], deals=700, seed=1, keep_points=True)
     assert np.all(result.points == 0) and result.scores[0].interval == (0.0, 0.0)
     assert result.format == "duplicate"
 
@@ -65,7 +67,8 @@ def test_table_beats_greedy_and_interval_covers_the_mean():
 
 
 def test_seat_rotation_for_four_players_is_zero_sum():
-    result = match(["table", "greedy", "greedy", "table"], deals=300, seed=4, sessions=5)
+    result = match(["table", "greedy", "greedy", "table"], deals=300, seed=4, sessions=5, keep_points=True)
+    assert result.strategies == ("table (seat 1)", "greedy (seat 2)", "greedy (seat 3)", "table (seat 4)")
     assert np.allclose(result.points.sum(axis=1), 0) and result.format == "seat rotation"
     # identical strategies in symmetric seats do equally well on average, exactly per rotation set
     assert abs(result.scores[0].points - result.scores[3].points) < 0.2
@@ -75,7 +78,7 @@ def test_plug_in_strategies_from_a_module():
     result = match(["plugin_strategy:my_greedy", "plugin_strategy:weakest_back"], deals=100, seed=1)
     assert result.strategies == ("plugin_strategy:my_greedy", "plugin_strategy:weakest_back")
     assert result.scores[0].points > 2  # the fouling bot loses nearly everything
-    same = match(["plugin_strategy:my_greedy", "greedy"], deals=100, seed=1)
+    same = match(["plugin_strategy:my_greedy", "greedy"], deals=100, seed=1, keep_points=True)
     assert np.all(same.points == 0)  # the slow path arranges exactly as the built-in kernel
     sim = simulate(A, samples=50, seed=1, opponent="plugin_strategy:weakest_back")
     assert sim.opponent_model == "plugin_strategy:weakest_back" and sim.ev > 2.5
@@ -83,14 +86,14 @@ def test_plug_in_strategies_from_a_module():
 
 @pytest.mark.parametrize("call, error, message", [
     (lambda: simulate(A, opponents=4), OptionError, "opponents must be 1 to 3"),
-    (lambda: simulate(A, samples=0), OptionError, "samples must be a positive integer"),
+    (lambda: simulate(A, samples=0), OptionError, "samples must be 1 to 1,000,000,000, got 0"),
     (lambda: simulate(A, jobs=0), OptionError, "jobs must be 1 to"),
     (lambda: simulate(A, opponent="nope"), OptionError, "unknown strategy"),
     (lambda: simulate("2s 2h Ad / 7c 7d 9s 5h 3d"), ArrangementError, "two '/'"),
     (lambda: match(["table"]), OptionError, "2 to 4 strategies"),
     (lambda: match("table"), OptionError, "2 to 4 strategies"),
-    (lambda: match(["table", "greedy"], deals=0), OptionError, "deals must be a positive integer"),
-    (lambda: match(["table", "greedy"], sessions=-1), OptionError, "sessions must be 0 or more"),
+    (lambda: match(["table", "greedy"], deals=0), OptionError, "deals must be 1 to 10,000,000,000, got 0"),
+    (lambda: match(["table", "greedy"], sessions=-1), OptionError, "sessions must be 0 to 1,000,000,000, got -1"),
     (lambda: hand_odds("6s 6h"), cpoker.CardError, "3 or 5 cards"),
     (lambda: hand_odds("6s 6h 2d", row="back"), OptionError, "cannot be the back"),
     (lambda: odds_table("side"), OptionError, "front, middle or back"),
@@ -136,7 +139,7 @@ def test_cli_simulate_match_odds_and_out_files(capsys, tmp_path):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["simulate", A, "--opponents", "0"], "opponents must be 1 to 3"),
+    (["simulate", A, "--opponents", "0"], "--opponents: must be 1 to 3, got 0"),
     (["simulate", A, "--out", "results.txt"], "--out must end in .json or .csv"),
     (["simulate", A, "--samples", "10", "--out", "/nonexistent/dir/r.json"], "cannot write"),
     (["match", "table"], "2 to 4 strategies"),
@@ -144,7 +147,11 @@ def test_cli_simulate_match_odds_and_out_files(capsys, tmp_path):
     (["odds", "--hand", "6s", "6h"], "3 or 5 cards"),
 ])
 def test_cli_bad_input(capsys, argv, message):
-    assert main(argv) == 2
+    try:
+        status = main(argv)
+    except SystemExit as stop:  # argparse's own errors exit from parsing
+        status = stop.code
+    assert status == 2
     _, err = capsys.readouterr()
     assert message in err and err.count("\n") == 1
 

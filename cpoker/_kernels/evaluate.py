@@ -188,3 +188,32 @@ def _keys_from_masks(masks, n_cards):
         for i in range(masks.shape[0]):
             out[i] = best_key(masks[i])
     return out
+
+
+@jit
+def _first_duplicate_row(ids):
+    """Index of the first row of ``(N, k)`` card ids that repeats a card, or -1."""
+    for i in range(ids.shape[0]):
+        mask = np.int64(0)
+        for j in range(ids.shape[1]):
+            bit = np.int64(1) << np.int64(ids[i, j])
+            if mask & bit:
+                return i
+            mask |= bit
+    return -1
+
+
+@jit
+def _first_bad_mask(masks, low, high):
+    """Index of the first mask with bits above card 51 or not ``low..high`` cards, or -1."""
+    for i in range(masks.shape[0]):
+        mask = masks[i]
+        if mask < 0 or mask >> 52:
+            return i
+        count = 0
+        while mask:
+            mask &= mask - 1
+            count += 1
+        if count < low or count > high:
+            return i
+    return -1

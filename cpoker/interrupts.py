@@ -1,0 +1,108 @@
+"""SIGINT and SIGTERM handled in Python, between kernel calls, never inside them.
+
+Python runs a signal handler at the next bytecode boundary of the main
+thread.  While a numba kernel runs there is none, and the handler may then run
+inside numba's own C callbacks: a ``KeyboardInterrupt`` raised there surfaces
+as ``SystemError: CPUDispatcher(...) returned a result with an exception set``
+and loses the work done.  So cpoker never lets the default handler raise
+while its kernels may run.  Inside :func:`shielded` a signal only records
+itself; long jobs look at :func:`stop_requested` between blocks and return
+what they have, marked partial; anything else re-raises the signal as
+:class:`~cpoker.errors.Interrupted` from plain Python code once the kernel in
+flight has returned.
+
+Handlers can only be installed from the main thread; elsewhere (a web
+server's worker threads, Dask workers) :func:`shielded` does nothing and
+signals keep their usual behaviour.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Optional
+
+from .errors import Interrupted
+
+SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+class Shield:
+    """State of the outermost :func:`shielded` block (one per process)."""
+
+    def __init__(self, hard_exit: bool) -> None:
+        self.hard_exit = hard_exit  # a second signal ends the process at once (the command line)
+        self.pending: Optional[int] = None  # received and not yet acted on
+        self.first: Optional[int] = None  # the first signal received inside the block
+        self.depth = 0
+        self.previous: dict = {}
+
+    def handle(self, signum: int, frame) -> None:  # runs in the main thread, between bytecodes
+        if self.first is not None and self.hard_exit:
+            os.write(2, b"cpoker: interrupted\n")
+            os._exit(128 + signum)
+        if self.first is None:
+            self.first = signum
+        self.pending = signum
+
+
+_active: Optional[Shield] = None
+
+
+@contextmanager
+def shielded(hard_exit: bool = False) -> Iterator[Optional[Shield]]:
+    """Hold SIGINT/SIGTERM as a flag for the duration of the block.
+
+    Nested blocks share the outermost one.  On leaving the outermost block the
+    previous handlers come back, and a signal that no job acted on (see
+    :func:`consume`) is raised as :class:`~cpoker.errors.Interrupted`.
+    ``hard_exit`` (the command line) makes a second signal end the process at
+    once, for a user who does not want to wait for the kernel in flight.
+    Yields the shield, or ``None`` off the main thread.
+    """
+    global _active
+    if _active is not None:
+        _active.depth += 1
+        try:
+            yield _active
+        finally:
+            _active.depth -= 1
+        return
+    if threading.current_thread() is not threading.main_thread():
+        yield None
+        return
+    shield = Shield(hard_exit)
+    for signum in SIGNALS:
+        shield.previous[signum] = signal.signal(signum, shield.handle)
+    _active = shield
+    try:
+        yield shield
+    finally:
+        _active = None
+        for signum, handler in shield.previous.items():
+            signal.signal(signum, handler if handler is not None else signal.SIG_DFL)
+    if shield.pending is not None:
+        raise Interrupted(shield.pending)
+
+
+def stop_requested() -> bool:
+    """Whether a signal arrived inside the current shield that no job has acted on yet."""
+    return _active is not None and _active.pending is not None
+
+
+def consume() -> Optional[int]:
+    """Mark the pending signal as handled (a job stopped for it); returns it, or ``None``."""
+    if _active is None or _active.pending is None:
+        return None
+    signum, _active.pending = _active.pending, None
+    return signum
+
+
+def raise_if_requested() -> None:
+    """Raise :class:`~cpoker.errors.Interrupted` now if a signal is pending (call from Python code only)."""
+    signum = consume()
+    if signum is not None:
+        raise Interrupted(signum)

@@ -1,0 +1,87 @@
+"""The one seam for block-parallel jobs: blocks in, per-block summaries out, a fixed reduction order.
+
+Every long job (simulations, matches, the solver's samples, self-play) is
+cut into blocks described by small values -- typically ``(index, count)``,
+where block ``index`` draws its cards from ``default_rng([seed, index])``.  A
+job gives :func:`run_blocks` three things:
+
+* ``blocks`` -- an iterable (a generator: nothing is materialised, so a job
+  of 10**10 deals costs no memory up front);
+* ``work(block) -> summary`` -- a pure function of the block (numba kernels
+  inside use every core; a block's answer never depends on the thread count);
+* ``combine(block, summary)`` -- folds summaries in block order.
+
+Results therefore depend on the seed alone.  SIGINT/SIGTERM between blocks
+stop the job (see :mod:`cpoker.interrupts`); it then returns ``partial=True``
+with every completed block combined.  Other backends (a Dask cluster, a GPU)
+plug in here and nowhere else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from . import interrupts
+from .errors import Interrupted
+
+
+def progress_bar(total: int, enabled: bool, unit: str = "deal", description: str = ""):
+    """A tqdm bar on standard error (a disabled one costs nothing)."""
+    from tqdm import tqdm
+
+    return tqdm(total=total, disable=not enabled, unit=unit, unit_scale=True, leave=False,
+                dynamic_ncols=True, desc=description or None)
+
+
+def run_blocks(blocks: Iterable[Any], work: Callable[[Any], Any], combine: Callable[[Any, Any], None], *,
+               total: int, progress: bool = False, unit: str = "deal", size: Callable[[Any], int] = None,
+               description: str = "") -> bool:
+    """Run ``work`` on each block and ``combine`` the summaries in block order.
+
+    Parameters
+    ----------
+    blocks
+        The blocks, in the order their summaries are combined.
+    work, combine
+        See the module docstring.
+    total, unit, description
+        For the progress bar (``total`` in ``unit``).
+    size
+        Units of work in a block (default: ``block[1]``, the count of ``(index, count)``).
+    progress
+        Show a progress bar with rate and ETA on standard error.
+
+    Returns
+    -------
+    bool
+        ``True`` when a signal stopped the job before every block ran (the
+        combined summaries then cover the completed blocks only).
+
+    Raises
+    ------
+    Interrupted
+        When a signal arrives before the first block completes: there is nothing to return.
+    """
+    size = size or (lambda block: block[1])
+    done = 0
+    with interrupts.shielded(), progress_bar(total, progress, unit, description) as bar:
+        for block in blocks:
+            if interrupts.stop_requested():
+                signum = interrupts.consume()
+                if not done:
+                    raise Interrupted(signum or 2)
+                return True
+            combine(block, work(block))
+            done += 1
+            bar.update(size(block))
+        interrupts.consume()  # a signal after the last block: the result is complete
+    return False
+
+
+def blocks_of(total: int, size: int, first_index: int = 0):
+    """``(index, count)`` for ``total`` units in blocks of ``size``, generated lazily."""
+    index = first_index
+    for start in range(0, total, size):
+        yield index, min(size, total - start)
+        index += 1
