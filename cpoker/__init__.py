@@ -22,6 +22,7 @@ __version__ = "0.1.0"
 _EXPORTS = {
     "Card": "cards", "parse_cards": "cards", "format_cards": "cards", "deal": "cards",
     "CpokerError": "errors", "CardError": "errors", "ArrangementError": "errors", "OptionError": "errors",
+    "RulesError": "errors", "StrategyError": "errors", "Interrupted": "errors",
     "HandValue": "evaluation", "evaluate": "evaluation", "evaluate_batch": "evaluation",
     "evaluate_masks": "evaluation", "evaluate_best": "evaluation", "evaluate_best_batch": "evaluation",
     "Arrangement": "arrange", "Arrangements": "arrange", "arrangements": "arrange", "is_foul": "arrange",
@@ -30,7 +31,7 @@ _EXPORTS = {
     "settle": "scoring", "settle_matrix": "scoring", "settle_details": "scoring", "Session": "scoring",
     "Strategy": "strategies", "greedy": "strategies", "table": "strategies", "mc": "strategies",
     "solve": "solver", "Solution": "solver",
-    "PolicyTables": "policy", "build_tables": "policy",
+    "PolicyTables": "policy", "build_tables": "policy", "TablePolicy": "strategies",
     "simulate": "simulation", "match": "simulation", "SimulationResult": "simulation",
     "MatchResult": "simulation",
 }
@@ -54,7 +55,7 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # pragma: no cover  (names for type checkers; loaded lazily above)
     from .arrange import Arrangement, Arrangements, arrangements, is_foul  # noqa: F401
     from .cards import Card, deal, format_cards, parse_cards  # noqa: F401
-    from .errors import ArrangementError, CardError, CpokerError, OptionError  # noqa: F401
+    from .errors import ArrangementError, CardError, CpokerError, Interrupted, OptionError, RulesError, StrategyError  # noqa: F401
     from .evaluation import HandValue, evaluate, evaluate_batch, evaluate_best, evaluate_best_batch, evaluate_masks  # noqa: F401
     from .policy import PolicyTables, build_tables  # noqa: F401
     from .naturals import Natural, find_naturals, natural  # noqa: F401
@@ -62,4 +63,4 @@ if TYPE_CHECKING:  # pragma: no cover  (names for type checkers; loaded lazily a
     from .scoring import Session, settle, settle_details, settle_matrix  # noqa: F401
     from .simulation import MatchResult, SimulationResult, match, simulate  # noqa: F401
     from .solver import Solution, solve  # noqa: F401
-    from .strategies import Strategy, greedy, mc, table  # noqa: F401
+    from .strategies import Strategy, TablePolicy, greedy, mc, table  # noqa: F401

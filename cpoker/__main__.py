@@ -1,5 +1,5 @@
 """``python -m cpoker``: the command-line interface."""
 
-from .cli import run
+from ._entry import run
 
 run()

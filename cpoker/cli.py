@@ -95,8 +95,11 @@ def _cmd_eval(args) -> int:
     from .cards import parse_cards
     from .evaluation import evaluate
 
+    from ._jit import compile_notice
+
     cards = parse_cards(" ".join(args.cards))
-    value = evaluate(cards)
+    with compile_notice():
+        value = evaluate(cards)
     if args.json:
         _print_json({"cards": _cards_text(cards, False), "category": value.category,
                      "description": value.describe(), "key": value.key,

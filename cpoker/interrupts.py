@@ -101,6 +101,11 @@ def consume() -> Optional[int]:
     return signum
 
 
+def received() -> Optional[int]:
+    """The first signal received inside the current shield (acted on or not), or ``None``."""
+    return None if _active is None else _active.first
+
+
 def raise_if_requested() -> None:
     """Raise :class:`~cpoker.errors.Interrupted` now if a signal is pending (call from Python code only)."""
     signum = consume()

@@ -245,6 +245,7 @@ def build_tables(hands: int = BUILD_HANDS, seed: int = BUILD_SEED, max_iteration
         When a signal arrives before the first iteration completes.
     """
     from .errors import MAX_ITERATIONS, MAX_TABLE_HANDS, Interrupted, check_fraction, check_int, check_seed
+    from . import interrupts
     from .interrupts import shielded
     from .runner import blocks_of, run_blocks
     from .tables import strength_keys
@@ -257,6 +258,7 @@ def build_tables(hands: int = BUILD_HANDS, seed: int = BUILD_SEED, max_iteration
     size = len(strength_keys())
     previous = np.full(hands, -1, dtype=np.int32)  # each hand's last choice: the only per-hand state
     history: list = []
+    stopped_by = [2]  # the signal that stopped a pass before its first block (SIGINT unless told)
 
     def self_play_pass(arrange, description: str) -> "tuple[np.ndarray, int] | None":
         counts = np.zeros((3, size), dtype=np.int64)
@@ -279,14 +281,18 @@ def build_tables(hands: int = BUILD_HANDS, seed: int = BUILD_SEED, max_iteration
         try:
             stopped = run_blocks(blocks_of(hands, chunk), work, combine, total=hands, progress=progress,
                                  unit="hand", description=description)
-        except Interrupted:
+        except Interrupted as stop:
+            stopped_by[0] = stop.signum
             return None
-        return (None if stopped else (counts, changed))
+        if stopped:
+            stopped_by[0] = interrupts.received() or 2
+            return None
+        return counts, changed
 
     with shielded():
         first = self_play_pass(arrange_greedy, "greedy start")
         if first is None:
-            raise Interrupted()
+            raise Interrupted(stopped_by[0])
         average = first[0] / hands
         partial = False
         for iteration in range(1, max_iterations + 1):
@@ -305,5 +311,5 @@ def build_tables(hands: int = BUILD_HANDS, seed: int = BUILD_SEED, max_iteration
             if changed < tolerance:
                 break
         if not history:
-            raise Interrupted()
+            raise Interrupted(stopped_by[0])
     return PolicyTables(average, hands, seed, tuple(history), partial)

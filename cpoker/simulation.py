@@ -25,6 +25,7 @@ import numpy as np
 from ._jit import compile_notice
 from .arrange import ROW_NAMES, Arrangement, ArrangementLike, as_arrangement
 from .cards import deal_from
+from .interrupts import shielded
 from .errors import MAX_DEALS, MAX_SAMPLES, MAX_SESSIONS, OptionError, check_int, check_seed
 from .rules import Rules, resolve_rules
 from .runner import blocks_of, run_blocks
@@ -169,7 +170,7 @@ def simulate(arrangement: ArrangementLike, opponents: int = 1, samples: int = 10
         outcomes += block_outcomes
         sweeps += block_sweeps
 
-    with numba_threads(jobs):
+    with shielded(), numba_threads(jobs):
         with compile_notice():
             work((0, 2))  # compile (or load) the kernels first, so `seconds` is simulation time only
         started = time.perf_counter()
@@ -340,7 +341,7 @@ def match(strategies: Sequence[StrategyLike], deals: int = 10_000, seed: Optiona
 
     work_items = itertools.chain(blocks_of(deals, DEAL_CHUNK),
                                  ((n_deal_chunks + s, DEALS_PER_SESSION) for s in range(sessions)))
-    with numba_threads(jobs):
+    with shielded(), numba_threads(jobs):
         with compile_notice():
             work((0, 2))  # compile (or load) the kernels first, so `seconds` is play time only
         started = time.perf_counter()

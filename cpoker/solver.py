@@ -27,7 +27,7 @@ import numpy as np
 
 from .arrange import ROW_NAMES, Arrangement, arrangement_of_split, parse_hand
 from .cards import CardsLike, deal_from, format_cards
-from .errors import MAX_SAMPLES, Interrupted, OptionError, check_int, check_seed
+from .errors import MAX_SAMPLES, OptionError, check_int, check_seed
 from .naturals import Natural
 from .rules import Rules, resolve_rules
 from .stats import Z95
@@ -207,6 +207,7 @@ def solve(hand: CardsLike, opponents: int = 1, samples: int = 2000, seed: Option
     >>> s.best.is_foul
     False
     """
+    from .interrupts import shielded
     from .policy import resolve_tables
 
     hand_ids = parse_hand(hand)
@@ -215,13 +216,14 @@ def solve(hand: CardsLike, opponents: int = 1, samples: int = 2000, seed: Option
     rules = resolve_rules(rules)
     tables = resolve_tables(tables)
     opponent_name, _ = resolve_strategy(opponent, tables)
-    if method == "table":
-        _warm_up_table()
-        return _solve_table(hand_ids, opponents, rules, tables, time.perf_counter())
-    seed = _new_seed() if seed is None else seed
-    _warm_up_mc(hand_ids, rules, opponent, opponent_name, tables)
-    return _solve_mc(hand_ids, opponents, samples, seed, rules, opponent, opponent_name, tables,
-                     time.perf_counter(), progress)
+    with shielded():
+        if method == "table":
+            _warm_up_table()
+            return _solve_table(hand_ids, opponents, rules, tables, time.perf_counter())
+        seed = _new_seed() if seed is None else seed
+        _warm_up_mc(hand_ids, rules, opponent, opponent_name, tables)
+        return _solve_mc(hand_ids, opponents, samples, seed, rules, opponent, opponent_name, tables,
+                         time.perf_counter(), progress)
 
 
 _warm: set = set()
@@ -314,7 +316,8 @@ def _solve_table(hand_ids, opponents, rules, tables, started) -> Solution:
 
 
 SOLVE_BLOCK = 4_096  # samples per block
-KEEP_OPPONENT_KEYS = 2_000_000  # sample-opponents whose rows are kept between the passes (24 MB); beyond, re-dealt
+# sample-opponents whose rows are kept for the statistics of the best candidates (24 MB); see _solve_mc
+STATISTICS_SAMPLE = 2_000_000
 
 
 def _opponent_block(rest: np.ndarray, opponents: int, seed: int, start: int, count: int, opponent,
@@ -334,14 +337,18 @@ def _opponent_block(rest: np.ndarray, opponents: int, seed: int, start: int, cou
 
 def _solve_mc(hand_ids, opponents, samples, seed, rules, opponent, opponent_name, tables, started,
               progress) -> Solution:
-    """Two passes over blocks of samples: totals of every candidate, then statistics of the best few.
+    """Totals of every candidate over blocks of samples, then statistics of the best few.
 
-    The first pass keeps only per-candidate sums (and, up to
-    ``KEEP_OPPONENT_KEYS``, the opponents' rows); the second deals the blocks
-    again when they were not kept.  Memory is O(block) whatever ``samples``.
+    The pass over the samples keeps per-candidate sums, so every EV uses every
+    sample.  The opponents' rows of the first ``STATISTICS_SAMPLE``
+    sample-opponents are kept too, and the standard errors and row
+    probabilities of the best candidates come from them (2,000,000 of them pin
+    a probability to +-0.0007).  Memory and the time after a Ctrl-C are
+    therefore bounded whatever ``samples`` is.
     """
     from ._kernels.montecarlo import _candidate_results, _subset_row_totals
     from ._kernels.scoring import _joint_totals, _sample_totals
+    from .interrupts import shielded
     from .runner import blocks_of, run_blocks
     from .stats import Moments
 
@@ -351,25 +358,21 @@ def _solve_mc(hand_ids, opponents, samples, seed, rules, opponent, opponent_name
         np.stack([keys3[rows[:, 2]], keys5[rows[:, 1]], keys5[rows[:, 0]]], axis=1), dtype=np.int32)
     additive = rules.is_row_additive
     kernel_rules = rules.kernel_arguments()
-    kept: Optional[dict] = {} if samples * opponents <= KEEP_OPPONENT_KEYS else None
+    kept: dict = {}
+    keep_until = max(STATISTICS_SAMPLE // opponents, SOLVE_BLOCK)  # samples
     sums = ([np.zeros(len(keys5), np.int64), np.zeros(len(keys5), np.int64), np.zeros(len(keys3), np.int64)]
             if additive else [np.zeros(len(split_ids), np.int64)])
     done: list = []
 
-    def opponents_of(block) -> np.ndarray:
-        if kept is not None and block[0] in kept:
-            return kept[block[0]]
-        return _opponent_block(rest, opponents, seed, block[0] * SOLVE_BLOCK, block[1], opponent, tables)
-
     def totals_of_block(block):
-        keys = opponents_of(block)
+        keys = _opponent_block(rest, opponents, seed, block[0] * SOLVE_BLOCK, block[1], opponent, tables)
         if additive:
             return keys, _subset_row_totals(keys5, keys3, keys)
         return keys, (_joint_totals(row_keys, keys, *kernel_rules),)
 
     def add_totals(block, summary):
         keys, block_sums = summary
-        if kept is not None:
+        if block[0] * SOLVE_BLOCK + block[1] <= keep_until:
             kept[block[0]] = keys
         for total, part in zip(sums, block_sums):
             total += part
@@ -387,7 +390,7 @@ def _solve_mc(hand_ids, opponents, samples, seed, rules, opponent, opponent_name
     outcomes = np.zeros((len(picked), 3, 3), dtype=np.int64)
 
     def statistics_of_block(block):
-        keys = opponents_of(block)
+        keys = kept[block[0]]
         per_sample, block_outcomes, _ = _candidate_results(picked_keys, keys)
         if not additive:
             per_sample = _sample_totals(picked_keys, keys, *kernel_rules)
@@ -400,11 +403,10 @@ def _solve_mc(hand_ids, opponents, samples, seed, rules, opponent, opponent_name
             moment.add(per_sample[i])
         outcomes += block_outcomes
 
-    try:
-        partial |= run_blocks(iter(done), statistics_of_block, add_statistics, total=n_done,
-                              progress=progress and kept is None, unit="sample", description="statistics")
-    except Interrupted:  # stopped before any statistics: the EVs below still stand
-        partial = True
+    with shielded():  # a few kernel calls over kept rows: a signal waits for them
+        for block in done:
+            if block[0] in kept:
+                add_statistics(block, statistics_of_block(block))
     found = []
     counted = max(moments[0].count, 1)
     for i, position in enumerate(picked):
@@ -414,7 +416,7 @@ def _solve_mc(hand_ids, opponents, samples, seed, rules, opponent, opponent_name
         } if moments[i].count else {}
         ev = float(totals[position]) / n_done
         found.append(Candidate(arrangement_of_split(hand_ids, int(split_ids[position])), ev,
-                               moments[i].stderr(), probabilities))
+                               moments[i].stderr(count=n_done), probabilities))
     best = found[0]
     declared = _natural_worth_declaring(hand_ids, rules, opponents, best.ev)
     return Solution(tuple(int(c) for c in hand_ids), best.arrangement, best.ev, best.stderr, best.rows,

@@ -46,13 +46,19 @@ class Moments:
     def mean(self, scale: float = 1.0) -> float:
         return self.total / self.count / scale if self.count else float("nan")
 
-    def stderr(self, scale: float = 1.0) -> float:
-        """Standard error of the mean (sample variance with ``n - 1``)."""
+    def variance(self) -> float:
+        """Sample variance (with ``n - 1``)."""
         n = self.count
         if n < 2:
             return float("nan")
-        variance = (self.squares - self.total * self.total / n) / (n - 1)  # exact integers until here
-        return math.sqrt(max(variance, 0.0) / n) / scale
+        return max((self.squares - self.total * self.total / n) / (n - 1), 0.0)  # exact integers until here
+
+    def stderr(self, scale: float = 1.0, count: "int | None" = None) -> float:
+        """Standard error of a mean over ``count`` observations (default: those added)."""
+        n = self.count if count is None else count
+        if self.count < 2:
+            return float("nan")
+        return math.sqrt(self.variance() / n) / scale
 
     def interval(self, scale: float = 1.0) -> tuple[float, float]:
         """The 95% normal interval of the mean."""

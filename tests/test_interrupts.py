@@ -1,0 +1,185 @@
+"""Ctrl-C and SIGTERM, sent as real signals to real processes.
+
+A signal must never surface inside a numba kernel (where it used to become a
+``SystemError`` and lose the work).  Long jobs stop at the next block and
+return their partial result, marked partial; anything else ends with one line,
+``cpoker: interrupted``, and status 128 + the signal number.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import pty
+import select
+import signal
+import struct
+import subprocess
+import sys
+import termios
+import time
+from pathlib import Path
+
+import pytest
+
+import cpoker
+from cpoker import Interrupted
+from cpoker.simulation import DEAL_CHUNK, SAMPLE_CHUNK, match, simulate
+
+A = "2s 2h Ad / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac"
+HAND = "As Kd Qh Jc Ts 9d 8h 7c 6s 5d 4h 3c 2s"
+ROOT = Path(__file__).resolve().parents[1]
+
+
+class SignalAfter:
+    """A plug-in strategy that plays greedy and sends this process a real signal on its ``limit``-th hand."""
+
+    __name__ = "signal_after"
+
+    def __init__(self, limit: int, signum: int = signal.SIGINT):
+        self.limit, self.signum, self.calls = limit, signum, 0
+
+    def __call__(self, hand):
+        self.calls += 1
+        if self.calls == self.limit:
+            os.kill(os.getpid(), self.signum)
+        return cpoker.greedy(hand)
+
+
+WARM_UP_HANDS = 2  # simulate and match arrange one 2-deal block before timing (compilation)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_stops_a_simulation_after_the_block_in_flight(signum):
+    before = signal.getsignal(signum)
+    stopper = SignalAfter(WARM_UP_HANDS + SAMPLE_CHUNK + 10, signum)  # during the second block
+    result = simulate(A, samples=5 * SAMPLE_CHUNK, seed=1, opponent=stopper)
+    assert result.partial and result.samples == 2 * SAMPLE_CHUNK and result.requested_samples == 5 * SAMPLE_CHUNK
+    full = simulate(A, samples=2 * SAMPLE_CHUNK, seed=1, opponent="greedy")
+    assert (result.ev, result.distribution) == (full.ev, full.distribution)  # exactly the blocks of a shorter run
+    assert signal.getsignal(signum) is before  # the handlers are restored
+
+
+def test_a_signal_stops_a_match_and_the_solver():
+    hands_per_block = 2 * DEAL_CHUNK  # two seats
+    played = match([SignalAfter(2 * WARM_UP_HANDS + hands_per_block + 10), "greedy"], deals=5 * DEAL_CHUNK, seed=1)
+    assert played.partial and played.deals == 2 * DEAL_CHUNK and played.requested_deals == 5 * DEAL_CHUNK
+    solved = cpoker.solve(HAND, samples=20_000, seed=3, opponent=SignalAfter(6_000))
+    assert solved.partial and solved.samples < 20_000 and solved.requested_samples == 20_000
+    assert solved.stderr > 0 and not solved.best.is_foul
+
+
+def test_a_signal_before_the_first_block_raises_interrupted():
+    with pytest.raises(Interrupted) as stop:
+        simulate(A, samples=3 * SAMPLE_CHUNK, seed=1, opponent=SignalAfter(1))
+    assert isinstance(stop.value, KeyboardInterrupt) and stop.value.signum == signal.SIGINT
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+# --- whole processes -------------------------------------------------------------------------
+
+def _cpoker(*args: str) -> list[str]:
+    return [sys.executable, "-m", "cpoker", *args]
+
+
+LONG_RUNS = {
+    "simulate": lambda out: _cpoker("simulate", A, "--samples", "3000000", "--seed", "1", "--jobs", "1",
+                                    "--out", str(out / "r.json")),
+    "match": lambda out: _cpoker("match", "table", "greedy", "--deals", "3000000", "--seed", "1", "--jobs", "1",
+                                 "--sessions", "100", "--out", str(out / "r.json")),
+    "tables": lambda out: _cpoker("tables", "build", "--hands", "30000", "--max-iterations", "60", "--json",
+                                  "--out", str(out / "t.npz")),
+    "solve": lambda out: _cpoker("solve", HAND, "--samples", "3000000", "--seed", "1", "--json"),
+}
+
+
+def _check_outcome(name: str, returncode: int, stdout: str, stderr: str, out: Path, signum: int) -> str:
+    """Accept only the documented outcomes; returns which one happened."""
+    assert "Traceback" not in stderr and "Error" not in stderr, stderr
+    assert returncode == 128 + signum, (returncode, stderr)
+    leftovers = [p.name for p in out.iterdir() if p.name.startswith(".")]
+    assert not leftovers, leftovers  # no temporary file is ever left behind
+    if not stdout:
+        assert stderr == "cpoker: interrupted\n"
+        assert not list(out.iterdir())  # nothing written
+        return "interrupted"
+    if name in ("simulate", "match"):
+        saved = json.loads((out / "r.json").read_text())
+        assert ("PARTIAL" in stdout) == saved["partial"]
+        return "partial" if saved["partial"] else "complete"
+    result = json.loads(stdout)
+    if name == "tables":
+        from cpoker import PolicyTables
+
+        tables = PolicyTables.load(out / "t.npz")
+        assert tables.partial == result["partial"] and tables.iterations == result["iterations"] >= 1
+    return "partial" if result["partial"] else "complete"
+
+
+@pytest.mark.parametrize("name", sorted(LONG_RUNS))
+def test_real_signals_at_several_moments_give_only_clean_outcomes(name, tmp_path):
+    outcomes = []
+    for delay, signum in ((0.15, signal.SIGINT), (0.6, signal.SIGTERM), (2.5, signal.SIGINT)):
+        out = tmp_path / f"{name}-{delay}"
+        out.mkdir()
+        process = subprocess.Popen(LONG_RUNS[name](out), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                   cwd=ROOT)
+        time.sleep(delay)
+        process.send_signal(signum)
+        stdout, stderr = process.communicate(timeout=120)
+        outcomes.append(_check_outcome(name, process.returncode, stdout, stderr, out, signum))
+    assert outcomes[-1] == "partial", outcomes  # 2.5 s in, every one of these jobs is well under way
+
+
+def _reap(pid: int, grace: float = 30.0) -> int:
+    """The child's wait status; after ``grace`` seconds it is killed (a failed test never waits on a long run)."""
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return status
+        time.sleep(0.1)
+    os.kill(pid, signal.SIGKILL)
+    return os.waitpid(pid, 0)[1]
+
+
+def test_ctrl_c_on_a_terminal_prints_the_partial_match(tmp_path):
+    """A real pseudo-terminal: the progress bar is drawn, then Ctrl-C, as a user would."""
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: run cpoker on the terminal
+        os.chdir(ROOT)
+        os.execv(sys.executable, _cpoker("match", "table", "greedy", "--deals", "5000000", "--seed", "2"))
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))  # a 100-column terminal
+    seen, started = b"", time.monotonic()
+    try:
+        while b"deal/s" not in seen and time.monotonic() - started < 60:  # tqdm's rate: the run is under way
+            ready, _, _ = select.select([fd], [], [], 1.0)
+            if ready:
+                seen += os.read(fd, 4096)
+        assert b"deal/s" in seen, seen
+        os.kill(pid, signal.SIGINT)
+        while True:
+            ready, _, _ = select.select([fd], [], [], 30)
+            if not ready:
+                break
+            try:
+                chunk = os.read(fd, 4096)
+            except OSError:  # the child closed the terminal
+                break
+            if not chunk:
+                break
+            seen += chunk
+    finally:
+        status = _reap(pid)
+    text = seen.decode("utf-8", "replace")
+    assert os.WEXITSTATUS(status) == 130 and "Traceback" not in text
+    assert "PARTIAL: stopped after" in text and "table" in text and "greedy" in text
+
+
+def test_ctrl_c_while_importing_is_one_clean_line():
+    """The console script handles a signal even before the command line is loaded."""
+    script = ("import os, signal, sys; from cpoker._entry import run; "
+              "os.kill(os.getpid(), signal.SIGINT); import time; time.sleep(5)")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert result.returncode == 130 and result.stderr == "cpoker: interrupted\n"
