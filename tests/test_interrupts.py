@@ -179,7 +179,13 @@ def test_ctrl_c_on_a_terminal_prints_the_partial_match(tmp_path):
 
 def test_ctrl_c_while_importing_is_one_clean_line():
     """The console script handles a signal even before the command line is loaded."""
-    script = ("import os, signal, sys; from cpoker._entry import run; "
-              "os.kill(os.getpid(), signal.SIGINT); import time; time.sleep(5)")
-    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    script = ("import os, signal, sys, builtins; from cpoker import _entry; real_import = builtins.__import__\n"
+              "def importing(name, *args, **kwargs):\n"
+              "    if name == 'cli':  # the moment run() starts loading the command line\n"
+              "        os.kill(os.getpid(), signal.SIGINT)\n"
+              "    return real_import(name, *args, **kwargs)\n"
+              "builtins.__import__ = importing\n"
+              "_entry.run()")
+    result = subprocess.run([sys.executable, "-c", script, "eval", "As"], capture_output=True, text=True,
+                            timeout=60, cwd=ROOT)
     assert result.returncode == 130 and result.stderr == "cpoker: interrupted\n"

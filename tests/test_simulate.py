@@ -154,29 +154,3 @@ def test_cli_bad_input(capsys, argv, message):
     assert status == 2
     _, err = capsys.readouterr()
     assert message in err and err.count("\n") == 1
-
-
-class InterruptAfter:
-    """A strategy that plays greedy, then acts like a user pressing Ctrl-C after ``limit`` hands."""
-
-    __name__ = "interrupt_after"
-
-    def __init__(self, limit):
-        self.limit, self.calls = limit, 0
-
-    def __call__(self, hand):
-        self.calls += 1
-        if self.calls > self.limit:
-            raise KeyboardInterrupt
-        return cpoker.greedy(hand)
-
-
-def test_ctrl_c_returns_the_partial_result():
-    result = simulate(A, samples=3 * SAMPLE_CHUNK, seed=1, opponent=InterruptAfter(SAMPLE_CHUNK + 10))
-    assert result.partial and result.samples == SAMPLE_CHUNK and result.requested_samples == 3 * SAMPLE_CHUNK
-    full = simulate(A, samples=SAMPLE_CHUNK, seed=1, opponent="greedy")
-    assert result.ev == full.ev  # the chunks done are exactly the ones a shorter run does
-    played = match([InterruptAfter(1_500), "greedy"], deals=5_000, seed=1)
-    assert played.partial and played.deals == 500 and played.requested_deals == 5_000
-    with pytest.raises(KeyboardInterrupt):
-        simulate(A, samples=100, seed=1, opponent=InterruptAfter(5))

@@ -137,7 +137,7 @@ def test_table_method_and_greedy_opponents():
     ({"hand": HAND.replace("2s", "1s")}, CardError, "unknown rank '1'"),
     ({"opponents": 0}, OptionError, "opponents must be 1 to 3"),
     ({"opponents": 4}, OptionError, "opponents must be 1 to 3"),
-    ({"samples": 0}, OptionError, "samples must be a positive integer"),
+    ({"samples": 0}, OptionError, "samples must be 1 to 1,000,000,000, got 0"),
     ({"method": "exact"}, OptionError, "unknown method"),
     ({"opponent": "nobody"}, OptionError, "unknown strategy"),
     ({"opponent": "no_such_module:f"}, OptionError, "cannot load strategy"),

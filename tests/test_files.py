@@ -1,0 +1,133 @@
+"""Files cpoker writes are replaced atomically; files it reads fail clearly.
+
+The concurrency test runs real processes: two writers saving different tables
+to one path while a reader loads it, and a CLI run writing ``--out`` over a
+file a reader keeps opening.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cpoker import OptionError, PolicyTables
+from cpoker.files import atomic_write, check_writable, read_text
+
+ROOT = Path(__file__).resolve().parents[1]
+
+WRITER = textwrap.dedent("""
+    import sys
+    import numpy as np
+    from cpoker import PolicyTables
+    from cpoker.policy import default_tables
+
+    path, which, count = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    shipped = default_tables()
+    flat = PolicyTables(np.full_like(shipped.distribution, 1 / shipped.distribution.shape[1]), 1, 1, ())
+    tables = (shipped, flat)[which]
+    for _ in range(count):
+        tables.save(path)
+""")
+
+READER = textwrap.dedent("""
+    import sys, time
+    from cpoker import PolicyTables
+
+    path, count = sys.argv[1], int(sys.argv[2])
+    failures, seeds = 0, set()
+    for _ in range(count):
+        try:
+            seeds.add(PolicyTables.load(path).seed)
+        except Exception as error:
+            failures += 1
+            print(type(error).__name__, error, file=sys.stderr)
+    print(failures, sorted(seeds))
+""")
+
+
+def test_readers_never_see_half_written_tables(tmp_path):
+    path = tmp_path / "tables.npz"
+    PolicyTables(np.full((3, 7917), 1 / 7917), 1, 1, ()).save(path)
+    writers = [subprocess.Popen([sys.executable, "-c", WRITER, str(path), str(which), "150"], cwd=ROOT)
+               for which in (0, 1)]
+    reader = subprocess.run([sys.executable, "-c", READER, str(path), "400"], capture_output=True, text=True,
+                            cwd=ROOT, timeout=300)
+    for writer in writers:
+        assert writer.wait(timeout=300) == 0
+    failures, seeds = reader.stdout.split(" ", 1)
+    assert reader.returncode == 0 and failures == "0", reader.stderr[-500:]
+    assert seeds.strip() in ("[1]", "[1, 2026]", "[2026]")
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temporary files left
+
+
+def test_cli_out_is_replaced_whole_while_a_reader_watches(tmp_path):
+    out = tmp_path / "result.json"
+    out.write_text(json.dumps({"previous": True}))
+    watcher = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+        import json, time
+        bad = 0
+        end = time.monotonic() + 60
+        while time.monotonic() < end:
+            data = json.loads(open({str(out)!r}).read())   # fails on a half-written file
+            if "previous" not in data:
+                break
+        print("seen new")
+    """)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    run = subprocess.run([sys.executable, "-m", "cpoker", "simulate", "2s 2h Ad / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac",
+                          "--samples", "3000", "--seed", "1", "--out", str(out)], capture_output=True, text=True,
+                         cwd=ROOT, timeout=300)
+    stdout, stderr = watcher.communicate(timeout=120)
+    assert run.returncode == 0 and watcher.returncode == 0 and "seen new" in stdout, stderr
+    assert json.loads(out.read_text())["samples"] == 3000
+
+
+def test_atomic_write_errors_name_the_problem_and_keep_the_old_file(tmp_path):
+    target = tmp_path / "keep.json"
+    target.write_text("old")
+    with pytest.raises(OptionError, match="does not exist"):
+        check_writable(tmp_path / "missing" / "x.json")
+    with pytest.raises(OptionError, match="it is a directory"):
+        check_writable(tmp_path)
+    with pytest.raises(OptionError, match="cannot write"):
+        atomic_write(tmp_path / "missing" / "x.json", b"data")
+    with pytest.raises(OptionError, match="it is a directory"):
+        atomic_write(tmp_path, b"data")
+    with pytest.raises(OptionError, match="cannot write /proc/"):
+        atomic_write("/proc/cpoker-test.json", b"data")
+    atomic_write(target, b"new")
+    assert target.read_text() == "new" and len(list(tmp_path.iterdir())) == 1
+
+
+def test_reading_refuses_binary_latin1_huge_and_missing_files(tmp_path):
+    (tmp_path / "latin1.toml").write_bytes("scoring = \"pagat\" # caf\xe9".encode("latin-1"))
+    (tmp_path / "binary").write_bytes(bytes(range(256)))
+    huge = tmp_path / "huge.json"
+    with huge.open("wb") as stream:
+        stream.seek(20 * 2**20)
+        stream.write(b"\0")
+    with pytest.raises(OptionError, match="is not UTF-8 text"):
+        read_text(tmp_path / "latin1.toml", "rules file")
+    with pytest.raises(OptionError, match="is not UTF-8 text"):
+        read_text(tmp_path / "binary", "rules file")
+    with pytest.raises(OptionError, match="larger than 16 MiB"):
+        read_text(huge, "deal file")
+    with pytest.raises(OptionError, match="No such file"):
+        read_text(tmp_path / "nope", "deal file")
+    with pytest.raises(OptionError, match="it is a directory"):
+        read_text(tmp_path, "deal file")
+
+
+def test_tables_files_that_are_not_ours_are_refused(tmp_path):
+    (tmp_path / "text.npz").write_text("hello")
+    np.savez(tmp_path / "wrong.npz", distribution=np.ones((2, 3)), meta=np.array('{"hands": 1, "seed": 1, '
+                                                                              '"history": []}'))
+    for name, message in (("text.npz", "not a cpoker tables file"), ("wrong.npz", "not a cpoker tables file"),
+                          ("missing.npz", "cannot read tables file")):
+        with pytest.raises(OptionError, match=message):
+            PolicyTables.load(tmp_path / name)
