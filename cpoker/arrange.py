@@ -32,7 +32,7 @@ def _short(value: object) -> str:
 class Arrangement:
     """Three rows of cards: ``front`` (3), ``middle`` (5), ``back`` (5).
 
-    Rows out of order (RULES.md §04: the back weaker than the middle, or the
+    Rows out of order (docs/rules.md §04: the back weaker than the middle, or the
     middle weaker than the front) make a valid object that fouls:
     :attr:`is_foul` is true and :attr:`foul_reason` says why.  Malformed rows
     -- wrong counts, a card given twice, a card not in ``hand`` -- are input

@@ -1,4 +1,4 @@
-"""Naturals: 13-card hands declared instead of arranged (RULES.md §2, seeds 001-003).
+"""Naturals: 13-card hands declared instead of arranged (docs/rules.md "Variants", seeds 001-003).
 
 * dragon -- 13 distinct ranks, 2 to A;
 * four trips -- four separate three-of-a-kinds (quads count as trips) plus one card;

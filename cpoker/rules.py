@@ -1,7 +1,7 @@
-"""Rules of the game being scored (RULES.md).
+"""Rules of the game being scored (docs/rules.md).
 
-``Rules()`` is the Pagat base game of RULES.md §1: 1 point per row, no scoop
-bonus, no royalties, no naturals.  Variants (RULES.md §2, seeds 001-003) are
+``Rules()`` is the Pagat base game of docs/rules.md §05: 1 point per row, no scoop
+bonus, no royalties, no naturals.  Variants (docs/rules.md "Variants", seeds 001-003) are
 opt-in fields:
 
 * ``scoring``: ``"pagat"``; ``"1-6"`` (a scoop pays 6 instead of 3);

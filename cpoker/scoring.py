@@ -1,4 +1,4 @@
-"""Settlement of a deal between 2-4 players, and 8-deal sessions (RULES.md §1).
+"""Settlement of a deal between 2-4 players, and 8-deal sessions (docs/rules.md §05).
 
 >>> from cpoker import settle
 >>> settle(["2s 2h Ad / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac",
@@ -140,7 +140,7 @@ def settle_details(arrangements: Sequence[Entry], rules: Optional[Rules] = None,
     """Settle a deal and keep each part of every pairwise result (see :class:`Settlement`).
 
     ``misset="foul"`` settles a mis-set arrangement (wrong counts, a repeated
-    card) as a foul, as RULES.md §04 does at the table; by default it is an error.
+    card) as a foul, as docs/rules.md §04 does at the table; by default it is an error.
     """
     rules = resolve_rules(rules)
     deal = _check_deal(arrangements, rules, misset)

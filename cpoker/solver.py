@@ -1,4 +1,4 @@
-"""Find the best non-fouling arrangement of a 13-card hand (RULES.md §3).
+"""Find the best non-fouling arrangement of a 13-card hand (docs/rules.md "What the solver maximises").
 
 ``method="mc"`` (the default) deals the opponents' hands from the 39 cards not
 in ours, arranges them with the opponent model, and settles every

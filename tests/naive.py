@@ -1,4 +1,4 @@
-"""Slow, obvious reference implementations, written from RULES.md alone.
+"""Slow, obvious reference implementations, written from docs/rules.md alone.
 
 Nothing here imports cpoker's kernels: cards are (rank, suit) pairs with
 rank 2..14, hand strengths are Python tuples compared lexicographically.
@@ -22,7 +22,7 @@ def strength(cards) -> tuple:
     """(category, ranks in deciding order) of a 3- or 5-card row.
 
     Categories: 0 high card .. 8 straight flush.  Tuples compare the way
-    RULES.md compares rows: category, then group ranks, then kickers, and a
+    docs/rules.md compares rows: category, then group ranks, then kickers, and a
     shorter tuple (missing kicker) loses to a longer one with the same prefix.
     """
     ranks = [r for r, _ in cards]

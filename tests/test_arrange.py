@@ -66,7 +66,7 @@ def test_arrangements_object_is_a_sequence():
                                                        "is weaker than middle (royal flush)"),
     (("As Ad Kc", "Qs Qd 5c 4h 3s", "Ks Kd 8h 7s 2c"), "middle (pair of queens, five, four and three kickers) "
                                                        "is weaker than front (pair of aces, king kicker)"),
-    (("Ks Kh 5d", "Kc Kd 5c 4h 3s", "As Ad Ah 2c 2d"), None),  # RULES.md §04: the middle is stronger
+    (("Ks Kh 5d", "Kc Kd 5c 4h 3s", "As Ad Ah 2c 2d"), None),  # docs/rules.md §04: the middle is stronger
 ])
 def test_foul_reasons(rows, reason):
     arrangement = Arrangement(*rows)
@@ -92,7 +92,7 @@ def test_malformed_rows_are_errors_not_fouls(rows, reason):
 
 @pytest.mark.parametrize("rows, reason", MISSET)
 def test_misset_foul_applies_the_table_rule(rows, reason):
-    """RULES.md §04: at the table a wrong count or a repeated card fouls; misset="foul" settles it so."""
+    """docs/rules.md §04: at the table a wrong count or a repeated card fouls; misset="foul" settles it so."""
     arrangement = Arrangement(*rows, misset="foul")
     assert arrangement.is_foul and arrangement.foul_reason == reason and arrangement.values is None
     with pytest.raises(ArrangementError, match="misset must be"):

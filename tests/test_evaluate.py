@@ -90,7 +90,7 @@ def test_suits_never_break_ties(ids, suit_order):
 
 
 @pytest.mark.parametrize("lower, higher", [
-    ("Ks Kh 5d", "Kc Kd 5c 4h 3s"),            # RULES.md §04: kickers 5,-,- lose to 5,4,3
+    ("Ks Kh 5d", "Kc Kd 5c 4h 3s"),            # docs/rules.md §04: kickers 5,-,- lose to 5,4,3
     ("Ks Kh 5d", "Kc Kd 6c 4h 3s"),
     ("Ks Kh Ad", "Kc Kd Ac 2h 3s"),            # same pair and kicker, more kickers win
     ("Qs Qh Ad", "Kc Kd 3c 2h 4s"),            # higher pair beats more kickers

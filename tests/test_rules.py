@@ -1,4 +1,4 @@
-"""Rule variants (RULES.md §2): scoring methods, royalties, naturals, presets, house-rules files."""
+"""Rule variants (docs/rules.md "Variants"): scoring methods, royalties, naturals, presets, house-rules files."""
 
 import numpy as np
 import pytest

@@ -5,7 +5,7 @@ A key is ``category << 26 | major << 13 | minor`` where ``major`` and
 trips, the pairs, the straight's top card, or all ranks of a flush or high
 card) and then the kickers.  Comparing two rank sets as integers compares
 their ranks from the top down, and a missing rank loses to any real one, so
-3-card and 5-card keys share one scale and RULES.md's "a missing kicker is
+3-card and 5-card keys share one scale and docs/rules.md's "a missing kicker is
 lower than any real card" holds by construction.
 """
 

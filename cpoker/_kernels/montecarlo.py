@@ -2,7 +2,7 @@
 
 Opponent rows come as an ``(S, n, 3)`` array of keys (front, middle, back) for
 ``S`` samples of ``n`` opponents; a fouled opponent has key ``-1`` in every
-row, so any real row beats it, as RULES.md requires.
+row, so any real row beats it, as docs/rules.md requires.
 """
 
 from __future__ import annotations
