@@ -190,3 +190,38 @@ def test_ctrl_c_while_importing_is_one_clean_line():
     result = subprocess.run([sys.executable, "-c", script, "eval", "As"], capture_output=True, text=True,
                             timeout=60, cwd=ROOT)
     assert result.returncode == 130 and result.stderr == "cpoker: interrupted\n"
+
+
+def test_a_cold_start_on_a_terminal_says_it_is_compiling(tmp_path):
+    """An empty kernel cache: the first run says once, on the terminal, that it compiles; a warm one is silent."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+
+    def on_a_terminal() -> str:
+        pid, fd = pty.fork()
+        if pid == 0:
+            os.chdir(ROOT)
+            os.execve(sys.executable, _cpoker("eval", "As Ks Qs Js Ts"), env)
+        seen = b""
+        try:
+            while True:
+                ready, _, _ = select.select([fd], [], [], 120)
+                if not ready:
+                    break
+                try:
+                    chunk = os.read(fd, 4096)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                seen += chunk
+        finally:
+            assert os.WEXITSTATUS(_reap(pid, 120)) == 0
+        return seen.decode()
+
+    cold = on_a_terminal()
+    assert cold.count("cpoker: compiling kernels") == 1 and "royal flush" in cold
+    warm = on_a_terminal()
+    assert "compiling" not in warm and "royal flush" in warm
+    piped = subprocess.run(_cpoker("eval", "As Ks Qs Js Ts"), capture_output=True, text=True, cwd=ROOT,
+                           env={**env, "NUMBA_CACHE_DIR": str(tmp_path / "other")})
+    assert piped.returncode == 0 and piped.stderr == ""  # off a terminal: nothing on stderr
