@@ -74,6 +74,19 @@ def _seed_option(sub: argparse.ArgumentParser, default=None, drawn: bool = True)
                      help=f"seed, 0 to 2**63-1 (default: {'drawn and printed' if drawn else default})")
 
 
+def _device_option(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("--device", choices=("cpu", "cuda"), default="cpu",
+                     help="where the table policy runs: cpu (default) or cuda (an NVIDIA GPU); same results")
+
+
+def _backend_options(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("--backend", choices=("local", "dask"), default="local",
+                     help="local (default) or dask: run the blocks on a Dask cluster; same results")
+    sub.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                     help="with --backend dask: a running scheduler, e.g. tcp://127.0.0.1:8786 "
+                          "(default: a local cluster for the job)")
+
+
 def _tables_option(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--tables", metavar="FILE", default=None,
                      help="table-policy tables from 'cpoker tables build --out FILE' (default: the shipped ones)")
@@ -228,7 +241,7 @@ def _cmd_solve(args) -> int:
 
     solution = solve(" ".join(args.hand), opponents=args.opponents, samples=args.samples, seed=args.seed,
                      rules=args.rules, method=args.method, opponent=args.opponent, tables=args.tables,
-                     progress=_show_progress(args))
+                     progress=_show_progress(args), device=args.device)
     if args.json:
         _print_json(solution.to_dict())
         return PARTIAL if solution.partial else 0
@@ -354,7 +367,7 @@ def _cmd_simulate(args) -> int:
     _check_out(args.out)
     result = simulate(args.arrangement, opponents=args.opponents, samples=args.samples, seed=args.seed,
                       opponent=args.opponent, rules=args.rules, jobs=args.jobs, progress=_show_progress(args),
-                      tables=args.tables)
+                      tables=args.tables, device=args.device, backend=args.backend, scheduler=args.scheduler)
     data = result.to_dict()
     if args.out:
         _write_out(args.out, data, _flatten(data))
@@ -390,7 +403,8 @@ def _cmd_match(args) -> int:
 
     _check_out(args.out)
     result = match(args.strategies, deals=args.deals, seed=args.seed, sessions=args.sessions, rules=args.rules,
-                   jobs=args.jobs, progress=_show_progress(args), tables=args.tables)
+                   jobs=args.jobs, progress=_show_progress(args), tables=args.tables, device=args.device,
+                   backend=args.backend, scheduler=args.scheduler)
     data = result.to_dict()
     if args.out:
         common = {k: data[k] for k in ("version", "format", "deals", "sessions", "seed", "partial")}
@@ -479,7 +493,8 @@ def _cmd_tables(args) -> int:
     show_progress = not args.quiet and sys.stderr.isatty()
     out = check_writable(args.out)  # before minutes of self-play, not after
     tables = build_tables(hands=args.hands, seed=args.seed, max_iterations=args.max_iterations,
-                          tolerance=args.tolerance, progress=show_progress)
+                          tolerance=args.tolerance, progress=show_progress, device=args.device,
+                          backend=args.backend, scheduler=args.scheduler)
     tables.save(out)
     digest = _sha256(out)
     shipped = _shipped_tables_path()
@@ -558,6 +573,7 @@ def make_parser() -> argparse.ArgumentParser:
                      help="opponent model: table (default), greedy, or package.module:function")
     sub.add_argument("--rules", default=None, help=RULES_HELP)
     _tables_option(sub)
+    _device_option(sub)
     sub.add_argument("--quiet", action="store_true", help="no progress bar (none is shown off a terminal)")
     sub.set_defaults(run=_cmd_solve)
 
@@ -569,6 +585,8 @@ def make_parser() -> argparse.ArgumentParser:
                          help="threads (default: all cores); never changes results")
         sub.add_argument("--quiet", action="store_true", help="no progress bar (none is shown off a terminal)")
         sub.add_argument("--out", help="save results with every parameter to FILE.json or FILE.csv")
+        _device_option(sub)
+        _backend_options(sub)
 
     sub = command("simulate", "equity of one arrangement against random opponents",
                   'cpoker simulate "2s 2h Ad / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac" --opponents 3 --samples 20000')
@@ -617,6 +635,8 @@ def make_parser() -> argparse.ArgumentParser:
                        help="stop when fewer hands than this share (0 to 1) change arrangement")
     build.add_argument("--out", default="policy_tables.npz", help="output file (default policy_tables.npz)")
     build.add_argument("--quiet", action="store_true", help="no progress bar")
+    _device_option(build)
+    _backend_options(build)
     build.add_argument("--json", action="store_true", help="machine-readable output")
     info = tables.add_parser("info", help="show the shipped tables' provenance and convergence")
     info.add_argument("file", nargs="?", default=None, help="a tables file (default: the shipped tables)")

@@ -202,7 +202,7 @@ def _checked_masks(masks, low: int, high: int, check: bool) -> np.ndarray:
     return array
 
 
-def evaluate_batch(cards: np.ndarray, check: bool = True) -> np.ndarray:
+def evaluate_batch(cards: np.ndarray, check: bool = True, device: str = "cpu") -> np.ndarray:
     """Strength keys of many rows at once.
 
     Parameters
@@ -214,6 +214,8 @@ def evaluate_batch(cards: np.ndarray, check: bool = True) -> np.ndarray:
         Check dtype, range and duplicates first (one vectorised pass, a few
         percent of the evaluation time).  ``check=False`` skips it for input
         known to be valid; invalid input then gives meaningless keys.
+    device
+        ``"cpu"`` or ``"cuda"`` (an NVIDIA GPU; the same keys, see :mod:`cpoker.devices`).
 
     Returns
     -------
@@ -228,11 +230,16 @@ def evaluate_batch(cards: np.ndarray, check: bool = True) -> np.ndarray:
     from ._kernels.evaluate import _keys_from_ids, _keys_from_masks
     from .interrupts import shielded
 
+    from .devices import check_device, keys_cuda
+
     array = _as_array(cards)
+    on_gpu = check_device(device) == "cuda"
     with shielded():
         if array.ndim == 1:
-            return _keys_from_masks(_checked_masks(array, 5, 5, check), 5)
-        return _keys_from_ids(_checked_ids(array, (3, 5), "evaluate_batch", check))
+            masks = _checked_masks(array, 5, 5, check)
+            return keys_cuda(masks, 5) if on_gpu else _keys_from_masks(masks, 5)
+        ids = _checked_ids(array, (3, 5), "evaluate_batch", check)
+        return keys_cuda(ids) if on_gpu else _keys_from_ids(ids)
 
 
 def evaluate_masks(masks: np.ndarray, n_cards: int = 5, check: bool = True) -> np.ndarray:
@@ -267,16 +274,21 @@ def evaluate_best(cards: CardsLike) -> HandValue:
     return HandValue(int(best_key(cards_mask(parsed))), 5)
 
 
-def evaluate_best_batch(cards: np.ndarray, check: bool = True) -> np.ndarray:
+def evaluate_best_batch(cards: np.ndarray, check: bool = True, device: str = "cpu") -> np.ndarray:
     """Keys of the best 5-card hand of each row: ``(N, 5..7)`` card ids or 1-D ``int64`` masks of 5-7 cards.
 
-    ``check`` as in :func:`evaluate_batch`.
+    ``check`` and ``device`` as in :func:`evaluate_batch`.
     """
+    from .devices import check_device, keys_cuda
+
     from ._kernels.evaluate import _keys_from_ids, _keys_from_masks
     from .interrupts import shielded
 
     array = _as_array(cards)
+    on_gpu = check_device(device) == "cuda"
     with shielded():
         if array.ndim == 1:
-            return _keys_from_masks(_checked_masks(array, 5, 7, check), 7)
-        return _keys_from_ids(_checked_ids(array, (5, 6, 7), "evaluate_best_batch", check))
+            masks = _checked_masks(array, 5, 7, check)
+            return keys_cuda(masks, 7) if on_gpu else _keys_from_masks(masks, 7)
+        ids = _checked_ids(array, (5, 6, 7), "evaluate_best_batch", check)
+        return keys_cuda(ids) if on_gpu else _keys_from_ids(ids)

@@ -38,6 +38,7 @@ class Shield:
         self.pending: Optional[int] = None  # received and not yet acted on
         self.first: Optional[int] = None  # the first signal received inside the block
         self.depth = 0
+        self.count = 0  # signals received so far: a job of several passes compares it between passes
         self.previous: dict = {}
 
     def handle(self, signum: int, frame) -> None:  # runs in the main thread, between bytecodes
@@ -46,6 +47,7 @@ class Shield:
             os._exit(128 + signum)
         if self.first is None:
             self.first = signum
+        self.count += 1
         self.pending = signum
 
 
@@ -104,6 +106,11 @@ def consume() -> Optional[int]:
 def received() -> Optional[int]:
     """The first signal received inside the current shield (acted on or not), or ``None``."""
     return None if _active is None else _active.first
+
+
+def signals_seen() -> int:
+    """How many signals the current shield has received (0 outside a shield)."""
+    return 0 if _active is None else _active.count
 
 
 def raise_if_requested() -> None:

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from . import interrupts
-from .errors import Interrupted
+from .errors import Interrupted, OptionError
 
 
 def progress_bar(total: int, enabled: bool, unit: str = "deal", description: str = ""):
@@ -34,9 +34,20 @@ def progress_bar(total: int, enabled: bool, unit: str = "deal", description: str
                 dynamic_ncols=True, desc=description or None)
 
 
+BACKENDS = ("local", "dask")
+
+
+def check_backend(backend: object, scheduler: object = None) -> str:
+    if not isinstance(backend, str) or backend not in BACKENDS:
+        raise OptionError(f"backend must be 'local' or 'dask', got {backend!r}")
+    if scheduler is not None and (backend != "dask" or not isinstance(scheduler, str) or not scheduler):
+        raise OptionError("a scheduler address (e.g. tcp://127.0.0.1:8786) goes with backend='dask'")
+    return backend
+
+
 def run_blocks(blocks: Iterable[Any], work: Callable[[Any], Any], combine: Callable[[Any, Any], None], *,
                total: int, progress: bool = False, unit: str = "deal", size: Callable[[Any], int] = None,
-               description: str = "") -> bool:
+               description: str = "", backend: str = "local", scheduler: "str | None" = None) -> bool:
     """Run ``work`` on each block and ``combine`` the summaries in block order.
 
     Parameters
@@ -51,6 +62,12 @@ def run_blocks(blocks: Iterable[Any], work: Callable[[Any], Any], combine: Calla
         Units of work in a block (default: ``block[1]``, the count of ``(index, count)``).
     progress
         Show a progress bar with rate and ETA on standard error.
+    backend, scheduler
+        ``"local"`` runs the blocks here, one after another (numba threads inside
+        each); ``"dask"`` sends them to a Dask cluster -- the one at
+        ``scheduler`` (``tcp://host:port``), or a ``LocalCluster`` started and
+        closed for the job -- and combines the summaries in the same order, so the
+        result is identical.  A worker that dies has its blocks recomputed elsewhere.
 
     Returns
     -------
@@ -64,6 +81,11 @@ def run_blocks(blocks: Iterable[Any], work: Callable[[Any], Any], combine: Calla
         When a signal arrives before the first block completes: there is nothing to return.
     """
     size = size or (lambda block: block[1])
+    if check_backend(backend, scheduler) == "dask":
+        from .backends.dask import run_blocks_dask
+
+        return run_blocks_dask(blocks, work, combine, total=total, progress=progress, unit=unit, size=size,
+                               description=description, scheduler=scheduler)
     done = 0
     with interrupts.shielded(), progress_bar(total, progress, unit, description) as bar:
         for block in blocks:

@@ -28,7 +28,8 @@ from .cards import deal_from
 from .interrupts import shielded
 from .errors import MAX_DEALS, MAX_SAMPLES, MAX_SESSIONS, OptionError, check_int, check_seed
 from .rules import Rules, resolve_rules
-from .runner import blocks_of, run_blocks
+from .devices import check_device
+from .runner import blocks_of, check_backend, run_blocks
 from .solver import MAX_OPPONENTS, _new_seed
 from .stats import Moments
 from .strategies import StrategyLike, arrange_keys, resolve_strategy
@@ -104,7 +105,8 @@ class SimulationResult:
 
 def simulate(arrangement: ArrangementLike, opponents: int = 1, samples: int = 10_000, seed: Optional[int] = None,
              opponent: StrategyLike = "table", rules: "Rules | str | None" = None, jobs: Optional[int] = None,
-             progress: bool = False, tables: "PolicyTables | str | None" = None) -> SimulationResult:
+             progress: bool = False, tables: "PolicyTables | str | None" = None, device: str = "cpu",
+             backend: str = "local", scheduler: Optional[str] = None) -> SimulationResult:
     """Expected points of an arrangement against opponents dealt from the remaining 39 cards.
 
     An arrangement whose rows are out of order fouls; it is not simulated: it
@@ -113,7 +115,9 @@ def simulate(arrangement: ArrangementLike, opponents: int = 1, samples: int = 10
     opponent models never foul); ``fouled`` is then true.  Under royalties a
     foul also pays the opponents' royalties, which depend on their cards, so it
     is simulated.  Opponents are arranged by the opponent strategy (``tables``
-    for the table policy) and never declare naturals.
+    for the table policy) and never declare naturals.  ``device="cuda"`` arranges
+    them on a GPU; ``backend="dask"`` runs the blocks on a Dask cluster (the one
+    at ``scheduler``, or a local one); neither changes a single result.
 
     Raises
     ------
@@ -136,6 +140,8 @@ def simulate(arrangement: ArrangementLike, opponents: int = 1, samples: int = 10
     rules = resolve_rules(rules)
     tables = resolve_tables(tables)
     opponent_name, _ = resolve_strategy(opponent, tables)
+    device = check_device(device)
+    check_backend(backend, scheduler)
     seed = _new_seed() if seed is None else seed
     if arrangement.is_foul and rules.royalties is None:
         # every opponent is paid a scoop, whatever the cards: nothing to simulate
@@ -154,7 +160,7 @@ def simulate(arrangement: ArrangementLike, opponents: int = 1, samples: int = 10
     def work(block):
         index, count = block
         dealt = deal_from(rest, np.random.default_rng([seed, index]), count, opponents)
-        keys = np.ascontiguousarray(arrange_keys(opponent, dealt.reshape(-1, 13), tables)
+        keys = np.ascontiguousarray(arrange_keys(opponent, dealt.reshape(-1, 13), tables, device)
                                     .reshape(count, opponents, 3), dtype=np.int32)
         totals, block_outcomes, block_sweeps = _candidate_results(ours, keys)
         if not rules.is_row_additive:
@@ -174,7 +180,8 @@ def simulate(arrangement: ArrangementLike, opponents: int = 1, samples: int = 10
         with compile_notice():
             work((0, 2))  # compile (or load) the kernels first, so `seconds` is simulation time only
         started = time.perf_counter()
-        partial = run_blocks(blocks_of(samples, SAMPLE_CHUNK), work, combine, total=samples, progress=progress)
+        partial = run_blocks(blocks_of(samples, SAMPLE_CHUNK), work, combine, total=samples, progress=progress,
+                             backend=backend, scheduler=scheduler)
     done = moments.count
     ev, stderr = moments.mean(), moments.stderr()
     rows = {name: dict(zip(("win", "tie", "loss"), (outcomes[r] / (done * opponents)).tolist()))
@@ -253,7 +260,8 @@ def _seat_points(keys: list[np.ndarray], hand_of_seat: Sequence[int], rules: Rul
     return points
 
 
-def _arrange_all(strategies: Sequence[StrategyLike], hands: np.ndarray, tables) -> list[np.ndarray]:
+def _arrange_all(strategies: Sequence[StrategyLike], hands: np.ndarray, tables,
+                 device: str = "cpu") -> list[np.ndarray]:
     """Row keys ``(count, players, 3)`` of every hand as each strategy arranges it (once per distinct strategy)."""
     done: dict = {}
     out = []
@@ -261,7 +269,7 @@ def _arrange_all(strategies: Sequence[StrategyLike], hands: np.ndarray, tables) 
     for strategy in strategies:
         name = strategy if isinstance(strategy, str) else id(strategy)
         if name not in done:
-            done[name] = arrange_keys(strategy, hands.reshape(-1, 13), tables).reshape(count, players, 3)
+            done[name] = arrange_keys(strategy, hands.reshape(-1, 13), tables, device).reshape(count, players, 3)
         out.append(done[name])
     return out
 
@@ -275,7 +283,8 @@ def seat_names(names: Sequence[str]) -> tuple[str, ...]:
 def match(strategies: Sequence[StrategyLike], deals: int = 10_000, seed: Optional[int] = None,
           sessions: int = 0, rules: "Rules | str | None" = None, jobs: Optional[int] = None,
           progress: bool = False, tables: "PolicyTables | str | None" = None,
-          keep_points: bool = False) -> MatchResult:
+          keep_points: bool = False, device: str = "cpu", backend: str = "local",
+          scheduler: Optional[str] = None) -> MatchResult:
     """Play 2-4 strategies against each other, one seat each.
 
     Every deal is played once per seat rotation, so each strategy plays each
@@ -290,6 +299,7 @@ def match(strategies: Sequence[StrategyLike], deals: int = 10_000, seed: Optiona
     ``tables`` are the table policy's tables.  Memory does not grow with
     ``deals`` (up to 10**10) or ``sessions`` (up to 10**9) unless
     ``keep_points`` asks for every deal's points in :attr:`MatchResult.points`.
+    ``device`` and ``backend``/``scheduler`` as in :func:`simulate`.
     """
     from .policy import resolve_tables
     from .scoring import places
@@ -302,6 +312,8 @@ def match(strategies: Sequence[StrategyLike], deals: int = 10_000, seed: Optiona
     rules = resolve_rules(rules)
     tables = resolve_tables(tables)
     names = seat_names([resolve_strategy(s, tables)[0] for s in strategies])
+    device = check_device(device)
+    check_backend(backend, scheduler)
     seed = _new_seed() if seed is None else seed
     players = len(strategies)
     deck = np.arange(52)
@@ -316,14 +328,15 @@ def match(strategies: Sequence[StrategyLike], deals: int = 10_000, seed: Optiona
         index, count = block
         if index < n_deal_chunks:
             hands = deal_from(deck, np.random.default_rng([seed, index]), count, players)
-            keys = _arrange_all(strategies, hands, tables)
+            keys = _arrange_all(strategies, hands, tables, device)
             # summed over the rotations: `players` times the points per deal, an exact integer
             return "deals", sum(_seat_points(keys, [(i + r) % players for i in range(players)], rules)
                                 for r in range(players))
         session = index - n_deal_chunks
         rng = np.random.default_rng([seed, 1, session])  # a stream apart from the match deals
         hands = deal_from(deck, rng, DEALS_PER_SESSION, players)
-        ledger = _seat_points(_arrange_all(strategies, hands, tables), list(range(players)), rules).sum(axis=0)
+        ledger = _seat_points(_arrange_all(strategies, hands, tables, device), list(range(players)),
+                              rules).sum(axis=0)
         return "session", np.array(places(ledger.tolist()))
 
     def combine(block, summary):
@@ -346,7 +359,7 @@ def match(strategies: Sequence[StrategyLike], deals: int = 10_000, seed: Optiona
             work((0, 2))  # compile (or load) the kernels first, so `seconds` is play time only
         started = time.perf_counter()
         partial = run_blocks(work_items, work, combine, total=deals + sessions * DEALS_PER_SESSION,
-                             progress=progress)
+                             progress=progress, backend=backend, scheduler=scheduler)
     scores = []
     for i, name in enumerate(names):
         moment = deal_moments[i]

@@ -30,6 +30,7 @@ from .cards import CardsLike, deal_from, format_cards
 from .errors import MAX_SAMPLES, OptionError, check_int, check_seed
 from .naturals import Natural
 from .rules import Rules, resolve_rules
+from .devices import check_device
 from .stats import Z95
 from .strategies import StrategyLike, arrange_keys, resolve_strategy
 
@@ -162,7 +163,7 @@ def _new_seed() -> int:
 
 def solve(hand: CardsLike, opponents: int = 1, samples: int = 2000, seed: Optional[int] = None,
           rules: "Rules | str | None" = None, method: str = "mc", opponent: StrategyLike = "table",
-          tables: "PolicyTables | str | None" = None, progress: bool = False) -> Solution:
+          tables: "PolicyTables | str | None" = None, progress: bool = False, device: str = "cpu") -> Solution:
     """Best non-fouling arrangement of a 13-card hand.
 
     Parameters
@@ -188,6 +189,8 @@ def solve(hand: CardsLike, opponents: int = 1, samples: int = 2000, seed: Option
         :class:`~cpoker.PolicyTables` or a file from ``cpoker tables build``.
     progress
         Show a progress bar on standard error.
+    device
+        ``"cpu"`` or ``"cuda"``: where the table-policy opponents are arranged (the same answer).
 
     A SIGINT or SIGTERM stops the sampling at the next block: the answer then
     rests on the samples done and is marked ``partial``.  ``seconds`` never
@@ -216,14 +219,15 @@ def solve(hand: CardsLike, opponents: int = 1, samples: int = 2000, seed: Option
     rules = resolve_rules(rules)
     tables = resolve_tables(tables)
     opponent_name, _ = resolve_strategy(opponent, tables)
+    device = check_device(device)
     with shielded():
         if method == "table":
             _warm_up_table()
             return _solve_table(hand_ids, opponents, rules, tables, time.perf_counter())
         seed = _new_seed() if seed is None else seed
-        _warm_up_mc(hand_ids, rules, opponent, opponent_name, tables)
+        _warm_up_mc(hand_ids, rules, opponent, opponent_name, tables, device)
         return _solve_mc(hand_ids, opponents, samples, seed, rules, opponent, opponent_name, tables,
-                         time.perf_counter(), progress)
+                         time.perf_counter(), progress, device)
 
 
 _warm: set = set()
@@ -243,14 +247,14 @@ def _warm_up_table() -> None:
 _WARM_HAND = "As Kd Qh Jc Ts 9d 8h 7c 6s 5d 4h 3c 2s"
 
 
-def _warm_up_mc(hand_ids, rules: Rules, opponent, opponent_name: str, tables) -> None:
+def _warm_up_mc(hand_ids, rules: Rules, opponent, opponent_name: str, tables, device: str = "cpu") -> None:
     """Run the Monte Carlo path once on two samples, so its kernels are compiled before timing."""
-    key = (rules.is_row_additive, opponent_name if isinstance(opponent, str) else id(opponent))
+    key = (rules.is_row_additive, opponent_name if isinstance(opponent, str) else id(opponent), device)
     if key not in _warm:
         from ._jit import compile_notice
 
         with compile_notice():
-            _solve_mc(hand_ids, 1, 2, 0, rules, opponent, opponent_name, tables, 0.0, False)
+            _solve_mc(hand_ids, 1, 2, 0, rules, opponent, opponent_name, tables, 0.0, False, device)
         _warm.add(key)
 
 
@@ -321,7 +325,7 @@ STATISTICS_SAMPLE = 2_000_000
 
 
 def _opponent_block(rest: np.ndarray, opponents: int, seed: int, start: int, count: int, opponent,
-                    tables) -> np.ndarray:
+                    tables, device: str = "cpu") -> np.ndarray:
     """Row keys ``(count, opponents, 3)`` of samples ``start .. start + count`` of the solver's deal.
 
     The generator is advanced past the earlier samples' draws, so each block is
@@ -331,12 +335,12 @@ def _opponent_block(rest: np.ndarray, opponents: int, seed: int, start: int, cou
     bit_generator = np.random.PCG64(seed)
     bit_generator.advance(len(rest) * start)
     dealt = deal_from(rest, np.random.Generator(bit_generator), count, opponents)
-    keys = arrange_keys(opponent, dealt.reshape(-1, 13), tables)
+    keys = arrange_keys(opponent, dealt.reshape(-1, 13), tables, device)
     return np.ascontiguousarray(keys.reshape(count, opponents, 3), dtype=np.int32)
 
 
 def _solve_mc(hand_ids, opponents, samples, seed, rules, opponent, opponent_name, tables, started,
-              progress) -> Solution:
+              progress, device="cpu") -> Solution:
     """Totals of every candidate over blocks of samples, then statistics of the best few.
 
     The pass over the samples keeps per-candidate sums, so every EV uses every
@@ -365,7 +369,7 @@ def _solve_mc(hand_ids, opponents, samples, seed, rules, opponent, opponent_name
     done: list = []
 
     def totals_of_block(block):
-        keys = _opponent_block(rest, opponents, seed, block[0] * SOLVE_BLOCK, block[1], opponent, tables)
+        keys = _opponent_block(rest, opponents, seed, block[0] * SOLVE_BLOCK, block[1], opponent, tables, device)
         if additive:
             return keys, _subset_row_totals(keys5, keys3, keys)
         return keys, (_joint_totals(row_keys, keys, *kernel_rules),)

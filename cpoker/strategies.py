@@ -140,7 +140,8 @@ def _call_strategy(name: str, function: Strategy, hand: list) -> Arrangement:
                             f"{error}") from None
 
 
-def arrange_keys(strategy: StrategyLike, hands: np.ndarray, tables: "PolicyTables | str | None" = None) -> np.ndarray:
+def arrange_keys(strategy: StrategyLike, hands: np.ndarray, tables: "PolicyTables | str | None" = None,
+                 device: str = "cpu") -> np.ndarray:
     """Row keys ``(N, 3)`` (front, middle, back) of many hands arranged by ``strategy``.
 
     ``hands`` is ``(N, 13)`` card ids.  A fouled arrangement (rows out of
@@ -161,9 +162,9 @@ def arrange_keys(strategy: StrategyLike, hands: np.ndarray, tables: "PolicyTable
     if function is greedy:
         return strength_keys()[arrange_greedy(hands)[1]]
     if function is table:
-        return strength_keys()[arrange_by_tables(hands, default_tables().row_values)[1]]
+        return strength_keys()[arrange_by_tables(hands, default_tables().row_values, device)[1]]
     if isinstance(function, TablePolicy):
-        return strength_keys()[arrange_by_tables(hands, function.tables.row_values)[1]]
+        return strength_keys()[arrange_by_tables(hands, function.tables.row_values, device)[1]]
     keys = np.empty((len(hands), 3), dtype=np.int32)
     for i, hand in enumerate(hands):
         keys[i] = row_keys(_call_strategy(name, function, hand.tolist()))

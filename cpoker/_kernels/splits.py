@@ -119,6 +119,36 @@ BLOCK = 64  # hands per parallel work item; each block owns its scratch arrays
 
 
 @jit
+def table_policy_hand(hand, row_values, hash_keys, hash_index, subsets5, subsets3, splits,
+                      keys5, keys3, index5, index3, back_values, middle_values, front_values, back_bounds):
+    """The table policy's split of one hand: ``(split, front strength, middle strength, back strength)``.
+
+    Plain loops over scalars and the scratch arrays it is given (``keys5``...
+    ``back_bounds``, sized like ``subsets5``/``subsets3``), so the same source
+    runs on the CPU (scratch allocated once per block) and as a CUDA device
+    function (scratch in each thread's local memory); see ``cuda.py``.
+    """
+    subset_keys(hand, subsets5, subsets3, keys5, keys3)
+    top_front = -np.inf
+    for i in range(keys3.shape[0]):
+        index3[i] = dense_index(keys3[i], hash_keys, hash_index)
+        front_values[i] = row_values[0, index3[i]]
+        top_front = max(top_front, front_values[i])
+    top_middle = -np.inf
+    for i in range(keys5.shape[0]):
+        index5[i] = dense_index(keys5[i], hash_keys, hash_index)
+        back_values[i] = row_values[2, index5[i]]
+        middle_values[i] = row_values[1, index5[i]]
+        top_middle = max(top_middle, middle_values[i])
+    for i in range(keys5.shape[0]):
+        back_bounds[i] = (back_values[i] + min(top_middle, row_values[1, index5[i]])
+                          + min(top_front, row_values[0, index5[i]]))
+    best, _ = best_split_by_row_values(keys5, keys3, back_values, middle_values, front_values,
+                                       back_bounds, splits)
+    return best, index3[splits[best, 2]], index5[splits[best, 1]], index5[splits[best, 0]]
+
+
+@jit
 def _table_policy_block(hands, start, stop, row_values, hash_keys, hash_index, subsets5, subsets3, splits,
                         chosen, strengths):
     """Arrange ``hands[start:stop]`` by the table policy (see :func:`_table_policy`)."""
@@ -131,26 +161,13 @@ def _table_policy_block(hands, start, stop, row_values, hash_keys, hash_index, s
     front_values = np.empty(subsets3.shape[0])
     back_bounds = np.empty(subsets5.shape[0])
     for h in range(start, stop):
-        subset_keys(hands[h], subsets5, subsets3, keys5, keys3)
-        for i in range(keys3.shape[0]):
-            index3[i] = dense_index(keys3[i], hash_keys, hash_index)
-            front_values[i] = row_values[0, index3[i]]
-        top_middle = -np.inf
-        for i in range(keys5.shape[0]):
-            index5[i] = dense_index(keys5[i], hash_keys, hash_index)
-            back_values[i] = row_values[2, index5[i]]
-            middle_values[i] = row_values[1, index5[i]]
-            top_middle = max(top_middle, middle_values[i])
-        top_front = front_values.max()
-        for i in range(keys5.shape[0]):
-            back_bounds[i] = (back_values[i] + min(top_middle, row_values[1, index5[i]])
-                              + min(top_front, row_values[0, index5[i]]))
-        best, _ = best_split_by_row_values(keys5, keys3, back_values, middle_values, front_values,
-                                           back_bounds, splits)
+        best, front, middle, back = table_policy_hand(hands[h], row_values, hash_keys, hash_index, subsets5,
+                                                      subsets3, splits, keys5, keys3, index5, index3, back_values,
+                                                      middle_values, front_values, back_bounds)
         chosen[h] = best
-        strengths[h, 0] = index3[splits[best, 2]]
-        strengths[h, 1] = index5[splits[best, 1]]
-        strengths[h, 2] = index5[splits[best, 0]]
+        strengths[h, 0] = front
+        strengths[h, 1] = middle
+        strengths[h, 2] = back
 
 
 @jit(parallel=True)

@@ -1,0 +1,122 @@
+"""The CUDA backend on a real GPU: correctness against the CPU at scale, then speed.
+
+    python benchmarks/gpu.py [--quick | --tiny]
+
+``--tiny`` is a dry run for numba's simulator (``NUMBA_ENABLE_CUDASIM=1``).
+
+Prints one JSON object.  Speeds are kernel time on device-resident data
+(evaluations or hands per second) and end-to-end time through the public API
+(host arrays in, host arrays out), next to the CPU kernels measured in the same
+run on every core of the same machine.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+
+def best_of(function, repeats=3):
+    times = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        function()
+        times.append(time.perf_counter() - started)
+    return min(times)
+
+
+def measure_evaluation(cuda, kernels, name: str, masks: np.ndarray, n_cards: int, tile: int) -> dict:
+    import cpoker
+    from cpoker._kernels.cuda import THREADS
+    from cpoker._kernels.evaluate import _keys_from_masks
+
+    device_masks = cuda.to_device(np.tile(masks, tile))
+    keys = cuda.device_array(len(masks) * tile, dtype=np.int32)
+
+    grid = min(132 * 32, -(-len(masks) * tile // THREADS))
+
+    def launch():
+        kernels["keys_from_masks"][grid, THREADS](device_masks, n_cards, keys)
+        cuda.synchronize()
+
+    def through_the_api():
+        batch = cpoker.evaluate_batch if n_cards == 5 else cpoker.evaluate_best_batch
+        return batch(masks, device="cuda", check=False)
+
+    launch()
+    seconds = best_of(launch)
+    cpu_rows = min(len(masks), 2_000_000)
+    cpu_seconds = best_of(lambda: _keys_from_masks(masks[:cpu_rows], n_cards))
+    return {f"{name} GPU evals/s (kernel, device data)": len(masks) * tile / seconds,
+            f"{name} GPU evals/s (API, host arrays)": len(masks) / best_of(through_the_api, 2),
+            f"{name} CPU evals/s (one core)": cpu_rows / cpu_seconds}
+
+
+SIZES = {  # check rows, check hands, evaluation rows, tile, policy hands, CPU policy hands, build hands
+    "full": (2_000_000, 50_000, 10_000_000, 10, 2_000_000, 40_000, 10_000_000),
+    "quick": (200_000, 5_000, 10_000_000, 1, 200_000, 40_000, 1_000_000),
+    "tiny": (50, 1, 200, 1, 2, 2, 20),
+}
+
+
+def main(size: str) -> dict:
+    import cuda_check
+
+    from cpoker.devices import cuda_runtime
+    from cpoker.policy import arrange_by_tables, default_tables, sample_hands
+
+    out = {}
+    started = time.perf_counter()
+    cuda, kernels, tables = cuda_runtime()
+    try:
+        name = cuda.get_current_device().name
+        out["device"] = name.decode() if isinstance(name, bytes) else str(name)
+    except AttributeError:  # the simulator
+        out["device"] = "simulator"
+    check_rows, check_hands, rows, tile, policy_hands, cpu_policy_hands, build_hands = SIZES[size]
+    out["correctness"] = cuda_check.main(check_rows, check_hands)
+    out["compile_and_check_seconds"] = time.perf_counter() - started
+
+    # 5-card and 7-card evaluation: 10M distinct random hands, tiled on the device to 100M
+    uniforms = np.random.default_rng(1).random((rows, 52), dtype=np.float32)
+    ids5 = np.argpartition(uniforms, 7, axis=1)[:, :7].astype(np.uint8)  # 7 distinct cards a row
+    del uniforms
+    masks5 = np.bitwise_or.reduce(np.int64(1) << ids5[:, :5].astype(np.int64), axis=1)
+    masks7 = np.bitwise_or.reduce(np.int64(1) << ids5.astype(np.int64), axis=1)
+    for name, masks, n_cards in (("5-card", masks5, 5), ("7-card", masks7, 7)):
+        out.update(measure_evaluation(cuda, kernels, name, masks, n_cards, tile))
+
+    # the table policy
+    values = default_tables().row_values
+    hands = sample_hands(policy_hands, 7)
+    arrange_by_tables(hands[:1000], values, "cuda")
+    gpu_seconds = best_of(lambda: arrange_by_tables(hands, values, "cuda"), 2)
+    arrange_by_tables(hands[:100], values)
+    cpu_hands = hands[:cpu_policy_hands]
+    cpu_seconds = best_of(lambda: arrange_by_tables(cpu_hands, values), 2)
+    out["table policy GPU hands/s (API)"] = len(hands) / gpu_seconds
+    out[f"table policy CPU hands/s ({os.cpu_count()} cores)"] = len(cpu_hands) / cpu_seconds
+
+    # a self-play build on the GPU, in a fresh process (the command a user runs)
+    command = [sys.executable, "-m", "cpoker", "tables", "build", "--device", "cuda", "--hands", str(build_hands),
+               "--max-iterations", "3", "--tolerance", "0", "--out", "/tmp/gpu_tables.npz", "--json"]
+    started = time.perf_counter()
+    build = subprocess.run(command, capture_output=True, text=True, cwd=ROOT,
+                           env={**os.environ, "PYTHONPATH": str(ROOT)})
+    out["tables build --device cuda"] = {"hands": build_hands, "iterations": 3,
+                                         "seconds": time.perf_counter() - started, "status": build.returncode,
+                                         "stderr": build.stderr[-300:]}
+    return out
+
+
+if __name__ == "__main__":
+    size = "quick" if "--quick" in sys.argv else "tiny" if "--tiny" in sys.argv else "full"
+    print(json.dumps(main(size), indent=1))

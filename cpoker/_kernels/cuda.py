@@ -1,0 +1,116 @@
+"""The per-hand kernels compiled for NVIDIA GPUs from the very same Python source.
+
+Every per-hand function of :mod:`.evaluate` and :mod:`.splits` (strength keys,
+best-of-7, subset keys, the table policy's search) is an ``@jit`` function of
+scalars and small arrays.  Here each one's code object is re-bound in a
+namespace where the helpers it calls are *their* CUDA twins, and compiled with
+``numba.cuda.jit(device=True)``: one source, two targets, so the GPU cannot
+drift from the CPU.  The kernels below only add the thread layout: a
+grid-stride loop for batch evaluation, one thread per hand (its scratch in
+local memory) for the table policy.
+
+Nothing here is imported unless ``device="cuda"`` is asked for.  Under
+``NUMBA_ENABLE_CUDASIM=1`` numba's simulator runs these kernels on the CPU,
+which is how CI (without a GPU) tests them against the CPU kernels.
+"""
+
+from __future__ import annotations
+
+import types
+
+import numpy as np
+
+from . import evaluate, splits
+
+TWINNED = {
+    evaluate: ("_suit_ranks", "_rank_groups", "_make_key", "key5", "key3", "mask_of_ids", "_top_ranks", "best_key",
+               "key_of_mask"),
+    splits: ("subset_keys", "dense_index", "_search_back", "best_split_by_row_values", "table_policy_hand"),
+}
+N_SUBSETS5, N_SUBSETS3 = 1287, 286
+THREADS = 128
+
+
+def import_cuda():
+    """``numba.cuda``, after restoring ``numpy.row_stack`` (removed in NumPy 2.5, still used by numba-cuda 0.30)."""
+    if not hasattr(np, "row_stack"):
+        np.row_stack = np.vstack  # type: ignore[attr-defined]
+    from numba import cuda
+
+    return cuda
+
+
+def device_twins(cuda) -> dict:
+    """A namespace holding a CUDA device function for every per-hand kernel, built from its source."""
+    namespace: dict = {}
+    for module in TWINNED:
+        namespace.update(module.__dict__)
+    for module, names in TWINNED.items():
+        for name in names:
+            source = getattr(module, name).py_func
+            clone = types.FunctionType(source.__code__, namespace, source.__name__, source.__defaults__,
+                                       source.__closure__)
+            namespace[name] = cuda.jit(device=True)(clone)
+    return namespace
+
+
+cuda = None  # numba.cuda once build_kernels runs: a module global, which the simulator swaps for its own
+
+
+def build_kernels(cuda_module) -> dict:
+    """Compile-on-first-launch CUDA kernels over the device twins."""
+    global cuda
+    cuda = cuda_module
+    twins = device_twins(cuda)
+    key3, key5, best_key, mask_of_ids = twins["key3"], twins["key5"], twins["best_key"], twins["mask_of_ids"]
+    table_policy_hand = twins["table_policy_hand"]
+    from numba import float64, int16, int32
+
+    @cuda.jit
+    def keys_from_ids(ids, out):
+        """Keys of ``(N, k)`` card ids (k = 3, 5 or 5-7 for the best five), a grid-stride loop."""
+        start, stride = cuda.grid(1), cuda.gridsize(1)
+        width = ids.shape[1]
+        for i in range(start, ids.shape[0], stride):
+            mask = mask_of_ids(ids[i])
+            if width == 3:
+                out[i] = key3(mask)
+            elif width == 5:
+                out[i] = key5(mask)
+            else:
+                out[i] = best_key(mask)
+
+    @cuda.jit
+    def keys_from_masks(masks, n_cards, out):
+        start, stride = cuda.grid(1), cuda.gridsize(1)
+        for i in range(start, masks.shape[0], stride):
+            if n_cards == 3:
+                out[i] = key3(masks[i])
+            elif n_cards == 5:
+                out[i] = key5(masks[i])
+            else:
+                out[i] = best_key(masks[i])
+
+    @cuda.jit
+    def table_policy(hands, row_values, hash_keys, hash_index, subsets5, subsets3, split_table, chosen, strengths):
+        """One thread per hand: the CPU's ``table_policy_hand`` with scratch in local memory."""
+        h = cuda.grid(1)
+        if h >= hands.shape[0]:
+            return
+        keys5 = cuda.local.array(N_SUBSETS5, int32)
+        keys3 = cuda.local.array(N_SUBSETS3, int32)
+        index5 = cuda.local.array(N_SUBSETS5, int16)
+        index3 = cuda.local.array(N_SUBSETS3, int16)
+        back_values = cuda.local.array(N_SUBSETS5, float64)
+        middle_values = cuda.local.array(N_SUBSETS5, float64)
+        front_values = cuda.local.array(N_SUBSETS3, float64)
+        back_bounds = cuda.local.array(N_SUBSETS5, float64)
+        best, front, middle, back = table_policy_hand(hands[h], row_values, hash_keys, hash_index, subsets5,
+                                                      subsets3, split_table, keys5, keys3, index5, index3,
+                                                      back_values, middle_values, front_values, back_bounds)
+        chosen[h] = best
+        strengths[h, 0] = front
+        strengths[h, 1] = middle
+        strengths[h, 2] = back
+
+    return {"keys_from_ids": keys_from_ids, "keys_from_masks": keys_from_masks, "table_policy": table_policy}

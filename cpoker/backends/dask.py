@@ -1,0 +1,106 @@
+"""Blocks of a cpoker job on a Dask cluster (``backend="dask"``).
+
+Only small, seeded work descriptions travel: each block is ``(index, count)``
+plus the job's ``work`` function (pickled once per block by cloudpickle; it
+holds the seed and a few small arrays, never the hands).  Workers import
+cpoker and run the same numba kernels; only per-block summaries come back.
+Summaries are combined strictly in block order, whichever worker finishes
+first, so the answer is bit for bit the local backend's.  At most a few
+blocks per worker thread are in flight, so a job of 10**10 deals costs the
+client no memory up front.  A SIGINT or SIGTERM cancels the outstanding
+futures and returns the blocks combined so far, marked partial.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any, Callable, Iterable, Optional
+
+from .. import interrupts
+from ..errors import Interrupted, OptionError
+
+IN_FLIGHT_PER_THREAD = 4
+
+
+def _import_distributed():
+    try:
+        import distributed
+    except ImportError:
+        raise OptionError("backend='dask' needs Dask's distributed scheduler: pip install 'cpoker[dask]'") from None
+    return distributed
+
+
+def connect(scheduler: Optional[str]):
+    """A client of the cluster at ``scheduler``, or of a new ``LocalCluster`` on this machine (closed after)."""
+    distributed = _import_distributed()
+    if scheduler is None:
+        cluster = distributed.LocalCluster(n_workers=None, threads_per_worker=1, processes=True,
+                                           dashboard_address=None, host="127.0.0.1")
+        return distributed.Client(cluster), cluster
+    try:
+        return distributed.Client(scheduler, timeout="20s"), None
+    except (OSError, TimeoutError) as error:
+        raise OptionError(f"cannot reach the Dask scheduler at {scheduler}: {error}") from None
+
+
+def run_blocks_dask(blocks: Iterable[Any], work: Callable[[Any], Any], combine: Callable[[Any, Any], None], *,
+                    total: int, progress: bool, unit: str, size: Callable[[Any], int], description: str,
+                    scheduler: Optional[str]) -> bool:
+    """See :func:`cpoker.runner.run_blocks`."""
+    from ..runner import progress_bar
+
+    distributed = _import_distributed()
+    client, cluster = connect(scheduler)
+    job = uuid.uuid4().hex[:8]
+    pending: dict = {}  # position -> (block, future)
+    finished: dict = {}  # position -> summary, waiting for its turn
+    next_position = submitted = combined = 0
+    source = iter(blocks)
+    exhausted = False
+    try:
+        threads = max(sum(client.nthreads().values()), 1)
+        window = IN_FLIGHT_PER_THREAD * threads
+        with interrupts.shielded(), progress_bar(total, progress, unit, description) as bar:
+            watch = distributed.as_completed()
+
+            def refill() -> None:
+                nonlocal submitted, exhausted
+                while not exhausted and len(pending) + len(finished) < window:
+                    try:
+                        block = next(source)
+                    except StopIteration:
+                        exhausted = True
+                        return
+                    future = client.submit(work, block, key=f"cpoker-{job}-{submitted}", pure=False, retries=2)
+                    pending[submitted] = (block, future)
+                    watch.add(future)
+                    submitted += 1
+
+            refill()
+            completed = iter(watch)
+            while pending:
+                if interrupts.stop_requested():  # checked after each block, as the local backend does
+                    signum = interrupts.consume()
+                    if not combined:
+                        raise Interrupted(signum or 2)
+                    return True
+                future = next(completed)  # waits for one block; a signal meanwhile only sets the flag
+                position = int(future.key.rsplit("-", 1)[1])
+                block, _ = pending.pop(position)
+                finished[position] = (block, future.result())  # a block's own error is raised here
+                while next_position in finished:  # combine strictly in block order
+                    block, summary = finished.pop(next_position)
+                    combine(block, summary)
+                    next_position += 1
+                    combined += 1
+                    bar.update(size(block))
+                refill()
+            interrupts.consume()
+        return False
+    finally:
+        for _, future in pending.values():
+            future.cancel()
+        client.close()
+        if cluster is not None:
+            cluster.close()
+

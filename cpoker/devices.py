@@ -1,0 +1,93 @@
+"""Where the per-hand kernels run: ``device="cpu"`` (numba threads) or ``device="cuda"`` (an NVIDIA GPU).
+
+The CUDA kernels are the CPU kernels' own source compiled for the GPU (see
+:mod:`cpoker._kernels.cuda`), so keys and table-policy choices are identical.
+Cards are dealt on the host from the same seeded streams on either device, so
+simulations, matches and self-play give the same results too.  What runs on
+the GPU: batch evaluation and the table policy (the opponent model inside every
+simulation, match and solve, and each self-play pass); greedy, plug-in
+strategies and settlement stay on the CPU, where they are cheap.
+
+``device="cuda"`` needs an NVIDIA GPU with its driver and the ``numba-cuda``
+package (``pip install "cpoker[cuda]"``); without them it raises
+:class:`~cpoker.OptionError` saying which is missing.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from .errors import OptionError
+
+DEVICES = ("cpu", "cuda")
+GPU_BATCH = 1 << 22  # rows per transfer: bounded device memory whatever the input size
+
+
+def check_device(device: object) -> str:
+    if not isinstance(device, str) or device not in DEVICES:
+        raise OptionError(f"device must be 'cpu' or 'cuda', got {device!r}")
+    return device
+
+
+@functools.cache
+def cuda_runtime():
+    """``(numba.cuda, kernels, device tables)``, or an :class:`OptionError` saying what is missing."""
+    from ._kernels.cuda import build_kernels, import_cuda
+    from .tables import split_tables, strength_hash
+
+    try:
+        cuda = import_cuda()
+    except Exception as error:  # no numba-cuda, a broken CUDA install...
+        raise OptionError(f"device='cuda' needs numba-cuda (pip install 'cpoker[cuda]'): {error}") from None
+    if not cuda.is_available():
+        raise OptionError("device='cuda' needs an NVIDIA GPU and its driver, and none is available here "
+                          "(use device='cpu')")
+    kernels = build_kernels(cuda)
+    t, h = split_tables(), strength_hash()
+    tables = {name: cuda.to_device(np.ascontiguousarray(array)) for name, array in
+              (("subsets5", t.subsets5), ("subsets3", t.subsets3), ("splits", t.splits),
+               ("hash_keys", h.keys), ("hash_index", h.dense))}
+    return cuda, kernels, tables
+
+
+def _grid(rows: int, threads: int) -> int:
+    return max(1, min(-(-rows // threads), 65_535 * 16))
+
+
+def keys_cuda(cards: np.ndarray, n_cards: int = 0) -> np.ndarray:
+    """Strength keys on the GPU: ``(N, k)`` uint8 card ids, or 1-D int64 masks with ``n_cards`` (3, 5 or 7)."""
+    from ._kernels.cuda import THREADS
+
+    cuda, kernels, _ = cuda_runtime()
+    out = np.empty(cards.shape[0], dtype=np.int32)
+    for start in range(0, cards.shape[0], GPU_BATCH):
+        part = np.ascontiguousarray(cards[start:start + GPU_BATCH])
+        keys = cuda.device_array(part.shape[0], dtype=np.int32)
+        if part.ndim == 2:
+            kernels["keys_from_ids"][_grid(len(part), THREADS), THREADS](cuda.to_device(part), keys)
+        else:
+            kernels["keys_from_masks"][_grid(len(part), THREADS), THREADS](cuda.to_device(part), n_cards, keys)
+        out[start:start + len(part)] = keys.copy_to_host()
+    return out
+
+
+def table_policy_cuda(hands: np.ndarray, row_values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The table policy on the GPU: the same ``(chosen, strengths)`` as the CPU kernel."""
+    from ._kernels.cuda import THREADS
+
+    cuda, kernels, tables = cuda_runtime()
+    values = cuda.to_device(np.ascontiguousarray(row_values, dtype=np.float64))
+    chosen = np.empty(hands.shape[0], dtype=np.int32)
+    strengths = np.empty((hands.shape[0], 3), dtype=np.int16)
+    for start in range(0, hands.shape[0], GPU_BATCH):
+        part = np.ascontiguousarray(hands[start:start + GPU_BATCH], dtype=np.uint8)
+        part_chosen = cuda.device_array(len(part), dtype=np.int32)
+        part_strengths = cuda.device_array((len(part), 3), dtype=np.int16)
+        kernels["table_policy"][-(-len(part) // THREADS), THREADS](
+            cuda.to_device(part), values, tables["hash_keys"], tables["hash_index"], tables["subsets5"],
+            tables["subsets3"], tables["splits"], part_chosen, part_strengths)
+        chosen[start:start + len(part)] = part_chosen.copy_to_host()
+        strengths[start:start + len(part)] = part_strengths.copy_to_host()
+    return chosen, strengths

@@ -1,0 +1,39 @@
+"""The CUDA kernels against the CPU kernels on the same inputs; prints one JSON line.
+
+Run by ``tests/test_cuda.py`` under numba's simulator (``NUMBA_ENABLE_CUDASIM=1``,
+small sizes: the simulator runs each GPU thread in Python), and by hand on a
+real GPU with larger sizes: ``python tests/cuda_check.py ROWS HANDS``.
+"""
+
+import json
+import sys
+
+import numpy as np
+
+from cpoker import evaluate_batch, evaluate_best_batch
+from cpoker.policy import arrange_by_tables, default_tables, sample_hands
+
+
+def random_rows(count: int, width: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return np.argsort(rng.random((count, 52)), axis=1)[:, :width].astype(np.uint8)
+
+
+def main(rows: int, hands: int) -> dict:
+    report = {}
+    for width, evaluate in ((3, evaluate_batch), (5, evaluate_batch), (6, evaluate_best_batch),
+                            (7, evaluate_best_batch)):
+        ids = random_rows(rows, width, width)
+        report[f"keys{width}_equal"] = bool(np.array_equal(evaluate(ids, device="cuda"), evaluate(ids)))
+    masks = np.bitwise_or.reduce(np.int64(1) << random_rows(rows, 5, 9).astype(np.int64), axis=1)
+    report["mask_keys_equal"] = bool(np.array_equal(evaluate_batch(masks, device="cuda"), evaluate_batch(masks)))
+    sample = sample_hands(hands, 11)
+    values = default_tables().row_values
+    gpu, cpu = arrange_by_tables(sample, values, "cuda"), arrange_by_tables(sample, values)
+    report["table_policy_equal"] = bool(np.array_equal(gpu[0], cpu[0]) and np.array_equal(gpu[1], cpu[1]))
+    report["rows"], report["hands"] = rows, hands
+    return report
+
+
+if __name__ == "__main__":
+    print(json.dumps(main(int(sys.argv[1]), int(sys.argv[2]))))

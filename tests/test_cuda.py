@@ -1,0 +1,51 @@
+"""The CUDA kernels are the CPU kernels' own source: same keys, same table-policy choices.
+
+CI has no GPU, so the kernels run under numba's CUDA simulator
+(``NUMBA_ENABLE_CUDASIM=1``, set before numba is imported, hence a
+subprocess) on small inputs, against the CPU kernels.  ``benchmarks/gpu.py``
+runs the same comparison at scale on a real GPU, then measures speed.
+"""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import cpoker
+from cpoker.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_cuda_kernels_match_the_cpu_kernels_under_the_simulator():
+    env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "1", "PYTHONPATH": str(ROOT)}
+    result = subprocess.run([sys.executable, str(ROOT / "tests" / "cuda_check.py"), "300", "3"], env=env,
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-2000:]
+    report = json.loads(result.stdout.strip().splitlines()[-1])
+    assert report.pop("rows") == 300 and report.pop("hands") == 3
+    assert all(report.values()), report
+
+
+def _has_gpu() -> bool:
+    try:
+        from cpoker.devices import cuda_runtime
+
+        cuda_runtime()
+        return True
+    except cpoker.OptionError:
+        return False
+
+
+@pytest.mark.skipif(_has_gpu(), reason="this machine has a GPU")
+def test_without_a_gpu_device_cuda_is_a_clear_error(capsys):
+    with pytest.raises(cpoker.OptionError, match="device='cuda' needs"):
+        cpoker.evaluate_batch([[0, 1, 2, 3, 4]], device="cuda")
+    with pytest.raises(cpoker.OptionError, match="device must be 'cpu' or 'cuda'"):
+        cpoker.simulate("2s 2h Ad / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac", device="tpu")
+    status = main(["solve", "As Kd Qh Jc Ts 9d 8h 7c 6s 5d 4h 3c 2s", "--device", "cuda", "--samples", "10"])
+    _, err = capsys.readouterr()
+    assert status == 2 and err.startswith("cpoker: error: device='cuda' needs") and err.count("\n") == 1
