@@ -1,0 +1,55 @@
+"""The Dask backend's cost: overhead per block, and throughput with 1 and 2 workers on this machine.
+
+    python benchmarks/dask_backend.py [--deals N]
+
+Runs the same seeded match on the local backend and on LocalClusters of 1 and
+2 single-threaded worker processes (started once, outside the timing), checks
+the results are identical, and prints deals per second for each and the
+overhead per block of the 1-worker run over the local one (numba limited to one
+thread there too, so both do the same work per block).
+"""
+
+import argparse
+import json
+import time
+
+import numba
+
+import cpoker
+from cpoker.simulation import DEAL_CHUNK
+
+
+def timed(function):
+    started = time.perf_counter()
+    result = function()
+    return result, time.perf_counter() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--deals", type=int, default=100_000)
+    deals = parser.parse_args().deals
+    from distributed import Client, LocalCluster
+
+    strategies = ["table", "greedy"]
+    cpoker.match(strategies, deals=1_000, seed=1, jobs=1)  # compile, load tables
+    local, local_seconds = timed(lambda: cpoker.match(strategies, deals=deals, seed=1, jobs=1))
+    report = {"deals": deals, "blocks": -(-deals // DEAL_CHUNK), "cores": numba.config.NUMBA_NUM_THREADS,
+              "local (1 thread) deals/s": deals / local_seconds}
+    for workers in (1, 2):
+        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                          host="127.0.0.1", env={"NUMBA_NUM_THREADS": "1"}) as cluster, Client(cluster):
+            address = cluster.scheduler_address
+            cpoker.match(strategies, deals=4 * DEAL_CHUNK, seed=2, backend="dask", scheduler=address)  # warm
+            started = time.perf_counter()
+            remote = cpoker.match(strategies, deals=deals, seed=1, backend="dask", scheduler=address)
+            seconds = time.perf_counter() - started
+        assert [s.points for s in remote.scores] == [s.points for s in local.scores]
+        report[f"dask, {workers} worker(s) deals/s"] = deals / seconds
+        if workers == 1:
+            report["overhead per block, ms"] = 1000 * (seconds - local_seconds) / report["blocks"]
+    print(json.dumps(report, indent=1))
+
+
+if __name__ == "__main__":
+    main()

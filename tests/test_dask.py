@@ -1,0 +1,117 @@
+"""The Dask backend gives the local backend's results bit for bit: on a LocalCluster, and on real
+``dask scheduler`` / ``dask worker`` processes with one worker killed mid-run."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import cpoker
+
+distributed = pytest.importorskip("distributed")
+
+ROOT = Path(__file__).resolve().parents[1]
+A = "2s 2h Ad / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac"
+
+
+def scores(result) -> list:
+    return [(s.name, s.points, s.stderr, s.interval) for s in result.scores]
+
+
+def test_a_local_cluster_gives_the_local_results_exactly():
+    local = cpoker.match(["table", "greedy"], deals=3_000, seed=5, sessions=12)
+    remote = cpoker.match(["table", "greedy"], deals=3_000, seed=5, sessions=12, backend="dask")
+    assert scores(remote) == scores(local) and remote.sessions == 12 and not remote.partial
+    assert [s.first_places for s in remote.scores] == [s.first_places for s in local.scores]
+    here = cpoker.simulate(A, samples=4_500, seed=7, opponents=2)
+    there = cpoker.simulate(A, samples=4_500, seed=7, opponents=2, backend="dask")
+    assert (there.ev, there.stderr, there.distribution, there.rows) == (here.ev, here.stderr, here.distribution,
+                                                                        here.rows)
+    built_here = cpoker.build_tables(hands=2_000, seed=3, max_iterations=2, chunk=400)
+    built_there = cpoker.build_tables(hands=2_000, seed=3, max_iterations=2, chunk=400, backend="dask")
+    assert built_there.to_bytes() == built_here.to_bytes()
+
+
+def test_backend_options_are_checked():
+    with pytest.raises(cpoker.OptionError, match="backend must be 'local' or 'dask'"):
+        cpoker.match(["table", "greedy"], deals=10, backend="spark")
+    with pytest.raises(cpoker.OptionError, match="goes with backend='dask'"):
+        cpoker.simulate(A, samples=10, scheduler="tcp://127.0.0.1:1")
+    with pytest.raises(cpoker.OptionError, match="cannot reach the Dask scheduler"):
+        cpoker.simulate(A, samples=10, backend="dask", scheduler=f"tcp://127.0.0.1:{_free_port()}")
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _wait_for_workers(address: str, count: int, timeout: float = 90) -> None:
+    with distributed.Client(address, timeout="30s") as client:
+        client.wait_for_workers(count, timeout=timeout)
+
+
+def test_real_scheduler_and_workers_survive_a_killed_worker(tmp_path):
+    port = _free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    log = open(tmp_path / "cluster.log", "w")
+    scheduler = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
+                                  "--port", str(port), "--dashboard-address", ":0", "--no-show"],
+                                 stdout=log, stderr=log, env=env, cwd=tmp_path)
+    workers = [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1",
+                                 "--nworkers", "1", "--no-nanny", "--host", "127.0.0.1", "--dashboard-address", ":0"],
+                                stdout=log, stderr=log, env=env, cwd=tmp_path) for _ in range(2)]
+    try:
+        _wait_for_workers(address, 2)
+        command = [sys.executable, "-m", "cpoker", "match", "table", "greedy", "--deals", "40000", "--seed", "9",
+                   "--backend", "dask", "--scheduler", address, "--json"]
+        run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env)
+        time.sleep(6)  # the match is under way on both workers
+        assert run.poll() is None, run.communicate()
+        workers[0].kill()  # no goodbye: its blocks in flight are lost and recomputed elsewhere
+        stdout, stderr = run.communicate(timeout=600)
+        assert run.returncode == 0, stderr[-2000:]
+        result = json.loads(stdout)
+        local = cpoker.match(["table", "greedy"], deals=40_000, seed=9)
+        assert not result["partial"] and result["deals"] == 40_000
+        assert [(s["points_per_deal"], s["stderr"]) for s in result["scores"]] == \
+            [(s.points, s.stderr) for s in local.scores]
+    finally:
+        for process in [*workers, scheduler]:
+            process.send_signal(signal.SIGTERM)
+        for process in [*workers, scheduler]:
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        log.close()
+
+
+def test_ctrl_c_cancels_the_cluster_job_and_prints_the_partial_result(tmp_path):
+    out = tmp_path / "r.json"
+    run = subprocess.Popen([sys.executable, "-m", "cpoker", "match", "table", "greedy", "--deals", "2000000",
+                            "--seed", "1", "--backend", "dask", "--out", str(out)], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    time.sleep(12)  # the local cluster is up and blocks are coming back
+    run.send_signal(signal.SIGINT)
+    stdout, stderr = run.communicate(timeout=120)
+    assert run.returncode == 130 and "Traceback" not in stderr, stderr[-2000:]
+    assert "PARTIAL: stopped after" in stdout and json.loads(out.read_text())["partial"] is True
+
+
+def test_nothing_imports_dask_or_cuda_unless_asked():
+    code = ("import sys, cpoker; cpoker.simulate(%r, samples=200, seed=1); cpoker.match(['table', 'greedy'], "
+            "deals=50, seed=1); print(sorted(m for m in ('distributed', 'dask', 'numba.cuda') if m in sys.modules))"
+            % A)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert result.returncode == 0 and result.stdout.strip() == "[]", result.stderr[-1000:]
