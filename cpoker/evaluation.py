@@ -227,18 +227,22 @@ def evaluate_batch(cards: np.ndarray, check: bool = True, device: str = "cpu") -
     CardError
         For a wrong shape or dtype, ids outside 0..51, or a card repeated in a row.
     """
-    from ._kernels.evaluate import _keys_from_ids, _keys_from_masks
-    from .interrupts import shielded
+    return _batch_keys(cards, 5, 5, (3, 5), "evaluate_batch", check, device)
 
+
+def _batch_keys(cards, low: int, high: int, widths: tuple, what: str, check: bool, device: str) -> np.ndarray:
+    """Keys of masks holding ``low..high`` cards (1-D) or of ``(N, k)`` ids, k in ``widths``, on ``device``."""
+    from ._kernels.evaluate import _keys_from_ids, _keys_from_masks
     from .devices import check_device, keys_cuda
+    from .interrupts import shielded
 
     array = _as_array(cards)
     on_gpu = check_device(device) == "cuda"
     with shielded():
         if array.ndim == 1:
-            masks = _checked_masks(array, 5, 5, check)
-            return keys_cuda(masks, 5) if on_gpu else _keys_from_masks(masks, 5)
-        ids = _checked_ids(array, (3, 5), "evaluate_batch", check)
+            masks = _checked_masks(array, low, high, check)
+            return keys_cuda(masks, high) if on_gpu else _keys_from_masks(masks, high)
+        ids = _checked_ids(array, widths, what, check)
         return keys_cuda(ids) if on_gpu else _keys_from_ids(ids)
 
 
@@ -279,16 +283,4 @@ def evaluate_best_batch(cards: np.ndarray, check: bool = True, device: str = "cp
 
     ``check`` and ``device`` as in :func:`evaluate_batch`.
     """
-    from .devices import check_device, keys_cuda
-
-    from ._kernels.evaluate import _keys_from_ids, _keys_from_masks
-    from .interrupts import shielded
-
-    array = _as_array(cards)
-    on_gpu = check_device(device) == "cuda"
-    with shielded():
-        if array.ndim == 1:
-            masks = _checked_masks(array, 5, 7, check)
-            return keys_cuda(masks, 7) if on_gpu else _keys_from_masks(masks, 7)
-        ids = _checked_ids(array, (5, 6, 7), "evaluate_best_batch", check)
-        return keys_cuda(ids) if on_gpu else _keys_from_ids(ids)
+    return _batch_keys(cards, 5, 7, (5, 6, 7), "evaluate_best_batch", check, device)

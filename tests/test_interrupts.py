@@ -133,6 +133,21 @@ def test_real_signals_at_several_moments_give_only_clean_outcomes(name, tmp_path
     assert outcomes[-1] == "partial", outcomes  # 4 s in, every one of these jobs is well under way
 
 
+def _read_until_closed(fd: int, seen: bytes = b"", quiet: float = 30.0) -> bytes:
+    """Everything the terminal shows until the child closes it (or is quiet for ``quiet`` seconds)."""
+    while True:
+        ready, _, _ = select.select([fd], [], [], quiet)
+        if not ready:
+            return seen
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:  # the child closed the terminal
+            return seen
+        if not chunk:
+            return seen
+        seen += chunk
+
+
 def _reap(pid: int, grace: float = 30.0) -> int:
     """The child's wait status; after ``grace`` seconds it is killed (a failed test never waits on a long run)."""
     deadline = time.monotonic() + grace
@@ -160,17 +175,7 @@ def test_ctrl_c_on_a_terminal_prints_the_partial_match(tmp_path):
                 seen += os.read(fd, 4096)
         assert b"deal/s" in seen, seen
         os.kill(pid, signal.SIGINT)
-        while True:
-            ready, _, _ = select.select([fd], [], [], 30)
-            if not ready:
-                break
-            try:
-                chunk = os.read(fd, 4096)
-            except OSError:  # the child closed the terminal
-                break
-            if not chunk:
-                break
-            seen += chunk
+        seen = _read_until_closed(fd, seen)
     finally:
         status = _reap(pid)
     text = seen.decode("utf-8", "replace")
@@ -201,19 +206,8 @@ def test_a_cold_start_on_a_terminal_says_it_is_compiling(tmp_path):
         if pid == 0:
             os.chdir(ROOT)
             os.execve(sys.executable, _cpoker("eval", "As Ks Qs Js Ts"), env)
-        seen = b""
         try:
-            while True:
-                ready, _, _ = select.select([fd], [], [], 120)
-                if not ready:
-                    break
-                try:
-                    chunk = os.read(fd, 4096)
-                except OSError:
-                    break
-                if not chunk:
-                    break
-                seen += chunk
+            seen = _read_until_closed(fd, quiet=120)
         finally:
             assert os.WEXITSTATUS(_reap(pid, 120)) == 0
         return seen.decode()
