@@ -514,6 +514,54 @@ def _cmd_tables(args) -> int:
     return PARTIAL if tables.partial else 0
 
 
+# --- serve ------------------------------------------------------------------------------------
+
+def _cmd_serve(args) -> int:
+    """Run the web page and API until Ctrl-C (see :mod:`cpoker.web.app`)."""
+    from .errors import OptionError
+
+    try:
+        import uvicorn
+
+        from .web.app import create_app, warm_up
+    except ImportError as error:
+        raise OptionError(f"cpoker serve needs the web extra: pip install 'cpoker[web]' ({error})") from None
+    import numba
+
+    workers = None
+    numba.config.THREADING_LAYER = "threadsafe"  # solves run side by side on server threads
+    print("cpoker: compiling kernels and loading tables...", file=sys.stderr, flush=True)
+    try:
+        warm_up()
+    except ValueError:  # no thread-safe threading layer (TBB or OpenMP) here: one solve at a time
+        numba.config.THREADING_LAYER = "default"
+        workers = 1
+        warm_up()
+    import socket
+
+    try:  # listen first, so that "ready" is true the moment it is printed
+        family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
+        listener = socket.socket(family, socket.SOCK_STREAM)
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind((args.host, args.port))
+        listener.listen(128)
+    except (OSError, OverflowError) as error:
+        raise OptionError(f"cannot serve on {args.host}:{args.port}: {getattr(error, 'strerror', None) or error}") \
+            from None
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(f"cpoker: warning: serving on {args.host}, reachable from other machines; the default "
+              "127.0.0.1 serves this machine only", file=sys.stderr, flush=True)
+    url = f"http://{'localhost' if args.host in ('127.0.0.1', '::1') else args.host}:{args.port}/"
+    print(f"cpoker: ready at {url} (Ctrl-C to stop)", file=sys.stderr, flush=True)
+    if args.open:
+        import webbrowser
+
+        webbrowser.open(url)
+    server = uvicorn.Server(uvicorn.Config(create_app(workers=workers), log_level="warning"))
+    server.run(sockets=[listener])
+    return 0
+
+
 # --- parser -----------------------------------------------------------------------------------
 
 def make_parser() -> argparse.ArgumentParser:
@@ -620,6 +668,15 @@ def make_parser() -> argparse.ArgumentParser:
     sub.add_argument("--csv", action="store_true", help="CSV output")
     _tables_option(sub)
     sub.set_defaults(run=_cmd_odds)
+
+    sub = commands.add_parser("serve", help="a local web page to solve hands and to train, with a JSON API",
+                              description="a local web page to solve hands and to train, with a JSON API "
+                                          "(its schema at /openapi.json)",
+                              epilog="example: cpoker serve --port 8000 --open")
+    sub.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
+    sub.add_argument("--port", type=_int_in(1, 65535), default=8000, help="port (default 8000)")
+    sub.add_argument("--open", action="store_true", help="open the page in a browser")
+    sub.set_defaults(run=_cmd_serve)
 
     sub = commands.add_parser("tables", help="build or inspect the table policy's tables",
                               description="build or inspect the table policy's tables",

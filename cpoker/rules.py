@@ -177,14 +177,19 @@ class Rules:
     @classmethod
     def from_toml(cls, path: "str | Path") -> "Rules":
         """House rules from a TOML file (the format :meth:`to_toml` writes)."""
+        from .files import read_text
+
+        return cls.from_toml_text(read_text(path, "rules file", RulesError), str(path))
+
+    @classmethod
+    def from_toml_text(cls, text: str, source: str = "rules") -> "Rules":
+        """House rules from TOML text (the web page's rules box, a string in a script)."""
         if sys.version_info >= (3, 11):
             import tomllib
         else:  # pragma: no cover
             import tomli as tomllib
-        from .files import read_text
-
-        source = str(path)
-        text = read_text(path, "rules file", RulesError)
+        if not isinstance(text, str) or len(text) > 100_000:
+            raise RulesError(f"{source}: rules are TOML text of at most 100,000 characters")
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as error:

@@ -19,6 +19,7 @@ plug in here and nowhere else.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -47,7 +48,8 @@ def check_backend(backend: object, scheduler: object = None) -> str:
 
 def run_blocks(blocks: Iterable[Any], work: Callable[[Any], Any], combine: Callable[[Any, Any], None], *,
                total: int, progress: bool = False, unit: str = "deal", size: Callable[[Any], int] = None,
-               description: str = "", backend: str = "local", scheduler: "str | None" = None) -> bool:
+               description: str = "", backend: str = "local", scheduler: "str | None" = None,
+               deadline: "float | None" = None) -> bool:
     """Run ``work`` on each block and ``combine`` the summaries in block order.
 
     Parameters
@@ -62,6 +64,10 @@ def run_blocks(blocks: Iterable[Any], work: Callable[[Any], Any], combine: Calla
         Units of work in a block (default: ``block[1]``, the count of ``(index, count)``).
     progress
         Show a progress bar with rate and ETA on standard error.
+    deadline
+        A ``time.monotonic()`` after which no new block starts: the job then
+        returns what it has, partial, like after a signal (the web server's time
+        budget).  The first block always runs.
     backend, scheduler
         ``"local"`` runs the blocks here, one after another (numba threads inside
         each); ``"dask"`` sends them to a Dask cluster -- the one at
@@ -89,6 +95,8 @@ def run_blocks(blocks: Iterable[Any], work: Callable[[Any], Any], combine: Calla
     done = 0
     with interrupts.shielded(), progress_bar(total, progress, unit, description) as bar:
         for block in blocks:
+            if done and deadline is not None and time.monotonic() > deadline:
+                return True
             if interrupts.stop_requested():
                 signum = interrupts.consume()
                 if not done:

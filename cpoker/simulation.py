@@ -106,7 +106,8 @@ class SimulationResult:
 def simulate(arrangement: ArrangementLike, opponents: int = 1, samples: int = 10_000, seed: Optional[int] = None,
              opponent: StrategyLike = "table", rules: "Rules | str | None" = None, jobs: Optional[int] = None,
              progress: bool = False, tables: "PolicyTables | str | None" = None, device: str = "cpu",
-             backend: str = "local", scheduler: Optional[str] = None) -> SimulationResult:
+             backend: str = "local", scheduler: Optional[str] = None,
+             time_budget: Optional[float] = None) -> SimulationResult:
     """Expected points of an arrangement against opponents dealt from the remaining 39 cards.
 
     An arrangement whose rows are out of order fouls; it is not simulated: it
@@ -117,7 +118,8 @@ def simulate(arrangement: ArrangementLike, opponents: int = 1, samples: int = 10
     is simulated.  Opponents are arranged by the opponent strategy (``tables``
     for the table policy) and never declare naturals.  ``device="cuda"`` arranges
     them on a GPU; ``backend="dask"`` runs the blocks on a Dask cluster (the one
-    at ``scheduler``, or a local one); neither changes a single result.
+    at ``scheduler``, or a local one); neither changes a single result.  After
+    ``time_budget`` seconds no new block starts and the result is ``partial``.
 
     Raises
     ------
@@ -180,8 +182,9 @@ def simulate(arrangement: ArrangementLike, opponents: int = 1, samples: int = 10
         with compile_notice():
             work((0, 2))  # compile (or load) the kernels first, so `seconds` is simulation time only
         started = time.perf_counter()
+        deadline = None if time_budget is None else time.monotonic() + float(time_budget)
         partial = run_blocks(blocks_of(samples, SAMPLE_CHUNK), work, combine, total=samples, progress=progress,
-                             backend=backend, scheduler=scheduler)
+                             backend=backend, scheduler=scheduler, deadline=deadline)
     done = moments.count
     ev, stderr = moments.mean(), moments.stderr()
     rows = {name: dict(zip(("win", "tie", "loss"), (outcomes[r] / (done * opponents)).tolist()))

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 
-from .arrange import ROW_NAMES, Arrangement, arrangement_of_split, parse_hand
+from .arrange import ROW_NAMES, Arrangement, ArrangementLike, arrangement_of_split, parse_hand
 from .cards import CardsLike, deal_from, format_cards
 from .errors import MAX_SAMPLES, OptionError, check_int, check_seed
 from .naturals import Natural
@@ -101,6 +101,7 @@ class Solution:
     natural: Optional["Natural"] = None  # worth more than the best arrangement: declare it instead
     partial: bool = False  # a signal stopped the sampling: the answer rests on `samples` of `requested_samples`
     requested_samples: int = 0
+    compared: Optional[Candidate] = None  # solve(compare=...): that arrangement scored on the same samples
 
     @property
     def interval(self) -> Optional[tuple[float, float]]:
@@ -136,6 +137,8 @@ class Solution:
             "non_fouling_candidates": self.candidates,
             "seconds": self.seconds,
             "declare_natural": None if self.natural is None else self.natural.to_dict(),  # type: ignore[attr-defined]
+            "compared": None if self.compared is None else {**self.compared.to_dict(),
+                                                            "ev_lost": self.ev - self.compared.ev},
         }
 
 
@@ -163,7 +166,8 @@ def _new_seed() -> int:
 
 def solve(hand: CardsLike, opponents: int = 1, samples: int = 2000, seed: Optional[int] = None,
           rules: "Rules | str | None" = None, method: str = "mc", opponent: StrategyLike = "table",
-          tables: "PolicyTables | str | None" = None, progress: bool = False, device: str = "cpu") -> Solution:
+          tables: "PolicyTables | str | None" = None, progress: bool = False, device: str = "cpu",
+          compare: "ArrangementLike | None" = None, time_budget: Optional[float] = None) -> Solution:
     """Best non-fouling arrangement of a 13-card hand.
 
     Parameters
@@ -191,6 +195,13 @@ def solve(hand: CardsLike, opponents: int = 1, samples: int = 2000, seed: Option
         Show a progress bar on standard error.
     device
         ``"cpu"`` or ``"cuda"``: where the table-policy opponents are arranged (the same answer).
+    compare
+        An arrangement of the same hand (say, the one a player chose) to score on
+        the very samples the best one was chosen on, as :attr:`Solution.compared`;
+        its EV is then never above the best's.
+    time_budget
+        Seconds after which no new block of samples starts; the answer then rests
+        on the samples done and is marked ``partial``.
 
     A SIGINT or SIGTERM stops the sampling at the next block: the answer then
     rests on the samples done and is marked ``partial``.  ``seconds`` never
@@ -220,6 +231,10 @@ def solve(hand: CardsLike, opponents: int = 1, samples: int = 2000, seed: Option
     tables = resolve_tables(tables)
     opponent_name, _ = resolve_strategy(opponent, tables)
     device = check_device(device)
+    compared = _compare_split(hand_ids, compare) if compare is not None else None
+    if time_budget is not None and not (isinstance(time_budget, (int, float)) and 0 < time_budget < 1e6):
+        raise OptionError(f"time_budget must be a number of seconds > 0, got {time_budget!r}")
+    deadline = None if time_budget is None else time.monotonic() + time_budget
     with shielded():
         if method == "table":
             _warm_up_table()
@@ -227,7 +242,7 @@ def solve(hand: CardsLike, opponents: int = 1, samples: int = 2000, seed: Option
         seed = _new_seed() if seed is None else seed
         _warm_up_mc(hand_ids, rules, opponent, opponent_name, tables, device)
         return _solve_mc(hand_ids, opponents, samples, seed, rules, opponent, opponent_name, tables,
-                         time.perf_counter(), progress, device)
+                         time.perf_counter(), progress, device, compared, deadline)
 
 
 _warm: set = set()
@@ -339,8 +354,24 @@ def _opponent_block(rest: np.ndarray, opponents: int, seed: int, start: int, cou
     return np.ascontiguousarray(keys.reshape(count, opponents, 3), dtype=np.int32)
 
 
+def _compare_split(hand_ids: np.ndarray, arrangement) -> "tuple[Arrangement, int]":
+    """The arrangement to compare (of this very hand) and its split number."""
+    from .arrange import as_arrangement
+    from .tables import split_tables
+
+    arrangement = as_arrangement(arrangement)
+    arrangement = Arrangement(*arrangement.rows, hand=[int(c) for c in hand_ids])  # its cards must be the hand's
+    position = {int(card): i for i, card in enumerate(hand_ids)}
+    t = split_tables()
+    bits5 = {sum(1 << int(p) for p in row): i for i, row in enumerate(t.subsets5)}
+    back = bits5[sum(1 << position[int(c)] for c in arrangement.back)]
+    middle = bits5[sum(1 << position[int(c)] for c in arrangement.middle)]
+    split = int(np.flatnonzero((t.splits[:, 0] == back) & (t.splits[:, 1] == middle))[0])
+    return arrangement, split
+
+
 def _solve_mc(hand_ids, opponents, samples, seed, rules, opponent, opponent_name, tables, started,
-              progress, device="cpu") -> Solution:
+              progress, device="cpu", compared=None, deadline=None) -> Solution:
     """Totals of every candidate over blocks of samples, then statistics of the best few.
 
     The pass over the samples keeps per-candidate sums, so every EV uses every
@@ -383,7 +414,7 @@ def _solve_mc(hand_ids, opponents, samples, seed, rules, opponent, opponent_name
         done.append(block)
 
     partial = run_blocks(blocks_of(samples, SOLVE_BLOCK), totals_of_block, add_totals, total=samples,
-                         progress=progress, unit="sample", description="solve")
+                         progress=progress, unit="sample", description="solve", deadline=deadline)
     n_done = sum(count for _, count in done)
     totals = (sums[0][rows[:, 0]] + sums[1][rows[:, 1]] + sums[2][rows[:, 2]]) if additive else sums[0]
     # highest total first; equal totals: higher table value, then lower split id
@@ -423,9 +454,24 @@ def _solve_mc(hand_ids, opponents, samples, seed, rules, opponent, opponent_name
                                moments[i].stderr(count=n_done), probabilities))
     best = found[0]
     declared = _natural_worth_declaring(hand_ids, rules, opponents, best.ev)
+    other = None
+    if compared is not None:
+        arrangement, split = compared
+        where = np.searchsorted(split_ids, split)
+        if arrangement.is_foul or where >= len(split_ids) or split_ids[where] != split:
+            ev = float(opponents * _fouled_hand_points(rules))  # fouls lose every row (a lost scoop)
+        else:
+            ev = float(totals[where]) / n_done
+        other = Candidate(arrangement, ev, None)
     return Solution(tuple(int(c) for c in hand_ids), best.arrangement, best.ev, best.stderr, best.rows,
                     tuple(found[1:]), "mc", opponent_name, opponents, n_done, seed, rules, len(split_ids),
-                    time.perf_counter() - started, declared, partial, samples)
+                    time.perf_counter() - started, declared, partial, samples, other)
+
+
+def _fouled_hand_points(rules: Rules) -> int:
+    from ._kernels.scoring import pair_points
+
+    return int(pair_points(-1, -1, -1, 0, 0, 0, *rules.kernel_arguments()))
 
 
 def _natural_worth_declaring(hand_ids, rules: Rules, opponents: int, best_ev: float):

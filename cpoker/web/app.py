@@ -1,0 +1,194 @@
+"""``cpoker serve``: a JSON API over the public library and a single page that uses it.
+
+Routes are thin: each validates its body with the same cpoker checks as the
+library (a ``CpokerError`` becomes a 422 with its message, never a 500), calls
+the public API, and answers what the matching ``cpoker ... --json`` prints.
+Safety by default:
+
+* request bodies over 64 KiB are refused (413) before they are read;
+* sizes are capped (samples, opponents) below the library's own limits, and
+  each solve or simulation runs under a time budget: when it expires the
+  answer rests on the samples done and says ``"partial": true``;
+* at most ``workers`` solves run at once (one per core); a request that cannot
+  start within a few seconds gets a 503 instead of queueing without bound;
+* rules come from a preset name or TOML text in the body, never a file path.
+
+The kernels are compiled and the tables loaded by :func:`warm_up` before the
+server reports that it is ready.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import os
+from concurrent.futures import ThreadPoolExecutor
+from importlib import resources
+from typing import Any, Optional
+
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, Field
+
+import cpoker
+from cpoker.errors import CpokerError
+
+MAX_BODY = 64 * 1024
+MAX_SAMPLES = 20_000
+MAX_OPPONENTS = 3
+TIME_BUDGET = 5.0  # seconds of sampling per request; the answer is partial past it
+QUEUE_WAIT = 10.0  # seconds a request may wait for a free worker before a 503
+HAND_TEXT = 400  # characters: a hand is ~40
+
+
+class RulesField(BaseModel):
+    """Rules by preset name, or house rules as TOML text."""
+
+    rules: str = Field("pagat", max_length=40, description="pagat, 1-6, 2-4 or seed001-royalties")
+    rules_toml: Optional[str] = Field(None, max_length=10_000, description="house rules as TOML text; wins over rules")
+
+
+class EvaluateBody(BaseModel):
+    cards: str = Field(..., max_length=HAND_TEXT, examples=["As Ks Qs Js Ts"])
+
+
+class SolveBody(RulesField):
+    hand: str = Field(..., max_length=HAND_TEXT, examples=["As Kd Qh Jc Ts 9d 8h 7c 6s 5d 4h 3c 2s"])
+    opponents: int = Field(1, ge=1, le=MAX_OPPONENTS)
+    samples: int = Field(2000, ge=1, le=MAX_SAMPLES)
+    seed: Optional[int] = Field(None, ge=0, le=2**63 - 1)
+    method: str = Field("mc", pattern="^(mc|table)$")
+    compare: Optional[str] = Field(None, max_length=HAND_TEXT,
+                                   description="an arrangement of the hand to score on the same samples")
+
+
+class SimulateBody(RulesField):
+    arrangement: str = Field(..., max_length=HAND_TEXT, examples=["2s 2h Ad / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac"])
+    opponents: int = Field(1, ge=1, le=MAX_OPPONENTS)
+    samples: int = Field(10_000, ge=1, le=MAX_SAMPLES)
+    seed: Optional[int] = Field(None, ge=0, le=2**63 - 1)
+
+
+class ScoreBody(RulesField):
+    players: list[str] = Field(..., min_length=2, max_length=4,
+                               examples=[["2s 2h Ad / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac",
+                                          "3s 3h 4d / 6c 6d 8s 5c 2d / 9c 9d Th Ts As"]])
+
+
+class CheckBody(BaseModel):
+    arrangement: str = Field(..., max_length=HAND_TEXT)
+    hand: Optional[str] = Field(None, max_length=HAND_TEXT)
+
+
+class NaturalBody(RulesField):
+    hand: str = Field(..., max_length=HAND_TEXT)
+
+
+def _rules(body: RulesField) -> cpoker.Rules:
+    if body.rules_toml:
+        return cpoker.Rules.from_toml_text(body.rules_toml, "rules_toml")
+    return cpoker.Rules.preset(body.rules)
+
+
+def warm_up() -> None:
+    """Compile (or load) every kernel the routes use and load the tables, before serving."""
+    hand = "As Kd Qh Jc Ts 9d 8h 7c 6s 5d 4h 3c 2s"
+    cpoker.evaluate("As Ks Qs Js Ts")
+    for rules in ("pagat", "2-4"):
+        cpoker.solve(hand, samples=50, seed=1, rules=rules, compare="As Kd Qh / 6s 5d 4h 3c 2s / Jc Ts 9d 8h 7c")
+        cpoker.simulate("As Kd Qh / 6s 5d 4h 3c 2s / Jc Ts 9d 8h 7c", samples=50, seed=1, rules=rules)
+    cpoker.solve(hand, method="table")
+
+
+def create_app(workers: Optional[int] = None, time_budget: float = TIME_BUDGET) -> FastAPI:
+    """The ASGI application (``uvicorn.run(create_app())``); ``workers`` solves run at once."""
+    app = FastAPI(title="cpoker", version=cpoker.__version__, docs_url=None, redoc_url=None,  # those load a CDN
+                  description="Closed 13-card Chinese poker: evaluate, score, solve, simulate. "
+                              "Errors in the input are 422 with a message naming the problem.")
+    count = workers or os.cpu_count() or 1
+    slots = asyncio.Semaphore(count)  # waiting for a slot holds no thread
+    executor = ThreadPoolExecutor(count, thread_name_prefix="cpoker-solve")
+
+    @app.middleware("http")
+    async def cap_body(request: Request, call_next):
+        length = request.headers.get("content-length")
+        if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
+            return JSONResponse({"detail": f"request body over {MAX_BODY // 1024} KiB"}, status_code=413)
+        if length is None and request.method == "POST":
+            return JSONResponse({"detail": "a request body needs a Content-Length"}, status_code=411)
+        return await call_next(request)
+
+    @app.exception_handler(CpokerError)
+    async def cpoker_error(request: Request, error: CpokerError):
+        return JSONResponse({"detail": str(error)}, status_code=422)
+
+    async def limited(function, *args, **kwargs) -> Any:
+        """Run a library call on a solver thread once a slot is free (503 if none frees up in time)."""
+        try:
+            await asyncio.wait_for(slots.acquire(), QUEUE_WAIT)
+        except asyncio.TimeoutError:
+            raise HTTPException(503, f"busy: every worker was taken for {QUEUE_WAIT:.0f} s; try again") from None
+        try:
+            return await asyncio.get_running_loop().run_in_executor(executor, functools.partial(function, *args,
+                                                                                                **kwargs))
+        finally:
+            slots.release()
+
+    @app.post("/api/evaluate", summary="Strength of a 3-card front or a 5-card row (as `cpoker eval --json`)")
+    async def evaluate(body: EvaluateBody) -> dict:
+        cards = cpoker.parse_cards(body.cards)
+        value = cpoker.evaluate(cards)
+        return {"cards": cpoker.format_cards(cards), "category": value.category, "description": value.describe(),
+                "key": value.key, "strength_index": value.strength_index, "strength_rank": value.strength_index + 1}
+
+    @app.post("/api/check", summary="Whether an arrangement fouls, and its rows")
+    async def check(body: CheckBody) -> dict:
+        arrangement = cpoker.Arrangement.parse(body.arrangement, hand=body.hand)
+        return arrangement.to_dict()
+
+    @app.post("/api/solve", summary="The best non-fouling arrangement (as `cpoker solve --json`)")
+    async def solve(body: SolveBody) -> dict:
+        rules = _rules(body)
+        solution = await limited(cpoker.solve, body.hand, opponents=body.opponents, samples=body.samples,
+                                 seed=body.seed, rules=rules, method=body.method, compare=body.compare,
+                                 time_budget=time_budget)
+        return solution.to_dict()
+
+    @app.post("/api/simulate", summary="EV of an arrangement against random opponents (as `cpoker simulate --json`)")
+    async def simulate(body: SimulateBody) -> dict:
+        rules = _rules(body)
+        result = await limited(cpoker.simulate, body.arrangement, opponents=body.opponents, samples=body.samples,
+                               seed=body.seed, rules=rules, jobs=1, time_budget=time_budget)
+        return result.to_dict()
+
+    @app.post("/api/score", summary="Settle a deal of 2-4 players (as `cpoker score --json`)")
+    async def score(body: ScoreBody) -> dict:
+        rules = _rules(body)
+        settlement = cpoker.settle_details(body.players, rules)
+        return {"rules": rules.to_dict(), "results": settlement.results, "matrix": settlement.total.tolist(),
+                "players": [entry.to_dict() for entry in settlement.entries]}
+
+    @app.post("/api/natural", summary="The naturals of a hand (as `cpoker natural --json`)")
+    async def natural(body: NaturalBody) -> dict:
+        rules = _rules(body)
+        found = cpoker.find_naturals(body.hand, rules)
+        declared = cpoker.natural(body.hand, rules)
+        return {"naturals": [n.to_dict() for n in found], "declare": None if declared is None else declared.to_dict()}
+
+    @app.get("/api/deal", summary="Deal 2-4 hands, reproducibly (as `cpoker deal --json`)")
+    async def deal(players: int = 2, seed: Optional[int] = None) -> dict:
+        from cpoker.solver import _new_seed
+
+        seed = _new_seed() % 2**53 if seed is None else seed  # seeds drawn here stay exact in JavaScript
+        hands = cpoker.deal(players, seed)
+        return {"seed": seed, "players": [cpoker.format_cards(hand) for hand in hands]}
+
+    static = resources.files("cpoker.web") / "static"
+
+    @app.get("/", include_in_schema=False)
+    async def page() -> Response:
+        return FileResponse(str(static / "index.html"), media_type="text/html")
+
+    app.mount("/static", StaticFiles(directory=str(static)), name="static")
+    return app

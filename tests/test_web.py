@@ -1,0 +1,228 @@
+"""``cpoker serve``: the JSON API (every route, every error path), the page in a real headless
+Chromium, and a bounded load test on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+import cpoker
+
+fastapi = pytest.importorskip("fastapi")
+from fastapi.testclient import TestClient  # noqa: E402
+
+from cpoker.web.app import MAX_BODY, create_app  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+HAND = "As Kd Qh Jc Ts 9d 8h 7c 6s 5d 4h 3c 2s"
+A = "2s 2h Ad / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac"
+B = "3s 3h 4d / 6c 6d 8s 5c 2d / 9c 9d Th Ts As"
+
+
+@pytest.fixture(scope="module")
+def client():
+    return TestClient(create_app(workers=2))
+
+
+def without_timing(data: dict) -> dict:
+    return {k: v for k, v in data.items() if k != "seconds"}
+
+
+def test_solve_answers_what_the_library_and_cli_answer(client):
+    response = client.post("/api/solve", json={"hand": HAND, "opponents": 1, "samples": 800, "seed": 1,
+                                               "rules": "pagat"})
+    assert response.status_code == 200
+    expected = cpoker.solve(HAND, samples=800, seed=1).to_dict()
+    assert without_timing(response.json()) == json.loads(json.dumps(without_timing(expected)))
+    table = client.post("/api/solve", json={"hand": HAND, "method": "table"}).json()
+    assert table["method"] == "table" and table["interval_95"] is None
+
+
+def test_every_route(client):
+    assert client.post("/api/evaluate", json={"cards": "As Ks Qs Js Ts"}).json()["description"] == "royal flush"
+    score = client.post("/api/score", json={"players": [A, B]}).json()
+    assert score["results"] == [1, -1] and score["matrix"] == [[0, 1], [-1, 0]]
+    simulated = client.post("/api/simulate", json={"arrangement": A, "samples": 500, "seed": 2}).json()
+    assert simulated["ev"] == cpoker.simulate(A, samples=500, seed=2).ev and not simulated["partial"]
+    natural = client.post("/api/natural", json={"hand": HAND, "rules": "seed001-royalties"}).json()
+    assert natural["declare"]["kind"] == "dragon" and natural["declare"]["payout"] == 9
+    dealt = client.get("/api/deal?players=3&seed=4").json()
+    assert dealt == {"seed": 4, "players": [cpoker.format_cards(h) for h in cpoker.deal(3, 4)]}
+    assert client.post("/api/check", json={"arrangement": A}).json()["foul"] is None
+    compared = client.post("/api/solve", json={"hand": HAND, "seed": 3, "samples": 500,
+                                               "compare": "As Kd 2s / 7c 6s 5d 4h 3c / Qh Jc Ts 9d 8h"}).json()
+    assert compared["compared"]["ev_lost"] >= 0
+    house = client.post("/api/score", json={"players": [A, B], "rules_toml": 'scoring = "2-4"'}).json()
+    assert house["rules"]["scoring"] == "2-4" and house["results"] == [2, -2]
+    schema = client.get("/openapi.json").json()
+    assert {"/api/solve", "/api/simulate", "/api/score", "/api/evaluate", "/api/natural", "/api/deal"} <= set(
+        schema["paths"])
+    page = client.get("/")
+    assert page.status_code == 200 and "cpoker" in page.text and "http" not in page.text.split("<footer")[0]
+
+
+@pytest.mark.parametrize("path, body, status, message", [
+    ("/api/solve", {"hand": "As Kd"}, 422, "a hand has 13 cards, got 2"),
+    ("/api/solve", {"hand": HAND.replace("2s", "As")}, 422, "duplicate card As"),
+    ("/api/solve", {"hand": "Xx " + HAND}, 422, "unknown rank 'X'"),
+    ("/api/solve", {"hand": HAND, "samples": 10**9}, 422, "less than or equal to 20000"),
+    ("/api/solve", {"hand": HAND, "opponents": 4}, 422, "less than or equal to 3"),
+    ("/api/solve", {"hand": HAND, "seed": -1}, 422, "greater than or equal to 0"),
+    ("/api/solve", {"hand": HAND, "method": "exact"}, 422, "pattern"),
+    ("/api/solve", {"hand": HAND, "rules": "/etc/passwd"}, 422, "unknown rules preset"),
+    ("/api/solve", {"hand": HAND, "rules_toml": "scoring = 3"}, 422, "scoring must be a string"),
+    ("/api/solve", {"hand": HAND, "compare": "As Kd / 7c / 2s"}, 422, "not a valid arrangement"),
+    ("/api/solve", {"hand": "A" * 500}, 422, "at most 400 characters"),
+    ("/api/simulate", {"arrangement": "2s 2h / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac"}, 422, "wrong count"),
+    ("/api/score", {"players": [A]}, 422, "at least 2 items"),
+    ("/api/score", {"players": [A, A]}, 422, "held by both"),
+    ("/api/evaluate", {"cards": "As Ks"}, 422, "3 or 5 cards"),
+    ("/api/evaluate", {}, 422, "Field required"),
+])
+def test_bad_requests_are_4xx_with_the_message(client, path, body, status, message):
+    response = client.post(path, json=body)
+    assert response.status_code == status and message in json.dumps(response.json()), response.json()
+
+
+def test_oversize_and_malformed_bodies(client):
+    big = json.dumps({"cards": "x" * (MAX_BODY + 10)})
+    response = client.post("/api/evaluate", content=big, headers={"content-type": "application/json"})
+    assert response.status_code == 413 and "over 64 KiB" in response.json()["detail"]
+    assert client.post("/api/evaluate", content=b"{not json", headers={"content-type": "application/json"}
+                       ).status_code == 422
+    assert client.get("/api/deal?players=9").status_code == 422
+    assert client.get("/api/deal?seed=-4").status_code == 422
+
+
+# --- the real server --------------------------------------------------------------------------
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server():
+    """``cpoker serve`` on a free port of 127.0.0.1, as a user starts it; stopped with Ctrl-C."""
+    port = _free_port()
+    process = subprocess.Popen([sys.executable, "-m", "cpoker", "serve", "--port", str(port)], cwd=ROOT,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    ready = ""
+    deadline = time.monotonic() + 180
+    while "ready at" not in ready and time.monotonic() < deadline and process.poll() is None:
+        ready += process.stderr.readline()
+    assert "ready at" in ready, ready
+    yield f"http://127.0.0.1:{port}"
+    process.send_signal(2)
+    process.wait(timeout=60)
+
+
+def _post(url: str, body: dict, timeout: float = 60) -> tuple[int, dict, float]:
+    request = urllib.request.Request(url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"})
+    started = time.perf_counter()
+    with urllib.request.urlopen(request, timeout=timeout) as response:
+        return response.status, json.loads(response.read()), time.perf_counter() - started
+
+
+def test_a_burst_of_solves_is_served_without_errors(server):
+    """200 solves from 8 concurrent clients: no errors, none over the budget, the server still answers."""
+    hands = [" ".join(map(str, h)) for h in cpoker.deal(4, 77)] * 50
+    results = []
+
+    def solve(index: int):
+        results.append(_post(f"{server}/api/solve", {"hand": hands[index], "samples": 1000, "seed": index}))
+
+    started = time.perf_counter()
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(solve, range(200)))
+    wall = time.perf_counter() - started
+    statuses = [status for status, _, _ in results]
+    latencies = sorted(seconds for _, _, seconds in results)
+    assert statuses == [200] * 200
+    assert all(data["seconds"] < 5.0 + 1.0 for _, data, _ in results)  # the per-solve time budget holds
+    p50, p99 = statistics.median(latencies), latencies[int(0.99 * len(latencies)) - 1]
+    print(f"\nload: 200 solves, 8 clients, {wall:.1f} s, p50 {p50 * 1000:.0f} ms, p99 {p99 * 1000:.0f} ms")
+    Path(os.environ.get("CPOKER_LOAD_REPORT", os.devnull)).write_text(json.dumps({"p50": p50, "p99": p99,
+                                                                                 "wall": wall}))
+    assert _post(f"{server}/api/evaluate", {"cards": "As Ks Qs Js Ts"})[0] == 200
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CARDS = "els => els.map(e => e.dataset.card)"  # the cards shown by a selector, as 'As'-style text
+
+
+@pytest.mark.skipif(CHROMIUM is None and not os.environ.get("CI"), reason="Debian's chromium is not installed")
+def test_the_page_in_a_real_browser(server, tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    shots = Path(os.environ.get("CPOKER_SCREENSHOTS", tmp_path))
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        page = browser.new_page(viewport={"width": 1100, "height": 900})
+        errors: list = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(server)
+
+        # Solve: paste a hand, solve with seed 1, and read the three rows shown
+        page.fill("[data-testid=hand]", HAND)
+        page.dispatch_event("[data-testid=hand]", "input")
+        page.fill("[data-testid=seed]", "1")
+        page.click("[data-testid=solve]")
+        page.wait_for_selector("[data-testid=best-ev]", timeout=60_000)
+        best = cpoker.solve(HAND, seed=1, samples=2000).best
+        for row, cards in zip(("front", "middle", "back"), best.rows):
+            shown = page.eval_on_selector_all(f"#shown .arr-row[data-row={row}] .card", CARDS)
+            assert sorted(shown) == sorted(str(c) for c in cards), (row, shown)
+        assert page.eval_on_selector_all("#grid [aria-pressed=true]", "els => els.length") == 13
+        page.screenshot(path=str(shots / "solve.png"), full_page=True)
+        page.click("[data-testid=alternatives] button:nth-child(2)")  # an alternative is shown on click
+        alternative = page.eval_on_selector_all("#shown .arr-row[data-row=back] .card", CARDS)
+        assert sorted(alternative) != sorted(str(c) for c in best.back)
+
+        # Train: deal seed 5, make a foul (flagged), then the table policy's arrangement (EV lost >= 0)
+        page.click("[data-testid=tab-train]")
+        page.fill("[data-testid=train-seed]", "5")
+        page.click("[data-testid=deal]")
+        page.wait_for_selector("[data-testid=train-hand] .card")
+        hand = page.eval_on_selector_all("[data-testid=train-hand] .card", CARDS)
+        assert sorted(hand) == sorted(str(c) for c in cpoker.deal(2, 5)[0])
+
+        def place(arrangement):
+            for row, cards in zip(("front", "middle", "back"), arrangement.rows):
+                for card in cards:
+                    page.click(f"[data-testid=train-hand] .card[data-card='{card}']")
+                    page.click(f"[data-testid=row-{row}]")
+
+        ordered = sorted(cpoker.parse_cards(" ".join(hand)), key=lambda c: -c.rank)
+        foul = cpoker.Arrangement(ordered[:3], ordered[3:8], ordered[8:])
+        assert foul.is_foul
+        place(foul)
+        page.wait_for_function("document.querySelector('[data-testid=foul]').textContent.startsWith('FOUL')")
+        page.screenshot(path=str(shots / "train-foul.png"), full_page=True)
+        page.click("[data-testid=deal]")  # the same seed deals the same hand again
+        page.wait_for_selector("[data-testid=train-hand] .card")
+        place(cpoker.table(" ".join(hand)))
+        page.wait_for_function("document.querySelector('[data-testid=foul]').textContent.startsWith('Valid')")
+        page.click("[data-testid=submit]")
+        page.wait_for_selector("[data-testid=ev-lost]", timeout=60_000)
+        assert float(page.inner_text("[data-testid=ev-lost]")) >= 0
+        assert "1 hand(s)" in page.inner_text("[data-testid=session]")
+        page.screenshot(path=str(shots / "train.png"), full_page=True)
+
+        phone = browser.new_page(viewport={"width": 390, "height": 844})  # a phone-sized screen
+        phone.goto(server)
+        assert phone.evaluate("document.documentElement.scrollWidth") <= 390 + 1
+        browser.close()
+    assert not errors, errors
