@@ -73,6 +73,24 @@ def keys_cuda(cards: np.ndarray, n_cards: int = 0) -> np.ndarray:
     return out
 
 
+def settle_pairs_cuda(a: np.ndarray, b: np.ndarray, scoring_method: int, royalties: np.ndarray,
+                      require_win: bool) -> np.ndarray:
+    """Points of each row of keys ``a`` against the same row of ``b`` on the GPU (the CPU's settlement)."""
+    from ._kernels.cuda import THREADS
+
+    cuda, kernels, _ = cuda_runtime()
+    out = np.empty(a.shape[0], dtype=np.int64)
+    table = cuda.to_device(np.ascontiguousarray(royalties, dtype=np.int64))
+    for start in range(0, a.shape[0], GPU_BATCH):
+        part_a = np.ascontiguousarray(a[start:start + GPU_BATCH], dtype=np.int32)
+        part_b = np.ascontiguousarray(b[start:start + GPU_BATCH], dtype=np.int32)
+        points = cuda.device_array(len(part_a), dtype=np.int64)
+        kernels["settle_pairs"][_grid(len(part_a), THREADS), THREADS](
+            cuda.to_device(part_a), cuda.to_device(part_b), scoring_method, table, require_win, points)
+        out[start:start + len(part_a)] = points.copy_to_host()
+    return out
+
+
 def table_policy_cuda(hands: np.ndarray, row_values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The table policy on the GPU: the same ``(chosen, strengths)`` as the CPU kernel."""
     from ._kernels.cuda import THREADS

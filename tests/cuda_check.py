@@ -31,6 +31,19 @@ def main(rows: int, hands: int) -> dict:
     values = default_tables().row_values
     gpu, cpu = arrange_by_tables(sample, values, "cuda"), arrange_by_tables(sample, values)
     report["table_policy_equal"] = bool(np.array_equal(gpu[0], cpu[0]) and np.array_equal(gpu[1], cpu[1]))
+    from cpoker import Rules
+    from cpoker._kernels.scoring import _pair_points_batch
+    from cpoker.devices import settle_pairs_cuda
+    from cpoker.tables import strength_keys
+
+    rng = np.random.default_rng(5)
+    keys = strength_keys()
+    a, b = (np.sort(keys[rng.integers(0, len(keys), (rows, 3))], axis=1) for _ in range(2))
+    a[::7] = -1  # fouled hands
+    for name in ("pagat", "1-6", "2-4", "seed001-royalties"):
+        arguments = Rules.preset(name).kernel_arguments()
+        report[f"settlement_{name}_equal"] = bool(np.array_equal(settle_pairs_cuda(a, b, *arguments),
+                                                                 _pair_points_batch(a, b, *arguments)))
     report["rows"], report["hands"] = rows, hands
     return report
 

@@ -1,7 +1,8 @@
 """The per-hand kernels compiled for NVIDIA GPUs from the very same Python source.
 
-Every per-hand function of :mod:`.evaluate` and :mod:`.splits` (strength keys,
-best-of-7, subset keys, the table policy's search) is an ``@jit`` function of
+Every per-hand function of :mod:`.evaluate`, :mod:`.splits` and :mod:`.scoring`
+(strength keys, best-of-7, subset keys, the table policy's search, the pair
+settlement with scoring bonuses and royalties) is an ``@jit`` function of
 scalars and small arrays.  Here each one's code object is re-bound in a
 namespace where the helpers it calls are *their* CUDA twins, and compiled with
 ``numba.cuda.jit(device=True)``: one source, two targets, so the GPU cannot
@@ -20,12 +21,13 @@ import types
 
 import numpy as np
 
-from . import evaluate, splits
+from . import evaluate, scoring, splits
 
 TWINNED = {
     evaluate: ("_suit_ranks", "_rank_groups", "_make_key", "key5", "key3", "mask_of_ids", "_top_ranks", "best_key",
                "key_of_mask"),
     splits: ("subset_keys", "dense_index", "_search_back", "best_split_by_row_values", "table_policy_hand"),
+    scoring: ("_royalty", "pair_parts", "pair_points"),
 }
 N_SUBSETS5, N_SUBSETS3 = 1287, 286
 THREADS = 128
@@ -64,7 +66,16 @@ def build_kernels(cuda_module) -> dict:
     twins = device_twins(cuda)
     key3, key5, best_key, mask_of_ids = twins["key3"], twins["key5"], twins["best_key"], twins["mask_of_ids"]
     table_policy_hand = twins["table_policy_hand"]
+    pair_points = twins["pair_points"]
     from numba import float64, int16, int32
+
+    @cuda.jit
+    def settle_pairs(a, b, scoring_method, royalties, require_win, out):
+        """Points of ``a[i]`` against ``b[i]`` (rows of keys), the CPU's ``pair_points`` on each thread."""
+        start, stride = cuda.grid(1), cuda.gridsize(1)
+        for i in range(start, a.shape[0], stride):
+            out[i] = pair_points(a[i, 0], a[i, 1], a[i, 2], b[i, 0], b[i, 1], b[i, 2], scoring_method, royalties,
+                                 require_win)
 
     @cuda.jit
     def keys_from_ids(ids, out):
@@ -113,4 +124,5 @@ def build_kernels(cuda_module) -> dict:
         strengths[h, 1] = middle
         strengths[h, 2] = back
 
-    return {"keys_from_ids": keys_from_ids, "keys_from_masks": keys_from_masks, "table_policy": table_policy}
+    return {"keys_from_ids": keys_from_ids, "keys_from_masks": keys_from_masks, "table_policy": table_policy,
+            "settle_pairs": settle_pairs}

@@ -39,7 +39,7 @@ def pair_parts(a_front, a_middle, a_back, b_front, b_middle, b_back, scoring, ro
             a, b = a_middle, b_middle
         else:
             a, b = a_back, b_back
-        result = (a > b) - (a < b)
+        result = int(a > b) - int(a < b)  # int(): the same on the CPU, a GPU and the simulator
         rows += result
         wins += result > 0
         losses += result < 0
