@@ -60,6 +60,10 @@ class Card(int):
     @classmethod
     def from_rank_suit(cls, rank: int, suit: int) -> "Card":
         """The card of ``rank`` (0 = two .. 12 = ace) and ``suit`` (0..3, ``shdc``)."""
+        for name, value, high in (("rank", rank, 12), ("suit", suit, 3)):
+            whole = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+            if not whole or not 0 <= value <= high:
+                raise CardError(f"{name} must be a whole number 0..{high}, got {value!r}")
         return cls(13 * suit + rank)
 
     @classmethod

@@ -745,9 +745,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 def run() -> None:
     """The console-script entry point: ``cpoker ...`` on the command line."""
+    import signal
+
     try:
         status = main()
     except KeyboardInterrupt:  # a signal in the instant before the handlers were installed
         print("cpoker: interrupted", file=sys.stderr)
         status = 130
+    # everything is done and printed: while the interpreter shuts down (when Python puts the default
+    # handlers back) a late Ctrl-C could only kill the process with no message, so ignore it instead
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, signal.SIG_IGN)
     sys.exit(status)

@@ -61,6 +61,20 @@ class PolicyTables:
     history: tuple = field(default=())
     partial: bool = False
 
+    def __post_init__(self) -> None:
+        from .tables import strength_keys
+
+        size = len(strength_keys())
+        try:
+            distribution = np.asarray(self.distribution, dtype=np.float64)
+        except (TypeError, ValueError):
+            distribution = np.empty(0)
+        if (distribution.shape != (3, size) or not np.isfinite(distribution).all() or (distribution < 0).any()
+                or not np.allclose(distribution.sum(axis=1), 1.0)):
+            raise OptionError(f"tables need a (3, {size}) distribution of probabilities (each row summing to 1), "
+                              f"got shape {distribution.shape}")
+        object.__setattr__(self, "distribution", distribution)
+
     @functools.cached_property
     def row_values(self) -> np.ndarray:
         """``(3, 7917)`` expected result of a row of each strength (front, middle, back)."""
@@ -109,8 +123,6 @@ class PolicyTables:
         OptionError
             When the file is missing, unreadable, or not a cpoker tables file.
         """
-        from .tables import strength_keys
-
         try:
             with np.load(path, allow_pickle=False) as data:
                 meta = json.loads(str(data["meta"]))
@@ -119,14 +131,11 @@ class PolicyTables:
                              bool(meta.get("partial", False)))
         except OSError as error:
             raise OptionError(f"cannot read tables file {path}: {error.strerror or error}") from None
+        except OptionError as error:  # our own check of the distribution
+            raise OptionError(f"{path} is not a cpoker tables file: {error}") from None
         except Exception as error:  # a zip, a .npy or a JSON that is not ours, in any of many ways
             raise OptionError(f"{path} is not a cpoker tables file ({type(error).__name__}: "
                               f"{str(error)[:80]})") from None
-        size = len(strength_keys())
-        if (distribution.shape != (3, size) or not np.isfinite(distribution).all() or (distribution < 0).any()
-                or not np.allclose(distribution.sum(axis=1), 1.0)):
-            raise OptionError(f"{path} is not a cpoker tables file: its distribution is not (3, {size}) "
-                              "probabilities")
         return tables
 
 

@@ -214,12 +214,11 @@ class Session:
     history: list[DealRecord] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        if not MIN_PLAYERS <= self.players <= MAX_PLAYERS:
-            raise OptionError(f"a session has {MIN_PLAYERS} to {MAX_PLAYERS} players, got {self.players}")
-        if self.deals < 1:
-            raise OptionError(f"a session has at least 1 deal, got {self.deals}")
-        if not 0 <= self.first_dealer < self.players:
-            raise OptionError(f"first_dealer must be 0..{self.players - 1}, got {self.first_dealer}")
+        from .errors import MAX_DEALS, check_int
+
+        self.players = check_int("players", self.players, MIN_PLAYERS, MAX_PLAYERS, " (a session has 2 to 4 players)")
+        self.deals = check_int("deals", self.deals, 1, MAX_DEALS)
+        self.first_dealer = check_int("first_dealer", self.first_dealer, 0, self.players - 1)
         self.rules = resolve_rules(self.rules)
 
     @property

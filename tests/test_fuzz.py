@@ -264,7 +264,18 @@ size_value = st.one_of(st.integers(-2, 300), st.sampled_from([10**12, 2**63, 1.5
 @st.composite
 def api_case(draw) -> dict:
     name = draw(st.sampled_from(["evaluate", "parse_cards", "Arrangement.parse", "settle", "solve", "simulate",
-                                 "match", "natural", "Rules", "evaluate_batch_array", "deal", "evaluate_best"]))
+                                 "match", "natural", "Rules", "evaluate_batch_array", "deal", "evaluate_best",
+                                 "Session", "arrangements", "greedy", "table", "find_naturals", "build_tables"]))
+    if name == "Session":
+        return {"api": name, "kwargs": {"players": draw(size_value), "deals": draw(size_value),
+                                        "first_dealer": draw(size_value), "rules": draw(rules_name)}}
+    if name in ("arrangements", "greedy", "table", "find_naturals"):
+        return {"api": name, "args": [draw(st.one_of(hand_text, json_value))]}
+    if name == "build_tables":
+        return {"api": name, "kwargs": {"hands": draw(st.one_of(st.integers(-2, 200), size_value)),
+                                        "max_iterations": draw(st.sampled_from([1, 2, 0, -1, 1.5, None, 10**12])),
+                                        "seed": draw(size_value), "tolerance": draw(st.sampled_from(
+                                            [0.5, 0, 1, -1, float("nan"), "x", None]))}}
     if name in ("evaluate", "parse_cards", "evaluate_best"):
         args = [draw(st.one_of(card_text(8), st.lists(st.one_of(st.integers(-2, 60), st.floats(), st.none(),
                                                                  card_token), max_size=8), json_value))]

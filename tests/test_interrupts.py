@@ -219,3 +219,28 @@ def test_a_cold_start_on_a_terminal_says_it_is_compiling(tmp_path):
     piped = subprocess.run(_cpoker("eval", "As Ks Qs Js Ts"), capture_output=True, text=True, cwd=ROOT,
                            env={**env, "NUMBA_CACHE_DIR": str(tmp_path / "other")})
     assert piped.returncode == 0 and piped.stderr == ""  # off a terminal: nothing on stderr
+
+
+def test_signals_swept_over_the_end_of_a_run_never_leave_a_half_written_file(tmp_path):
+    """Signals at moments spread over a short run's whole second half, writing its ``--out`` included."""
+    out = tmp_path / "r.json"
+    command = _cpoker("simulate", A, "--samples", "12000", "--seed", "3", "--jobs", "1", "--out", str(out))
+    started = time.monotonic()
+    subprocess.run(command, capture_output=True, cwd=ROOT, check=True)  # how long a whole run takes here
+    whole = time.monotonic() - started
+    outcomes = []
+    for fraction in (0.5, 0.65, 0.8, 0.9, 0.95, 1.0, 1.05):
+        out.unlink(missing_ok=True)
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+        time.sleep(whole * fraction)
+        process.send_signal(signal.SIGINT)
+        stdout, stderr = process.communicate(timeout=120)
+        assert "Traceback" not in stderr and process.returncode in (0, 130), (process.returncode, stderr)
+        assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temporary file left
+        if out.exists():  # whole and valid, whatever the moment
+            saved = json.loads(out.read_text())
+            assert saved["partial"] == ("PARTIAL" in stdout) and saved["samples"] <= 12000
+        else:
+            assert stderr == "cpoker: interrupted\n"
+        outcomes.append("file" if out.exists() else "interrupted")
+    assert "file" in outcomes, outcomes

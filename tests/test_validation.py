@@ -157,6 +157,13 @@ def test_unicode_look_alikes_are_normalised():
     (lambda: cpoker.evaluate_batch(np.array([7], np.int64)), CardError, "is not 5 cards"),
     (lambda: cpoker.evaluate_best_batch(np.array([[1, 2, 3, 4, 5, 5, 6]])), CardError, "repeats a card"),
     (lambda: cpoker.evaluate_masks(np.array([7], np.int64), n_cards=4), CardError, "n_cards must be 3 or 5"),
+    (lambda: cpoker.Session(players=2.5), OptionError, "players must be 2 to 4"),
+    (lambda: cpoker.Session(deals="8"), OptionError, "deals must be 1 to"),
+    (lambda: cpoker.Session(players=2, first_dealer=1.5), OptionError, "first_dealer must be 0 to 1"),
+    (lambda: cpoker.Card.from_rank_suit(13, 0), CardError, "rank must be a whole number 0..12"),
+    (lambda: cpoker.Card.from_rank_suit(0, 4), CardError, "suit must be a whole number 0..3"),
+    (lambda: cpoker.PolicyTables(np.ones(3)), OptionError, "tables need a (3, 7917) distribution"),
+    (lambda: cpoker.PolicyTables(np.full((3, 7917), 0.5)), OptionError, "summing to 1"),
 ])
 def test_library_errors_are_typed_and_named(call, error, message):
     with pytest.raises(error, match=message.replace("(", r"\(").replace(")", r"\)")):
