@@ -112,7 +112,7 @@ def test_session_ties_share_first_place():
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    ({"players": 1}, "2 to 4 players"), ({"deals": 0}, "at least 1 deal"), ({"first_dealer": 4}, "first_dealer"),
+    ({"players": 1}, "2 to 4 players"), ({"deals": 0}, "deals must be 1 to"), ({"first_dealer": 4}, "first_dealer"),
 ])
 def test_bad_sessions_are_rejected(kwargs, message):
     with pytest.raises(OptionError, match=message):
