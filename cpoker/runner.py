@@ -46,6 +46,21 @@ def check_backend(backend: object, scheduler: object = None) -> str:
     return backend
 
 
+def stop_before_next_block(done: int, deadline: "float | None") -> bool:
+    """Whether a job must stop before its next block: a signal arrived, or ``deadline`` passed.
+
+    A signal is acted on (consumed) here; one before any block is done raises
+    :class:`~cpoker.errors.Interrupted`, as there is nothing to return.  The
+    deadline only stops a job that has a result, so the first block always runs.
+    """
+    if interrupts.stop_requested():
+        signum = interrupts.consume()
+        if not done:
+            raise Interrupted(signum or 2)
+        return True
+    return bool(done) and deadline is not None and time.monotonic() > deadline
+
+
 def run_blocks(blocks: Iterable[Any], work: Callable[[Any], Any], combine: Callable[[Any, Any], None], *,
                total: int, progress: bool = False, unit: str = "deal", size: Callable[[Any], int] = None,
                description: str = "", backend: str = "local", scheduler: "str | None" = None,
@@ -91,16 +106,11 @@ def run_blocks(blocks: Iterable[Any], work: Callable[[Any], Any], combine: Calla
         from .backends.dask import run_blocks_dask
 
         return run_blocks_dask(blocks, work, combine, total=total, progress=progress, unit=unit, size=size,
-                               description=description, scheduler=scheduler)
+                               description=description, scheduler=scheduler, deadline=deadline)
     done = 0
     with interrupts.shielded(), progress_bar(total, progress, unit, description) as bar:
         for block in blocks:
-            if done and deadline is not None and time.monotonic() > deadline:
-                return True
-            if interrupts.stop_requested():
-                signum = interrupts.consume()
-                if not done:
-                    raise Interrupted(signum or 2)
+            if stop_before_next_block(done, deadline):
                 return True
             combine(block, work(block))
             done += 1

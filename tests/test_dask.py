@@ -115,3 +115,10 @@ def test_nothing_imports_dask_or_cuda_unless_asked():
             % A)
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert result.returncode == 0 and result.stdout.strip() == "[]", result.stderr[-1000:]
+
+
+def test_a_time_budget_holds_on_the_dask_backend_too():
+    result = cpoker.simulate(A, samples=200_000, seed=4, backend="dask", time_budget=0.01)
+    assert result.partial and 0 < result.samples < 200_000 and result.requested_samples == 200_000
+    local = cpoker.simulate(A, samples=result.samples, seed=4)
+    assert (result.ev, result.distribution) == (local.ev, local.distribution)  # the first blocks, in order

@@ -17,7 +17,7 @@ import uuid
 from typing import Any, Callable, Iterable, Optional
 
 from .. import interrupts
-from ..errors import Interrupted, OptionError
+from ..errors import OptionError
 
 IN_FLIGHT_PER_THREAD = 4
 
@@ -45,16 +45,16 @@ def connect(scheduler: Optional[str]):
 
 def run_blocks_dask(blocks: Iterable[Any], work: Callable[[Any], Any], combine: Callable[[Any, Any], None], *,
                     total: int, progress: bool, unit: str, size: Callable[[Any], int], description: str,
-                    scheduler: Optional[str]) -> bool:
+                    scheduler: Optional[str], deadline: Optional[float] = None) -> bool:
     """See :func:`cpoker.runner.run_blocks`."""
-    from ..runner import progress_bar
+    from ..runner import progress_bar, stop_before_next_block
 
     distributed = _import_distributed()
     client, cluster = connect(scheduler)
     job = uuid.uuid4().hex[:8]
     pending: dict = {}  # position -> (block, future)
     finished: dict = {}  # position -> summary, waiting for its turn
-    next_position = submitted = combined = 0
+    next_position = submitted = 0  # next_position: how many blocks are combined
     source = iter(blocks)
     exhausted = False
     try:
@@ -79,10 +79,7 @@ def run_blocks_dask(blocks: Iterable[Any], work: Callable[[Any], Any], combine: 
             refill()
             completed = iter(watch)
             while pending:
-                if interrupts.stop_requested():  # checked after each block, as the local backend does
-                    signum = interrupts.consume()
-                    if not combined:
-                        raise Interrupted(signum or 2)
+                if stop_before_next_block(next_position, deadline):  # as the local backend does
                     return True
                 future = next(completed)  # waits for one block; a signal meanwhile only sets the flag
                 position = int(future.key.rsplit("-", 1)[1])
@@ -92,7 +89,6 @@ def run_blocks_dask(blocks: Iterable[Any], work: Callable[[Any], Any], combine: 
                     block, summary = finished.pop(next_position)
                     combine(block, summary)
                     next_position += 1
-                    combined += 1
                     bar.update(size(block))
                 refill()
             interrupts.consume()
