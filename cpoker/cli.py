@@ -318,12 +318,14 @@ def _check_out(path: Optional[str]) -> None:
 
 
 def _write_out(path: str, data: dict, rows: list[dict]) -> None:
-    """Save results atomically: ``.json`` gets ``data``; ``.csv`` gets ``rows`` (one dict per line)."""
+    """Save results atomically: ``.json`` gets ``data``; ``.csv`` gets ``rows`` (one dict per line).
+
+    The path was checked by :func:`_check_out` before the job started.
+    """
     import csv
 
     from .files import atomic_write
 
-    _check_out(path)
     if Path(path).suffix.lower() == ".json":
         text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     else:

@@ -112,9 +112,3 @@ def signals_seen() -> int:
     """How many signals the current shield has received (0 outside a shield)."""
     return 0 if _active is None else _active.count
 
-
-def raise_if_requested() -> None:
-    """Raise :class:`~cpoker.errors.Interrupted` now if a signal is pending (call from Python code only)."""
-    signum = consume()
-    if signum is not None:
-        raise Interrupted(signum)

@@ -219,9 +219,6 @@ def arrange_greedy(hands: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return _greedy(hands, strength_keys(), t.subsets5, t.subsets3, t.splits)
 
 
-def _arrange_with(sample: np.ndarray, values: np.ndarray, device: str = "cpu"):
-    return arrange_by_tables(sample, values, device)
-
 
 # the parameters of the shipped tables: `cpoker tables build` with no options rebuilds them
 BUILD_HANDS, BUILD_SEED, BUILD_MAX_ITERATIONS, BUILD_TOLERANCE = 100_000, 2026, 60, 0.001
@@ -282,7 +279,6 @@ def build_tables(hands: int = BUILD_HANDS, seed: int = BUILD_SEED, max_iteration
     size = len(strength_keys())
     previous = np.full(hands, -1, dtype=np.int32)  # each hand's last choice: the only per-hand state
     history: list = []
-    stopped_by = [2]  # the signal that stopped a pass before its first block (SIGINT unless told)
 
     def self_play_pass(arrange, description: str) -> "tuple[np.ndarray, int] | None":
         counts = np.zeros((3, size), dtype=np.int64)
@@ -305,26 +301,20 @@ def build_tables(hands: int = BUILD_HANDS, seed: int = BUILD_SEED, max_iteration
         try:
             stopped = run_blocks(blocks_of(hands, chunk), work, combine, total=hands, progress=progress,
                                  unit="hand", description=description, backend=backend, scheduler=scheduler)
-        except Interrupted as stop:
-            stopped_by[0] = stop.signum
+        except Interrupted:
             return None
-        if stopped:
-            stopped_by[0] = interrupts.received() or 2
-            return None
-        return counts, changed
+        return None if stopped else (counts, changed)
 
     with shielded():
         seen = interrupts.signals_seen()  # a signal in the last block of a pass completes it, then stops the build
         first = self_play_pass(arrange_greedy, "greedy start")
-        if first is not None and interrupts.signals_seen() > seen:
-            first, stopped_by[0] = None, interrupts.received() or 2
-        if first is None:
-            raise Interrupted(stopped_by[0])
+        if first is None or interrupts.signals_seen() > seen:
+            raise Interrupted(interrupts.received() or 2)
         average = first[0] / hands
         partial = False
         for iteration in range(1, max_iterations + 1):
             values = row_values_from_distribution(average)
-            result = self_play_pass(functools.partial(_arrange_with, values=values, device=device),
+            result = self_play_pass(functools.partial(arrange_by_tables, row_values=values, device=device),
                                     f"self-play {iteration}/{max_iterations}")
             if result is None:
                 partial = True
@@ -341,5 +331,5 @@ def build_tables(hands: int = BUILD_HANDS, seed: int = BUILD_SEED, max_iteration
                 partial = True
                 break
         if not history:
-            raise Interrupted(stopped_by[0])
+            raise Interrupted(interrupts.received() or 2)
     return PolicyTables(average, hands, seed, tuple(history), partial)

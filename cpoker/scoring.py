@@ -39,6 +39,13 @@ def row_keys(arrangement: Arrangement) -> tuple[int, int, int]:
     return tuple(v.key for v in arrangement.values)  # type: ignore[return-value,union-attr]
 
 
+def fouled_hand_points(rules: Rules) -> int:
+    """What a fouled hand scores against one valid opponent when no royalties are paid: a lost scoop."""
+    from ._kernels.scoring import pair_points
+
+    return int(pair_points(-1, -1, -1, 0, 0, 0, *rules.kernel_arguments()))
+
+
 def pair_breakdown(a: "Arrangement | Natural", b: "Arrangement | Natural",
                    rules: Optional[Rules] = None) -> dict[str, int]:
     """What ``a`` wins from ``b``: ``{"rows", "scoring_bonus", "royalties", "naturals", "total"}``.

@@ -133,7 +133,7 @@ def simulate(arrangement: ArrangementLike, opponents: int = 1, samples: int = 10
     from ._kernels.montecarlo import _candidate_results
     from ._kernels.scoring import _sample_totals
     from .policy import resolve_tables
-    from .scoring import row_keys
+    from .scoring import fouled_hand_points, row_keys
 
     arrangement = as_arrangement(arrangement)
     opponents = check_int("opponents", opponents, 1, MAX_OPPONENTS)
@@ -148,7 +148,7 @@ def simulate(arrangement: ArrangementLike, opponents: int = 1, samples: int = 10
     if arrangement.is_foul and rules.royalties is None:
         # every opponent is paid a scoop, whatever the cards: nothing to simulate
         loss = {name: {"win": 0.0, "tie": 0.0, "loss": 1.0} for name in ROW_NAMES}
-        ev = float(opponents * _foul_points(rules))
+        ev = float(opponents * fouled_hand_points(rules))
         return SimulationResult(arrangement, opponents, 0, seed, opponent_name, rules, ev, 0.0, (ev, ev), loss,
                                 0.0, 1.0, {int(ev): 1}, fouled=True, requested_samples=samples)
     ours = np.array([row_keys(arrangement)], dtype=np.int32)  # a foul under royalties: keys -1, simulated
@@ -194,14 +194,6 @@ def simulate(arrangement: ArrangementLike, opponents: int = 1, samples: int = 10
                             float(sweeps[1] / (done * opponents)), dict(sorted(distribution.items())),
                             fouled=arrangement.is_foul, partial=partial, requested_samples=samples,
                             seconds=time.perf_counter() - started)
-
-
-def _foul_points(rules: Rules) -> int:
-    """What a fouled hand scores against one valid opponent without royalties: a lost scoop."""
-    from ._kernels.scoring import pair_points
-
-    scoring, royalties, require_win = rules.kernel_arguments()
-    return int(pair_points(-1, -1, -1, 0, 0, 0, scoring, royalties, require_win))
 
 
 @dataclass(frozen=True)

@@ -385,6 +385,7 @@ def _solve_mc(hand_ids, opponents, samples, seed, rules, opponent, opponent_name
     from ._kernels.scoring import _joint_totals, _sample_totals
     from .interrupts import shielded
     from .runner import blocks_of, run_blocks
+    from .scoring import fouled_hand_points
     from .stats import Moments
 
     split_ids, rows, keys5, keys3, table_value = _table_values(hand_ids, tables)
@@ -459,7 +460,7 @@ def _solve_mc(hand_ids, opponents, samples, seed, rules, opponent, opponent_name
         arrangement, split = compared
         where = np.searchsorted(split_ids, split)
         if arrangement.is_foul or where >= len(split_ids) or split_ids[where] != split:
-            ev = float(opponents * _fouled_hand_points(rules))  # fouls lose every row (a lost scoop)
+            ev = float(opponents * fouled_hand_points(rules))  # fouls lose every row (a lost scoop)
         else:
             ev = float(totals[where]) / n_done
         other = Candidate(arrangement, ev, None)
@@ -467,11 +468,6 @@ def _solve_mc(hand_ids, opponents, samples, seed, rules, opponent, opponent_name
                     tuple(found[1:]), "mc", opponent_name, opponents, n_done, seed, rules, len(split_ids),
                     time.perf_counter() - started, declared, partial, samples, other)
 
-
-def _fouled_hand_points(rules: Rules) -> int:
-    from ._kernels.scoring import pair_points
-
-    return int(pair_points(-1, -1, -1, 0, 0, 0, *rules.kernel_arguments()))
 
 
 def _natural_worth_declaring(hand_ids, rules: Rules, opponents: int, best_ev: float):

@@ -38,11 +38,6 @@ class Moments:
             self.total += int(exact.sum())
             self.squares += int((exact * exact).sum())
 
-    def add_moments(self, count: int, total: int, squares: int) -> None:
-        self.count += int(count)
-        self.total += int(total)
-        self.squares += int(squares)
-
     def mean(self, scale: float = 1.0) -> float:
         return self.total / self.count / scale if self.count else float("nan")
 
