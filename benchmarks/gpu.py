@@ -36,7 +36,7 @@ def best_of(function, repeats=3):
 def measure_evaluation(cuda, kernels, name: str, masks: np.ndarray, n_cards: int, tile: int) -> dict:
     import cpoker
     from cpoker._kernels.cuda import THREADS
-    from cpoker._kernels.evaluate import _keys_from_masks
+    from cpoker.evaluation import keys_of_masks
 
     device_masks = cuda.to_device(np.tile(masks, tile))
     keys = cuda.device_array(len(masks) * tile, dtype=np.int32)
@@ -54,7 +54,7 @@ def measure_evaluation(cuda, kernels, name: str, masks: np.ndarray, n_cards: int
     launch()
     seconds = best_of(launch)
     cpu_rows = min(len(masks), 2_000_000)
-    cpu_seconds = best_of(lambda: _keys_from_masks(masks[:cpu_rows], n_cards))
+    cpu_seconds = best_of(lambda: keys_of_masks(masks[:cpu_rows], n_cards))
     return {f"{name} GPU evals/s (kernel, device data)": len(masks) * tile / seconds,
             f"{name} GPU evals/s (API, host arrays)": len(masks) / best_of(through_the_api, 2),
             f"{name} CPU evals/s (one core)": cpu_rows / cpu_seconds}

@@ -122,3 +122,152 @@ def split_tables() -> SplitTables:
     for table in (subsets5, subsets3, splits):
         table.flags.writeable = False
     return SplitTables(subsets5, subsets3, splits)
+
+
+# ---------------------------------------------------------------------------
+# Lookup evaluation (cpoker._kernels.lookup): card codes, perfect hashes, flush keys
+
+LOOKUP_SIZES = (3, 5, 6, 7)
+# (slot bits, bucket bits) per hand size: about 0.75 keys per slot and 6 per bucket
+_HASH_SHAPES = {3: (10, 7), 5: (13, 10), 6: (15, 12), 7: (16, 13)}
+_HASH_MULTIPLIER_SEED = 20261130
+
+
+class PerfectHash(NamedTuple):
+    """A collision-free map from rank-count words to keys (see :mod:`cpoker._kernels.lookup`)."""
+
+    multiplier: int  # odd, < 2**63
+    bucket_shift: int  # bucket = hash >> bucket_shift (hash is 32 bits)
+    slot_mask: int  # len(values) - 1
+    displacements: np.ndarray  # (2**bucket_bits,) int32, added to the hash before masking
+    values: np.ndarray  # (2**slot_bits,) int32 keys, 0 in unused slots
+
+
+class LookupTables(NamedTuple):
+    """Everything the lookup evaluator reads: ~0.6 MB, shipped in ``cpoker/data/lookup_tables.npz``."""
+
+    card_codes: np.ndarray  # (52,) int64: 8**rank + (16**suit << 40)
+    flush_keys: np.ndarray  # (8192,) int32: best flush of a rank set (0 below five ranks)
+    hashes: dict  # hand size -> PerfectHash
+
+
+def card_codes() -> np.ndarray:
+    from ._kernels.lookup import SUIT_SHIFT
+
+    ids = np.arange(52)
+    return ((np.int64(1) << (3 * (ids % 13))) + (np.int64(1) << (SUIT_SHIFT + 4 * (ids // 13)))).astype(np.int64)
+
+
+def _representative_masks(size: int) -> tuple[np.ndarray, np.ndarray]:
+    """One card mask without a flush per rank multiset of ``size`` cards, and the multisets' count words."""
+    from itertools import combinations_with_replacement
+
+    masks, words = [], []
+    for ranks in combinations_with_replacement(range(13), size):
+        counts = np.bincount(ranks, minlength=13)
+        if counts.max() > 4:
+            continue
+        # the k-th copy of the i-th distinct rank goes to suit (i + k) % 4: at most 4 cards per suit
+        mask, per_suit = 0, [0] * 4
+        for i, rank in enumerate(np.flatnonzero(counts)):
+            for k in range(counts[rank]):
+                suit = (i + k) % 4
+                per_suit[suit] += 1
+                mask |= 1 << (13 * suit + int(rank))
+        assert max(per_suit) < 5
+        masks.append(mask)
+        words.append(int(sum(int(c) << (3 * r) for r, c in enumerate(counts))))
+    return np.array(masks, dtype=np.int64), np.array(words, dtype=np.int64)
+
+
+def _hash32(words: np.ndarray, multiplier: int) -> np.ndarray:
+    """The kernels' ``((word * multiplier) >> 32) & 0xFFFFFFFF`` (wrapping 64-bit product)."""
+    with np.errstate(over="ignore"):
+        return ((words.astype(np.uint64) * np.uint64(multiplier)) >> np.uint64(32)).astype(np.int64) & 0xFFFFFFFF
+
+
+def perfect_hash(words: np.ndarray, keys: np.ndarray, slot_bits: int, bucket_bits: int) -> PerfectHash:
+    """Place ``keys`` so that ``values[(h + displacements[h >> shift]) & mask]`` finds each word's key.
+
+    ``h`` is the word times an odd multiplier (top 32 bits of the 64-bit
+    product).  Buckets are placed largest first, each at the smallest
+    displacement whose slots are all free (hash-and-displace); a multiplier
+    that puts two words of one bucket on the same slot is skipped.  The
+    multipliers come from a fixed seed, so the tables are rebuilt bit for bit.
+    """
+    n_slots, shift = 1 << slot_bits, 32 - bucket_bits
+    rng = np.random.default_rng(_HASH_MULTIPLIER_SEED)
+    for _ in range(1000):
+        multiplier = int(rng.integers(1 << 61, 1 << 63)) | 1
+        h = _hash32(words, multiplier)
+        buckets = h >> shift
+        order = np.lexsort((h, buckets))
+        sorted_buckets, sorted_h = buckets[order], h[order]
+        starts = np.flatnonzero(np.r_[True, sorted_buckets[1:] != sorted_buckets[:-1]])
+        stops = np.r_[starts[1:], len(order)]
+        lows = sorted_h & (n_slots - 1)
+        if any(len(np.unique(lows[a:b])) != b - a for a, b in zip(starts, stops)):
+            continue
+        occupied = np.zeros(2 * n_slots, dtype=bool)  # doubled: slot + d needs no wrap in the search
+        displacements = np.zeros(1 << bucket_bits, dtype=np.int32)
+        values = np.zeros(n_slots, dtype=np.int32)
+        candidates = np.arange(n_slots)
+        for index in sorted(range(len(starts)), key=lambda i: (starts[i] - stops[i], starts[i])):
+            a, b = starts[index], stops[index]
+            base = lows[a:b]
+            free = ~occupied[(base[:, None] + candidates[None, :]) & (n_slots - 1)].any(axis=0)
+            d = int(np.argmax(free))
+            if not free[d]:
+                break
+            slots = (base + d) & (n_slots - 1)
+            occupied[slots] = True
+            displacements[sorted_buckets[a]] = d
+            values[slots] = keys[order[a:b]]
+        else:
+            return PerfectHash(multiplier, shift, n_slots - 1, displacements, values)
+    raise RuntimeError("no perfect hash found")  # pragma: no cover - the seed is fixed and works
+
+
+def build_lookup_tables() -> LookupTables:
+    """Build the lookup tables from :mod:`cpoker._kernels.evaluate`'s keys (about 20 s; shipped prebuilt)."""
+    from .evaluation import keys_of_masks
+
+    ranks = np.arange(1 << 13, dtype=np.int64)
+    popcount = np.array([bin(r).count("1") for r in range(1 << 13)])
+    flush_keys = np.where(popcount >= 5, keys_of_masks(ranks, 7), 0).astype(np.int32)
+    hashes = {}
+    for size in LOOKUP_SIZES:
+        masks, words = _representative_masks(size)
+        keys = keys_of_masks(masks, size if size in (3, 5) else 7)
+        hashes[size] = perfect_hash(words, keys, *_HASH_SHAPES[size])
+    return LookupTables(card_codes(), flush_keys, hashes)
+
+
+LOOKUP_TABLES_FILE = "lookup_tables.npz"
+
+
+def save_lookup_tables(tables: LookupTables, path) -> None:
+    arrays = {"card_codes": tables.card_codes, "flush_keys": tables.flush_keys}
+    for size, table in tables.hashes.items():
+        arrays[f"hash{size}_parameters"] = np.array([table.multiplier, table.bucket_shift], dtype=np.int64)
+        arrays[f"hash{size}_displacements"] = table.displacements
+        arrays[f"hash{size}_values"] = table.values
+    np.savez_compressed(path, **arrays)
+
+
+@functools.cache
+def lookup_tables() -> LookupTables:
+    """The shipped lookup tables (read once per process, ~1 ms); rebuild with :func:`build_lookup_tables`."""
+    from importlib.resources import files
+
+    with np.load(files("cpoker") / "data" / LOOKUP_TABLES_FILE) as data:
+        arrays = {name: data[name] for name in data.files}
+    hashes = {}
+    for size in LOOKUP_SIZES:
+        multiplier, shift = (int(x) for x in arrays[f"hash{size}_parameters"])
+        values = arrays[f"hash{size}_values"]
+        hashes[size] = PerfectHash(multiplier, shift, len(values) - 1, arrays[f"hash{size}_displacements"], values)
+    tables = LookupTables(arrays["card_codes"], arrays["flush_keys"], hashes)
+    for array in (tables.card_codes, tables.flush_keys, *(a for t in hashes.values() for a in t[3:])):
+        array.flags.writeable = False
+    return tables

@@ -165,18 +165,16 @@ def key_of_mask(mask, n_cards):
 
 
 @jit
-def _keys_from_ids(ids):
-    """Keys of the rows of an ``(N, k)`` array of card ids (``k`` = 3, 5, 6 or 7; see :func:`key_of_mask`)."""
-    masks = np.empty(ids.shape[0], dtype=np.int64)
+def keys3_from_ids(ids, out):
+    """``out[i]`` = key of row ``i`` of ``(N, 3)`` card ids (bit-sliced: as fast as any table for three cards)."""
+    one = np.int64(1)
     for i in range(ids.shape[0]):
-        masks[i] = mask_of_ids(ids[i])
-    return _keys_from_masks(masks, ids.shape[1])
+        out[i] = key3((one << np.int64(ids[i, 0])) | (one << np.int64(ids[i, 1])) | (one << np.int64(ids[i, 2])))
 
 
 @jit
-def _keys_from_masks(masks, n_cards):
-    """Keys of 1-D card masks holding ``n_cards`` each (7 means: the best 5 of 5 to 7)."""
-    out = np.empty(masks.shape[0], dtype=np.int32)
+def keys_from_masks(masks, n_cards, out):
+    """``out[i]`` = key of card mask ``masks[i]`` holding ``n_cards`` (7 means: the best 5 of 5 to 7)."""
     # the choice is hoisted out of the loop by hand: LLVM does not, and it costs ~15% here
     if n_cards == 3:
         for i in range(masks.shape[0]):
@@ -187,7 +185,6 @@ def _keys_from_masks(masks, n_cards):
     else:
         for i in range(masks.shape[0]):
             out[i] = best_key(masks[i])
-    return out
 
 
 @jit

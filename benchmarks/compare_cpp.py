@@ -1,0 +1,216 @@
+"""cpoker's evaluators against the fastest C++ evaluators, on the same saved hands, in one run.
+
+    python benchmarks/compare_cpp.py --ompeval ~/src/OMPEval --skpokereval ~/src/SKPokerEval
+    python benchmarks/compare_cpp.py --quick ...      # 1M hands instead of 10M
+
+OMPEval (github.com/zekyll/OMPEval) and SKPokerEval
+(github.com/kennethshackleton/SKPokerEval) are C++ sources, not pip
+packages, and none of their code is in this repository: point this script to
+your own checkouts.  For each one it writes a small harness (our code, in a
+temporary directory), compiles it with ``g++ -O3 -march=native`` against the
+checkout, and runs it on the very hands cpoker evaluates (a fixed seed, saved
+to a binary file).  Every rate is the best of several passes on one thread,
+card conversion excluded; the table reports each rate as a ratio to cpoker
+measured in the same run.  It also checks agreement: each library's ranking
+must be a strictly increasing function of cpoker's key on those hands.
+
+Without any source directory it says how to get them and exits 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+GET_SOURCES = """\
+compare_cpp.py compares cpoker with C++ evaluators built from your own checkouts of their sources:
+    git clone https://github.com/zekyll/OMPEval ~/src/OMPEval
+    git clone https://github.com/kennethshackleton/SKPokerEval ~/src/SKPokerEval
+    python benchmarks/compare_cpp.py --ompeval ~/src/OMPEval --skpokereval ~/src/SKPokerEval
+(needs g++ with C++20)."""
+
+# One harness per library: read N rows of k card ids (cpoker ids: 13 * suit + rank), convert them to
+# the library's card index outside the timed loop, evaluate every row `repeats` times, print the best
+# pass in seconds, write the last pass's 16-bit rankings.
+HARNESS = r"""
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+%(include)s
+
+int main(int argc, char** argv) {
+    const char* in_path = argv[1];
+    const long n = std::atol(argv[2]);
+    const int k = std::atoi(argv[3]);
+    const int repeats = std::atoi(argv[4]);
+    const char* out_path = argv[5];
+    std::vector<uint8_t> ids(n * k);
+    FILE* f = std::fopen(in_path, "rb");
+    if (!f || std::fread(ids.data(), 1, ids.size(), f) != ids.size()) return 3;
+    std::fclose(f);
+    for (auto& c : ids) { int rank = c %% 13, suit = c / 13; c = (uint8_t)(%(card_index)s); }
+    std::vector<uint16_t> out(n);
+    %(setup)s
+    double best = 1e300;
+    for (int r = 0; r < repeats; ++r) {
+        auto t0 = std::chrono::steady_clock::now();
+        const uint8_t* c = ids.data();
+        if (k == 5) {
+            for (long i = 0; i < n; ++i, c += 5) { %(eval5)s }
+        } else {
+            for (long i = 0; i < n; ++i, c += 7) { %(eval7)s }
+        }
+        double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (s < best) best = s;
+    }
+    f = std::fopen(out_path, "wb");
+    std::fwrite(out.data(), 2, n, f);
+    std::fclose(f);
+    std::printf("%%.9f\n", best);
+    return 0;
+}
+"""
+
+LIBRARIES = {
+    "OMPEval": {
+        "include": '#include "omp/HandEvaluator.h"',
+        "card_index": "4 * rank + suit",
+        "setup": "omp::HandEvaluator evaluator;",
+        "eval5": "out[i] = evaluator.evaluate(omp::Hand::empty() + c[0] + c[1] + c[2] + c[3] + c[4]);",
+        "eval7": ("out[i] = evaluator.evaluate(omp::Hand::empty() + c[0] + c[1] + c[2] + c[3] + c[4] + c[5]"
+                  " + c[6]);"),
+        "sources": ["omp/HandEvaluator.cpp"],
+        "includes": ["."],
+        "marker": "omp/HandEvaluator.h",
+        "widths": (5, 7),
+    },
+    "SKPokerEval": {
+        "include": '#include "SevenEval.h"',
+        "card_index": "4 * (12 - rank) + suit",
+        "setup": "",
+        "eval5": "",
+        "eval7": "out[i] = SevenEval::GetRank(c[0], c[1], c[2], c[3], c[4], c[5], c[6]);",
+        "sources": [],
+        "includes": ["src"],
+        "marker": "src/SevenEval.h",
+        "widths": (7,),  # the current SKPokerEval has no 5-card evaluator
+    },
+}
+
+
+def random_hands(n: int, k: int, seed: int) -> np.ndarray:
+    """``n`` random k-card hands of cpoker card ids (uint8), the same for every library."""
+    rng = np.random.default_rng(seed)
+    return np.argsort(rng.random((n, 52), dtype=np.float32), axis=1)[:, :k].astype(np.uint8)
+
+
+def build(name: str, source_dir: Path, work: Path) -> Path:
+    spec = LIBRARIES[name]
+    harness = work / f"{name}.cpp"
+    harness.write_text(HARNESS % spec)
+    binary = work / name
+    command = ["g++", "-O3", "-march=native", "-std=c++20", "-w", "-o", str(binary), str(harness),
+               *(str(source_dir / s) for s in spec["sources"]),
+               *(f"-I{source_dir / i}" for i in spec["includes"])]
+    subprocess.run(command, check=True)
+    return binary
+
+
+def time_cpoker(ids: np.ndarray, repeats: int, block: int) -> tuple[float, np.ndarray]:
+    """Best pass of cpoker's batch call over all rows (``block`` rows per call, one preallocated output)."""
+    from cpoker import evaluate_batch, evaluate_best_batch
+
+    evaluate = evaluate_batch if ids.shape[1] in (3, 5) else evaluate_best_batch
+    out = np.empty(len(ids), dtype=np.int32)
+    evaluate(ids[:100], check=False)
+    best = np.inf
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for i in range(0, len(ids), block):
+            evaluate(ids[i:i + block], check=False, out=out[i:i + block])
+        best = min(best, time.perf_counter() - start)
+    return best, out
+
+
+def agrees(cpoker_keys: np.ndarray, ranks: np.ndarray) -> int:
+    """Number of violations of "ranks is a strictly increasing function of cpoker's key"."""
+    keys, first = np.unique(cpoker_keys, return_index=True)
+    inverse = np.searchsorted(keys, cpoker_keys)
+    representative = ranks[first][inverse]
+    mismatched = int((representative != ranks).sum())  # equal keys, unequal ranks
+    return mismatched + int((np.diff(ranks[first].astype(np.int64)) <= 0).sum())
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--ompeval", type=Path, help="a checkout of github.com/zekyll/OMPEval")
+    parser.add_argument("--skpokereval", type=Path, help="a checkout of github.com/kennethshackleton/SKPokerEval")
+    parser.add_argument("--hands", type=int, default=10_000_000)
+    parser.add_argument("--quick", action="store_true", help="1M hands, 3 passes")
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--json", type=Path, help="also write the figures here")
+    args = parser.parse_args(argv)
+    sources = {name: path for name, path in (("OMPEval", args.ompeval), ("SKPokerEval", args.skpokereval)) if path}
+    if not sources:
+        print(GET_SOURCES)
+        return 0
+    if shutil.which("g++") is None:
+        print("compare_cpp.py: g++ is needed to build the harnesses", file=sys.stderr)
+        return 2
+    for name, path in sources.items():
+        if not (path.expanduser() / LIBRARIES[name]["marker"]).is_file():
+            print(f"compare_cpp.py: {path} is not a checkout of {name} (no {LIBRARIES[name]['marker']})",
+                  file=sys.stderr)
+            return 2
+    import numba
+
+    numba.set_num_threads(1)
+    n, repeats = (1_000_000, 3) if args.quick else (args.hands, args.repeats)
+    results = []
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        binaries = {name: build(name, path.expanduser(), work) for name, path in sources.items()}
+        for k in (5, 7):
+            ids = random_hands(n, k, args.seed + k)
+            hands_file = work / f"hands{k}.bin"
+            ids.tofile(hands_file)
+            rows = []
+            for label, block in (("cpoker, 1M-row calls", 1_000_000), (f"cpoker, one {n // 10**6}M-row call", n)):
+                seconds, keys = time_cpoker(ids, repeats, block)
+                rows.append({"evaluator": label, "rate": n / seconds, "violations": 0})
+            for name, binary in binaries.items():
+                if k not in LIBRARIES[name]["widths"]:
+                    continue
+                out_file = work / f"{name}{k}.out"
+                run = subprocess.run([str(binary), str(hands_file), str(n), str(k), str(repeats), str(out_file)],
+                                     check=True, capture_output=True, text=True)
+                ranks = np.fromfile(out_file, dtype=np.uint16)
+                rows.append({"evaluator": name, "rate": n / float(run.stdout), "violations": agrees(keys, ranks)})
+            base = rows[0]["rate"]
+            for row in rows:
+                row.update(cards=k, ratio=row["rate"] / base)
+                results.append(row)
+    print(f"{n:,} random hands per size, one thread, best of {repeats} passes; ratio = rate / cpoker's 1M-row rate")
+    print(f"{'evaluator':32} {'cards':>5} {'M hands/s':>10} {'ratio':>6} {'order violations':>17}")
+    for row in results:
+        print(f"{row['evaluator']:32} {row['cards']:>5} {row['rate'] / 1e6:>10.1f} {row['ratio']:>6.2f} "
+              f"{row['violations']:>17}")
+    if args.json:
+        args.json.write_text(json.dumps({"hands": n, "repeats": repeats, "seed": args.seed, "results": results},
+                                        indent=1))
+    return 1 if any(row["violations"] for row in results) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

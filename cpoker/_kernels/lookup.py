@@ -1,0 +1,116 @@
+"""Strength keys by table lookup on a sum of per-card codes (the fast path).
+
+The method of the fastest C++ evaluators (OMPEval, SKPokerEval), written
+for cpoker's cards and keys:
+
+* every card id has a 64-bit *code*: ``8 ** rank`` (a 3-bit counter per rank,
+  bits 0..38) plus ``16 ** suit << 40`` (a 4-bit counter per suit).  The code
+  of a hand is the sum of its cards' codes, started at ``SUIT_BIAS`` (3 in
+  every suit counter), so a suit holding five or more cards sets bit 3 of its
+  counter: one AND tells whether the hand holds a flush;
+* without a flush, the key depends only on the rank counts, i.e. on the low
+  39 bits; they go through a *perfect hash* (multiply, shift, one displacement
+  per bucket) into a table of keys: no collisions, no probing;
+* with a flush, the suit's 13-bit rank set indexes ``flush_keys``, the key of
+  the best straight flush or flush of those ranks.
+
+The tables (:func:`cpoker.tables.lookup_tables`) hold cpoker's own keys, so
+every answer is exactly the key of :mod:`.evaluate` (the tests compare all
+5-card and 3-card hands).  Everything here is a plain function of scalars
+and small arrays, like the rest of ``_kernels``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._jit import jit
+
+SUIT_SHIFT = 40
+RANK_FIELD = (1 << 39) - 1
+SUIT_BIAS = 0x3333 << SUIT_SHIFT
+FLUSH_BITS = 0x8888 << SUIT_SHIFT
+
+
+@jit
+def perfect_hash_value(counts, multiplier, bucket_shift, slot_mask, displacements, values):
+    """``values`` at the slot of the rank-count word ``counts`` (see :func:`cpoker.tables.perfect_hash`).
+
+    ``slot_mask`` (``len(values) - 1``) is passed in rather than read from the
+    array: LLVM cannot hoist that read out of a loop that stores keys.
+    """
+    h = ((counts * multiplier) >> 32) & 0xFFFFFFFF
+    # unsigned indices: numba then skips its negative-index wraparound (~10% here)
+    return values[np.uint64((h + displacements[np.uint64(h >> bucket_shift)]) & slot_mask)]
+
+
+@jit
+def flush_ranks(code, mask):
+    """The 13-bit rank set of the suit with five or more cards (``code`` says which) in card ``mask``."""
+    flags = code & FLUSH_BITS
+    if flags & (0x8 << SUIT_SHIFT):
+        return mask & 0x1FFF
+    if flags & (0x80 << SUIT_SHIFT):
+        return (mask >> 13) & 0x1FFF
+    if flags & (0x800 << SUIT_SHIFT):
+        return (mask >> 26) & 0x1FFF
+    return (mask >> 39) & 0x1FFF
+
+
+@jit
+def _flush_key(ids, i, code, flush_keys):
+    """Key of row ``i`` of ``ids`` given that its ``code`` shows a flush (rare: a real call is fine)."""
+    mask = np.int64(0)
+    for j in range(ids.shape[1]):
+        mask |= np.int64(1) << np.int64(ids[i, j])
+    return flush_keys[flush_ranks(code, mask)]
+
+
+@jit
+def keys_from_ids_lookup(ids, card_codes, multiplier, bucket_shift, slot_mask, displacements, values, flush_keys,
+                         out):
+    """``out[i]`` = key of row ``i`` of ``(N, k)`` card ids; the table arguments are those for k cards.
+
+    One loop per row width, each with a constant inner trip count that LLVM
+    unrolls (a loop over a run-time width costs 3x), and nothing but scalars
+    and the tiny :func:`perfect_hash_value` on the common path: a call that
+    passes arrays is not inlined and costs reference counting per row.
+    Three cards never set a flush bit.
+    """
+    width = ids.shape[1]
+    if width == 3:
+        for i in range(ids.shape[0]):
+            code = np.int64(SUIT_BIAS)
+            for j in range(3):
+                code += card_codes[ids[i, j]]
+            out[i] = perfect_hash_value(code & RANK_FIELD, multiplier, bucket_shift, slot_mask, displacements, values)
+    elif width == 5:
+        for i in range(ids.shape[0]):
+            code = np.int64(SUIT_BIAS)
+            for j in range(5):
+                code += card_codes[ids[i, j]]
+            if code & FLUSH_BITS:
+                out[i] = _flush_key(ids, i, code, flush_keys)
+            else:
+                out[i] = perfect_hash_value(code & RANK_FIELD, multiplier, bucket_shift, slot_mask, displacements,
+                                            values)
+    elif width == 6:
+        for i in range(ids.shape[0]):
+            code = np.int64(SUIT_BIAS)
+            for j in range(6):
+                code += card_codes[ids[i, j]]
+            if code & FLUSH_BITS:
+                out[i] = _flush_key(ids, i, code, flush_keys)
+            else:
+                out[i] = perfect_hash_value(code & RANK_FIELD, multiplier, bucket_shift, slot_mask, displacements,
+                                            values)
+    else:
+        for i in range(ids.shape[0]):
+            code = np.int64(SUIT_BIAS)
+            for j in range(7):
+                code += card_codes[ids[i, j]]
+            if code & FLUSH_BITS:
+                out[i] = _flush_key(ids, i, code, flush_keys)
+            else:
+                out[i] = perfect_hash_value(code & RANK_FIELD, multiplier, bucket_shift, slot_mask, displacements,
+                                            values)
