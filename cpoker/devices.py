@@ -35,7 +35,7 @@ def check_device(device: object) -> str:
 def cuda_runtime():
     """``(numba.cuda, kernels, device tables)``, or an :class:`OptionError` saying what is missing."""
     from ._kernels.cuda import build_kernels, import_cuda
-    from .tables import split_tables, strength_hash
+    from .tables import rest_lookup_arguments, row_lookup_arguments, split_tables
 
     try:
         cuda = import_cuda()
@@ -45,10 +45,10 @@ def cuda_runtime():
         raise OptionError("device='cuda' needs an NVIDIA GPU and its driver, and none is available here "
                           "(use device='cpu')")
     kernels = build_kernels(cuda)
-    t, h = split_tables(), strength_hash()
-    tables = {name: cuda.to_device(np.ascontiguousarray(array)) for name, array in
-              (("subsets5", t.subsets5), ("subsets3", t.subsets3), ("splits", t.splits),
-               ("hash_keys", h.keys), ("hash_index", h.dense))}
+    # the policy's lookup arguments, in the kernel's order: arrays on the device, integers as they are
+    lookups = tuple(cuda.to_device(np.ascontiguousarray(x)) if isinstance(x, np.ndarray) else x
+                    for x in (*row_lookup_arguments(), *rest_lookup_arguments()))
+    tables = {"splits": cuda.to_device(np.ascontiguousarray(split_tables().splits)), "policy_lookups": lookups}
     return cuda, kernels, tables
 
 
@@ -104,8 +104,7 @@ def table_policy_cuda(hands: np.ndarray, row_values: np.ndarray) -> tuple[np.nda
         part_chosen = cuda.device_array(len(part), dtype=np.int32)
         part_strengths = cuda.device_array((len(part), 3), dtype=np.int16)
         kernels["table_policy"][-(-len(part) // THREADS), THREADS](
-            cuda.to_device(part), values, tables["hash_keys"], tables["hash_index"], tables["subsets5"],
-            tables["subsets3"], tables["splits"], part_chosen, part_strengths)
+            cuda.to_device(part), values, *tables["policy_lookups"], tables["splits"], part_chosen, part_strengths)
         chosen[start:start + len(part)] = part_chosen.copy_to_host()
         strengths[start:start + len(part)] = part_strengths.copy_to_host()
     return chosen, strengths

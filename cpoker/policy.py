@@ -195,17 +195,16 @@ def arrange_by_tables(hands: np.ndarray, row_values: np.ndarray, device: str = "
     """
     from ._kernels.splits import _table_policy
     from .interrupts import shielded
-    from .tables import split_tables, strength_hash
+    from .tables import rest_lookup_arguments, row_lookup_arguments, split_tables
 
     if device == "cuda":
         from .devices import table_policy_cuda
 
         with shielded():
             return table_policy_cuda(hands, row_values)
-    t, h = split_tables(), strength_hash()
     with shielded():
-        return _table_policy(hands, np.ascontiguousarray(row_values), h.keys, h.dense, t.subsets5, t.subsets3,
-                             t.splits)
+        return _table_policy(hands, np.ascontiguousarray(row_values), *row_lookup_arguments(),
+                             *rest_lookup_arguments(), split_tables().splits)
 
 
 def arrange_greedy(hands: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -127,9 +127,11 @@ def split_tables() -> SplitTables:
 # ---------------------------------------------------------------------------
 # Lookup evaluation (cpoker._kernels.lookup): card codes, perfect hashes, flush keys
 
-LOOKUP_SIZES = (3, 5, 6, 7)
-# (slot bits, bucket bits) per hand size: about 0.75 keys per slot and 6 per bucket
-_HASH_SHAPES = {3: (10, 7), 5: (13, 10), 6: (15, 12), 7: (16, 13)}
+LOOKUP_SIZES = (5, 6, 7)
+ROWS = "rows"  # the hash of every 3-card and 5-card rank multiset, to dense strength indices
+REST = "rest"  # the hash of every 8-card rank multiset (what a back leaves), to its best middle and front
+# (slot bits, bucket bits) per table: about 0.75-0.9 keys per slot and 6-7 per bucket
+_HASH_SHAPES = {5: (13, 10), 6: (15, 12), 7: (16, 13), ROWS: (13, 10), REST: (17, 14)}
 _HASH_MULTIPLIER_SEED = 20261130
 
 
@@ -148,7 +150,8 @@ class LookupTables(NamedTuple):
 
     card_codes: np.ndarray  # (52,) int64: 8**rank + (16**suit << 40)
     flush_keys: np.ndarray  # (8192,) int32: best flush of a rank set (0 below five ranks)
-    hashes: dict  # hand size -> PerfectHash
+    hashes: dict  # hand size (5, 6, 7) -> PerfectHash to keys; ROWS -> to dense strengths (int16); REST -> see below
+    flush_strengths: np.ndarray  # (8192,) int16: dense strength of the best flush of a rank set (0 below five)
 
 
 def card_codes() -> np.ndarray:
@@ -186,6 +189,18 @@ def _hash32(words: np.ndarray, multiplier: int) -> np.ndarray:
         return ((words.astype(np.uint64) * np.uint64(multiplier)) >> np.uint64(32)).astype(np.int64) & 0xFFFFFFFF
 
 
+def _first_free_displacement(occupied: np.ndarray, base: np.ndarray) -> int:
+    """The smallest ``d`` with every slot ``(base + d) % len(occupied)`` free, or -1 (chunks of candidates)."""
+    n_slots, start, chunk = len(occupied), 0, 64
+    while start < n_slots:
+        candidates = np.arange(start, min(n_slots, start + chunk))
+        free = ~occupied[(base[:, None] + candidates[None, :]) & (n_slots - 1)].any(axis=0)
+        if free.any():
+            return int(candidates[np.argmax(free)])
+        start, chunk = start + chunk, chunk * 4
+    return -1
+
+
 def perfect_hash(words: np.ndarray, keys: np.ndarray, slot_bits: int, bucket_bits: int) -> PerfectHash:
     """Place ``keys`` so that ``values[(h + displacements[h >> shift]) & mask]`` finds each word's key.
 
@@ -208,16 +223,14 @@ def perfect_hash(words: np.ndarray, keys: np.ndarray, slot_bits: int, bucket_bit
         lows = sorted_h & (n_slots - 1)
         if any(len(np.unique(lows[a:b])) != b - a for a, b in zip(starts, stops)):
             continue
-        occupied = np.zeros(2 * n_slots, dtype=bool)  # doubled: slot + d needs no wrap in the search
+        occupied = np.zeros(n_slots, dtype=bool)
         displacements = np.zeros(1 << bucket_bits, dtype=np.int32)
-        values = np.zeros(n_slots, dtype=np.int32)
-        candidates = np.arange(n_slots)
+        values = np.zeros(n_slots, dtype=keys.dtype)
         for index in sorted(range(len(starts)), key=lambda i: (starts[i] - stops[i], starts[i])):
             a, b = starts[index], stops[index]
             base = lows[a:b]
-            free = ~occupied[(base[:, None] + candidates[None, :]) & (n_slots - 1)].any(axis=0)
-            d = int(np.argmax(free))
-            if not free[d]:
+            d = _first_free_displacement(occupied, base)
+            if d < 0:
                 break
             slots = (base + d) & (n_slots - 1)
             occupied[slots] = True
@@ -238,16 +251,30 @@ def build_lookup_tables() -> LookupTables:
     hashes = {}
     for size in LOOKUP_SIZES:
         masks, words = _representative_masks(size)
-        keys = keys_of_masks(masks, size if size in (3, 5) else 7)
+        keys = keys_of_masks(masks, 5 if size == 5 else 7)
         hashes[size] = perfect_hash(words, keys, *_HASH_SHAPES[size])
-    return LookupTables(card_codes(), flush_keys, hashes)
+    row_words, row_strengths = [], []
+    for size in (3, 5):
+        masks, words = _representative_masks(size)
+        row_words.append(words)
+        row_strengths.append(np.searchsorted(strength_keys(), keys_of_masks(masks, size)))
+    hashes[ROWS] = perfect_hash(np.concatenate(row_words), np.concatenate(row_strengths), *_HASH_SHAPES[ROWS])
+    hashes[ROWS] = hashes[ROWS]._replace(values=hashes[ROWS].values.astype(np.int16))
+    # eight cards: (dense strength of the best five without a flush) << 16 | dense strength of the best three
+    masks, words = _representative_masks(8)
+    rest = (np.searchsorted(strength_keys(), keys_of_masks(masks, 8)) << 16
+            | np.searchsorted(strength_keys(), best_front_keys(masks)))
+    hashes[REST] = perfect_hash(words, rest.astype(np.int32), *_HASH_SHAPES[REST])
+    flush_strengths = np.where(popcount >= 5, np.searchsorted(strength_keys(), flush_keys), 0).astype(np.int16)
+    return LookupTables(card_codes(), flush_keys, hashes, flush_strengths)
 
 
 LOOKUP_TABLES_FILE = "lookup_tables.npz"
 
 
 def save_lookup_tables(tables: LookupTables, path) -> None:
-    arrays = {"card_codes": tables.card_codes, "flush_keys": tables.flush_keys}
+    arrays = {"card_codes": tables.card_codes, "flush_keys": tables.flush_keys,
+              "flush_strengths": tables.flush_strengths}
     for size, table in tables.hashes.items():
         arrays[f"hash{size}_parameters"] = np.array([table.multiplier, table.bucket_shift], dtype=np.int64)
         arrays[f"hash{size}_displacements"] = table.displacements
@@ -263,11 +290,33 @@ def lookup_tables() -> LookupTables:
     with np.load(files("cpoker") / "data" / LOOKUP_TABLES_FILE) as data:
         arrays = {name: data[name] for name in data.files}
     hashes = {}
-    for size in LOOKUP_SIZES:
+    for size in (*LOOKUP_SIZES, ROWS, REST):
         multiplier, shift = (int(x) for x in arrays[f"hash{size}_parameters"])
         values = arrays[f"hash{size}_values"]
         hashes[size] = PerfectHash(multiplier, shift, len(values) - 1, arrays[f"hash{size}_displacements"], values)
-    tables = LookupTables(arrays["card_codes"], arrays["flush_keys"], hashes)
-    for array in (tables.card_codes, tables.flush_keys, *(a for t in hashes.values() for a in t[3:])):
+    tables = LookupTables(arrays["card_codes"], arrays["flush_keys"], hashes, arrays["flush_strengths"])
+    for array in (tables.card_codes, tables.flush_keys, tables.flush_strengths,
+                  *(a for t in hashes.values() for a in t[3:])):
         array.flags.writeable = False
     return tables
+
+
+def best_front_keys(masks: np.ndarray) -> np.ndarray:
+    """Key of the best 3-card front among the cards of each mask (three or more cards)."""
+    from ._kernels.evaluate import best_front_key
+
+    return np.array([best_front_key(int(mask)) for mask in masks], dtype=np.int32)
+
+
+def row_lookup_arguments() -> tuple:
+    """The arguments of the kernels' ``subset_strengths``, in order: card codes, the rows' perfect hash, flushes."""
+    tables = lookup_tables()
+    rows = tables.hashes[ROWS]
+    return (tables.card_codes, rows.multiplier, rows.bucket_shift, rows.slot_mask, rows.displacements, rows.values,
+            tables.flush_strengths)
+
+
+def rest_lookup_arguments() -> tuple:
+    """The 8-card table's arguments of the table policy's tight bound: its perfect hash, in order."""
+    rest = lookup_tables().hashes[REST]
+    return rest.multiplier, rest.bucket_shift, rest.slot_mask, rest.displacements, rest.values

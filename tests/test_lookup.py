@@ -97,3 +97,75 @@ def test_a_read_only_out_is_refused():
     out.flags.writeable = False
     with pytest.raises(OptionError, match="read-only"):
         evaluate_best_batch(random_hands(10, 7, seed=1), out=out)
+
+
+# --- the table policy's lookups: subset strengths, best five and best three of the 8 cards a back leaves
+
+def test_subset_strengths_are_the_dense_strengths_of_the_subset_keys():
+    from cpoker._kernels.splits import subset_keys, subset_strengths
+    from cpoker.tables import row_lookup_arguments, split_tables, strength_keys
+
+    t, arguments = split_tables(), row_lookup_arguments()
+    index5, index3 = np.empty(1287, np.int16), np.empty(286, np.int16)
+    masks5, codes5 = np.empty(1287, np.int64), np.empty(1287, np.int64)
+    keys5, keys3 = np.empty(1287, np.int32), np.empty(286, np.int32)
+    hands = [np.sort(h) for h in random_hands(200, 13, seed=3)] + suited_hands(100, seed=4)
+    for hand in hands:
+        subset_strengths(hand, *arguments, index5, index3, masks5, codes5)
+        subset_keys(hand, t.subsets5, t.subsets3, keys5, keys3)
+        assert np.array_equal(index5, np.searchsorted(strength_keys(), keys5))
+        assert np.array_equal(index3, np.searchsorted(strength_keys(), keys3))
+        assert np.array_equal(masks5, masks_of(hand[t.subsets5]))
+
+
+def suited_hands(n: int, seed: int) -> list:
+    """13-card hands with 6 to 10 cards of one suit: flushes in many subsets and in what backs leave."""
+    rng = np.random.default_rng(seed)
+    hands = []
+    for _ in range(n):
+        suit, count = rng.integers(4), rng.integers(6, 11)
+        suited = 13 * suit + rng.choice(13, size=count, replace=False)
+        others = rng.choice(np.setdiff1d(np.arange(52), suited), size=13 - count, replace=False)
+        hands.append(np.sort(np.r_[suited, others]).astype(np.uint8))
+    return hands
+
+
+def test_best_of_eight_and_best_front_agree_with_brute_force():
+    from itertools import combinations
+
+    from cpoker._kernels.evaluate import best_front_key, best_key
+
+    hands = list(random_hands(300, 8, seed=8)) + [h[:8] for h in suited_hands(100, seed=9)]
+    hands.append(np.array([0, 13, 26, 39, 1, 14, 27, 40], dtype=np.uint8))  # two quads
+    for hand in hands:
+        fives = np.array(list(combinations(hand, 5)), dtype=np.uint8)
+        threes = np.array(list(combinations(hand, 3)), dtype=np.uint8)
+        mask = int(masks_of(hand[None, :])[0])
+        assert best_key(mask) == evaluate_batch(fives).max()
+        assert best_front_key(mask) == evaluate_batch(threes).max()
+
+
+def test_the_eight_card_table_holds_the_best_five_and_best_three():
+    from cpoker._kernels.lookup import RANK_FIELD, SUIT_BIAS, perfect_hash_value
+    from cpoker.tables import REST, best_front_keys, card_codes, strength_keys
+
+    table = lookup_tables().hashes[REST]
+    hands = random_hands(3_000, 8, seed=10)
+    hands = hands[[np.bincount(h // 13, minlength=4).max() < 5 for h in hands]]  # no flush: ranks decide
+    codes = card_codes()[hands].sum(axis=1) + SUIT_BIAS
+    packed = np.array([perfect_hash_value(int(code) & RANK_FIELD, table.multiplier, table.bucket_shift,
+                                          table.slot_mask, table.displacements, table.values) for code in codes])
+    masks = masks_of(hands)
+    assert np.array_equal(packed >> 16, np.searchsorted(strength_keys(), keys_of_masks(masks, 8)))
+    assert np.array_equal(packed & 0xFFFF, np.searchsorted(strength_keys(), best_front_keys(masks)))
+
+
+def test_table_policy_on_suited_hands_equals_brute_force():
+    from test_solver import brute_force_table_choice
+
+    from cpoker.policy import arrange_by_tables, default_tables
+
+    values = default_tables().row_values
+    hands = np.array(suited_hands(25, seed=11))
+    chosen, _ = arrange_by_tables(hands, values)
+    assert [brute_force_table_choice(hand, values) for hand in hands] == chosen.tolist()

@@ -21,12 +21,13 @@ import types
 
 import numpy as np
 
-from . import evaluate, scoring, splits
+from . import evaluate, lookup, scoring, splits
 
 TWINNED = {
     evaluate: ("_suit_ranks", "_rank_groups", "_make_key", "key5", "key3", "mask_of_ids", "_top_ranks", "best_key",
                "key_of_mask"),
-    splits: ("subset_keys", "dense_index", "_search_back", "best_split_by_row_values", "table_policy_hand"),
+    lookup: ("perfect_hash_value", "flush_ranks"),
+    splits: ("subset_strengths", "best_split_by_row_values", "table_policy_hand"),
     scoring: ("_royalty", "pair_parts", "pair_points"),
 }
 N_SUBSETS5, N_SUBSETS3 = 1287, 286
@@ -67,7 +68,7 @@ def build_kernels(cuda_module) -> dict:
     key3, key5, best_key, mask_of_ids = twins["key3"], twins["key5"], twins["best_key"], twins["mask_of_ids"]
     table_policy_hand = twins["table_policy_hand"]
     pair_points = twins["pair_points"]
-    from numba import float64, int16, int32
+    from numba import float64, int16, int32, int64
 
     @cuda.jit
     def settle_pairs(a, b, scoring_method, royalties, require_win, out):
@@ -103,26 +104,32 @@ def build_kernels(cuda_module) -> dict:
                 out[i] = best_key(masks[i])
 
     @cuda.jit
-    def table_policy(hands, row_values, hash_keys, hash_index, subsets5, subsets3, split_table, chosen, strengths):
+    def table_policy(hands, row_values, card_codes, multiplier, bucket_shift, slot_mask, displacements,
+                     strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements,
+                     rest_values, split_table, chosen, chosen_strengths):
         """One thread per hand: the CPU's ``table_policy_hand`` with scratch in local memory."""
         h = cuda.grid(1)
         if h >= hands.shape[0]:
             return
-        keys5 = cuda.local.array(N_SUBSETS5, int32)
-        keys3 = cuda.local.array(N_SUBSETS3, int32)
         index5 = cuda.local.array(N_SUBSETS5, int16)
         index3 = cuda.local.array(N_SUBSETS3, int16)
+        masks5 = cuda.local.array(N_SUBSETS5, int64)
+        codes5 = cuda.local.array(N_SUBSETS5, int64)
         back_values = cuda.local.array(N_SUBSETS5, float64)
         middle_values = cuda.local.array(N_SUBSETS5, float64)
         front_values = cuda.local.array(N_SUBSETS3, float64)
         back_bounds = cuda.local.array(N_SUBSETS5, float64)
-        best, front, middle, back = table_policy_hand(hands[h], row_values, hash_keys, hash_index, subsets5,
-                                                      subsets3, split_table, keys5, keys3, index5, index3,
-                                                      back_values, middle_values, front_values, back_bounds)
+        candidates = cuda.local.array(N_SUBSETS5, int32)
+        candidate_bounds = cuda.local.array(N_SUBSETS5, float64)
+        best, front, middle, back = table_policy_hand(
+            hands[h], row_values, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
+            flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values,
+            split_table, index5, index3, masks5, codes5, back_values, middle_values, front_values, back_bounds,
+            candidates, candidate_bounds)
         chosen[h] = best
-        strengths[h, 0] = front
-        strengths[h, 1] = middle
-        strengths[h, 2] = back
+        chosen_strengths[h, 0] = front
+        chosen_strengths[h, 1] = middle
+        chosen_strengths[h, 2] = back
 
     return {"keys_from_ids": keys_from_ids, "keys_from_masks": keys_from_masks, "table_policy": table_policy,
             "settle_pairs": settle_pairs}

@@ -120,7 +120,7 @@ def _top_ranks(ranks, count):
 
 @jit
 def best_key(mask):
-    """Key of the best 5-card hand among the 5 to 7 cards of ``mask``."""
+    """Key of the best 5-card hand among the 5 to 8 cards of ``mask``."""
     s, h, d, c = _suit_ranks(mask)
     singles, pairs, trips, quads = _rank_groups(s, h, d, c)
     ranks = s | h | d | c
@@ -133,7 +133,8 @@ def best_key(mask):
         if top:
             return _make_key(STRAIGHT_FLUSH, np.int64(top), 0)
     if quads:
-        return _make_key(QUADS, quads, np.int64(TOP_BIT[ranks ^ quads]))
+        top_quads = np.int64(TOP_BIT[quads])  # eight cards may hold two
+        return _make_key(QUADS, top_quads, np.int64(TOP_BIT[ranks ^ top_quads]))
     if trips:
         high_trips = np.int64(TOP_BIT[trips])
         second = (trips ^ high_trips) | pairs
@@ -152,6 +153,20 @@ def best_key(mask):
             return _make_key(TWO_PAIR, two, np.int64(TOP_BIT[ranks ^ two]))
         return _make_key(PAIR, pairs, _top_ranks(singles, 3))
     return _make_key(HIGH_CARD, _top_ranks(ranks, 5), 0)
+
+
+@jit
+def best_front_key(mask):
+    """Key of the best 3-card front among the 3 or more cards of ``mask``."""
+    s, h, d, c = _suit_ranks(mask)
+    singles, pairs, trips, quads = _rank_groups(s, h, d, c)
+    ranks = s | h | d | c
+    if trips | quads:
+        return _make_key(TRIPS, np.int64(TOP_BIT[trips | quads]), 0)
+    if pairs:
+        top_pair = np.int64(TOP_BIT[pairs])
+        return _make_key(PAIR, top_pair, np.int64(TOP_BIT[ranks ^ top_pair]))
+    return _make_key(HIGH_CARD, _top_ranks(ranks, 3), 0)
 
 
 @jit
