@@ -54,7 +54,7 @@ def test_enumerate_all_splits(benchmark, hands13):
 
     def enumerate_hands():
         for hand in hands13[:200]:
-            _valid_splits(hand, t.subsets5, t.subsets3, t.splits)
+            _valid_splits(hand, t.subsets5, t.subsets3, t.middles, t.fronts)
 
     enumerate_hands()
     benchmark.pedantic(enumerate_hands, rounds=5)

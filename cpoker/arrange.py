@@ -10,12 +10,13 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Sequence
 from typing import Optional, Union
 
 import numpy as np
 
-from .cards import Card, CardsLike, format_cards, parse_cards
+from .cards import CARDS, Card, CardsLike, format_cards, parse_cards
 from .errors import ArrangementError, CardError
 from .evaluation import HandValue, value_of_cards
 
@@ -67,6 +68,25 @@ class Arrangement:
         self._foul_reason = misset_reason or self._find_order_foul()
 
     @classmethod
+    def _of_ids(cls, front: Sequence[int], middle: Sequence[int], back: Sequence[int],
+                keys: Optional[Sequence[int]] = None) -> "Arrangement":
+        """An arrangement of rows known to be well formed (distinct ids, 3/5/5): no parsing, no misset check.
+
+        ``keys`` are the rows' strength keys when the caller has them (the kernels do).
+        """
+        self = cls.__new__(cls)
+        self.front = tuple(CARDS[c] for c in front)
+        self.middle = tuple(CARDS[c] for c in middle)
+        self.back = tuple(CARDS[c] for c in back)
+        self.hand = None
+        if keys is None:
+            self._foul_reason = self._find_order_foul()
+        else:
+            self._values = tuple(HandValue(int(k), n) for k, n in zip(keys, ROW_SIZES))  # type: ignore[assignment]
+            self._foul_reason = self._order_foul(*self._values)
+        return self
+
+    @classmethod
     def parse(cls, text: str, hand: Optional[CardsLike] = None, misset: str = "error") -> "Arrangement":
         """Read ``"front / middle / back"``, e.g. ``"2s 2h Ad / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac"``."""
         if isinstance(text, Arrangement):
@@ -95,7 +115,11 @@ class Arrangement:
         return None
 
     def _find_order_foul(self) -> Optional[str]:
-        front, middle, back = self._values = tuple(value_of_cards(row) for row in self.rows)  # type: ignore[assignment]
+        self._values = tuple(value_of_cards(row) for row in self.rows)  # type: ignore[assignment]
+        return self._order_foul(*self._values)
+
+    @staticmethod
+    def _order_foul(front: HandValue, middle: HandValue, back: HandValue) -> Optional[str]:
         if back < middle:
             return f"back ({back}) is weaker than middle ({middle})"
         if middle < front:
@@ -204,20 +228,28 @@ def parse_hand(hand: CardsLike) -> np.ndarray:
     cards = parse_cards(hand)
     if len(cards) != 13:
         raise CardError(f"a hand has 13 cards, got {len(cards)}")
-    return np.array(sorted(int(c) for c in cards), dtype=np.uint8)
+    return np.array(sorted(cards), dtype=np.uint8)
 
 
-def arrangement_of_split(hand_ids: np.ndarray, split: int) -> Arrangement:
-    """The arrangement that split number ``split`` (0..72,071) makes of sorted hand ids."""
+def arrangement_of_split(hand_ids: np.ndarray, split: int, keys: Optional[Sequence[int]] = None) -> Arrangement:
+    """The arrangement that split number ``split`` (0..72,071) makes of sorted hand ids (``keys``: of its rows,
+    front first, when known)."""
+    from .tables import split_tables
+
+    back, middle, front = split_tables().splits[split].tolist()
+    positions5, positions3 = _subset_positions()
+    hand = hand_ids.tolist()
+    return Arrangement._of_ids([hand[p] for p in positions3[front]], [hand[p] for p in positions5[middle]],
+                               [hand[p] for p in positions5[back]], keys)
+
+
+@functools.cache
+def _subset_positions() -> tuple[list, list]:
+    """The positions in each 5-subset and each 3-subset, as Python lists (cheaper to index one at a time)."""
     from .tables import split_tables
 
     tables = split_tables()
-    back, middle, front = tables.splits[split]
-    return Arrangement(
-        [int(hand_ids[p]) for p in tables.subsets3[front]],
-        [int(hand_ids[p]) for p in tables.subsets5[middle]],
-        [int(hand_ids[p]) for p in tables.subsets5[back]],
-    )
+    return tables.subsets5.tolist(), tables.subsets3.tolist()
 
 
 class Arrangements(Sequence):
@@ -233,15 +265,13 @@ class Arrangements(Sequence):
         ``int32`` strength keys of each row, aligned with ``split_ids``.
     """
 
-    def __init__(self, hand: np.ndarray, split_ids: np.ndarray, keys5: np.ndarray, keys3: np.ndarray):
-        from .tables import split_tables
-
-        splits = split_tables().splits[split_ids]
+    def __init__(self, hand: np.ndarray, split_ids: np.ndarray, front_keys: np.ndarray, middle_keys: np.ndarray,
+                 back_keys: np.ndarray):
         self.hand = hand
         self.split_ids = split_ids
-        self.back_keys = keys5[splits[:, 0]]
-        self.middle_keys = keys5[splits[:, 1]]
-        self.front_keys = keys3[splits[:, 2]]
+        self.front_keys = front_keys
+        self.middle_keys = middle_keys
+        self.back_keys = back_keys
 
     def __len__(self) -> int:
         return len(self.split_ids)
@@ -265,10 +295,12 @@ def arrangements(hand: CardsLike) -> Arrangements:
     >>> len(arrangements("As Ks Qs Js Ts 9s 8s 7s 6s 5s 4s 3s 2s"))  # back >= middle: half of all
     36036
     """
-    from ._kernels.splits import _valid_splits
+    from ._kernels.splits import _arrangement_arrays
+    from .interrupts import shielded
     from .tables import split_tables
 
     hand_ids = parse_hand(hand)
     tables = split_tables()
-    split_ids, keys5, keys3 = _valid_splits(hand_ids, tables.subsets5, tables.subsets3, tables.splits)
-    return Arrangements(hand_ids, split_ids, keys5, keys3)
+    with shielded():
+        arrays = _arrangement_arrays(hand_ids, tables.subsets5, tables.subsets3, tables.middles, tables.fronts)
+    return Arrangements(hand_ids, *arrays)

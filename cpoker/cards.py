@@ -174,7 +174,12 @@ def parse_cards(cards: CardsLike, count: int | None = None, unique: bool = True)
         On an unknown rank or suit, a duplicated card or a wrong count; the
         message names the offending token.
     """
-    if isinstance(cards, str):
+    if isinstance(cards, np.ndarray) and cards.ndim == 1 and cards.dtype.kind in "ui" and len(cards) <= DECK_SIZE:
+        ids = cards.tolist()  # the fast path for card ids from the kernels: one range check, no per-item dispatch
+        if ids and not (0 <= min(ids) and max(ids) < DECK_SIZE):
+            raise CardError(f"card id {min(ids) if min(ids) < 0 else max(ids)} is outside 0..51")
+        parsed = [CARDS[i] for i in ids]
+    elif isinstance(cards, str):
         parsed = [Card.parse(token) for token in _split_tokens(cards)]
     elif isinstance(cards, (int, np.integer)) and not isinstance(cards, (bool, np.bool_)):
         parsed = [Card(cards)]
@@ -200,6 +205,9 @@ def parse_cards(cards: CardsLike, count: int | None = None, unique: bool = True)
     if count is not None and len(parsed) != count:
         raise CardError(f"expected {count} cards, got {len(parsed)}: {format_cards(parsed) or 'none'}")
     return tuple(parsed)
+
+
+CARDS = tuple(int.__new__(Card, i) for i in range(DECK_SIZE))  # every Card, by id: built once
 
 
 def _short_repr(value: object) -> str:

@@ -48,7 +48,8 @@ def cuda_runtime():
     # the policy's lookup arguments, in the kernel's order: arrays on the device, integers as they are
     lookups = tuple(cuda.to_device(np.ascontiguousarray(x)) if isinstance(x, np.ndarray) else x
                     for x in (*row_lookup_arguments(), *rest_lookup_arguments()))
-    tables = {"splits": cuda.to_device(np.ascontiguousarray(split_tables().splits)), "policy_lookups": lookups}
+    tables = {"policy_lookups": lookups, "split_columns": (cuda.to_device(split_tables().middles),
+                                                       cuda.to_device(split_tables().fronts))}
     return cuda, kernels, tables
 
 
@@ -104,7 +105,8 @@ def table_policy_cuda(hands: np.ndarray, row_values: np.ndarray) -> tuple[np.nda
         part_chosen = cuda.device_array(len(part), dtype=np.int32)
         part_strengths = cuda.device_array((len(part), 3), dtype=np.int16)
         kernels["table_policy"][-(-len(part) // THREADS), THREADS](
-            cuda.to_device(part), values, *tables["policy_lookups"], tables["splits"], part_chosen, part_strengths)
+            cuda.to_device(part), values, *tables["policy_lookups"], *tables["split_columns"], part_chosen,
+            part_strengths)
         chosen[start:start + len(part)] = part_chosen.copy_to_host()
         strengths[start:start + len(part)] = part_strengths.copy_to_host()
     return chosen, strengths

@@ -25,6 +25,8 @@ from typing import Optional
 import numpy as np
 
 from .errors import OptionError
+from .interrupts import shielded
+from .tables import rest_lookup_arguments, row_lookup_arguments, split_tables, strength_keys
 
 DEFAULT_TABLES_FILE = "policy_tables.npz"
 
@@ -62,7 +64,6 @@ class PolicyTables:
     partial: bool = False
 
     def __post_init__(self) -> None:
-        from .tables import strength_keys
 
         size = len(strength_keys())
         try:
@@ -193,25 +194,29 @@ def arrange_by_tables(hands: np.ndarray, row_values: np.ndarray, device: str = "
 
     ``device="cuda"`` runs the same kernel on an NVIDIA GPU (identical answers).
     """
-    from ._kernels.splits import _table_policy
-    from .interrupts import shielded
-    from .tables import rest_lookup_arguments, row_lookup_arguments, split_tables
-
     if device == "cuda":
         from .devices import table_policy_cuda
 
         with shielded():
             return table_policy_cuda(hands, row_values)
+    serial, parallel, block, arguments = _policy_kernels()
     with shielded():
-        return _table_policy(hands, np.ascontiguousarray(row_values), *row_lookup_arguments(),
-                             *rest_lookup_arguments(), split_tables().splits)
+        kernel = serial if len(hands) <= block else parallel  # the same answers either way
+        return kernel(hands, np.ascontiguousarray(row_values), *arguments)
+
+
+@functools.cache
+def _policy_kernels() -> tuple:
+    """The table policy's kernels (serial, parallel), its block size, and the kernels' table arguments."""
+    from ._kernels.splits import BLOCK, _table_policy, _table_policy_serial
+
+    return (_table_policy_serial, _table_policy, BLOCK,
+            (*row_lookup_arguments(), *rest_lookup_arguments(), split_tables().middles, split_tables().fronts))
 
 
 def arrange_greedy(hands: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Greedy split of each hand and its row strengths."""
     from ._kernels.splits import _greedy
-    from .interrupts import shielded
-    from .tables import split_tables, strength_keys
 
     t = split_tables()
     with shielded():
@@ -264,9 +269,7 @@ def build_tables(hands: int = BUILD_HANDS, seed: int = BUILD_SEED, max_iteration
     from .errors import MAX_ITERATIONS, MAX_TABLE_HANDS, Interrupted, check_fraction, check_int, check_seed
     from . import interrupts
     from .devices import check_device
-    from .interrupts import shielded
     from .runner import blocks_of, check_backend, run_blocks
-    from .tables import strength_keys
 
     hands = check_int("hands", hands, 1, MAX_TABLE_HANDS)
     seed = check_seed(seed)

@@ -281,7 +281,7 @@ def _table_values(hand_ids: np.ndarray, tables: "PolicyTables"):
 
     t = split_tables()
     with shielded():
-        split_ids, keys5, keys3 = _valid_splits(hand_ids, t.subsets5, t.subsets3, t.splits)
+        split_ids, keys5, keys3 = _valid_splits(hand_ids, t.subsets5, t.subsets3, t.middles, t.fronts)
     values = tables.row_values
     keys = strength_keys()
     index5 = np.searchsorted(keys, keys5)
@@ -323,14 +323,19 @@ def _distinct_best(order: np.ndarray, row_keys: np.ndarray, count: int) -> list[
 
 
 def _solve_table(hand_ids, opponents, rules, tables, started) -> Solution:
-    split_ids, rows, keys5, keys3, table_value = _table_values(hand_ids, tables)
-    order = np.lexsort((split_ids, -table_value))
-    row_keys = np.stack([keys3[rows[:, 2]], keys5[rows[:, 1]], keys5[rows[:, 0]]], axis=1)
-    picked = _distinct_best(order, row_keys, N_ALTERNATIVES + 1)
-    found = [Candidate(arrangement_of_split(hand_ids, int(split_ids[p])), opponents * float(table_value[p]), None)
-             for p in picked]
+    from ._kernels.splits import best_distinct_splits
+    from .tables import rest_lookup_arguments, row_lookup_arguments, split_tables, strength_keys
+
+    t = split_tables()
+    split_ids, table_value, strengths, n_valid = best_distinct_splits(
+        hand_ids, np.ascontiguousarray(tables.row_values), *row_lookup_arguments(), *rest_lookup_arguments(),
+        t.middles, t.fronts, strength_keys(), N_ALTERNATIVES + 1)
+    row_keys = strength_keys()[strengths]
+    picked = range(len(split_ids))
+    found = [Candidate(arrangement_of_split(hand_ids, int(split_ids[p]), row_keys[p].tolist()),
+                       opponents * float(table_value[p]), None) for p in picked]
     return Solution(tuple(int(c) for c in hand_ids), found[0].arrangement, found[0].ev, None, {},
-                    tuple(found[1:]), "table", "table", opponents, 0, None, rules, len(split_ids),
+                    tuple(found[1:]), "table", "table", opponents, 0, None, rules, int(n_valid),
                     time.perf_counter() - started, _natural_worth_declaring(hand_ids, rules, opponents, found[0].ev))
 
 

@@ -21,6 +21,8 @@ import numpy as np
 from .arrange import Arrangement, arrangement_of_split, parse_hand
 from .cards import CardsLike
 from .errors import CpokerError, StrategyError
+from .policy import arrange_by_tables, arrange_greedy, resolve_tables
+from .tables import strength_keys
 
 if TYPE_CHECKING:  # pragma: no cover
     from .policy import PolicyTables
@@ -34,8 +36,6 @@ class Strategy(Protocol):
 
 def greedy(hand: CardsLike) -> Arrangement:
     """Strongest back, then the strongest middle from the remaining 8; the front gets the rest."""
-    from .policy import arrange_greedy
-
     ids = parse_hand(hand)
     chosen, _ = arrange_greedy(ids[None, :])
     return arrangement_of_split(ids, int(chosen[0]))
@@ -47,11 +47,9 @@ def table(hand: CardsLike, tables: "PolicyTables | str | None" = None) -> Arrang
     ``tables`` are the policy's tables: the shipped ones by default, or a
     :class:`~cpoker.PolicyTables` / a file written by ``cpoker tables build``.
     """
-    from .policy import arrange_by_tables, resolve_tables
-
     ids = parse_hand(hand)
-    chosen, _ = arrange_by_tables(ids[None, :], resolve_tables(tables).row_values)
-    return arrangement_of_split(ids, int(chosen[0]))
+    chosen, strengths = arrange_by_tables(ids[None, :], resolve_tables(tables).row_values)
+    return arrangement_of_split(ids, int(chosen[0]), strength_keys()[strengths[0]].tolist())
 
 
 class TablePolicy:
@@ -107,7 +105,6 @@ def resolve_strategy(strategy: StrategyLike, tables: "PolicyTables | str | None"
     if not isinstance(strategy, str):
         raise StrategyError(f"a strategy is a name or a callable, got {type(strategy).__name__}")
     if strategy == "table" and tables is not None:
-        from .policy import resolve_tables
 
         return "table", TablePolicy(resolve_tables(tables))
     if strategy in BUILTIN:
@@ -153,9 +150,8 @@ def arrange_keys(strategy: StrategyLike, hands: np.ndarray, tables: "PolicyTable
         When a plug-in strategy raises, or answers with something that is not an
         arrangement of the hand it was given.
     """
-    from .policy import arrange_by_tables, arrange_greedy, default_tables
+    from .policy import default_tables
     from .scoring import row_keys
-    from .tables import strength_keys
 
     name, function = resolve_strategy(strategy, tables)
     hands = np.sort(np.asarray(hands, dtype=np.uint8), axis=1)

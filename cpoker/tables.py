@@ -103,6 +103,8 @@ class SplitTables(NamedTuple):
     subsets5: np.ndarray  # (1287, 5) uint8 positions
     subsets3: np.ndarray  # (286, 3) uint8 positions
     splits: np.ndarray  # (72072, 3) int16: back, middle (indices into subsets5), front (into subsets3)
+    middles: np.ndarray  # (72072,) int16: splits[:, 1] as a contiguous column (the kernels read columns)
+    fronts: np.ndarray  # (72072,) int16: splits[:, 2]
 
 
 @functools.cache
@@ -119,9 +121,10 @@ def split_tables() -> SplitTables:
     splits = np.stack([back, middle, front], axis=1).astype(np.int16)
     assert len(splits) == N_SPLITS and (front >= 0).all()
     assert (back == np.arange(N_SPLITS) // SPLITS_PER_BACK).all()
-    for table in (subsets5, subsets3, splits):
+    middles, fronts = np.ascontiguousarray(splits[:, 1]), np.ascontiguousarray(splits[:, 2])
+    for table in (subsets5, subsets3, splits, middles, fronts):
         table.flags.writeable = False
-    return SplitTables(subsets5, subsets3, splits)
+    return SplitTables(subsets5, subsets3, splits, middles, fronts)
 
 
 # ---------------------------------------------------------------------------

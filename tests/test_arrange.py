@@ -49,7 +49,7 @@ def check_against_reference(hand):
 
 def test_typical_counts_of_non_fouling_splits():
     t = split_tables()
-    counts = _count_valid_splits(random_hands(200, 9), t.subsets5, t.subsets3, t.splits)
+    counts = _count_valid_splits(random_hands(200, 9), t.subsets5, t.subsets3, t.middles, t.fronts)
     assert 20_000 <= np.median(counts) <= 24_000 and counts.max() < N_SPLITS
     assert len(arrangements(EDGE_HANDS["all one suit"])) == N_SPLITS // 2  # flush keys are all distinct
 

@@ -160,3 +160,32 @@ def test_custom_strategies_and_fouling_strategies():
     fouled = np.array([always_foul(h.tolist()).is_foul for h in hands])
     assert fouled.any() and (keys[fouled] == -1).all() and (keys[~fouled] >= 0).all()
     assert np.array_equal(arrange_keys(cpoker.greedy, hands), arrange_keys("greedy", hands))
+
+
+def test_table_method_kernel_equals_valuing_every_split():
+    """The branch-and-bound kernel behind solve(method="table") against a plain valuation of every split."""
+    from test_lookup import suited_hands
+
+    from cpoker._kernels.splits import best_distinct_splits
+    from cpoker.solver import N_ALTERNATIVES, _distinct_best
+    from cpoker.tables import rest_lookup_arguments, row_lookup_arguments
+
+    t, keys = split_tables(), strength_keys()
+    for source, values in (("shipped", default_tables().row_values), ("skewed", None)):
+        if values is None:
+            weights = np.random.default_rng(1).random((3, len(keys))) ** 8
+            values = row_values_from_distribution(weights / weights.sum(axis=1, keepdims=True))
+        for hand in list(random_hands(30, 31)) + suited_hands(15, seed=32):
+            found = cpoker.arrangements(hand)
+            index = np.searchsorted(keys, np.stack([found.front_keys, found.middle_keys, found.back_keys]))
+            total = values[2, index[2]] + values[1, index[1]] + values[0, index[0]]
+            order = np.lexsort((found.split_ids, -total))
+            row_keys = np.stack([found.front_keys, found.middle_keys, found.back_keys], axis=1)
+            picked = _distinct_best(order, row_keys, N_ALTERNATIVES + 1)
+            ids, kernel_values, strengths, n_valid = best_distinct_splits(
+                hand, values, *row_lookup_arguments(), *rest_lookup_arguments(), t.middles, t.fronts, keys,
+                N_ALTERNATIVES + 1)
+            assert n_valid == len(found)
+            assert ids.tolist() == found.split_ids[picked].tolist(), source
+            assert kernel_values.tolist() == total[picked].tolist()
+            assert np.array_equal(keys[strengths], row_keys[picked])

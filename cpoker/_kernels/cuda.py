@@ -106,7 +106,7 @@ def build_kernels(cuda_module) -> dict:
     @cuda.jit
     def table_policy(hands, row_values, card_codes, multiplier, bucket_shift, slot_mask, displacements,
                      strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements,
-                     rest_values, split_table, chosen, chosen_strengths):
+                     rest_values, middles, fronts, chosen, chosen_strengths):
         """One thread per hand: the CPU's ``table_policy_hand`` with scratch in local memory."""
         h = cuda.grid(1)
         if h >= hands.shape[0]:
@@ -124,7 +124,7 @@ def build_kernels(cuda_module) -> dict:
         best, front, middle, back = table_policy_hand(
             hands[h], row_values, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
             flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values,
-            split_table, index5, index3, masks5, codes5, back_values, middle_values, front_values, back_bounds,
+            middles, fronts, index5, index3, masks5, codes5, back_values, middle_values, front_values, back_bounds,
             candidates, candidate_bounds)
         chosen[h] = best
         chosen_strengths[h, 0] = front

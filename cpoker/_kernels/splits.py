@@ -11,7 +11,7 @@ import numba
 import numpy as np
 
 from .._jit import jit
-from .evaluate import key3, key5
+from .evaluate import TOP_BIT, key3, key5
 from .lookup import FLUSH_BITS, RANK_FIELD, SUIT_BIAS, flush_ranks, perfect_hash_value
 
 
@@ -81,26 +81,47 @@ def subset_strengths(hand, card_codes, multiplier, bucket_shift, slot_mask, disp
 
 
 @jit
-def _valid_splits(hand, subsets5, subsets3, splits):
+def _valid_splits(hand, subsets5, subsets3, middles, fronts):
     """Indices of the non-fouling splits of one hand, and the subset keys.
 
     The test is written without branches (every index is stored, the count
     advances only for valid ones): fouls are too irregular to predict.
+    ``middles``/``fronts``: the middle and front subset of each split (split
+    ``k`` has back ``k // 56``), as contiguous columns, which cost half the
+    time of reading the ``(72072, 3)`` table.
     """
     keys5 = np.empty(subsets5.shape[0], dtype=np.int32)
     keys3 = np.empty(subsets3.shape[0], dtype=np.int32)
     subset_keys(hand, subsets5, subsets3, keys5, keys3)
-    out = np.empty(splits.shape[0], dtype=np.int32)
+    out = np.empty(middles.shape[0], dtype=np.int32)
     n = 0
-    for k in range(splits.shape[0]):
-        middle = keys5[splits[k, 1]]
-        out[n] = k
-        n += (keys5[splits[k, 0]] >= middle) & (middle >= keys3[splits[k, 2]])
+    for back in range(keys5.shape[0]):
+        back_key = keys5[back]
+        for k in range(56 * back, 56 * back + 56):
+            middle = keys5[middles[k]]
+            out[n] = k
+            n += (back_key >= middle) & (middle >= keys3[fronts[k]])
     return out[:n].copy(), keys5, keys3
 
 
 @jit
-def _count_valid_splits(hands, subsets5, subsets3, splits):
+def _arrangement_arrays(hand, subsets5, subsets3, middles, fronts):
+    """The non-fouling splits of one hand with the keys of their rows: ``(split_ids, front, middle, back)``."""
+    split_ids, keys5, keys3 = _valid_splits(hand, subsets5, subsets3, middles, fronts)
+    n = split_ids.shape[0]
+    front = np.empty(n, dtype=np.int32)
+    middle = np.empty(n, dtype=np.int32)
+    back = np.empty(n, dtype=np.int32)
+    for i in range(n):
+        k = split_ids[i]
+        back[i] = keys5[k // 56]
+        middle[i] = keys5[middles[k]]
+        front[i] = keys3[fronts[k]]
+    return split_ids, front, middle, back
+
+
+@jit
+def _count_valid_splits(hands, subsets5, subsets3, middles, fronts):
     """Number of non-fouling splits of each of many hands."""
     counts = np.empty(hands.shape[0], dtype=np.int32)
     keys5 = np.empty(subsets5.shape[0], dtype=np.int32)
@@ -108,9 +129,11 @@ def _count_valid_splits(hands, subsets5, subsets3, splits):
     for h in range(hands.shape[0]):
         subset_keys(hands[h], subsets5, subsets3, keys5, keys3)
         n = 0
-        for k in range(splits.shape[0]):
-            middle = keys5[splits[k, 1]]
-            n += (keys5[splits[k, 0]] >= middle) & (middle >= keys3[splits[k, 2]])
+        for back in range(keys5.shape[0]):
+            back_key = keys5[back]
+            for k in range(56 * back, 56 * back + 56):
+                middle = keys5[middles[k]]
+                n += (back_key >= middle) & (middle >= keys3[fronts[k]])
         counts[h] = n
     return counts
 
@@ -126,7 +149,7 @@ def dense_index(key, hash_keys, hash_index):
 
 
 @jit
-def best_split_by_row_values(rank5, rank3, back_values, middle_values, front_values, back_bounds, splits,
+def best_split_by_row_values(rank5, rank3, back_values, middle_values, front_values, back_bounds, middles, fronts,
                              row_values, hand_code, hand_mask, codes5, masks5, rest_multiplier, rest_shift,
                              rest_slot_mask, rest_displacements, rest_values, flush_strengths, candidates,
                              candidate_bounds):
@@ -134,8 +157,8 @@ def best_split_by_row_values(rank5, rank3, back_values, middle_values, front_val
 
     ``rank5``/``rank3`` are the dense strengths of the subsets, ``codes5`` and
     ``masks5`` the codes and masks of the 5-subsets (see
-    :func:`subset_strengths`).  The splits of back ``b`` are rows
-    ``56 * b .. 56 * b + 55`` of ``splits``.  Ties go to the lowest split
+    :func:`subset_strengths`).  The splits of back ``b`` are ``56 * b ..
+    56 * b + 55``; ``middles``/``fronts`` give their other rows.  Ties go to the lowest split
     index, so the answer is the one a plain scan of all 72,072 splits would
     give (the order in which backs are searched does not matter).
 
@@ -195,8 +218,8 @@ def best_split_by_row_values(rank5, rank3, back_values, middle_values, front_val
         back_rank = rank5[back]
         back_value = back_values[back]
         for k in range(56 * back, 56 * back + 56):
-            m = splits[k, 1]
-            f = splits[k, 2]
+            m = middles[k]
+            f = fronts[k]
             middle = rank5[m]
             fouls = (back_rank < middle) | (middle < rank3[f])
             value = back_value + middle_values[m] + front_values[f]
@@ -215,8 +238,8 @@ def best_split_by_row_values(rank5, rank3, back_values, middle_values, front_val
         back_rank = rank5[back]
         back_value = back_values[back]
         for k in range(56 * back, 56 * back + 56):
-            m = splits[k, 1]
-            f = splits[k, 2]
+            m = middles[k]
+            f = fronts[k]
             middle = rank5[m]
             fouls = (back_rank < middle) | (middle < rank3[f])
             value = back_value + middle_values[m] + front_values[f]
@@ -233,8 +256,8 @@ BLOCK = 64  # hands per parallel work item; each block owns its scratch arrays
 @jit
 def table_policy_hand(hand, row_values, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
                       flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values,
-                      splits, index5, index3, masks5, codes5, back_values, middle_values, front_values, back_bounds,
-                      candidates, candidate_bounds):
+                      middles, fronts, index5, index3, masks5, codes5, back_values, middle_values, front_values,
+                      back_bounds, candidates, candidate_bounds):
     """The table policy's split of one hand: ``(split, front strength, middle strength, back strength)``.
 
     Plain loops over scalars and the scratch arrays it is given (``index5``...
@@ -264,16 +287,138 @@ def table_policy_hand(hand, row_values, card_codes, multiplier, bucket_shift, sl
         back_bounds[i] = (back_values[i] + min(top_middle, middle_values[i])
                           + min(top_front, row_values[0, index5[i]]))
     best, _ = best_split_by_row_values(index5, index3, back_values, middle_values, front_values, back_bounds,
-                                       splits, row_values, hand_code, hand_mask, codes5, masks5, rest_multiplier,
-                                       rest_shift, rest_slot_mask, rest_displacements, rest_values, flush_strengths,
-                                       candidates, candidate_bounds)
-    return best, index3[splits[best, 2]], index5[splits[best, 1]], index5[splits[best, 0]]
+                                       middles, fronts, row_values, hand_code, hand_mask, codes5, masks5,
+                                       rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values,
+                                       flush_strengths, candidates, candidate_bounds)
+    return best, index3[fronts[best]], index5[middles[best]], index5[best // 56]
+
+
+@jit
+def row_shape(key):
+    """A row's category and main ranks, kickers dropped (high card and flush: the top card only).
+
+    Two arrangements whose rows all have the same shapes differ only in
+    kickers; the solver shows one of them (see ``solver._row_shapes``, the
+    same function on arrays).
+    """
+    category = key >> 26
+    major = (key >> 13) & 0x1FFF
+    if category == 0 or category == 5:
+        major = np.int64(TOP_BIT[major])
+    return (category << 13) | major
+
+
+@jit
+def best_distinct_splits(hand, row_values, card_codes, multiplier, bucket_shift, slot_mask, displacements,
+                         strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements,
+                         rest_values, middles, fronts, strength_keys, count):
+    """The best non-fouling split of each of the ``count`` best row shapes of one hand, by table value.
+
+    Splits are ordered by table value, then by lowest index; walking that
+    order and keeping the first split of each new shape (``row_shape`` of the
+    three rows) gives the solver's best arrangement and its alternatives.
+    This finds the same ``count`` splits by branch and bound (see
+    :func:`best_split_by_row_values`), against the value of the
+    ``count``-th kept split, without valuing all 72,072 splits.  Returns
+    ``(split ids, their values, their (front, middle, back) dense strengths,
+    the number of non-fouling splits)``, best first.
+    """
+    index5 = np.empty(1287, dtype=np.int16)
+    index3 = np.empty(286, dtype=np.int16)
+    masks5 = np.empty(1287, dtype=np.int64)
+    codes5 = np.empty(1287, dtype=np.int64)
+    subset_strengths(hand, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
+                     flush_strengths, index5, index3, masks5, codes5)
+    hand_mask = np.int64(0)
+    hand_code = np.int64(SUIT_BIAS)
+    for j in range(13):
+        hand_mask |= np.int64(1) << np.int64(hand[j])
+        hand_code += card_codes[hand[j]]
+    front_values = np.empty(286)
+    back_values = np.empty(1287)
+    middle_values = np.empty(1287)
+    top_front = -np.inf
+    for i in range(286):
+        front_values[i] = row_values[0, index3[i]]
+        top_front = max(top_front, front_values[i])
+    top_middle = -np.inf
+    for i in range(1287):
+        back_values[i] = row_values[2, index5[i]]
+        middle_values[i] = row_values[1, index5[i]]
+        top_middle = max(top_middle, middle_values[i])
+    kept_ids = np.empty(count, dtype=np.int32)
+    kept_values = np.empty(count)
+    kept_shapes = np.empty((count, 3), dtype=np.int64)
+    n_kept = 0
+    n_valid = 0
+    for back in range(1287):
+        back_rank = index5[back]
+        for k in range(56 * back, 56 * back + 56):  # the count of non-fouling splits: no branch
+            middle = index5[middles[k]]
+            n_valid += (back_rank >= middle) & (middle >= index3[fronts[k]])
+        threshold = kept_values[count - 1] if n_kept == count else -np.inf
+        # splits come in increasing index, so one that only ties the last kept one loses: prune on <=
+        if (back_values[back] + min(top_middle, middle_values[back])
+                + min(top_front, row_values[0, back_rank])) <= threshold:
+            continue
+        code = hand_code - codes5[back] + SUIT_BIAS
+        rest = perfect_hash_value(code & RANK_FIELD, rest_multiplier, rest_shift, rest_slot_mask,
+                                  rest_displacements, rest_values)
+        middle_cap = rest >> 16
+        if code & FLUSH_BITS:
+            middle_cap = max(middle_cap, flush_strengths[flush_ranks(code, hand_mask ^ masks5[back])])
+        if (back_values[back] + min(row_values[1, middle_cap], middle_values[back])
+                + min(row_values[0, rest & 0xFFFF], row_values[0, back_rank])) <= threshold:
+            continue
+        back_value = back_values[back]
+        back_shape = row_shape(strength_keys[back_rank])
+        for k in range(56 * back, 56 * back + 56):
+            m = middles[k]
+            f = fronts[k]
+            middle = index5[m]
+            if back_rank < middle or middle < index3[f]:
+                continue
+            value = back_value + middle_values[m] + front_values[f]
+            if n_kept == count and value <= kept_values[count - 1]:
+                continue
+            front_shape = row_shape(strength_keys[index3[f]])
+            middle_shape = row_shape(strength_keys[middle])
+            position = n_kept  # where this split goes: after every kept split at least as good
+            while position > 0 and value > kept_values[position - 1]:
+                position -= 1
+            same = -1  # a kept split of the same shape, which then stays (at least as good) or goes
+            for i in range(n_kept):
+                if (kept_shapes[i, 0] == front_shape and kept_shapes[i, 1] == middle_shape
+                        and kept_shapes[i, 2] == back_shape):
+                    same = i
+            if same >= 0 and same < position:
+                continue
+            last = same if same >= 0 else min(n_kept, count - 1)  # the entry given up
+            for i in range(last, position, -1):
+                kept_ids[i] = kept_ids[i - 1]
+                kept_values[i] = kept_values[i - 1]
+                kept_shapes[i, 0] = kept_shapes[i - 1, 0]
+                kept_shapes[i, 1] = kept_shapes[i - 1, 1]
+                kept_shapes[i, 2] = kept_shapes[i - 1, 2]
+            kept_ids[position] = k
+            kept_values[position] = value
+            kept_shapes[position, 0] = front_shape
+            kept_shapes[position, 1] = middle_shape
+            kept_shapes[position, 2] = back_shape
+            if same < 0:
+                n_kept = min(n_kept + 1, count)
+    chosen_strengths = np.empty((n_kept, 3), dtype=np.int16)
+    for i in range(n_kept):
+        chosen_strengths[i, 0] = index3[fronts[kept_ids[i]]]
+        chosen_strengths[i, 1] = index5[middles[kept_ids[i]]]
+        chosen_strengths[i, 2] = index5[kept_ids[i] // 56]
+    return kept_ids[:n_kept].copy(), kept_values[:n_kept].copy(), chosen_strengths, n_valid
 
 
 @jit
 def _table_policy_block(hands, start, stop, row_values, card_codes, multiplier, bucket_shift, slot_mask,
                         displacements, strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask,
-                        rest_displacements, rest_values, splits, chosen, chosen_strengths):
+                        rest_displacements, rest_values, middles, fronts, chosen, chosen_strengths):
     """Arrange ``hands[start:stop]`` by the table policy (see :func:`_table_policy`)."""
     index5 = np.empty(1287, dtype=np.int16)
     index3 = np.empty(286, dtype=np.int16)
@@ -289,7 +434,7 @@ def _table_policy_block(hands, start, stop, row_values, card_codes, multiplier, 
         best, front, middle, back = table_policy_hand(hands[h], row_values, card_codes, multiplier, bucket_shift,
                                                       slot_mask, displacements, strengths, flush_strengths,
                                                       rest_multiplier, rest_shift, rest_slot_mask,
-                                                      rest_displacements, rest_values, splits, index5, index3,
+                                                      rest_displacements, rest_values, middles, fronts, index5, index3,
                                                       masks5, codes5, back_values, middle_values, front_values,
                                                       back_bounds, candidates, candidate_bounds)
         chosen[h] = best
@@ -298,10 +443,23 @@ def _table_policy_block(hands, start, stop, row_values, card_codes, multiplier, 
         chosen_strengths[h, 2] = back
 
 
+@jit
+def _table_policy_serial(hands, row_values, card_codes, multiplier, bucket_shift, slot_mask, displacements,
+                         strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements,
+                         rest_values, middles, fronts):
+    """:func:`_table_policy` on the calling thread: for a few hands, where starting the threads costs more."""
+    chosen = np.empty(hands.shape[0], dtype=np.int32)
+    chosen_strengths = np.empty((hands.shape[0], 3), dtype=np.int16)
+    _table_policy_block(hands, 0, hands.shape[0], row_values, card_codes, multiplier, bucket_shift, slot_mask,
+                        displacements, strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask,
+                        rest_displacements, rest_values, middles, fronts, chosen, chosen_strengths)
+    return chosen, chosen_strengths
+
+
 @jit(parallel=True)
 def _table_policy(hands, row_values, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
                   flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values,
-                  splits):
+                  middles, fronts):
     """Arrange each hand by the table policy, blocks of hands in parallel.
 
     ``row_values[row, s]`` is the expected result of a row (0 front, 1 middle,
@@ -319,8 +477,8 @@ def _table_policy(hands, row_values, card_codes, multiplier, bucket_shift, slot_
     for block in numba.prange(n_blocks):
         _table_policy_block(hands, block * BLOCK, min(n_hands, (block + 1) * BLOCK), row_values, card_codes,
                             multiplier, bucket_shift, slot_mask, displacements, strengths, flush_strengths,
-                            rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values, splits,
-                            chosen, chosen_strengths)
+                            rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values, middles,
+                            fronts, chosen, chosen_strengths)
     return chosen, chosen_strengths
 
 
