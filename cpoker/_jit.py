@@ -17,9 +17,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-import threading
 import warnings
-from contextlib import contextmanager
 
 import numba
 
@@ -81,30 +79,4 @@ def jit(func=None, **overrides):
     return _compile(func, options)
 
 
-# The command line turns this on when standard error is a terminal: a cold start (empty cache) then says
-# once that it is compiling, instead of sitting silent for several seconds.
-NOTICE = {"enabled": False, "shown": False, "after": 0.5}
-
-
-def _show_notice() -> None:
-    if not NOTICE["shown"]:
-        NOTICE["shown"] = True
-        import sys
-
-        print("cpoker: compiling kernels (first run after installing; later runs start at once)...",
-              file=sys.stderr, flush=True)
-
-
-@contextmanager
-def compile_notice():
-    """Around a first kernel call: print the compiling notice if it takes long (enabled by the CLI)."""
-    if not NOTICE["enabled"] or NOTICE["shown"]:
-        yield
-        return
-    timer = threading.Timer(NOTICE["after"], _show_notice)
-    timer.daemon = True
-    timer.start()
-    try:
-        yield
-    finally:
-        timer.cancel()
+from ._notice import NOTICE, compile_notice  # noqa: E402,F401  (kept importable from here)

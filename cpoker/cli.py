@@ -108,11 +108,8 @@ def _cmd_eval(args) -> int:
     from .cards import parse_cards
     from .evaluation import evaluate
 
-    from ._jit import compile_notice
-
     cards = parse_cards(" ".join(args.cards))
-    with compile_notice():
-        value = evaluate(cards)
+    value = evaluate(cards)  # table lookups in Python: no kernel, so numba is never loaded
     if args.json:
         _print_json({"cards": _cards_text(cards, False), "category": value.category,
                      "description": value.describe(), "key": value.key,
@@ -706,7 +703,7 @@ def make_parser() -> argparse.ArgumentParser:
 
 def _run_command(argv: Optional[Sequence[str]]) -> "tuple[int, str]":
     """Parse ``argv`` and run the command; returns its status and what it printed."""
-    from . import _jit
+    from . import _notice
 
     parser = make_parser()
     args = parser.parse_args(argv)
@@ -714,7 +711,7 @@ def _run_command(argv: Optional[Sequence[str]]) -> "tuple[int, str]":
         args.strategies = list(args.strategies) + list(args.extra_strategies)
     if getattr(args, "run", None) is None:
         return EXIT_USAGE, parser.format_help()
-    _jit.NOTICE["enabled"] = sys.stderr.isatty()
+    _notice.NOTICE["enabled"] = sys.stderr.isatty()
     output = io.StringIO()
     with contextlib.redirect_stdout(output):  # printed once the command is done, or not at all
         status = args.run(args)

@@ -9,12 +9,13 @@ True
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Iterable
 
 import numpy as np
 
-from .cards import RANK_NAMES, RANK_PLURALS, CardsLike, cards_mask, parse_cards
+from .cards import RANK_NAMES, RANK_PLURALS, CardsLike, parse_cards
 from .errors import CardError
 
 CATEGORIES = ("high card", "pair", "two pair", "three of a kind", "straight", "flush",
@@ -151,10 +152,42 @@ def evaluate(cards: CardsLike) -> HandValue:
 
 def value_of_cards(cards: Iterable[int]) -> HandValue:
     """Evaluate already-checked card ids (3 or 5, distinct); no validation."""
-    from ._kernels.evaluate import key_of_mask
-
     ids = list(cards)
-    return HandValue(int(key_of_mask(cards_mask(ids), len(ids))), len(ids))
+    return HandValue(key_of_ids(ids), len(ids))
+
+
+_MASK64 = (1 << 64) - 1
+
+
+def key_of_ids(ids: list) -> int:
+    """Key of 3 or 5 card ids, or of the best five of 6 or 7: the lookup evaluator in plain Python.
+
+    The same tables and arithmetic as :mod:`cpoker._kernels.lookup` (the
+    tests compare them), for one hand at a time: a few microseconds, and no
+    kernel to load, so evaluating a single row never starts numba (which
+    costs about half a second in a fresh process).
+    """
+    from .tables import FLUSH_BITS, RANK_FIELD, ROWS, SUIT_BIAS, lookup_tables
+
+    tables = lookup_tables()
+    codes = _card_codes()
+    code = SUIT_BIAS + sum(codes[c] for c in ids)
+    if code & FLUSH_BITS:
+        flags = (code & FLUSH_BITS) >> 43  # bit 0, 4, 8 or 12: the suit with five or more cards
+        suit = (flags.bit_length() - 1) // 4
+        ranks = sum(1 << (c % 13) for c in ids if c // 13 == suit)
+        return int(tables.flush_keys[ranks])
+    table = tables.hashes[ROWS if len(ids) == 3 else len(ids)]
+    h = (((code & RANK_FIELD) * table.multiplier & _MASK64) >> 32) & 0xFFFFFFFF
+    value = int(table.values[(h + int(table.displacements[h >> table.bucket_shift])) & table.slot_mask])
+    return int(tables.strength_keys[value]) if len(ids) == 3 else value
+
+
+@functools.cache
+def _card_codes() -> list:
+    from .tables import lookup_tables
+
+    return lookup_tables().card_codes.tolist()
 
 
 def _as_array(cards) -> np.ndarray:
@@ -330,12 +363,10 @@ def evaluate_best(cards: CardsLike) -> HandValue:
     >>> evaluate_best("As Ks Qs Js 2d 3c Ts").describe()
     'royal flush'
     """
-    from ._kernels.evaluate import best_key
-
     parsed = parse_cards(cards)
     if not 5 <= len(parsed) <= 7:
         raise CardError(f"evaluate_best takes 5 to 7 cards, got {len(parsed)}")
-    return HandValue(int(best_key(cards_mask(parsed))), 5)
+    return HandValue(key_of_ids([int(c) for c in parsed]), 5)
 
 
 def evaluate_best_batch(cards: np.ndarray, check: bool = True, device: str = "cpu",

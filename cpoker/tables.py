@@ -49,12 +49,18 @@ def row_keys(size: int) -> np.ndarray:
     return np.array(sorted(keys), dtype=np.int32)
 
 
-@functools.cache
 def strength_keys() -> np.ndarray:
-    """Sorted distinct keys of every 5-card and 3-card row (``int32``, 7,917 entries)."""
-    keys = np.union1d(row_keys(5), row_keys(3)).astype(np.int32)
-    keys.flags.writeable = False
-    return keys
+    """Sorted distinct keys of every 5-card and 3-card row (``int32``, 7,917 entries; read-only).
+
+    Shipped with the lookup tables (:func:`lookup_tables`), so that nothing is
+    evaluated to get them; :func:`build_strength_keys` rebuilds them.
+    """
+    return lookup_tables().strength_keys
+
+
+def build_strength_keys() -> np.ndarray:
+    """The union of :func:`row_keys` for both row sizes (evaluates one hand per rank multiset)."""
+    return np.union1d(row_keys(5), row_keys(3)).astype(np.int32)
 
 
 def _rank_multisets(size: int):
@@ -130,6 +136,13 @@ def split_tables() -> SplitTables:
 # ---------------------------------------------------------------------------
 # Lookup evaluation (cpoker._kernels.lookup): card codes, perfect hashes, flush keys
 
+# The lookup evaluator's card codes (see cpoker._kernels.lookup): a 3-bit count per rank in bits 0..38,
+# a 4-bit count per suit from bit 40, each suit count started at 3 so that five of a suit sets its bit 3.
+SUIT_SHIFT = 40
+RANK_FIELD = (1 << 39) - 1
+SUIT_BIAS = 0x3333 << SUIT_SHIFT
+FLUSH_BITS = 0x8888 << SUIT_SHIFT
+
 LOOKUP_SIZES = (5, 6, 7)
 ROWS = "rows"  # the hash of every 3-card and 5-card rank multiset, to dense strength indices
 REST = "rest"  # the hash of every 8-card rank multiset (what a back leaves), to its best middle and front
@@ -155,11 +168,11 @@ class LookupTables(NamedTuple):
     flush_keys: np.ndarray  # (8192,) int32: best flush of a rank set (0 below five ranks)
     hashes: dict  # hand size (5, 6, 7) -> PerfectHash to keys; ROWS -> to dense strengths (int16); REST -> see below
     flush_strengths: np.ndarray  # (8192,) int16: dense strength of the best flush of a rank set (0 below five)
+    strength_keys: np.ndarray  # (7917,) int32: see strength_keys()
 
 
 def card_codes() -> np.ndarray:
-    from ._kernels.lookup import SUIT_SHIFT
-
+    """The code of each card id (see :mod:`cpoker._kernels.lookup`)."""
     ids = np.arange(52)
     return ((np.int64(1) << (3 * (ids % 13))) + (np.int64(1) << (SUIT_SHIFT + 4 * (ids // 13)))).astype(np.int64)
 
@@ -245,8 +258,10 @@ def perfect_hash(words: np.ndarray, keys: np.ndarray, slot_bits: int, bucket_bit
 
 
 def build_lookup_tables() -> LookupTables:
-    """Build the lookup tables from :mod:`cpoker._kernels.evaluate`'s keys (about 20 s; shipped prebuilt)."""
+    """Build the lookup tables from :mod:`cpoker._kernels.evaluate`'s keys (about 10 s; shipped prebuilt)."""
     from .evaluation import keys_of_masks
+
+    strengths = build_strength_keys()
 
     ranks = np.arange(1 << 13, dtype=np.int64)
     popcount = np.array([bin(r).count("1") for r in range(1 << 13)])
@@ -260,16 +275,16 @@ def build_lookup_tables() -> LookupTables:
     for size in (3, 5):
         masks, words = _representative_masks(size)
         row_words.append(words)
-        row_strengths.append(np.searchsorted(strength_keys(), keys_of_masks(masks, size)))
+        row_strengths.append(np.searchsorted(strengths, keys_of_masks(masks, size)))
     hashes[ROWS] = perfect_hash(np.concatenate(row_words), np.concatenate(row_strengths), *_HASH_SHAPES[ROWS])
     hashes[ROWS] = hashes[ROWS]._replace(values=hashes[ROWS].values.astype(np.int16))
     # eight cards: (dense strength of the best five without a flush) << 16 | dense strength of the best three
     masks, words = _representative_masks(8)
-    rest = (np.searchsorted(strength_keys(), keys_of_masks(masks, 8)) << 16
-            | np.searchsorted(strength_keys(), best_front_keys(masks)))
+    rest = (np.searchsorted(strengths, keys_of_masks(masks, 8)) << 16
+            | np.searchsorted(strengths, best_front_keys(masks)))
     hashes[REST] = perfect_hash(words, rest.astype(np.int32), *_HASH_SHAPES[REST])
-    flush_strengths = np.where(popcount >= 5, np.searchsorted(strength_keys(), flush_keys), 0).astype(np.int16)
-    return LookupTables(card_codes(), flush_keys, hashes, flush_strengths)
+    flush_strengths = np.where(popcount >= 5, np.searchsorted(strengths, flush_keys), 0).astype(np.int16)
+    return LookupTables(card_codes(), flush_keys, hashes, flush_strengths, strengths)
 
 
 LOOKUP_TABLES_FILE = "lookup_tables.npz"
@@ -277,12 +292,12 @@ LOOKUP_TABLES_FILE = "lookup_tables.npz"
 
 def save_lookup_tables(tables: LookupTables, path) -> None:
     arrays = {"card_codes": tables.card_codes, "flush_keys": tables.flush_keys,
-              "flush_strengths": tables.flush_strengths}
+              "flush_strengths": tables.flush_strengths, "strength_keys": tables.strength_keys}
     for size, table in tables.hashes.items():
         arrays[f"hash{size}_parameters"] = np.array([table.multiplier, table.bucket_shift], dtype=np.int64)
         arrays[f"hash{size}_displacements"] = table.displacements
         arrays[f"hash{size}_values"] = table.values
-    np.savez_compressed(path, **arrays)
+    np.savez(path, **arrays)  # not compressed: read in ~2 ms at start-up (the wheel compresses it)
 
 
 @functools.cache
@@ -297,8 +312,9 @@ def lookup_tables() -> LookupTables:
         multiplier, shift = (int(x) for x in arrays[f"hash{size}_parameters"])
         values = arrays[f"hash{size}_values"]
         hashes[size] = PerfectHash(multiplier, shift, len(values) - 1, arrays[f"hash{size}_displacements"], values)
-    tables = LookupTables(arrays["card_codes"], arrays["flush_keys"], hashes, arrays["flush_strengths"])
-    for array in (tables.card_codes, tables.flush_keys, tables.flush_strengths,
+    tables = LookupTables(arrays["card_codes"], arrays["flush_keys"], hashes, arrays["flush_strengths"],
+                          arrays["strength_keys"])
+    for array in (tables.card_codes, tables.flush_keys, tables.flush_strengths, tables.strength_keys,
                   *(a for t in hashes.values() for a in t[3:])):
         array.flags.writeable = False
     return tables

@@ -35,8 +35,10 @@ def _namespaces_work() -> bool:
 
 pytestmark = pytest.mark.skipif(not _namespaces_work(), reason="needs unshare -rm (user and mount namespaces)")
 
+# evaluate_batch runs a kernel (a single evaluate() is a Python lookup and compiles nothing)
 PROGRAM = ("import cpoker, warnings; warnings.simplefilter('default'); "
-           "print(cpoker.evaluate('As Ks Qs Js Ts').describe())")
+           "from cpoker.evaluation import describe_key; "
+           "print(describe_key(int(cpoker.evaluate_batch([[12, 11, 10, 9, 8]])[0])))")
 
 
 def _run_read_only(tmp_path: Path, script: str, extra_mounts: str = "") -> subprocess.CompletedProcess:

@@ -169,3 +169,34 @@ def test_table_policy_on_suited_hands_equals_brute_force():
     hands = np.array(suited_hands(25, seed=11))
     chosen, _ = arrange_by_tables(hands, values)
     assert [brute_force_table_choice(hand, values) for hand in hands] == chosen.tolist()
+
+
+@pytest.mark.parametrize("width", [3, 5, 6, 7])
+def test_the_python_lookup_agrees_with_the_kernels(width):
+    from cpoker.evaluation import key_of_ids
+
+    hands = random_hands(20_000, width, seed=40 + width)
+    if width >= 5:
+        hands = np.concatenate([hands, np.array(suited_hands(500, seed=width))[:, :width]])
+        hands = hands[[len(set(h)) == width for h in hands.tolist()]]
+    kernel = evaluate_batch(hands) if width in (3, 5) else evaluate_best_batch(hands)
+    assert [key_of_ids(h) for h in hands.tolist()] == kernel.tolist()
+
+
+def test_the_shipped_strength_keys_are_rebuilt():
+    from cpoker.tables import build_strength_keys, strength_keys
+
+    assert np.array_equal(strength_keys(), build_strength_keys())
+    assert not strength_keys().flags.writeable
+
+
+def test_evaluating_one_row_never_loads_numba():
+    import subprocess
+    import sys
+
+    code = ("import sys, cpoker; v = cpoker.evaluate('As Ks Qs Js Ts');"
+            "b = cpoker.evaluate_best('As Ks Qs Js Ts 2d 3c');"
+            "from cpoker.cli import main; main(['eval', 'Kh Kd 9s 9c Ah']);"
+            "print(v.key, b.key, v.strength_index, 'numba' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == "570425344 570425344 7916 False"

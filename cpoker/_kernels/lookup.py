@@ -26,10 +26,7 @@ import numpy as np
 
 from .._jit import jit
 
-SUIT_SHIFT = 40
-RANK_FIELD = (1 << 39) - 1
-SUIT_BIAS = 0x3333 << SUIT_SHIFT
-FLUSH_BITS = 0x8888 << SUIT_SHIFT
+from ..tables import FLUSH_BITS, RANK_FIELD, SUIT_BIAS, SUIT_SHIFT  # noqa: F401  (SUIT_SHIFT: re-exported)
 
 
 @jit
