@@ -386,8 +386,8 @@ def _solve_mc(hand_ids, opponents, samples, seed, rules, opponent, opponent_name
     a probability to +-0.0007).  Memory and the time after a Ctrl-C are
     therefore bounded whatever ``samples`` is.
     """
-    from ._kernels.montecarlo import _candidate_results, _subset_row_totals
-    from ._kernels.scoring import _joint_totals, _sample_totals
+    from ._kernels.montecarlo import _bonus_totals, _candidate_results, _subset_row_points, _subset_row_totals
+    from ._kernels.scoring import PAGAT, _sample_totals
     from .interrupts import shielded
     from .runner import blocks_of, run_blocks
     from .scoring import fouled_hand_points
@@ -401,15 +401,20 @@ def _solve_mc(hand_ids, opponents, samples, seed, rules, opponent, opponent_name
     kernel_rules = rules.kernel_arguments()
     kept: dict = {}
     keep_until = max(STATISTICS_SAMPLE // opponents, SOLVE_BLOCK)  # samples
-    sums = ([np.zeros(len(keys5), np.int64), np.zeros(len(keys5), np.int64), np.zeros(len(keys3), np.int64)]
-            if additive else [np.zeros(len(split_ids), np.int64)])
+    # per subset: the rows' results and royalties (additive under any rules); per candidate: the scoring bonus
+    sums = [np.zeros(len(keys5), np.int64), np.zeros(len(keys5), np.int64), np.zeros(len(keys3), np.int64)]
+    scoring, royalties, require_win = kernel_rules
+    has_bonus = scoring != PAGAT
+    if has_bonus:
+        sums.append(np.zeros(len(split_ids), np.int64))
     done: list = []
 
     def totals_of_block(block):
         keys = _opponent_block(rest, opponents, seed, block[0] * SOLVE_BLOCK, block[1], opponent, tables, device)
         if additive:
             return keys, _subset_row_totals(keys5, keys3, keys)
-        return keys, (_joint_totals(row_keys, keys, *kernel_rules),)
+        row_points = _subset_row_points(keys5, keys3, keys, royalties, require_win)
+        return keys, (*row_points, _bonus_totals(row_keys, keys, scoring)) if has_bonus else row_points
 
     def add_totals(block, summary):
         keys, block_sums = summary
@@ -422,7 +427,7 @@ def _solve_mc(hand_ids, opponents, samples, seed, rules, opponent, opponent_name
     partial = run_blocks(blocks_of(samples, SOLVE_BLOCK), totals_of_block, add_totals, total=samples,
                          progress=progress, unit="sample", description="solve", deadline=deadline)
     n_done = sum(count for _, count in done)
-    totals = (sums[0][rows[:, 0]] + sums[1][rows[:, 1]] + sums[2][rows[:, 2]]) if additive else sums[0]
+    totals = sums[0][rows[:, 0]] + sums[1][rows[:, 1]] + sums[2][rows[:, 2]] + (sums[3] if has_bonus else 0)
     # highest total first; equal totals: higher table value, then lower split id
     order = np.lexsort((split_ids, -table_value, -totals))
     picked = _distinct_best(order, row_keys, N_ALTERNATIVES + 1)

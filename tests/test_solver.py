@@ -189,3 +189,35 @@ def test_table_method_kernel_equals_valuing_every_split():
             assert ids.tolist() == found.split_ids[picked].tolist(), source
             assert kernel_values.tolist() == total[picked].tolist()
             assert np.array_equal(keys[strengths], row_keys[picked])
+
+
+@pytest.mark.parametrize("scoring", [0, 1, 2])
+@pytest.mark.parametrize("require_win", [True, False])
+def test_solver_totals_split_into_row_points_and_a_bonus_exactly(scoring, require_win):
+    """Per-subset row points plus per-candidate bonus equal the summed pair settlement, for any rules."""
+    from cpoker._kernels.montecarlo import _bonus_totals, _subset_row_points
+    from cpoker._kernels.scoring import _pair_points_batch
+    from cpoker.arrange import parse_hand
+
+    rng = np.random.default_rng(scoring * 2 + require_win)
+    royalties = rng.integers(0, 5, size=(3, 9)).astype(np.int64)
+    hand = parse_hand(random_hands(1, 40 + scoring)[0])
+    found = cpoker.arrangements(hand)
+    t = split_tables()
+    keys5 = np.array([cpoker.evaluate(hand[s].tolist()).key for s in t.subsets5], dtype=np.int32)
+    keys3 = np.array([cpoker.evaluate(hand[s].tolist()).key for s in t.subsets3], dtype=np.int32)
+    picks = rng.choice(len(found), size=60, replace=False)
+    candidates = np.stack([found.front_keys, found.middle_keys, found.back_keys], axis=1)[picks]
+    keys = strength_keys()
+    opponents = np.sort(keys[rng.integers(0, len(keys), size=(40, 2, 3))], axis=2).astype(np.int32)
+    opponents[::9, 1] = -1  # fouled opponents
+    back, middle, front = _subset_row_points(keys5, keys3, opponents, royalties, require_win)
+    bonus = _bonus_totals(np.ascontiguousarray(candidates), opponents, scoring)
+    rows = t.splits[found.split_ids[picks]]
+    got = back[rows[:, 0]] + middle[rows[:, 1]] + front[rows[:, 2]] + bonus
+    flat = opponents.reshape(-1, 3)
+    expected = [_pair_points_batch(np.repeat(c[None, :], len(flat), axis=0), flat, scoring, royalties,
+                                   require_win).sum() for c in candidates]
+    assert got.tolist() == expected
+    if scoring == 0:
+        assert not bonus.any()

@@ -7,9 +7,11 @@ row, so any real row beats it, as docs/rules.md requires.
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from .._jit import jit
+from .scoring import ONE_SIX, TWO_FOUR
 
 
 @jit
@@ -71,3 +73,85 @@ def _candidate_results(candidate_keys, opponent_keys):
                 total += against
             totals[c, s] = total
     return totals, outcomes, sweeps
+
+
+@jit
+def _subset_row_points(keys5, keys3, opponent_keys, royalties, require_win):
+    """Like :func:`_subset_row_totals`, with each row's royalties: the part of any rules' points that is additive.
+
+    A pair's points are its row results, its royalties and a scoring bonus
+    (see ``scoring.pair_parts``).  Row results and royalties depend on each
+    row alone, so their sums over all samples come per subset, as under
+    pagat; only the bonus needs whole candidates (:func:`_bonus_totals`).
+    """
+    back = np.zeros(keys5.shape[0], dtype=np.int64)
+    middle = np.zeros(keys5.shape[0], dtype=np.int64)
+    front = np.zeros(keys3.shape[0], dtype=np.int64)
+    mine_back = np.empty(keys5.shape[0], dtype=np.int64)
+    mine_middle = np.empty(keys5.shape[0], dtype=np.int64)
+    mine_front = np.empty(keys3.shape[0], dtype=np.int64)
+    for i in range(keys5.shape[0]):
+        mine_back[i] = _royalty_of(keys5[i], 2, royalties)
+        mine_middle[i] = _royalty_of(keys5[i], 1, royalties)
+    for i in range(keys3.shape[0]):
+        mine_front[i] = _royalty_of(keys3[i], 0, royalties)
+    for s in range(opponent_keys.shape[0]):
+        for o in range(opponent_keys.shape[1]):
+            _add_row_points(keys5, opponent_keys[s, o, 2], mine_back,
+                            _royalty_of(opponent_keys[s, o, 2], 2, royalties), require_win, back)
+            _add_row_points(keys5, opponent_keys[s, o, 1], mine_middle,
+                            _royalty_of(opponent_keys[s, o, 1], 1, royalties), require_win, middle)
+            _add_row_points(keys3, opponent_keys[s, o, 0], mine_front,
+                            _royalty_of(opponent_keys[s, o, 0], 0, royalties), require_win, front)
+    return back, middle, front
+
+
+@jit
+def _royalty_of(key, row, royalties):
+    return 0 if key < 0 else royalties[row, key >> 26]
+
+
+@jit
+def _add_row_points(keys, theirs, mine_royalty, their_royalty, require_win, totals):
+    """``totals[i] +=`` the row result and royalties of a row of key ``keys[i]`` against one of key ``theirs``."""
+    if require_win:
+        for i in range(keys.shape[0]):
+            win = keys[i] > theirs
+            loss = keys[i] < theirs
+            totals[i] += win - loss + win * mine_royalty[i] - loss * their_royalty
+    else:
+        for i in range(keys.shape[0]):
+            totals[i] += (keys[i] > theirs) - (keys[i] < theirs) + mine_royalty[i] - their_royalty
+
+
+@jit(parallel=True)
+def _bonus_totals(candidate_keys, opponent_keys, scoring):
+    """Summed scoring bonus (1-6: a scoop; 2-4: two rows or more) of every candidate over all opponents.
+
+    The bonus depends on the three rows together.  The opponents' rows are
+    laid out as three contiguous columns, so the loop over them is plain
+    comparisons and adds, which the compiler vectorises.
+    """
+    n = opponent_keys.shape[0] * opponent_keys.shape[1]
+    flat = opponent_keys.reshape(n, 3)
+    front = np.ascontiguousarray(flat[:, 0])
+    middle = np.ascontiguousarray(flat[:, 1])
+    back = np.ascontiguousarray(flat[:, 2])
+    totals = np.zeros(candidate_keys.shape[0], dtype=np.int64)
+    for c in numba.prange(candidate_keys.shape[0]):
+        f = candidate_keys[c, 0]
+        m = candidate_keys[c, 1]
+        k = candidate_keys[c, 2]
+        total = 0
+        if scoring == TWO_FOUR:
+            for s in range(n):
+                wins = np.int32(f > front[s]) + np.int32(m > middle[s]) + np.int32(k > back[s])
+                losses = np.int32(f < front[s]) + np.int32(m < middle[s]) + np.int32(k < back[s])
+                total += np.int32(wins >= 2) - np.int32(losses >= 2)
+        elif scoring == ONE_SIX:
+            for s in range(n):
+                wins = np.int32(f > front[s]) + np.int32(m > middle[s]) + np.int32(k > back[s])
+                losses = np.int32(f < front[s]) + np.int32(m < middle[s]) + np.int32(k < back[s])
+                total += 3 * (np.int32(wins == 3) - np.int32(losses == 3))
+        totals[c] = total
+    return totals

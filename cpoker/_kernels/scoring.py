@@ -10,7 +10,6 @@ paid only by an opponent whose same row loses.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from .._jit import jit
@@ -80,24 +79,6 @@ def _pair_points_batch(a, b, scoring, royalties, require_win):
     for i in range(a.shape[0]):
         out[i] = pair_points(a[i, 0], a[i, 1], a[i, 2], b[i, 0], b[i, 1], b[i, 2], scoring, royalties, require_win)
     return out
-
-
-@jit(parallel=True)
-def _joint_totals(candidate_keys, opponent_keys, scoring, royalties, require_win):
-    """Summed points of every candidate against every sampled opponent (candidates in parallel)."""
-    n_candidates = candidate_keys.shape[0]
-    totals = np.zeros(n_candidates, dtype=np.int64)
-    for c in numba.prange(n_candidates):
-        f = candidate_keys[c, 0]
-        m = candidate_keys[c, 1]
-        k = candidate_keys[c, 2]
-        total = 0
-        for s in range(opponent_keys.shape[0]):
-            for o in range(opponent_keys.shape[1]):
-                total += pair_points(f, m, k, opponent_keys[s, o, 0], opponent_keys[s, o, 1],
-                                     opponent_keys[s, o, 2], scoring, royalties, require_win)
-        totals[c] = total
-    return totals
 
 
 @jit
