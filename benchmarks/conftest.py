@@ -4,9 +4,15 @@ import numpy as np
 import pytest
 
 
-def random_cards(count: int, size: int, seed: int = 0) -> np.ndarray:
+def random_cards(count: int, size: int, seed: int = 0, sort: bool = True) -> np.ndarray:
+    """``count`` random hands of ``size`` card ids (uint8), built a million at a time."""
     rng = np.random.default_rng(seed)
-    return np.sort(np.argsort(rng.random((count, 52)), axis=1)[:, :size], axis=1).astype(np.uint8)
+    out = np.empty((count, size), dtype=np.uint8)
+    for start in range(0, count, 1_000_000):
+        rows = min(count, start + 1_000_000) - start
+        dealt = np.argsort(rng.random((rows, 52), dtype=np.float32), axis=1)[:, :size]
+        out[start:start + rows] = np.sort(dealt, axis=1) if sort else dealt
+    return out
 
 
 @pytest.fixture(scope="session")

@@ -106,18 +106,31 @@ def _valid_splits(hand, subsets5, subsets3, middles, fronts):
 
 @jit
 def _arrangement_arrays(hand, subsets5, subsets3, middles, fronts):
-    """The non-fouling splits of one hand with the keys of their rows: ``(split_ids, front, middle, back)``."""
-    split_ids, keys5, keys3 = _valid_splits(hand, subsets5, subsets3, middles, fronts)
-    n = split_ids.shape[0]
-    front = np.empty(n, dtype=np.int32)
-    middle = np.empty(n, dtype=np.int32)
-    back = np.empty(n, dtype=np.int32)
-    for i in range(n):
-        k = split_ids[i]
-        back[i] = keys5[k // 56]
-        middle[i] = keys5[middles[k]]
-        front[i] = keys3[fronts[k]]
-    return split_ids, front, middle, back
+    """The non-fouling splits of one hand with the keys of their rows: ``(split_ids, front, middle, back)``.
+
+    One pass, without branches on the foul test: every split's index and keys
+    are stored, and the count advances only for the valid ones.
+    """
+    keys5 = np.empty(subsets5.shape[0], dtype=np.int32)
+    keys3 = np.empty(subsets3.shape[0], dtype=np.int32)
+    subset_keys(hand, subsets5, subsets3, keys5, keys3)
+    n_splits = middles.shape[0]
+    split_ids = np.empty(n_splits, dtype=np.int32)
+    front = np.empty(n_splits, dtype=np.int32)
+    middle = np.empty(n_splits, dtype=np.int32)
+    back = np.empty(n_splits, dtype=np.int32)
+    n = 0
+    for b in range(keys5.shape[0]):
+        back_key = keys5[b]
+        for k in range(56 * b, 56 * b + 56):
+            middle_key = keys5[middles[k]]
+            front_key = keys3[fronts[k]]
+            split_ids[n] = k
+            front[n] = front_key
+            middle[n] = middle_key
+            back[n] = back_key
+            n += (back_key >= middle_key) & (middle_key >= front_key)
+    return split_ids[:n].copy(), front[:n].copy(), middle[:n].copy(), back[:n].copy()
 
 
 @jit

@@ -1,0 +1,152 @@
+"""The figures of issue 10: batch sizes, the layers around the kernels, rules, start-up.
+
+Run: ``pytest benchmarks/test_bench_overhead.py --benchmark-columns=min,median,rounds``.  Each
+test prints its figure and stores it in the JSON report (``extra_info``); the ratios that matter
+(a 10M-row call against 1M-row calls, ``table(hand)`` against the batch, a 2-4 solve against a
+pagat solve, a process against ``import numba``) are between tests of one run.
+"""
+
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import pytest
+from conftest import random_cards, report_rate
+
+import cpoker
+from cpoker import evaluate_batch, evaluate_best_batch
+from cpoker.arrange import parse_hand
+from cpoker.policy import arrange_by_tables, default_tables
+from cpoker.simulation import numba_threads
+
+BIG = 10_000_000
+BLOCK = 1_000_000
+HAND = "As Kd Qh Jc Ts 9d 8h 7c 6s 5d 4h 3c 2s"
+
+
+@pytest.fixture(scope="module")
+def big_batches():
+    return {5: random_cards(BIG, 5, seed=5, sort=False), 7: random_cards(BIG, 7, seed=7, sort=False)}
+
+
+@pytest.mark.parametrize("width", [5, 7])
+@pytest.mark.parametrize("calls", ["1M-row calls, one out", "one 10M-row call"])
+def test_batch_size(benchmark, big_batches, width, calls):
+    """The same 10M hands in 1M-row calls writing into one preallocated output, or in one plain call."""
+    ids = big_batches[width]
+    evaluate = evaluate_batch if width == 5 else evaluate_best_batch
+    evaluate(ids[:10])
+    out = np.empty(BIG, dtype=np.int32)
+
+    def blocks():
+        for i in range(0, BIG, BLOCK):
+            evaluate(ids[i:i + BLOCK], check=False, out=out[i:i + BLOCK])
+
+    with numba_threads(1):
+        if calls == "one 10M-row call":
+            benchmark.pedantic(evaluate, args=(ids,), kwargs={"check": False}, rounds=5)
+        else:
+            benchmark.pedantic(blocks, rounds=5)
+    report_rate(benchmark, BIG, f"{width}-card evaluations/s")
+
+
+@pytest.fixture(scope="module")
+def hands():
+    return [parse_hand(h) for h in random_cards(300, 13, seed=13)]
+
+
+def _per_hand(benchmark, function, hands, label):
+    def run():
+        for hand in hands:
+            function(hand)
+
+    run()
+    with numba_threads(1):
+        benchmark.pedantic(run, rounds=5)
+    per_hand = benchmark.stats.stats.min / len(hands) * 1e6
+    benchmark.extra_info[f"{label} µs per hand"] = per_hand
+    print(f"\n{label}: {per_hand:.1f} µs per hand")
+
+
+def test_table_policy_batch_per_hand(benchmark, hands):
+    values = default_tables().row_values
+    batch = np.array(hands)
+    arrange_by_tables(batch[:2], values)
+    with numba_threads(1):
+        benchmark.pedantic(arrange_by_tables, args=(batch, values), rounds=5)
+    per_hand = benchmark.stats.stats.min / len(hands) * 1e6
+    benchmark.extra_info["table policy batch µs per hand"] = per_hand
+    print(f"\ntable policy, batch: {per_hand:.1f} µs per hand")
+
+
+def test_table_one_hand(benchmark, hands):
+    _per_hand(benchmark, cpoker.table, hands, "cpoker.table(hand)")
+
+
+def test_arrangements(benchmark, hands):
+    _per_hand(benchmark, cpoker.arrangements, hands[:100], "cpoker.arrangements(hand)")
+
+
+def test_arrangements_kernel(benchmark, hands):
+    from cpoker._kernels.splits import _arrangement_arrays
+    from cpoker.tables import split_tables
+
+    t = split_tables()
+    _per_hand(benchmark, lambda hand: _arrangement_arrays(hand, t.subsets5, t.subsets3, t.middles, t.fronts),
+              hands[:100], "arrangements kernel")
+
+
+def test_solve_table_method(benchmark, hands):
+    _per_hand(benchmark, lambda hand: cpoker.solve(hand, method="table"), hands[:100], "solve(method='table')")
+
+
+@pytest.mark.parametrize("rules", ["pagat", "2-4", "1-6", "seed001-royalties"])
+def test_solve_under_rules(benchmark, rules):
+    """Default solve (1 opponent, 2,000 samples) under each preset, one core."""
+    cpoker.solve(HAND, rules=rules, samples=20, seed=0)
+    with numba_threads(1):
+        benchmark.pedantic(cpoker.solve, args=(HAND,), kwargs={"rules": rules, "seed": 1}, rounds=5)
+    benchmark.extra_info["seconds per solve"] = benchmark.stats.stats.min
+    print(f"\nsolve under {rules}: {benchmark.stats.stats.min * 1e3:.1f} ms")
+
+
+TRIVIAL_KERNEL = """
+from numba import njit
+@njit(cache=True)
+def one_more(x):
+    return x + 1
+"""
+
+
+@pytest.mark.parametrize("process", ["import numba", "a one-line cached numba kernel", "cpoker eval",
+                                     "cpoker solve", "cpoker solve --method table"])
+def test_process_start(benchmark, process, tmp_path_factory):
+    """Whole warm processes, next to the floors numba sets: importing it, and loading any cached kernel."""
+    if process == "import numba":
+        command = [sys.executable, "-c", "import numba"]
+    elif process.startswith("a one-line"):
+        folder = tmp_path_factory.mktemp("kernel")
+        (folder / "trivial.py").write_text(TRIVIAL_KERNEL)
+        command = [sys.executable, "-c", f"import sys; sys.path.insert(0, {str(folder)!r}); "
+                                         "import trivial; trivial.one_more(1)"]
+    else:
+        words = process.split()
+        argument = "As Ks Qs Js Ts" if words[1] == "eval" else HAND
+        command = [sys.executable, "-m", "cpoker", words[1], argument, *words[2:]]
+    subprocess.run(command, check=True, capture_output=True)  # warm the caches
+    benchmark.pedantic(subprocess.run, args=(command,), kwargs={"check": True, "capture_output": True}, rounds=5)
+    benchmark.extra_info["seconds"] = benchmark.stats.stats.min
+    print(f"\n{process}: {benchmark.stats.stats.min:.2f} s")
+
+
+def test_cold_process_start(benchmark):
+    """``cpoker solve`` on an empty kernel cache: what the first run after installing costs."""
+    def cold():
+        with tempfile.TemporaryDirectory() as cache:
+            subprocess.run([sys.executable, "-m", "cpoker", "solve", HAND], check=True, capture_output=True,
+                           env={**os.environ, "NUMBA_CACHE_DIR": cache})
+
+    benchmark.pedantic(cold, rounds=1)
+    print(f"\ncold cpoker solve: {benchmark.stats.stats.min:.1f} s")
