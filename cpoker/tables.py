@@ -164,7 +164,7 @@ class PerfectHash(NamedTuple):
 class LookupTables(NamedTuple):
     """Everything the lookup evaluator reads: ~0.6 MB, shipped in ``cpoker/data/lookup_tables.npz``."""
 
-    card_codes: np.ndarray  # (52,) int64: 8**rank + (16**suit << 40)
+    card_codes: np.ndarray  # (256,) int64: 8**rank + (16**suit << 40) for ids 0..51, then zeros
     flush_keys: np.ndarray  # (8192,) int32: best flush of a rank set (0 below five ranks)
     hashes: dict  # hand size (5, 6, 7) -> PerfectHash to keys; ROWS -> to dense strengths (int16); REST -> see below
     flush_strengths: np.ndarray  # (8192,) int16: dense strength of the best flush of a rank set (0 below five)
@@ -172,9 +172,16 @@ class LookupTables(NamedTuple):
 
 
 def card_codes() -> np.ndarray:
-    """The code of each card id (see :mod:`cpoker._kernels.lookup`)."""
+    """The code of each card id (see :mod:`cpoker._kernels.lookup`), padded with zeros to 256 entries.
+
+    The padding makes any ``uint8`` a safe index: unchecked input
+    (``check=False``) with ids above 51 gives meaningless keys, never a read
+    outside the table.
+    """
     ids = np.arange(52)
-    return ((np.int64(1) << (3 * (ids % 13))) + (np.int64(1) << (SUIT_SHIFT + 4 * (ids // 13)))).astype(np.int64)
+    codes = np.zeros(256, dtype=np.int64)
+    codes[:52] = (np.int64(1) << (3 * (ids % 13))) + (np.int64(1) << (SUIT_SHIFT + 4 * (ids // 13)))
+    return codes
 
 
 def _representative_masks(size: int) -> tuple[np.ndarray, np.ndarray]:

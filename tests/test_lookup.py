@@ -200,3 +200,26 @@ def test_evaluating_one_row_never_loads_numba():
             "print(v.key, b.key, v.strength_index, 'numba' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip().splitlines()[-1] == "570425344 570425344 7916 False"
+
+
+@pytest.mark.parametrize("width", [3, 5, 6, 7])
+def test_unchecked_garbage_gives_keys_never_a_crash(width):
+    """check=False promises meaningless keys for invalid ids, never a read outside the tables."""
+    rng = np.random.default_rng(width)
+    garbage = rng.integers(0, 256, size=(5_000, width), dtype=np.uint8)
+    evaluate = evaluate_batch if width in (3, 5) else evaluate_best_batch
+    assert evaluate(garbage, check=False).shape == (5_000,)
+
+
+@pytest.mark.parametrize("width", [3, 5, 6, 7])
+def test_the_check_finds_the_first_bad_row(width):
+    from cpoker import CardError
+
+    evaluate = evaluate_batch if width in (3, 5) else evaluate_best_batch
+    for row, fault in ((0, "repeat"), (777, "high"), (999, "repeat")):
+        ids = random_hands(1_000, width, seed=row)
+        ids[row, -1] = ids[row, 0] if fault == "repeat" else 52 + row % 200
+        message = "repeats a card" if fault == "repeat" else "must lie in 0..51"
+        with pytest.raises(CardError, match=f"row {row} (repeats|is)") as error:
+            evaluate(ids)
+        assert message in str(error.value)

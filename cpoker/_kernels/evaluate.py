@@ -203,15 +203,53 @@ def keys_from_masks(masks, n_cards, out):
 
 
 @jit
-def _first_duplicate_row(ids):
-    """Index of the first row of ``(N, k)`` card ids that repeats a card, or -1."""
-    for i in range(ids.shape[0]):
-        mask = np.int64(0)
-        for j in range(ids.shape[1]):
-            bit = np.int64(1) << np.int64(ids[i, j])
-            if mask & bit:
-                return i
-            mask |= bit
+def _bad_card(card, seen):
+    """``(seen | card's bit, nonzero if the card repeats one of seen or lies above 51)``: scalars only, inlined."""
+    card = np.int64(card)
+    bit = np.int64(1) << (card & 63)
+    return seen | bit, (seen & bit) | (card >> 6) | ((card + 12) >> 6)
+
+
+@jit
+def _first_bad_row(ids):
+    """Index of the first row of ``(N, k)`` uint8 card ids with an id above 51 or a repeated card, or -1.
+
+    No branch per card, and one loop per common width with a constant trip
+    count (a loop over a run-time width costs 3x): the check stays a fraction
+    of the evaluation it guards.  Rows with a problem are rare, so the test
+    is folded over blocks of 256 rows and only a block that fails is searched.
+    """
+    n, width = ids.shape
+    for start in range(0, n, 256):
+        stop = min(n, start + 256)
+        bad = np.int64(0)
+        if width == 3:
+            for i in range(start, stop):
+                seen = np.int64(0)
+                for j in range(3):
+                    seen, flag = _bad_card(ids[i, j], seen)
+                    bad |= flag
+        elif width == 5:
+            for i in range(start, stop):
+                seen = np.int64(0)
+                for j in range(5):
+                    seen, flag = _bad_card(ids[i, j], seen)
+                    bad |= flag
+        elif width == 7:
+            for i in range(start, stop):
+                seen = np.int64(0)
+                for j in range(7):
+                    seen, flag = _bad_card(ids[i, j], seen)
+                    bad |= flag
+        else:
+            bad = 1
+        if bad:
+            for i in range(start, stop):
+                seen = np.int64(0)
+                for j in range(width):
+                    seen, flag = _bad_card(ids[i, j], seen)
+                    if flag:
+                        return i
     return -1
 
 
