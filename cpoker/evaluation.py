@@ -167,27 +167,32 @@ def key_of_ids(ids: list) -> int:
     kernel to load, so evaluating a single row never starts numba (which
     costs about half a second in a fresh process).
     """
-    from .tables import FLUSH_BITS, RANK_FIELD, ROWS, SUIT_BIAS, lookup_tables
+    from .tables import FLUSH_BITS, KEY_FIELD, RANK_FIELD, ROW_SHIFT, ROWS, SUIT_BIAS, lookup_tables
 
     tables = lookup_tables()
-    codes = _card_codes()
-    code = SUIT_BIAS + sum(codes[c] for c in ids)
+    card_codes, eval_codes = _codes()
+    if len(ids) == 3:  # three cards: the rows' perfect hash (dense strengths), as the table policy uses it
+        table = tables.hashes[ROWS]
+        counts = sum(card_codes[c] for c in ids) & RANK_FIELD
+        h = ((counts * table.multiplier & _MASK64) >> 32) & 0xFFFFFFFF
+        slot = (h + int(table.displacements[h >> table.bucket_shift])) & table.slot_mask
+        return int(tables.strength_keys[table.values[slot]])
+    code = SUIT_BIAS + sum(eval_codes[c] for c in ids)
     if code & FLUSH_BITS:
         flags = (code & FLUSH_BITS) >> 43  # bit 0, 4, 8 or 12: the suit with five or more cards
         suit = (flags.bit_length() - 1) // 4
         ranks = sum(1 << (c % 13) for c in ids if c // 13 == suit)
         return int(tables.flush_keys[ranks])
-    table = tables.hashes[ROWS if len(ids) == 3 else len(ids)]
-    h = (((code & RANK_FIELD) * table.multiplier & _MASK64) >> 32) & 0xFFFFFFFF
-    value = int(table.values[(h + int(table.displacements[h >> table.bucket_shift])) & table.slot_mask])
-    return int(tables.strength_keys[value]) if len(ids) == 3 else value
+    rows = tables.by_size[len(ids)]
+    key = code & KEY_FIELD
+    return int(rows.values[key + int(rows.displacements[key >> ROW_SHIFT])])
 
 
 @functools.cache
-def _card_codes() -> list:
+def _codes() -> tuple:
     from .tables import lookup_tables
 
-    return lookup_tables().card_codes.tolist()
+    return lookup_tables().card_codes.tolist(), lookup_tables().eval_codes.tolist()
 
 
 def _as_array(cards) -> np.ndarray:
@@ -326,9 +331,8 @@ def _batch_keys(cards, low: int, high: int, widths: tuple, what: str, check: boo
             keys3_from_ids(ids, out)
         else:
             tables = lookup_tables()
-            table = tables.hashes[ids.shape[1]]
-            keys_from_ids_lookup(ids, tables.card_codes, table.multiplier, table.bucket_shift, table.slot_mask,
-                                 table.displacements, table.values, tables.flush_keys, out)
+            table = tables.by_size[ids.shape[1]]
+            keys_from_ids_lookup(ids, tables.eval_codes, table.displacements, table.values, tables.flush_keys, out)
         return out
 
 

@@ -143,11 +143,16 @@ RANK_FIELD = (1 << 39) - 1
 SUIT_BIAS = 0x3333 << SUIT_SHIFT
 FLUSH_BITS = 0x8888 << SUIT_SHIFT
 
-LOOKUP_SIZES = (5, 6, 7)
+LOOKUP_SIZES = (5, 6, 7)  # hand sizes of the evaluator's row-displacement tables
+# Per-rank constants (two .. ace) whose sums are distinct between any two rank multisets of the same size,
+# up to 7 cards of at most 4 per rank (found by search_rank_constants): the evaluator's rank key of a hand.
+RANK_CONSTANTS = (1, 2, 6, 23, 99, 454, 2032, 8699, 22855, 83662, 262350, 636346, 1479182)
+KEY_FIELD = (1 << SUIT_SHIFT) - 1  # the rank key's bits in an evaluator code (its sums stay below 2**23)
+ROW_SHIFT = 10  # row displacement: slot = key + displacements[key >> ROW_SHIFT]
 ROWS = "rows"  # the hash of every 3-card and 5-card rank multiset, to dense strength indices
 REST = "rest"  # the hash of every 8-card rank multiset (what a back leaves), to its best middle and front
 # (slot bits, bucket bits) per table: about 0.75-0.9 keys per slot and 6-7 per bucket
-_HASH_SHAPES = {5: (13, 10), 6: (15, 12), 7: (16, 13), ROWS: (13, 10), REST: (17, 14)}
+_HASH_SHAPES = {ROWS: (13, 10), REST: (17, 14)}
 _HASH_MULTIPLIER_SEED = 20261130
 
 
@@ -161,14 +166,28 @@ class PerfectHash(NamedTuple):
     values: np.ndarray  # (2**slot_bits,) int32 keys, 0 in unused slots
 
 
-class LookupTables(NamedTuple):
-    """Everything the lookup evaluator reads: ~0.6 MB, shipped in ``cpoker/data/lookup_tables.npz``."""
+class RowDisplacement(NamedTuple):
+    """A collision-free table from rank keys to strength keys: ``values[key + displacements[key >> ROW_SHIFT]]``.
 
-    card_codes: np.ndarray  # (256,) int64: 8**rank + (16**suit << 40) for ids 0..51, then zeros
+    The method of OMPEval: the key range is cut into rows of ``2**ROW_SHIFT``
+    keys, and each row is shifted (its displacement) to where its keys land on
+    free slots, the fullest rows first.  No multiplication, two loads.
+    """
+
+    displacements: np.ndarray  # (rows,) int32
+    values: np.ndarray  # int32 strength keys, 0 in unused slots
+
+
+class LookupTables(NamedTuple):
+    """Everything the lookup evaluators read: ~1.3 MB, shipped in ``cpoker/data/lookup_tables.npz``."""
+
+    card_codes: np.ndarray  # (256,) int64: 8**rank + (16**suit << 40) for ids 0..51, then zeros (the policy's)
     flush_keys: np.ndarray  # (8192,) int32: best flush of a rank set (0 below five ranks)
-    hashes: dict  # hand size (5, 6, 7) -> PerfectHash to keys; ROWS -> to dense strengths (int16); REST -> see below
+    hashes: dict  # ROWS -> PerfectHash to dense strengths (int16); REST -> see build_lookup_tables
     flush_strengths: np.ndarray  # (8192,) int16: dense strength of the best flush of a rank set (0 below five)
     strength_keys: np.ndarray  # (7917,) int32: see strength_keys()
+    eval_codes: np.ndarray  # (256,) int64: RANK_CONSTANTS[rank] + (16**suit << 40) for ids 0..51, then zeros
+    by_size: dict  # hand size (5, 6, 7) -> RowDisplacement to strength keys
 
 
 def card_codes() -> np.ndarray:
@@ -182,6 +201,87 @@ def card_codes() -> np.ndarray:
     codes = np.zeros(256, dtype=np.int64)
     codes[:52] = (np.int64(1) << (3 * (ids % 13))) + (np.int64(1) << (SUIT_SHIFT + 4 * (ids // 13)))
     return codes
+
+
+def eval_codes() -> np.ndarray:
+    """The evaluator's code of each card id: its rank's constant plus its suit counter (zeros from 52 to 255)."""
+    ids = np.arange(52)
+    codes = np.zeros(256, dtype=np.int64)
+    codes[:52] = np.array(RANK_CONSTANTS, dtype=np.int64)[ids % 13] + (np.int64(1) << (SUIT_SHIFT + 4 * (ids // 13)))
+    return codes
+
+
+def search_rank_constants(max_cards: int = 7) -> tuple:
+    """The smallest increasing constants, rank by rank, whose sums differ within every multiset size.
+
+    Two multisets of one size with equal sums would stay equal when the same
+    higher ranks are added, so every size from 1 to ``max_cards`` must be
+    collision-free at every step.  A constant ``c`` is ruled out when
+    ``s1 + j1 * c == s2 + j2 * c`` for sums ``s1``, ``s2`` of smaller
+    multisets, i.e. when ``(s1 - s2) / (j2 - j1)`` is ``c``: those values are
+    marked window by window and the first free one is taken.  About 10 s.
+    """
+    sums = [np.zeros(1, dtype=np.int64)] + [np.zeros(0, dtype=np.int64)] * max_cards
+    constants: list = []
+    for _ in range(13):
+        low, width = (constants[-1] if constants else 0) + 1, 4096
+        while True:
+            ruled_out = np.zeros(width, dtype=bool)
+            for size in range(1, max_cards + 1):
+                for fewer in range(0, min(4, size) + 1):
+                    for more in range(fewer + 1, min(4, size) + 1):
+                        step, a, b = more - fewer, sums[size - fewer], sums[size - more]
+                        left = np.searchsorted(a, b + step * low)
+                        counts = np.searchsorted(a, b + step * (low + width)) - left
+                        if not counts.sum():
+                            continue
+                        offsets = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
+                        gaps = a[np.repeat(left, counts) + offsets] - np.repeat(b, counts)
+                        exact = gaps % step == 0
+                        ruled_out[gaps[exact] // step - low] = True
+            if not ruled_out.all():
+                constants.append(low + int(np.argmin(ruled_out)))
+                break
+            low, width = low + width, width * 2
+        c = constants[-1]
+        sums = [np.sort(np.concatenate([sums[size - j] + j * c for j in range(min(4, size) + 1)]))
+                for size in range(max_cards + 1)]
+    return tuple(constants)
+
+
+def row_displacement(keys: np.ndarray, values: np.ndarray, shift: int = ROW_SHIFT) -> RowDisplacement:
+    """Place distinct ``keys`` with their ``values`` (see :class:`RowDisplacement`), fullest rows first."""
+    rows, columns = keys >> shift, keys & ((1 << shift) - 1)
+    order = np.lexsort((columns, rows))
+    rows, columns, values = rows[order], columns[order], values[order]
+    starts = np.flatnonzero(np.r_[True, rows[1:] != rows[:-1]])
+    stops = np.r_[starts[1:], len(rows)]
+    occupied = np.zeros(4 * len(keys) + (1 << shift), dtype=bool)
+    # every row a sum of up to 7 codes can reach, so that garbage input (check=False) still reads inside
+    # the tables: rows without keys point at slots 0 .. 2**shift - 1, and the table runs 2**shift past
+    # the last row's base
+    n_rows = (7 * RANK_CONSTANTS[-1] >> shift) + 1
+    displacements = -(np.arange(n_rows, dtype=np.int64) << shift)
+    table = np.zeros(len(occupied) + (1 << shift), dtype=np.int32)
+    last_base = 0
+    for index in sorted(range(len(starts)), key=lambda i: (starts[i] - stops[i], starts[i])):
+        a, b = starts[index], stops[index]
+        base = _first_free_base(occupied, columns[a:b])
+        occupied[columns[a:b] + base] = True
+        table[columns[a:b] + base] = values[a:b]
+        displacements[rows[a]] = base - (int(rows[a]) << shift)
+        last_base = max(last_base, base)
+    return RowDisplacement(displacements.astype(np.int32), table[:last_base + (1 << shift)].copy())
+
+
+def _first_free_base(occupied: np.ndarray, columns: np.ndarray) -> int:
+    base, chunk = 0, 256
+    while True:
+        candidates = np.arange(base, base + chunk)
+        free = ~occupied[columns[:, None] + candidates[None, :]].any(axis=0)
+        if free.any():
+            return int(candidates[np.argmax(free)])
+        base += chunk
 
 
 def _representative_masks(size: int) -> tuple[np.ndarray, np.ndarray]:
@@ -273,11 +373,13 @@ def build_lookup_tables() -> LookupTables:
     ranks = np.arange(1 << 13, dtype=np.int64)
     popcount = np.array([bin(r).count("1") for r in range(1 << 13)])
     flush_keys = np.where(popcount >= 5, keys_of_masks(ranks, 7), 0).astype(np.int32)
-    hashes = {}
+    by_size = {}
+    constants = np.array(RANK_CONSTANTS, dtype=np.int64)
     for size in LOOKUP_SIZES:
         masks, words = _representative_masks(size)
-        keys = keys_of_masks(masks, 5 if size == 5 else 7)
-        hashes[size] = perfect_hash(words, keys, *_HASH_SHAPES[size])
+        counts = (words[:, None] >> (3 * np.arange(13))) & 7
+        by_size[size] = row_displacement(counts @ constants, keys_of_masks(masks, 5 if size == 5 else 7))
+    hashes = {}
     row_words, row_strengths = [], []
     for size in (3, 5):
         masks, words = _representative_masks(size)
@@ -291,7 +393,7 @@ def build_lookup_tables() -> LookupTables:
             | np.searchsorted(strengths, best_front_keys(masks)))
     hashes[REST] = perfect_hash(words, rest.astype(np.int32), *_HASH_SHAPES[REST])
     flush_strengths = np.where(popcount >= 5, np.searchsorted(strengths, flush_keys), 0).astype(np.int16)
-    return LookupTables(card_codes(), flush_keys, hashes, flush_strengths, strengths)
+    return LookupTables(card_codes(), flush_keys, hashes, flush_strengths, strengths, eval_codes(), by_size)
 
 
 LOOKUP_TABLES_FILE = "lookup_tables.npz"
@@ -299,7 +401,11 @@ LOOKUP_TABLES_FILE = "lookup_tables.npz"
 
 def save_lookup_tables(tables: LookupTables, path) -> None:
     arrays = {"card_codes": tables.card_codes, "flush_keys": tables.flush_keys,
-              "flush_strengths": tables.flush_strengths, "strength_keys": tables.strength_keys}
+              "flush_strengths": tables.flush_strengths, "strength_keys": tables.strength_keys,
+              "eval_codes": tables.eval_codes}
+    for size, table in tables.by_size.items():
+        arrays[f"rows{size}_displacements"] = table.displacements
+        arrays[f"rows{size}_values"] = table.values
     for size, table in tables.hashes.items():
         arrays[f"hash{size}_parameters"] = np.array([table.multiplier, table.bucket_shift], dtype=np.int64)
         arrays[f"hash{size}_displacements"] = table.displacements
@@ -315,14 +421,17 @@ def lookup_tables() -> LookupTables:
     with np.load(files("cpoker") / "data" / LOOKUP_TABLES_FILE) as data:
         arrays = {name: data[name] for name in data.files}
     hashes = {}
-    for size in (*LOOKUP_SIZES, ROWS, REST):
-        multiplier, shift = (int(x) for x in arrays[f"hash{size}_parameters"])
-        values = arrays[f"hash{size}_values"]
-        hashes[size] = PerfectHash(multiplier, shift, len(values) - 1, arrays[f"hash{size}_displacements"], values)
+    for name in (ROWS, REST):
+        multiplier, shift = (int(x) for x in arrays[f"hash{name}_parameters"])
+        values = arrays[f"hash{name}_values"]
+        hashes[name] = PerfectHash(multiplier, shift, len(values) - 1, arrays[f"hash{name}_displacements"], values)
+    by_size = {size: RowDisplacement(arrays[f"rows{size}_displacements"], arrays[f"rows{size}_values"])
+               for size in LOOKUP_SIZES}
     tables = LookupTables(arrays["card_codes"], arrays["flush_keys"], hashes, arrays["flush_strengths"],
-                          arrays["strength_keys"])
+                          arrays["strength_keys"], arrays["eval_codes"], by_size)
     for array in (tables.card_codes, tables.flush_keys, tables.flush_strengths, tables.strength_keys,
-                  *(a for t in hashes.values() for a in t[3:])):
+                  tables.eval_codes, *(a for t in hashes.values() for a in t[3:]),
+                  *(a for t in by_size.values() for a in t)):
         array.flags.writeable = False
     return tables
 

@@ -44,11 +44,33 @@ def test_best_of_n_lookup_agrees_with_the_bit_sliced_kernel(width):
     assert np.array_equal(evaluate_best_batch(flushes), keys_of_masks(masks_of(flushes), 7))
 
 
-def test_every_rank_multiset_of_seven_cards_is_in_the_table():
-    """Each table slot used holds the key of exactly one multiset; all 49,205 seven-card multisets are there."""
-    table = lookup_tables().hashes[7]
-    assert (table.values != 0).sum() == 49_205
-    assert len(table.values) == table.slot_mask + 1 and (table.slot_mask & (table.slot_mask + 1)) == 0
+def test_every_rank_multiset_has_its_own_slot():
+    """49,205 seven-card, 18,395 six-card and 6,175 five-card rank multisets, each in a slot of its own."""
+    from cpoker.tables import RANK_CONSTANTS, ROW_SHIFT, _representative_masks
+
+    tables = lookup_tables()
+    for size, count in ((5, 6_175), (6, 18_395), (7, 49_205)):
+        table = tables.by_size[size]
+        assert (table.values != 0).sum() == count
+        _, words = _representative_masks(size)
+        keys = ((words[:, None] >> (3 * np.arange(13))) & 7) @ np.array(RANK_CONSTANTS)
+        slots = keys + table.displacements[keys >> ROW_SHIFT]
+        assert len(np.unique(slots)) == count and slots.min() >= 0 and slots.max() < len(table.values)
+        # what garbage can reach stays inside the table
+        reach = np.arange(7 * RANK_CONSTANTS[-1] + 1)
+        assert (reach + tables.by_size[size].displacements[reach >> ROW_SHIFT]).max() < len(table.values)
+
+
+def test_the_rank_constants_are_found_again_and_keep_sums_apart():
+    from itertools import combinations_with_replacement
+
+    from cpoker.tables import RANK_CONSTANTS, search_rank_constants
+
+    assert search_rank_constants() == RANK_CONSTANTS
+    for size in (5, 6, 7):
+        sums = [sum(RANK_CONSTANTS[r] for r in ranks) for ranks in combinations_with_replacement(range(13), size)
+                if max(ranks.count(r) for r in ranks) <= 4]
+        assert len(set(sums)) == len(sums)
 
 
 def test_the_shipped_tables_are_rebuilt_bit_for_bit():
@@ -60,6 +82,10 @@ def test_the_shipped_tables_are_rebuilt_bit_for_bit():
         assert table[:3] == other[:3]
         assert np.array_equal(table.displacements, other.displacements)
         assert np.array_equal(table.values, other.values)
+    assert np.array_equal(shipped.eval_codes, rebuilt.eval_codes)
+    for size, table in shipped.by_size.items():
+        assert np.array_equal(table.displacements, rebuilt.by_size[size].displacements)
+        assert np.array_equal(table.values, rebuilt.by_size[size].values)
 
 
 def test_out_receives_the_keys_in_place():

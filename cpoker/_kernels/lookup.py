@@ -26,7 +26,7 @@ import numpy as np
 
 from .._jit import jit
 
-from ..tables import FLUSH_BITS, RANK_FIELD, SUIT_BIAS, SUIT_SHIFT  # noqa: F401  (SUIT_SHIFT: re-exported)
+from ..tables import FLUSH_BITS, KEY_FIELD, RANK_FIELD, ROW_SHIFT, SUIT_BIAS, SUIT_SHIFT  # noqa: F401
 
 
 @jit
@@ -64,50 +64,48 @@ def _flush_key(ids, i, code, flush_keys):
 
 
 @jit
-def keys_from_ids_lookup(ids, card_codes, multiplier, bucket_shift, slot_mask, displacements, values, flush_keys,
-                         out):
-    """``out[i]`` = key of row ``i`` of ``(N, k)`` card ids; the table arguments are those for k cards.
+def keys_from_ids_lookup(ids, eval_codes, displacements, values, flush_keys, out):
+    """``out[i]`` = key of row ``i`` of ``(N, k)`` card ids, k = 5, 6 or 7 (the best five); the table is k's.
 
-    One loop per row width, each with a constant inner trip count that LLVM
+    ``eval_codes`` give each card its rank constant and suit counter
+    (:func:`cpoker.tables.eval_codes`); the rank key indexes the size's
+    row-displacement table (:class:`cpoker.tables.RowDisplacement`).  One
+    loop per row width, each with a constant inner trip count that LLVM
     unrolls (a loop over a run-time width costs 3x), and nothing but scalars
-    and the tiny :func:`perfect_hash_value` on the common path: a call that
-    passes arrays is not inlined and costs reference counting per row.
-    Three cards never set a flush bit.
+    on the common path: a call that passes arrays is not inlined and costs
+    reference counting per row.
     """
     width = ids.shape[1]
-    if width == 3:
-        for i in range(ids.shape[0]):
-            code = np.int64(SUIT_BIAS)
-            for j in range(3):
-                code += card_codes[ids[i, j]]
-            out[i] = perfect_hash_value(code & RANK_FIELD, multiplier, bucket_shift, slot_mask, displacements, values)
-    elif width == 5:
+    if width == 5:
         for i in range(ids.shape[0]):
             code = np.int64(SUIT_BIAS)
             for j in range(5):
-                code += card_codes[ids[i, j]]
+                code += eval_codes[ids[i, j]]
             if code & FLUSH_BITS:
                 out[i] = _flush_key(ids, i, code, flush_keys)
             else:
-                out[i] = perfect_hash_value(code & RANK_FIELD, multiplier, bucket_shift, slot_mask, displacements,
-                                            values)
+                out[i] = row_value(code & KEY_FIELD, displacements, values)
     elif width == 6:
         for i in range(ids.shape[0]):
             code = np.int64(SUIT_BIAS)
             for j in range(6):
-                code += card_codes[ids[i, j]]
+                code += eval_codes[ids[i, j]]
             if code & FLUSH_BITS:
                 out[i] = _flush_key(ids, i, code, flush_keys)
             else:
-                out[i] = perfect_hash_value(code & RANK_FIELD, multiplier, bucket_shift, slot_mask, displacements,
-                                            values)
+                out[i] = row_value(code & KEY_FIELD, displacements, values)
     else:
         for i in range(ids.shape[0]):
             code = np.int64(SUIT_BIAS)
             for j in range(7):
-                code += card_codes[ids[i, j]]
+                code += eval_codes[ids[i, j]]
             if code & FLUSH_BITS:
                 out[i] = _flush_key(ids, i, code, flush_keys)
             else:
-                out[i] = perfect_hash_value(code & RANK_FIELD, multiplier, bucket_shift, slot_mask, displacements,
-                                            values)
+                out[i] = row_value(code & KEY_FIELD, displacements, values)
+
+
+@jit
+def row_value(key, displacements, values):
+    """``values[key + displacements[key >> ROW_SHIFT]]`` (unsigned indices: no wraparound test)."""
+    return values[np.uint64(key + displacements[np.uint64(key >> ROW_SHIFT)])]
