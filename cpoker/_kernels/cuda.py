@@ -27,7 +27,7 @@ TWINNED = {
     evaluate: ("_suit_ranks", "_rank_groups", "_make_key", "key5", "key3", "mask_of_ids", "_top_ranks", "best_key",
                "key_of_mask"),
     lookup: ("perfect_hash_value", "flush_ranks"),
-    splits: ("subset_strengths", "best_split_by_row_values", "table_policy_hand"),
+    splits: ("subset_strengths", "value_subsets", "rest_caps", "best_split_by_row_values", "table_policy_hand"),
     scoring: ("_royalty", "pair_parts", "pair_points"),
 }
 N_SUBSETS5, N_SUBSETS3 = 1287, 286

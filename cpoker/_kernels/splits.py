@@ -162,6 +162,23 @@ def dense_index(key, hash_keys, hash_index):
 
 
 @jit
+def rest_caps(code, mask, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values,
+              flush_strengths):
+    """Dense strengths of the best five and the best three of the 8 cards a back leaves.
+
+    ``code`` and ``mask`` are those 8 cards' code and mask; the 8-card table
+    (``rest_*``) holds both strengths for every rank multiset, and a flush
+    among the 8 cards can only raise the best five.
+    """
+    rest = perfect_hash_value(code & RANK_FIELD, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements,
+                              rest_values)
+    middle_cap = rest >> 16
+    if code & FLUSH_BITS:
+        middle_cap = max(middle_cap, flush_strengths[flush_ranks(code, mask)])
+    return middle_cap, rest & 0xFFFF
+
+
+@jit
 def best_split_by_row_values(rank5, rank3, back_values, middle_values, front_values, back_bounds, middles, fronts,
                              row_values, hand_code, hand_mask, codes5, masks5, rest_multiplier, rest_shift,
                              rest_slot_mask, rest_displacements, rest_values, flush_strengths, candidates,
@@ -197,24 +214,27 @@ def best_split_by_row_values(rank5, rank3, back_values, middle_values, front_val
         if rank5[b] > rank5[first]:
             first = b
     best, best_value = -1, -np.inf
+    n_backs = rank5.shape[0]
     n_candidates = 0
     top = -1
     top_bound = -np.inf
-    for step in range(rank5.shape[0] + 2):
+    band = -np.inf
+    # the steps: 0 the strongest back; 1..n_backs the bounds; n_backs + 1 the most promising candidate;
+    # then two sweeps over the candidates: those whose bound is in the top quarter of the range, the rest
+    step = -1
+    while True:
+        step += 1
         if step == 0:
             back = first
-        elif step <= rank5.shape[0]:
+        elif step <= n_backs:
             back = step - 1
             if back == first or back_bounds[back] < best_value:
                 continue
-            code = hand_code - codes5[back] + SUIT_BIAS
-            rest = perfect_hash_value(code & RANK_FIELD, rest_multiplier, rest_shift, rest_slot_mask,
-                                      rest_displacements, rest_values)
-            middle_cap = rest >> 16
-            if code & FLUSH_BITS:
-                middle_cap = max(middle_cap, flush_strengths[flush_ranks(code, hand_mask ^ masks5[back])])
+            middle_cap, front_cap = rest_caps(hand_code - codes5[back] + SUIT_BIAS, hand_mask ^ masks5[back],
+                                              rest_multiplier, rest_shift, rest_slot_mask, rest_displacements,
+                                              rest_values, flush_strengths)
             bound = (back_values[back] + min(row_values[1, middle_cap], middle_values[back])
-                     + min(row_values[0, rest & 0xFFFF], row_values[0, rank5[back]]))
+                     + min(row_values[0, front_cap], row_values[0, rank5[back]]))
             if bound >= best_value:
                 candidates[n_candidates] = back
                 candidate_bounds[n_candidates] = bound
@@ -222,32 +242,23 @@ def best_split_by_row_values(rank5, rank3, back_values, middle_values, front_val
                     top = n_candidates
                 n_candidates += 1
             continue
-        else:
+        elif step == n_backs + 1:
             if top < 0:
                 break
             back = candidates[top]
             top_bound = candidate_bounds[top]
-            candidate_bounds[top] = -np.inf  # searched now, not again below
-        back_rank = rank5[back]
-        back_value = back_values[back]
-        for k in range(56 * back, 56 * back + 56):
-            m = middles[k]
-            f = fronts[k]
-            middle = rank5[m]
-            fouls = (back_rank < middle) | (middle < rank3[f])
-            value = back_value + middle_values[m] + front_values[f]
-            value = -np.inf if fouls else value
-            if value > best_value or (value == best_value and k < best):
-                best_value = value
-                best = k
-    # two sweeps: first the candidates whose bound lies in the top quarter of the range, then the rest
-    band = best_value if top < 0 else best_value + 0.75 * (top_bound - best_value)
-    for c in range(2 * n_candidates):
-        bound = candidate_bounds[c % n_candidates]
-        if bound < best_value or (c < n_candidates) != (bound >= band):
-            continue
-        candidate_bounds[c % n_candidates] = -np.inf
-        back = candidates[c % n_candidates]
+            candidate_bounds[top] = -np.inf  # searched now, not in the sweeps
+        else:
+            sweep = step - n_backs - 2
+            if sweep >= 2 * n_candidates:
+                break
+            if sweep == 0:
+                band = best_value + 0.75 * (top_bound - best_value)
+            bound = candidate_bounds[sweep % n_candidates]
+            if bound < best_value or (sweep < n_candidates) != (bound >= band):
+                continue
+            candidate_bounds[sweep % n_candidates] = -np.inf
+            back = candidates[sweep % n_candidates]
         back_rank = rank5[back]
         back_value = back_values[back]
         for k in range(56 * back, 56 * back + 56):
@@ -267,18 +278,15 @@ BLOCK = 64  # hands per parallel work item; each block owns its scratch arrays
 
 
 @jit
-def table_policy_hand(hand, row_values, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
-                      flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values,
-                      middles, fronts, index5, index3, masks5, codes5, back_values, middle_values, front_values,
-                      back_bounds, candidates, candidate_bounds):
-    """The table policy's split of one hand: ``(split, front strength, middle strength, back strength)``.
+def value_subsets(hand, row_values, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
+                  flush_strengths, index5, index3, masks5, codes5, back_values, middle_values, front_values,
+                  back_bounds):
+    """A hand's subsets valued for the branch and bound; returns the hand's ``(code, mask)``.
 
-    Plain loops over scalars and the scratch arrays it is given (``index5``...
-    ``candidate_bounds``, sized like the 1,287 5-subsets and 286 3-subsets),
-    so the same source runs on the CPU (scratch allocated once per block) and
-    as a CUDA device function (scratch in each thread's local memory); see
-    ``cuda.py``.  The lookup arguments are those of :func:`subset_strengths`
-    and, ``rest_*``, the 8-card table of :func:`best_split_by_row_values`.
+    Fills the subsets' strengths, masks and codes (:func:`subset_strengths`),
+    each 5-subset's value as back and as middle, each 3-subset's value as
+    front, and each back's cheap bound: its value plus the best middle and
+    front values, each capped at the back's strength.
     """
     subset_strengths(hand, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
                      flush_strengths, index5, index3, masks5, codes5)
@@ -299,6 +307,26 @@ def table_policy_hand(hand, row_values, card_codes, multiplier, bucket_shift, sl
     for i in range(index5.shape[0]):
         back_bounds[i] = (back_values[i] + min(top_middle, middle_values[i])
                           + min(top_front, row_values[0, index5[i]]))
+    return hand_code, hand_mask
+
+
+@jit
+def table_policy_hand(hand, row_values, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
+                      flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values,
+                      middles, fronts, index5, index3, masks5, codes5, back_values, middle_values, front_values,
+                      back_bounds, candidates, candidate_bounds):
+    """The table policy's split of one hand: ``(split, front strength, middle strength, back strength)``.
+
+    Plain loops over scalars and the scratch arrays it is given (``index5``...
+    ``candidate_bounds``, sized like the 1,287 5-subsets and 286 3-subsets),
+    so the same source runs on the CPU (scratch allocated once per block) and
+    as a CUDA device function (scratch in each thread's local memory); see
+    ``cuda.py``.  The lookup arguments are those of :func:`subset_strengths`
+    and, ``rest_*``, the 8-card table of :func:`best_split_by_row_values`.
+    """
+    hand_code, hand_mask = value_subsets(hand, row_values, card_codes, multiplier, bucket_shift, slot_mask,
+                                         displacements, strengths, flush_strengths, index5, index3, masks5, codes5,
+                                         back_values, middle_values, front_values, back_bounds)
     best, _ = best_split_by_row_values(index5, index3, back_values, middle_values, front_values, back_bounds,
                                        middles, fronts, row_values, hand_code, hand_mask, codes5, masks5,
                                        rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values,
@@ -322,6 +350,14 @@ def row_shape(key):
 
 
 @jit
+def _policy_scratch():
+    """The per-hand scratch arrays of :func:`table_policy_hand`, in its order (CPU: once per block of hands)."""
+    return (np.empty(1287, dtype=np.int16), np.empty(286, dtype=np.int16), np.empty(1287, dtype=np.int64),
+            np.empty(1287, dtype=np.int64), np.empty(1287), np.empty(1287), np.empty(286), np.empty(1287),
+            np.empty(1287, dtype=np.int32), np.empty(1287))
+
+
+@jit
 def best_distinct_splits(hand, row_values, card_codes, multiplier, bucket_shift, slot_mask, displacements,
                          strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements,
                          rest_values, middles, fronts, strength_keys, count):
@@ -336,29 +372,11 @@ def best_distinct_splits(hand, row_values, card_codes, multiplier, bucket_shift,
     ``(split ids, their values, their (front, middle, back) dense strengths,
     the number of non-fouling splits)``, best first.
     """
-    index5 = np.empty(1287, dtype=np.int16)
-    index3 = np.empty(286, dtype=np.int16)
-    masks5 = np.empty(1287, dtype=np.int64)
-    codes5 = np.empty(1287, dtype=np.int64)
-    subset_strengths(hand, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
-                     flush_strengths, index5, index3, masks5, codes5)
-    hand_mask = np.int64(0)
-    hand_code = np.int64(SUIT_BIAS)
-    for j in range(13):
-        hand_mask |= np.int64(1) << np.int64(hand[j])
-        hand_code += card_codes[hand[j]]
-    front_values = np.empty(286)
-    back_values = np.empty(1287)
-    middle_values = np.empty(1287)
-    top_front = -np.inf
-    for i in range(286):
-        front_values[i] = row_values[0, index3[i]]
-        top_front = max(top_front, front_values[i])
-    top_middle = -np.inf
-    for i in range(1287):
-        back_values[i] = row_values[2, index5[i]]
-        middle_values[i] = row_values[1, index5[i]]
-        top_middle = max(top_middle, middle_values[i])
+    (index5, index3, masks5, codes5, back_values, middle_values, front_values, back_bounds, _,
+     _) = _policy_scratch()
+    hand_code, hand_mask = value_subsets(hand, row_values, card_codes, multiplier, bucket_shift, slot_mask,
+                                         displacements, strengths, flush_strengths, index5, index3, masks5, codes5,
+                                         back_values, middle_values, front_values, back_bounds)
     kept_ids = np.empty(count, dtype=np.int32)
     kept_values = np.empty(count)
     kept_shapes = np.empty((count, 3), dtype=np.int64)
@@ -371,17 +389,13 @@ def best_distinct_splits(hand, row_values, card_codes, multiplier, bucket_shift,
             n_valid += (back_rank >= middle) & (middle >= index3[fronts[k]])
         threshold = kept_values[count - 1] if n_kept == count else -np.inf
         # splits come in increasing index, so one that only ties the last kept one loses: prune on <=
-        if (back_values[back] + min(top_middle, middle_values[back])
-                + min(top_front, row_values[0, back_rank])) <= threshold:
+        if back_bounds[back] <= threshold:
             continue
-        code = hand_code - codes5[back] + SUIT_BIAS
-        rest = perfect_hash_value(code & RANK_FIELD, rest_multiplier, rest_shift, rest_slot_mask,
-                                  rest_displacements, rest_values)
-        middle_cap = rest >> 16
-        if code & FLUSH_BITS:
-            middle_cap = max(middle_cap, flush_strengths[flush_ranks(code, hand_mask ^ masks5[back])])
+        middle_cap, front_cap = rest_caps(hand_code - codes5[back] + SUIT_BIAS, hand_mask ^ masks5[back],
+                                          rest_multiplier, rest_shift, rest_slot_mask, rest_displacements,
+                                          rest_values, flush_strengths)
         if (back_values[back] + min(row_values[1, middle_cap], middle_values[back])
-                + min(row_values[0, rest & 0xFFFF], row_values[0, back_rank])) <= threshold:
+                + min(row_values[0, front_cap], row_values[0, back_rank])) <= threshold:
             continue
         back_value = back_values[back]
         back_shape = row_shape(strength_keys[back_rank])
@@ -433,16 +447,8 @@ def _table_policy_block(hands, start, stop, row_values, card_codes, multiplier, 
                         displacements, strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask,
                         rest_displacements, rest_values, middles, fronts, chosen, chosen_strengths):
     """Arrange ``hands[start:stop]`` by the table policy (see :func:`_table_policy`)."""
-    index5 = np.empty(1287, dtype=np.int16)
-    index3 = np.empty(286, dtype=np.int16)
-    masks5 = np.empty(1287, dtype=np.int64)
-    codes5 = np.empty(1287, dtype=np.int64)
-    candidates = np.empty(1287, dtype=np.int32)
-    candidate_bounds = np.empty(1287)
-    back_values = np.empty(1287)
-    middle_values = np.empty(1287)
-    front_values = np.empty(286)
-    back_bounds = np.empty(1287)
+    (index5, index3, masks5, codes5, back_values, middle_values, front_values, back_bounds, candidates,
+     candidate_bounds) = _policy_scratch()
     for h in range(start, stop):
         best, front, middle, back = table_policy_hand(hands[h], row_values, card_codes, multiplier, bucket_shift,
                                                       slot_mask, displacements, strengths, flush_strengths,
