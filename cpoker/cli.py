@@ -430,6 +430,46 @@ def _cmd_match(args) -> int:
     return PARTIAL if result.partial else 0
 
 
+def _cmd_exploit(args) -> int:
+    from .exploit import exploit
+    from .simulation import numba_threads
+
+    _check_out(args.out)
+    with numba_threads(args.jobs):
+        result = exploit(args.strategy, rules=args.rules, hands=args.hands, samples=args.samples, seed=args.seed,
+                         tables=args.tables, trend=args.trend, progress=_show_progress(args))
+    data = result.to_dict()
+    if args.out:
+        _write_out(args.out, data, _flatten(data))
+    if args.json:
+        _print_json(data)
+        return PARTIAL if result.partial else 0
+    status = f"  (PARTIAL: stopped after {result.hands} hands)" if result.partial else ""
+    low, high = result.interval
+    print(f"best response against '{result.strategy}' under {result.rules.name}: {result.hands} hands, "
+          f"{result.samples} samples to choose and {result.samples} fresh samples to score each, "
+          f"seed {result.seed}{status}")
+    print(f"gain {result.gain:+.4f} points per hand, 95% interval [{low:+.4f}, {high:+.4f}]; the choices differ "
+          f"in value on {_percent(result.differ).strip()} of hands")
+    print("a lower bound: a solver with more samples can only find more"
+          + ("" if result.trend else " (--trend shows how it grows with the samples)"))
+    for samples, (gain, (trend_low, trend_high)) in sorted(result.trend.items()):
+        print(f"  with {samples} samples: {gain:+.4f}  [{trend_low:+.4f}, {trend_high:+.4f}]")
+    if result.trend:
+        print(f"  with {result.samples} samples: {result.gain:+.4f}  [{low:+.4f}, {high:+.4f}]")
+    print("gain per hand:")
+    peak = max(n for _, _, n in result.histogram) or 1
+    for bin_low, bin_high, count in result.histogram:
+        low_text, high_text = ("0" if x == 0 else f"{x:+g}" for x in (bin_low, bin_high))
+        label = ("0 (same value)" if bin_low == bin_high else f"below {high_text}" if math.isinf(bin_low) else
+                 f"above {low_text}" if math.isinf(bin_high) else f"{low_text} to {high_text}")
+        print(f"  {label:>16} | {'█' * round(30 * count / peak):<30} {count}")
+    print("mean gain by the strategy's back row (most exploitable first):")
+    for kind, (count, gain) in list(result.by_kind.items())[:8]:
+        print(f"  {kind:<18}{count:>7} hands  {gain:+.4f}")
+    return PARTIAL if result.partial else 0
+
+
 def _cmd_odds(args) -> int:
     from .odds import hand_odds, odds_table
 
@@ -659,6 +699,23 @@ def make_parser() -> argparse.ArgumentParser:
                      help="also play N 8-deal sessions and count first places")
     long_run_options(sub)
     sub.set_defaults(run=_cmd_match)
+
+    sub = command("exploit", "how much a best response wins against a strategy",
+                  "cpoker exploit table --hands 2000 --seed 1\n"
+                  "         cpoker exploit greedy --rules 2-4 --hands 500 --samples 4000 --trend --json")
+    sub.add_argument("strategy", help="table, greedy, or package.module:function")
+    sub.add_argument("--hands", type=_int_in(1, 10**6), default=2000, help="random hands to study (default 2000)")
+    sub.add_argument("--samples", type=_int_in(4, MAX_SAMPLES), default=2000,
+                     help="deals per hand to choose the best response, and again to score (default 2000)")
+    sub.add_argument("--trend", action="store_true", help="also with 1/4 and 1/2 of the samples")
+    _seed_option(sub)
+    sub.add_argument("--rules", default=None, help=RULES_HELP)
+    _tables_option(sub)
+    sub.add_argument("--jobs", type=_int_in(1, 4096), default=None,
+                     help="threads (default: all cores); never changes results")
+    sub.add_argument("--quiet", action="store_true", help="no progress bar (none is shown off a terminal)")
+    sub.add_argument("--out", help="save results with every parameter to FILE.json or FILE.csv")
+    sub.set_defaults(run=_cmd_exploit)
 
     sub = command("odds", "how often a row wins, ties or loses against a table-policy opponent",
                   'cpoker odds --row front --hand "6s 6h 2d"')
