@@ -34,7 +34,7 @@ _EXPORTS = {
     "PolicyTables": "policy", "build_tables": "policy", "TablePolicy": "strategies",
     "simulate": "simulation", "match": "simulation", "SimulationResult": "simulation",
     "MatchResult": "simulation",
-    "exploit": "exploit", "ExploitResult": "exploit",
+    "exploit": "exploitability", "ExploitResult": "exploitability",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]
@@ -65,4 +65,4 @@ if TYPE_CHECKING:  # pragma: no cover  (names for type checkers; loaded lazily a
     from .simulation import MatchResult, SimulationResult, match, simulate  # noqa: F401
     from .solver import Solution, solve  # noqa: F401
     from .strategies import Strategy, TablePolicy, greedy, mc, table  # noqa: F401
-    from .exploit import ExploitResult, exploit  # noqa: F401
+    from .exploitability import ExploitResult, exploit  # noqa: F401

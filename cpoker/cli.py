@@ -431,7 +431,7 @@ def _cmd_match(args) -> int:
 
 
 def _cmd_exploit(args) -> int:
-    from .exploit import exploit
+    from .exploitability import exploit
     from .simulation import numba_threads
 
     _check_out(args.out)
