@@ -95,13 +95,42 @@ def shielded(hard_exit: bool = False) -> Iterator[Optional[Shield]]:
 
 
 def stop_requested() -> bool:
-    """Whether a signal arrived inside the current shield that no job has acted on yet."""
-    return _active is not None and _active.pending is not None
+    """Whether a signal arrived inside the current shield that no job has acted on yet.
+
+    Always false inside :func:`deferred`: there the signal waits for the outer job.
+    """
+    return _active is not None and _active.pending is not None and not _deferring
+
+
+_deferring = 0
+
+
+@contextmanager
+def deferred() -> Iterator[None]:
+    """Leave a signal to the enclosing job: jobs run inside (a solve within a study's block) never see it.
+
+    A job made of other jobs wants one answer to Ctrl-C: stop after its block
+    in flight and return what it has.  Without this, the inner job would act
+    on the signal itself (returning a partial answer for one hand, or raising
+    before its first block) and the outer job would never know.
+    """
+    global _deferring
+    if threading.current_thread() is not threading.main_thread():
+        yield  # off the main thread there is no shield, so nothing to defer (and other threads are unaffected)
+        return
+    _deferring += 1
+    try:
+        yield
+    finally:
+        _deferring -= 1
 
 
 def consume() -> Optional[int]:
-    """Mark the pending signal as handled (a job stopped for it); returns it, or ``None``."""
-    if _active is None or _active.pending is None:
+    """Mark the pending signal as handled (a job stopped for it); returns it, or ``None``.
+
+    Inside :func:`deferred` nothing is consumed: the signal is the enclosing job's.
+    """
+    if _active is None or _active.pending is None or _deferring:
         return None
     signum, _active.pending = _active.pending, None
     return signum

@@ -92,6 +92,8 @@ LONG_RUNS = {
                                   "--json",
                                   "--out", str(out / "t.npz")),
     "solve": lambda out: _cpoker("solve", HAND, "--samples", "3000000", "--seed", "1", "--json"),
+    "exploit": lambda out: _cpoker("exploit", "greedy", "--hands", "100000", "--samples", "200", "--seed", "1",
+                                   "--jobs", "1", "--out", str(out / "r.json")),
 }
 
 
@@ -105,7 +107,7 @@ def _check_outcome(name: str, returncode: int, stdout: str, stderr: str, out: Pa
         assert stderr == "cpoker: interrupted\n"
         assert not list(out.iterdir())  # nothing written
         return "interrupted"
-    if name in ("simulate", "match"):
+    if name in ("simulate", "match", "exploit"):
         saved = json.loads((out / "r.json").read_text())
         assert ("PARTIAL" in stdout) == saved["partial"]
         return "partial" if saved["partial"] else "complete"
