@@ -360,6 +360,17 @@ def _histogram(distribution: dict, width: int = 40) -> list[str]:
     return lines
 
 
+def _save_and_print_json(args, result) -> Optional[int]:
+    """Write ``--out`` (all of ``result.to_dict()``) and, with ``--json``, print it; then return the exit status."""
+    data = result.to_dict()
+    if args.out:
+        _write_out(args.out, data, _flatten(data))
+    if args.json:
+        _print_json(data)
+        return PARTIAL if result.partial else 0
+    return None
+
+
 def _cmd_simulate(args) -> int:
     from .simulation import simulate
 
@@ -367,12 +378,9 @@ def _cmd_simulate(args) -> int:
     result = simulate(args.arrangement, opponents=args.opponents, samples=args.samples, seed=args.seed,
                       opponent=args.opponent, rules=args.rules, jobs=args.jobs, progress=_show_progress(args),
                       tables=args.tables, device=args.device, backend=args.backend, scheduler=args.scheduler)
-    data = result.to_dict()
-    if args.out:
-        _write_out(args.out, data, _flatten(data))
-    if args.json:
-        _print_json(data)
-        return PARTIAL if result.partial else 0
+    status = _save_and_print_json(args, result)
+    if status is not None:
+        return status
     arrangement = result.arrangement
     print(f"arrangement: {arrangement.format(symbols=args.symbols)}")
     if result.fouled:
@@ -438,12 +446,9 @@ def _cmd_exploit(args) -> int:
     with numba_threads(args.jobs):
         result = exploit(args.strategy, rules=args.rules, hands=args.hands, samples=args.samples, seed=args.seed,
                          tables=args.tables, trend=args.trend, progress=_show_progress(args))
-    data = result.to_dict()
-    if args.out:
-        _write_out(args.out, data, _flatten(data))
-    if args.json:
-        _print_json(data)
-        return PARTIAL if result.partial else 0
+    status = _save_and_print_json(args, result)
+    if status is not None:
+        return status
     status = f"  (PARTIAL: stopped after {result.hands} hands)" if result.partial else ""
     low, high = result.interval
     print(f"best response against '{result.strategy}' under {result.rules.name}: {result.hands} hands, "
@@ -664,7 +669,7 @@ def make_parser() -> argparse.ArgumentParser:
     sub.add_argument("--quiet", action="store_true", help="no progress bar (none is shown off a terminal)")
     sub.set_defaults(run=_cmd_solve)
 
-    def long_run_options(sub: argparse.ArgumentParser) -> None:
+    def study_options(sub: argparse.ArgumentParser) -> None:
         _seed_option(sub)
         sub.add_argument("--rules", default=None, help=RULES_HELP)
         _tables_option(sub)
@@ -672,6 +677,9 @@ def make_parser() -> argparse.ArgumentParser:
                          help="threads (default: all cores); never changes results")
         sub.add_argument("--quiet", action="store_true", help="no progress bar (none is shown off a terminal)")
         sub.add_argument("--out", help="save results with every parameter to FILE.json or FILE.csv")
+
+    def long_run_options(sub: argparse.ArgumentParser) -> None:
+        study_options(sub)
         _device_option(sub)
         _backend_options(sub)
 
@@ -708,13 +716,7 @@ def make_parser() -> argparse.ArgumentParser:
     sub.add_argument("--samples", type=_int_in(4, MAX_SAMPLES), default=2000,
                      help="deals per hand to choose the best response, and again to score (default 2000)")
     sub.add_argument("--trend", action="store_true", help="also with 1/4 and 1/2 of the samples")
-    _seed_option(sub)
-    sub.add_argument("--rules", default=None, help=RULES_HELP)
-    _tables_option(sub)
-    sub.add_argument("--jobs", type=_int_in(1, 4096), default=None,
-                     help="threads (default: all cores); never changes results")
-    sub.add_argument("--quiet", action="store_true", help="no progress bar (none is shown off a terminal)")
-    sub.add_argument("--out", help="save results with every parameter to FILE.json or FILE.csv")
+    study_options(sub)
     sub.set_defaults(run=_cmd_exploit)
 
     sub = command("odds", "how often a row wins, ties or loses against a table-policy opponent",
