@@ -1,8 +1,11 @@
-"""Lookup tables, built once on first use and cached for the process.
+"""Lookup tables, loaded or built once on first use and cached for the process.
 
-Nothing here runs at import: each table is built by a ``functools.cache``'d
-function the first time a caller needs it (a few milliseconds with numpy).
+Nothing here runs at import: each table comes from a ``functools.cache``'d
+function the first time a caller needs it.
 
+* :func:`lookup_tables` -- the evaluators' tables (card codes, row-displacement
+  tables, perfect hashes, flush tables), shipped in ``data/lookup_tables.npz``
+  and rebuilt bit for bit by :func:`build_lookup_tables`;
 * :func:`strength_keys` -- the sorted 7,917 distinct strength keys of all
   5-card (7,462) and 3-card (455) rows, so a key maps to a dense strength
   index with ``searchsorted``;
@@ -69,38 +72,6 @@ def _rank_multisets(size: int):
     for ranks in combinations_with_replacement(range(13), size):
         if max(ranks.count(r) for r in set(ranks)) <= 4:
             yield ranks
-
-
-HASH_BITS = 14  # 16,384 slots for 7,917 keys
-HASH_MULTIPLIER = 2_654_435_761  # Knuth's multiplicative constant; key * it < 2**62, no overflow
-
-
-def hash_slot(key: int) -> int:
-    """Home slot of a strength key in :func:`strength_hash` (the kernels use the same formula)."""
-    return ((key * HASH_MULTIPLIER) & 0xFFFFFFFF) >> (32 - HASH_BITS)
-
-
-class StrengthHash(NamedTuple):
-    """Open-addressing table (linear probing) from strength key to dense strength index."""
-
-    keys: np.ndarray  # (16384,) int32, -1 where empty
-    dense: np.ndarray  # (16384,) int16 dense strength index
-
-
-@functools.cache
-def strength_hash() -> StrengthHash:
-    """Key -> dense index in a few nanoseconds (a binary search over 7,917 keys costs ~50 ns)."""
-    size = 1 << HASH_BITS
-    keys = np.full(size, -1, dtype=np.int32)
-    index = np.zeros(size, dtype=np.int16)
-    for dense, key in enumerate(strength_keys().tolist()):
-        slot = hash_slot(key)
-        while keys[slot] != -1:
-            slot = (slot + 1) & (size - 1)
-        keys[slot], index[slot] = key, dense
-    keys.flags.writeable = False
-    index.flags.writeable = False
-    return StrengthHash(keys, index)
 
 
 class SplitTables(NamedTuple):

@@ -170,16 +170,6 @@ def best_front_key(mask):
 
 
 @jit
-def key_of_mask(mask, n_cards):
-    """Key of a 3-card front or 5-card row, or of the best 5 of 6 or 7 cards."""
-    if n_cards == 3:
-        return key3(mask)
-    if n_cards == 5:
-        return key5(mask)
-    return best_key(mask)
-
-
-@jit
 def keys3_from_ids(ids, out):
     """``out[i]`` = key of row ``i`` of ``(N, 3)`` card ids (bit-sliced: as fast as any table for three cards)."""
     one = np.int64(1)

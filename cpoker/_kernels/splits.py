@@ -152,16 +152,6 @@ def _count_valid_splits(hands, subsets5, subsets3, middles, fronts):
 
 
 @jit
-def dense_index(key, hash_keys, hash_index):
-    """Dense strength index of ``key`` through the table of ``cpoker.tables.strength_hash``."""
-    mask = hash_keys.shape[0] - 1
-    slot = ((np.int64(key) * np.int64(2654435761)) & 0xFFFFFFFF) >> (32 - 14)
-    while hash_keys[slot] != key:
-        slot = (slot + 1) & mask
-    return hash_index[slot]
-
-
-@jit
 def rest_caps(code, mask, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values,
               flush_strengths):
     """Dense strengths of the best five and the best three of the 8 cards a back leaves.
