@@ -95,7 +95,7 @@ def main(size: str) -> dict:
         out.update(measure_evaluation(cuda, kernels, name, masks, n_cards, tile))
 
     # the table policy
-    values = default_tables().row_values
+    values = default_tables()
     hands = sample_hands(policy_hands, 7)
     arrange_by_tables(hands[:1000], values, "cuda")
     gpu_seconds = best_of(lambda: arrange_by_tables(hands, values, "cuda"), 2)

@@ -67,7 +67,7 @@ THREADS = pytest.mark.parametrize("jobs", [1, ALL], ids=["1-core", "all-cores"])
 
 @THREADS
 def test_table_policy(benchmark, hands13, jobs):
-    values = default_tables().row_values
+    values = default_tables()
     arrange_by_tables(hands13[:5], values)
     with numba_threads(jobs):
         benchmark.pedantic(arrange_by_tables, args=(hands13, values), rounds=5)

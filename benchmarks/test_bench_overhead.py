@@ -71,7 +71,7 @@ def _per_hand(benchmark, function, hands, label):
 
 
 def test_table_policy_batch_per_hand(benchmark, hands):
-    values = default_tables().row_values
+    values = default_tables()
     batch = np.array(hands)
     arrange_by_tables(batch[:2], values)
     with numba_threads(1):

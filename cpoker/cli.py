@@ -89,7 +89,8 @@ def _backend_options(sub: argparse.ArgumentParser) -> None:
 
 def _tables_option(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--tables", metavar="FILE", default=None,
-                     help="table-policy tables from 'cpoker tables build --out FILE' (default: the shipped ones)")
+                     help="table-policy tables from 'cpoker tables build --out FILE' (default: the shipped tables "
+                          "of the rules in force)")
 
 
 def _cards_text(cards, symbols: bool) -> str:
@@ -445,7 +446,8 @@ def _cmd_exploit(args) -> int:
     _check_out(args.out)
     with numba_threads(args.jobs):
         result = exploit(args.strategy, rules=args.rules, hands=args.hands, samples=args.samples, seed=args.seed,
-                         tables=args.tables, trend=args.trend, progress=_show_progress(args))
+                         tables=args.tables, trend=args.trend, progress=_show_progress(args), backend=args.backend,
+                         scheduler=args.scheduler)
     status = _save_and_print_json(args, result)
     if status is not None:
         return status
@@ -478,8 +480,8 @@ def _cmd_exploit(args) -> int:
 def _cmd_odds(args) -> int:
     from .odds import hand_odds, odds_table
 
-    entries = (hand_odds(" ".join(args.hand), args.row, tables=args.tables) if args.hand
-               else odds_table(args.row, tables=args.tables))
+    entries = (hand_odds(" ".join(args.hand), args.row, tables=args.tables, rules=args.rules) if args.hand
+               else odds_table(args.row, tables=args.tables, rules=args.rules))
     rows = [entry.to_dict() for entry in entries]
     if args.json:
         _print_json(rows)
@@ -508,50 +510,62 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _shipped_tables_path() -> Path:
+def _shipped_tables_path(rules) -> "Path | None":
+    """The shipped tables file of ``rules`` (a preset), or ``None`` for other rules."""
     from importlib import resources
 
-    from .policy import DEFAULT_TABLES_FILE
+    from .policy import tables_file
+    from .rules import PRESETS
 
-    return Path(str(resources.files("cpoker") / "data" / DEFAULT_TABLES_FILE))
+    if rules.name not in PRESETS:
+        return None
+    return Path(str(resources.files("cpoker") / "data" / tables_file(rules.name)))
 
 
 def _cmd_tables(args) -> int:
+    from .errors import OptionError
     from .files import check_writable
-    from .policy import PolicyTables, build_tables
+    from .policy import PolicyTables, build_tables, tables_file
+    from .rules import resolve_rules
 
+    rules = resolve_rules(args.rules)
     if args.tables_command == "info":
-        path = Path(args.file) if args.file else _shipped_tables_path()
+        path = Path(args.file) if args.file else _shipped_tables_path(rules)
+        if path is None:
+            raise OptionError(f"no tables are shipped for the rules {rules.name!r}; give a tables FILE")
         tables = PolicyTables.load(path)
-        info = {"path": str(path), "sha256": _sha256(path), "hands": tables.hands, "seed": tables.seed,
-                "iterations": tables.iterations, "history": list(tables.history)}
+        info = {"path": str(path), "sha256": _sha256(path), "rules": tables.rules.to_dict(), "hands": tables.hands,
+                "seed": tables.seed, "iterations": tables.iterations, "history": list(tables.history)}
         if args.json:
             _print_json(info)
         else:
-            print(f"{path}\nsha256 {info['sha256']}\nself-play on {tables.hands} hands, seed {tables.seed}, "
-                  f"{tables.iterations} iterations")
+            print(f"{path}\nsha256 {info['sha256']}\nrules {tables.rules.name}: self-play on {tables.hands} hands, "
+                  f"seed {tables.seed}, {tables.iterations} iterations")
             for step in tables.history:
                 print(f"  iteration {step['iteration']:3d}: {100 * step['changed']:6.2f}% of hands changed "
                       f"arrangement, row values moved {step['values_moved']:.4f}")
         return 0
     show_progress = not args.quiet and sys.stderr.isatty()
-    out = check_writable(args.out)  # before minutes of self-play, not after
+    default_out = tables_file(rules.name) if _shipped_tables_path(rules) else "policy_tables_custom.npz"
+    out = check_writable(args.out or default_out)  # before minutes of self-play, not after
     tables = build_tables(hands=args.hands, seed=args.seed, max_iterations=args.max_iterations,
                           tolerance=args.tolerance, progress=show_progress, device=args.device,
-                          backend=args.backend, scheduler=args.scheduler)
+                          backend=args.backend, scheduler=args.scheduler, rules=rules)
     tables.save(out)
     digest = _sha256(out)
-    shipped = _shipped_tables_path()
-    same = shipped.exists() and _sha256(shipped) == digest
+    shipped = _shipped_tables_path(rules)
+    same = shipped is not None and shipped.exists() and _sha256(shipped) == digest
     last = tables.history[-1]
     if args.json:
-        _print_json({"out": str(out), "sha256": digest, "identical_to_shipped": same, "hands": args.hands,
+        _print_json({"out": str(out), "sha256": digest, "identical_to_shipped": same, "rules": rules.to_dict(),
+                     "hands": args.hands,
                      "seed": args.seed, "iterations": tables.iterations, "partial": tables.partial,
                      "history": list(tables.history)})
     else:
         status = (f" (PARTIAL: stopped during iteration {tables.iterations + 1}; the file holds the tables of "
                   f"iteration {tables.iterations})" if tables.partial else "")
-        print(f"wrote {out} after {tables.iterations} iterations on {args.hands} hands, seed {args.seed} "
+        print(f"wrote {out} ({rules.name} rules) after {tables.iterations} iterations on {args.hands} hands, "
+              f"seed {args.seed} "
               f"(last: {100 * last['changed']:.2f}% of hands changed, values moved {last['values_moved']:.4f})"
               + status)
         print(f"sha256 {digest}" + ("  (identical to the shipped tables)" if same else ""))
@@ -662,7 +676,8 @@ def make_parser() -> argparse.ArgumentParser:
     _seed_option(sub)
     sub.add_argument("--method", choices=("mc", "table"), default="mc", help="mc (default) or table")
     sub.add_argument("--opponent", default="table",
-                     help="opponent model: table (default), greedy, or package.module:function")
+                     help="opponent model: table (default: the tables of the rules in force), table@RULES, greedy, "
+                          "or package.module:function")
     sub.add_argument("--rules", default=None, help=RULES_HELP)
     _tables_option(sub)
     _device_option(sub)
@@ -690,15 +705,18 @@ def make_parser() -> argparse.ArgumentParser:
     sub.add_argument("--samples", type=_int_in(1, MAX_SAMPLES), default=10_000,
                      help="deals to simulate (default 10000)")
     sub.add_argument("--opponent", default="table",
-                     help="opponent model: table (default), greedy, or package.module:function")
+                     help="opponent model: table (default: the tables of the rules in force), table@RULES, greedy, "
+                          "or package.module:function")
     long_run_options(sub)
     sub.set_defaults(run=_cmd_simulate)
 
     sub = command("match", "play 2 to 4 strategies against each other",
                   "cpoker match table greedy --deals 100000 --seed 1\n"
+                  "         cpoker match table table@pagat --rules 2-4 --deals 200000\n"
                   "         cpoker match table greedy greedy --sessions 1000 --strategy mybot.play:arrange")
     sub.add_argument("strategies", nargs="*", metavar="STRATEGY",
-                     help="table, greedy, mc, or package.module:function (one per seat)")
+                     help="table, table@RULES (the tables shipped for other rules, e.g. table@pagat), greedy, mc, "
+                          "or package.module:function (one per seat)")
     sub.add_argument("--strategy", action="append", default=[], dest="extra_strategies",
                      help="another seat's strategy as package.module:function (repeatable)")
     sub.add_argument("--deals", type=_int_in(1, MAX_DEALS), default=10_000,
@@ -711,12 +729,13 @@ def make_parser() -> argparse.ArgumentParser:
     sub = command("exploit", "how much a best response wins against a strategy",
                   "cpoker exploit table --hands 2000 --seed 1\n"
                   "         cpoker exploit greedy --rules 2-4 --hands 500 --samples 4000 --trend --json")
-    sub.add_argument("strategy", help="table, greedy, or package.module:function")
+    sub.add_argument("strategy", help="table, table@RULES, greedy, or package.module:function")
     sub.add_argument("--hands", type=_int_in(1, 10**6), default=2000, help="random hands to study (default 2000)")
     sub.add_argument("--samples", type=_int_in(4, MAX_SAMPLES), default=2000,
                      help="deals per hand to choose the best response, and again to score (default 2000)")
     sub.add_argument("--trend", action="store_true", help="also with 1/4 and 1/2 of the samples")
     study_options(sub)
+    _backend_options(sub)
     sub.set_defaults(run=_cmd_exploit)
 
     sub = command("odds", "how often a row wins, ties or loses against a table-policy opponent",
@@ -724,6 +743,7 @@ def make_parser() -> argparse.ArgumentParser:
     sub.add_argument("--row", choices=("front", "middle", "back"), help="only this row")
     sub.add_argument("--hand", nargs="+", help="one 3- or 5-card row to look up")
     sub.add_argument("--csv", action="store_true", help="CSV output")
+    sub.add_argument("--rules", default=None, help=RULES_HELP + "; the opponent plays their tables")
     _tables_option(sub)
     sub.set_defaults(run=_cmd_odds)
 
@@ -738,23 +758,30 @@ def make_parser() -> argparse.ArgumentParser:
 
     sub = commands.add_parser("tables", help="build or inspect the table policy's tables",
                               description="build or inspect the table policy's tables",
-                              epilog="example: cpoker tables build --hands 100000 --seed 2026")
+                              epilog="example: cpoker tables build --rules 2-4")
     tables = sub.add_subparsers(dest="tables_command", metavar="ACTION", required=True, parser_class=_Parser)
-    build = tables.add_parser("build", help="learn the tables by self-play (defaults rebuild the shipped ones)",
-                              epilog="example: cpoker tables build --hands 20000 --seed 1 --out mine.npz")
+    build = tables.add_parser("build", help="learn the tables by self-play under some rules (defaults rebuild the "
+                                            "shipped ones)",
+                              epilog="examples: cpoker tables build --rules 2-4\n"
+                                     "          cpoker tables build --rules house.toml --hands 20000 --out house.npz",
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
     build.add_argument("--hands", type=_int_in(1, MAX_TABLE_HANDS), default=DEFAULT_BUILD["hands"],
                        help=f"self-play sample size (default {DEFAULT_BUILD['hands']})")
     _seed_option(build, DEFAULT_BUILD["seed"], drawn=False)
     build.add_argument("--max-iterations", type=_int_in(1, MAX_ITERATIONS), default=DEFAULT_BUILD["max_iterations"])
     build.add_argument("--tolerance", type=_fraction, default=DEFAULT_BUILD["tolerance"],
                        help="stop when fewer hands than this share (0 to 1) change arrangement")
-    build.add_argument("--out", default="policy_tables.npz", help="output file (default policy_tables.npz)")
+    build.add_argument("--rules", default=None, help=RULES_HELP + "; the self-play plays under them")
+    build.add_argument("--out", default=None,
+                       help="output file (default: the shipped file's name, policy_tables.npz for pagat, "
+                            "policy_tables_2-4.npz for 2-4, ...; policy_tables_custom.npz for a rules file)")
     build.add_argument("--quiet", action="store_true", help="no progress bar")
     _device_option(build)
     _backend_options(build)
     build.add_argument("--json", action="store_true", help="machine-readable output")
     info = tables.add_parser("info", help="show the shipped tables' provenance and convergence")
-    info.add_argument("file", nargs="?", default=None, help="a tables file (default: the shipped tables)")
+    info.add_argument("file", nargs="?", default=None, help="a tables file (default: the shipped tables of --rules)")
+    info.add_argument("--rules", default=None, help="the preset whose shipped tables to show (default pagat)")
     info.add_argument("--json", action="store_true", help="machine-readable output")
     sub.set_defaults(run=_cmd_tables)
     return parser

@@ -16,10 +16,14 @@ package (``pip install "cpoker[cuda]"``); without them it raises
 from __future__ import annotations
 
 import functools
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .errors import OptionError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .policy import RowModel
 
 DEVICES = ("cpu", "cuda")
 GPU_BATCH = 1 << 22  # rows per transfer: bounded device memory whatever the input size
@@ -92,12 +96,12 @@ def settle_pairs_cuda(a: np.ndarray, b: np.ndarray, scoring_method: int, royalti
     return out
 
 
-def table_policy_cuda(hands: np.ndarray, row_values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def table_policy_cuda(hands: np.ndarray, model: "RowModel") -> tuple[np.ndarray, np.ndarray]:
     """The table policy on the GPU: the same ``(chosen, strengths)`` as the CPU kernel."""
     from ._kernels.cuda import THREADS
 
     cuda, kernels, tables = cuda_runtime()
-    values = cuda.to_device(np.ascontiguousarray(row_values, dtype=np.float64))
+    arrays = cuda.to_device(model.arrays)
     chosen = np.empty(hands.shape[0], dtype=np.int32)
     strengths = np.empty((hands.shape[0], 3), dtype=np.int16)
     for start in range(0, hands.shape[0], GPU_BATCH):
@@ -105,8 +109,8 @@ def table_policy_cuda(hands: np.ndarray, row_values: np.ndarray) -> tuple[np.nda
         part_chosen = cuda.device_array(len(part), dtype=np.int32)
         part_strengths = cuda.device_array((len(part), 3), dtype=np.int16)
         kernels["table_policy"][-(-len(part) // THREADS), THREADS](
-            cuda.to_device(part), values, *tables["policy_lookups"], *tables["split_columns"], part_chosen,
-            part_strengths)
+            cuda.to_device(part), arrays, model.scoop, model.majority, *tables["policy_lookups"],
+            *tables["split_columns"], part_chosen, part_strengths)
         chosen[start:start + len(part)] = part_chosen.copy_to_host()
         strengths[start:start + len(part)] = part_strengths.copy_to_host()
     return chosen, strengths

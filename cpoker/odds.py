@@ -36,10 +36,10 @@ class RowOdds:
                 "tie_min": self.tie[0], "tie_max": self.tie[1], "loss_min": self.loss[0], "loss_max": self.loss[1]}
 
 
-def _probabilities(row: int, tables=None):
+def _probabilities(row: int, tables=None, rules=None):
     from .policy import resolve_tables
 
-    distribution = resolve_tables(tables).distribution[row]
+    distribution = resolve_tables(tables, rules).distribution[row]
     below = np.cumsum(distribution) - distribution
     return below, distribution, np.clip(1.0 - below - distribution, 0.0, 1.0)
 
@@ -52,10 +52,11 @@ def _check_row(row: Optional[str]) -> list[str]:
     return [row]
 
 
-def hand_odds(cards: CardsLike, row: Optional[str] = None, tables=None) -> list[RowOdds]:
+def hand_odds(cards: CardsLike, row: Optional[str] = None, tables=None, rules=None) -> list[RowOdds]:
     """Odds of a 3-card front or a 5-card middle/back (each row it fits, or ``row``).
 
-    ``tables``: the table policy's tables whose opponent distributions are read (default: the shipped ones).
+    ``tables``: the table policy's tables whose opponent distributions are read (default: the shipped ones
+    of ``rules``, default pagat: how a table-policy opponent playing those rules sets that row).
     """
     from .tables import strength_keys
 
@@ -69,7 +70,7 @@ def hand_odds(cards: CardsLike, row: Optional[str] = None, tables=None) -> list[
     index = int(np.searchsorted(strength_keys(), value.key))
     out = []
     for name in rows:
-        win, tie, loss = (float(p[index]) for p in _probabilities(ROW_NAMES.index(name), tables))
+        win, tie, loss = (float(p[index]) for p in _probabilities(ROW_NAMES.index(name), tables, rules))
         out.append(RowOdds(name, value.describe(), (win, win), (tie, tie), (loss, loss)))
     return out
 
@@ -79,7 +80,7 @@ def shape_name(key: int) -> str:
     return describe_key(key, kickers=False)
 
 
-def odds_table(row: Optional[str] = None, tables=None) -> list[RowOdds]:
+def odds_table(row: Optional[str] = None, tables=None, rules=None) -> list[RowOdds]:
     """Odds per hand shape (category and main ranks) for each row, weakest shape first.
 
     Each entry spans the shape's weakest to strongest kickers.
@@ -89,7 +90,7 @@ def odds_table(row: Optional[str] = None, tables=None) -> list[RowOdds]:
     out = []
     keys = strength_keys()
     for name in _check_row(row):
-        below, equal, above = _probabilities(ROW_NAMES.index(name), tables)
+        below, equal, above = _probabilities(ROW_NAMES.index(name), tables, rules)
         usable = np.isin(keys, row_keys(ROW_SIZES[name]))
         shapes: dict[str, list[int]] = {}
         for index in np.flatnonzero(usable):

@@ -2,8 +2,11 @@
 
 A row of dense strength ``s`` (see :func:`cpoker.tables.strength_keys`) is
 worth ``P(opponent's row < s) - P(opponent's row > s)`` against an opponent
-whose row strengths follow a known distribution.  The table policy arranges a
-hand by the non-fouling split with the largest sum of its three row values.
+whose row strengths follow a known distribution.  Under pagat scoring the
+table policy arranges a hand by the non-fouling split with the largest sum of
+its three row values; under other rules, by the largest expected settlement
+under those rules, scoring bonus and royalties included (:class:`RowModel`).
+Each rules preset ships tables learned under its own rules.
 
 The distributions come from self-play by fictitious play: deal a fixed sample
 of hands, arrange them by the best response to the current average opponent,
@@ -26,16 +29,91 @@ import numpy as np
 
 from .errors import OptionError
 from .interrupts import shielded
+from .rules import DEFAULT_RULES, PRESETS, Rules, resolve_rules
 from .tables import rest_lookup_arguments, row_lookup_arguments, split_tables, strength_keys
 
 DEFAULT_TABLES_FILE = "policy_tables.npz"
 
 
-def row_values_from_distribution(distribution: np.ndarray) -> np.ndarray:
-    """Expected row result of each strength against ``distribution`` (``(3, S)`` probabilities)."""
-    below = np.cumsum(distribution, axis=1) - distribution
-    above = 1.0 - below - distribution
-    return below - above
+@dataclass(frozen=True)
+class RowModel:
+    """What the table policy maximises under some rules, row by row.
+
+    The expected settlement of a split against one opponent whose three rows
+    are drawn *independently* from ``distribution`` (the approximation of the
+    table policy: in real hands an opponent's rows are correlated)::
+
+        value = sum over rows of (P(win) - P(loss) + expected royalties)
+                + scoop * (P(3 wins) - P(3 losses))              # 1-6 scoring
+                + majority * (P(2+ wins) - P(2+ losses))         # 2-4 scoring
+
+    with ``P(3 wins) = w_front * w_middle * w_back`` and so on.  Royalties
+    are additive per row: a row of strength ``s`` earns its royalty times
+    ``P(win)`` and pays the opponent's expected royalty of the stronger rows
+    (or, without ``require_win``, earns its own and pays the opponent's
+    expectation).  Naturals are declared before arranging, whatever the
+    arrangement, so they leave the choice alone and are not modelled.
+
+    Attributes
+    ----------
+    arrays
+        ``(4, 3, S)`` float64, by row (front, middle, back) and dense strength:
+        ``[0]`` the row's value, ``[1]`` its running maximum over weaker
+        strengths (a non-decreasing bound, which the branch and bound needs even
+        when a house royalty table is not monotone), ``[2]`` ``P(win)``,
+        ``[3]`` ``P(loss)``.
+    scoop, majority
+        Units of the scoring bonus (0 under pagat scoring, where the value is a
+        plain sum of row values).
+    """
+
+    arrays: np.ndarray
+    scoop: float = 0.0
+    majority: float = 0.0
+
+    @classmethod
+    def from_distribution(cls, distribution: np.ndarray, rules: "Rules | None" = None) -> "RowModel":
+        """The model of ``rules`` (default pagat) against rows drawn from ``distribution`` (``(3, S)``)."""
+        rules = DEFAULT_RULES if rules is None else rules
+        distribution = np.asarray(distribution, dtype=np.float64)
+        wins = np.cumsum(distribution, axis=1) - distribution
+        losses = 1.0 - wins - distribution
+        values = wins - losses
+        if rules.royalties is not None:
+            units = rules.royalties.as_array()[:, strength_keys() >> 26].astype(np.float64)  # (3, S)
+            paid = distribution * units  # what an opponent's row of each strength is owed
+            if rules.royalties.require_win:
+                stronger = paid[:, ::-1].cumsum(axis=1)[:, ::-1] - paid  # opponents' royalties above s
+                values = values + units * wins - stronger
+            else:
+                values = values + units - paid.sum(axis=1, keepdims=True)
+        arrays = np.stack([values, np.maximum.accumulate(values, axis=1), wins, losses])
+        arrays.flags.writeable = False
+        return cls(arrays, 3.0 if rules.scoring == "1-6" else 0.0, 1.0 if rules.scoring == "2-4" else 0.0)
+
+    @property
+    def row_values(self) -> np.ndarray:
+        """``(3, S)``: each row's value by strength, without the bonus."""
+        return self.arrays[0]
+
+    def split_values(self, front: np.ndarray, middle: np.ndarray, back: np.ndarray) -> np.ndarray:
+        """Value of splits given their rows' dense strengths (arrays of one shape), the kernels' formula."""
+        a = self.arrays
+        value = a[0, 2, back] + a[0, 1, middle] + a[0, 0, front]
+        wins = a[2, 0, front], a[2, 1, middle], a[2, 2, back]
+        losses = a[3, 0, front], a[3, 1, middle], a[3, 2, back]
+        if self.scoop:
+            value = value + self.scoop * (wins[0] * wins[1] * wins[2] - losses[0] * losses[1] * losses[2])
+        if self.majority:
+            def two_of_three(p):
+                return p[0] * p[1] + p[0] * p[2] + p[1] * p[2] - 2.0 * p[0] * p[1] * p[2]
+
+            value = value + self.majority * (two_of_three(wins) - two_of_three(losses))
+        return value
+
+    def kernel_arguments(self) -> tuple:
+        """``(arrays, scoop, majority)``, as the table policy's kernels take them."""
+        return self.arrays, float(self.scoop), float(self.majority)
 
 
 @dataclass(frozen=True)
@@ -55,6 +133,10 @@ class PolicyTables:
     partial
         True when a signal stopped the build: the tables are those of the
         last completed iteration.
+    rules
+        The rules the policy plays under (its :class:`RowModel`): the rules of
+        the self-play that learned the distribution, unless re-valued by
+        :func:`tables_for_rules`.
     """
 
     distribution: np.ndarray
@@ -62,8 +144,13 @@ class PolicyTables:
     seed: int = 0
     history: tuple = field(default=())
     partial: bool = False
+    rules: "Rules" = field(default=None)  # type: ignore[assignment]  # None: the default rules
 
     def __post_init__(self) -> None:
+        if self.rules is None:
+            object.__setattr__(self, "rules", DEFAULT_RULES)
+        elif not isinstance(self.rules, Rules):
+            raise OptionError(f"tables' rules must be a Rules object, got {type(self.rules).__name__}")
 
         size = len(strength_keys())
         try:
@@ -76,12 +163,23 @@ class PolicyTables:
                               f"got shape {distribution.shape}")
         object.__setattr__(self, "distribution", distribution)
 
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state.pop("model", None)  # derived (760 KB): recomputed where it is used, not shipped to Dask workers
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+
     @functools.cached_property
+    def model(self) -> RowModel:
+        """What the policy maximises: the :class:`RowModel` of its rules against its distribution."""
+        return RowModel.from_distribution(self.distribution, self.rules)
+
+    @property
     def row_values(self) -> np.ndarray:
-        """``(3, 7917)`` expected result of a row of each strength (front, middle, back)."""
-        values = row_values_from_distribution(self.distribution)
-        values.flags.writeable = False
-        return values
+        """``(3, 7917)`` expected result of a row of each strength (front, middle, back), royalties included."""
+        return self.model.row_values
 
     @property
     def iterations(self) -> int:
@@ -97,6 +195,8 @@ class PolicyTables:
         fields = {"hands": self.hands, "seed": self.seed, "history": list(self.history)}
         if self.partial:
             fields["partial"] = True
+        if self.rules.name != "pagat":  # pagat tables are written as before rules existed, byte for byte
+            fields["rules"] = self.rules.to_toml()
         meta = json.dumps(fields, sort_keys=True)
         arrays = {"distribution": np.ascontiguousarray(self.distribution, dtype=np.float64), "meta": np.array(meta)}
         out = io.BytesIO()
@@ -124,15 +224,18 @@ class PolicyTables:
         OptionError
             When the file is missing, unreadable, or not a cpoker tables file.
         """
+        from .errors import RulesError
+
         try:
             with np.load(path, allow_pickle=False) as data:
                 meta = json.loads(str(data["meta"]))
                 distribution = np.asarray(data["distribution"], dtype=np.float64)
+                rules = Rules.from_toml_text(meta["rules"], f"{path} (rules)") if "rules" in meta else None
                 tables = cls(distribution, int(meta["hands"]), int(meta["seed"]), tuple(meta["history"]),
-                             bool(meta.get("partial", False)))
+                             bool(meta.get("partial", False)), rules)
         except OSError as error:
             raise OptionError(f"cannot read tables file {path}: {error.strerror or error}") from None
-        except OptionError as error:  # our own check of the distribution
+        except (OptionError, RulesError) as error:  # our own checks of the distribution and the rules
             raise OptionError(f"{path} is not a cpoker tables file: {error}") from None
         except Exception as error:  # a zip, a .npy or a JSON that is not ours, in any of many ways
             raise OptionError(f"{path} is not a cpoker tables file ({type(error).__name__}: "
@@ -140,19 +243,41 @@ class PolicyTables:
         return tables
 
 
+def tables_file(preset: str) -> str:
+    """The package data file of a preset's shipped tables."""
+    return DEFAULT_TABLES_FILE if preset == "pagat" else f"policy_tables_{preset}.npz"
+
+
 @functools.cache
-def default_tables() -> PolicyTables:
-    """The tables shipped with cpoker (``cpoker tables build`` regenerates them)."""
-    with resources.as_file(resources.files("cpoker") / "data" / DEFAULT_TABLES_FILE) as path:
+def _shipped_tables(preset: str) -> PolicyTables:
+    with resources.as_file(resources.files("cpoker") / "data" / tables_file(preset)) as path:
         if not path.exists():
-            raise FileNotFoundError(f"policy tables missing at {path}; run 'cpoker tables build'")
+            raise FileNotFoundError(f"policy tables missing at {path}; run 'cpoker tables build --rules {preset}'")
         return PolicyTables.load(path)
 
 
-def resolve_tables(tables: "PolicyTables | str | Path | None") -> PolicyTables:
-    """``None`` → the shipped tables; a path → the tables in that file; tables → themselves."""
+def default_tables(rules: "Rules | str | None" = None) -> PolicyTables:
+    """The shipped tables for ``rules`` (default: the Pagat base game).
+
+    Every preset has its own tables, learned by self-play under its rules
+    (``cpoker tables build --rules NAME`` regenerates them byte for byte).
+    Other rules get the shipped distribution of the preset with the same
+    scoring method, valued under those rules (:class:`RowModel`): a best
+    response to that preset's players.  ``cpoker tables build --rules FILE``
+    learns tables of their own.
+    """
+    rules = resolve_rules(rules)
+    name = rules.name
+    if name in PRESETS:
+        return _shipped_tables(name)
+    nearest = _shipped_tables(rules.scoring)
+    return PolicyTables(nearest.distribution, nearest.hands, nearest.seed, nearest.history, nearest.partial, rules)
+
+
+def resolve_tables(tables: "PolicyTables | str | Path | None", rules: "Rules | str | None" = None) -> PolicyTables:
+    """``None`` → the shipped tables for ``rules``; a path → the tables in that file; tables → themselves."""
     if tables is None:
-        return default_tables()
+        return default_tables(rules)
     if isinstance(tables, PolicyTables):
         return tables
     if isinstance(tables, (str, Path)):
@@ -189,20 +314,24 @@ def _strength_histogram(strengths: np.ndarray, size: int) -> np.ndarray:
     return np.stack(counts)
 
 
-def arrange_by_tables(hands: np.ndarray, row_values: np.ndarray, device: str = "cpu") -> tuple[np.ndarray, np.ndarray]:
+def arrange_by_tables(hands: np.ndarray, model: "PolicyTables | RowModel",
+                      device: str = "cpu") -> tuple[np.ndarray, np.ndarray]:
     """Table-policy split of each hand (sorted ``uint8`` ids, shape ``(N, 13)``) and its row strengths.
 
+    ``model``: tables (their :attr:`PolicyTables.model`) or a :class:`RowModel`.
     ``device="cuda"`` runs the same kernel on an NVIDIA GPU (identical answers).
     """
+    if isinstance(model, PolicyTables):
+        model = model.model
     if device == "cuda":
         from .devices import table_policy_cuda
 
         with shielded():
-            return table_policy_cuda(hands, row_values)
+            return table_policy_cuda(hands, model)
     serial, parallel, block, arguments = _policy_kernels()
     with shielded():
         kernel = serial if len(hands) <= block else parallel  # the same answers either way
-        return kernel(hands, np.ascontiguousarray(row_values), *arguments)
+        return kernel(hands, *model.kernel_arguments(), *arguments)
 
 
 @functools.cache
@@ -232,7 +361,8 @@ DEFAULT_BUILD = {"hands": BUILD_HANDS, "seed": BUILD_SEED, "max_iterations": BUI
 
 def build_tables(hands: int = BUILD_HANDS, seed: int = BUILD_SEED, max_iterations: int = BUILD_MAX_ITERATIONS,
                  tolerance: float = BUILD_TOLERANCE, progress: bool = False, chunk: Optional[int] = None,
-                 device: str = "cpu", backend: str = "local", scheduler: Optional[str] = None) -> PolicyTables:
+                 device: str = "cpu", backend: str = "local", scheduler: Optional[str] = None,
+                 rules: "Rules | str | None" = None) -> PolicyTables:
     """Learn the table policy by fictitious self-play (see module docstring).
 
     Parameters
@@ -255,6 +385,11 @@ def build_tables(hands: int = BUILD_HANDS, seed: int = BUILD_SEED, max_iteration
         ``"cpu"`` or ``"cuda"``: where the table policy runs (identical tables).
     backend, scheduler
         ``"local"`` or ``"dask"`` (see :mod:`cpoker.runner`): where the blocks run (identical tables).
+    rules
+        The rules played (a preset name, a ``.toml`` file or :class:`~cpoker.Rules`;
+        default pagat): each hand's choice maximises its expected settlement
+        under them against the average opponent, scoring bonus and royalties
+        included (:class:`RowModel`, which says what is approximated).
 
     A SIGINT or SIGTERM stops the build at the next block: the tables of the
     last completed iteration are returned with ``partial=True``.
@@ -273,6 +408,7 @@ def build_tables(hands: int = BUILD_HANDS, seed: int = BUILD_SEED, max_iteration
 
     hands = check_int("hands", hands, 1, MAX_TABLE_HANDS)
     seed = check_seed(seed)
+    rules = resolve_rules(rules)
     max_iterations = check_int("max_iterations", max_iterations, 1, MAX_ITERATIONS)
     tolerance = check_fraction("tolerance", tolerance)
     device = check_device(device)
@@ -315,8 +451,9 @@ def build_tables(hands: int = BUILD_HANDS, seed: int = BUILD_SEED, max_iteration
         average = first[0] / hands
         partial = False
         for iteration in range(1, max_iterations + 1):
-            values = row_values_from_distribution(average)
-            result = self_play_pass(functools.partial(arrange_by_tables, row_values=values, device=device),
+            model = RowModel.from_distribution(average, rules)
+            values = model.row_values
+            result = self_play_pass(functools.partial(arrange_by_tables, model=model, device=device),
                                     f"self-play {iteration}/{max_iterations}")
             if result is None:
                 partial = True
@@ -324,7 +461,7 @@ def build_tables(hands: int = BUILD_HANDS, seed: int = BUILD_SEED, max_iteration
             response = result[0] / hands
             new_average = average + (response - average) / iteration if iteration > 1 else response
             changed = 1.0 if iteration == 1 else result[1] / hands
-            moved = float(np.abs(row_values_from_distribution(new_average) - values).max())
+            moved = float(np.abs(RowModel.from_distribution(new_average, rules).row_values - values).max())
             history.append({"iteration": iteration, "changed": changed, "values_moved": moved})
             average = new_average
             if changed < tolerance:
@@ -334,4 +471,4 @@ def build_tables(hands: int = BUILD_HANDS, seed: int = BUILD_SEED, max_iteration
                 break
         if not history:
             raise Interrupted(interrupts.received() or 2)
-    return PolicyTables(average, hands, seed, tuple(history), partial)
+    return PolicyTables(average, hands, seed, tuple(history), partial, rules)

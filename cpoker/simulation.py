@@ -140,8 +140,8 @@ def simulate(arrangement: ArrangementLike, opponents: int = 1, samples: int = 10
     samples = check_int("samples", samples, 1, MAX_SAMPLES)
     seed = check_seed(seed)
     rules = resolve_rules(rules)
-    tables = resolve_tables(tables)
-    opponent_name, _ = resolve_strategy(opponent, tables)
+    tables = resolve_tables(tables, rules)
+    opponent_name, _ = resolve_strategy(opponent, tables, rules)
     device = check_device(device)
     check_backend(backend, scheduler)
     seed = _new_seed() if seed is None else seed
@@ -162,7 +162,7 @@ def simulate(arrangement: ArrangementLike, opponents: int = 1, samples: int = 10
     def work(block):
         index, count = block
         dealt = deal_from(rest, np.random.default_rng([seed, index]), count, opponents)
-        keys = np.ascontiguousarray(arrange_keys(opponent, dealt.reshape(-1, 13), tables, device)
+        keys = np.ascontiguousarray(arrange_keys(opponent, dealt.reshape(-1, 13), tables, device, rules)
                                     .reshape(count, opponents, 3), dtype=np.int32)
         totals, block_outcomes, block_sweeps = _candidate_results(ours, keys)
         if not rules.is_row_additive:
@@ -255,8 +255,8 @@ def _seat_points(keys: list[np.ndarray], hand_of_seat: Sequence[int], rules: Rul
     return points
 
 
-def _arrange_all(strategies: Sequence[StrategyLike], hands: np.ndarray, tables,
-                 device: str = "cpu") -> list[np.ndarray]:
+def _arrange_all(strategies: Sequence[StrategyLike], hands: np.ndarray, tables, device: str = "cpu",
+                 rules: "Rules | None" = None) -> list[np.ndarray]:
     """Row keys ``(count, players, 3)`` of every hand as each strategy arranges it (once per distinct strategy)."""
     done: dict = {}
     out = []
@@ -264,7 +264,7 @@ def _arrange_all(strategies: Sequence[StrategyLike], hands: np.ndarray, tables,
     for strategy in strategies:
         name = strategy if isinstance(strategy, str) else id(strategy)
         if name not in done:
-            done[name] = arrange_keys(strategy, hands.reshape(-1, 13), tables, device).reshape(count, players, 3)
+            done[name] = arrange_keys(strategy, hands.reshape(-1, 13), tables, device, rules).reshape(count, players, 3)
         out.append(done[name])
     return out
 
@@ -305,8 +305,8 @@ def match(strategies: Sequence[StrategyLike], deals: int = 10_000, seed: Optiona
     sessions = check_int("sessions", sessions, 0, MAX_SESSIONS)
     seed = check_seed(seed)
     rules = resolve_rules(rules)
-    tables = resolve_tables(tables)
-    names = seat_names([resolve_strategy(s, tables)[0] for s in strategies])
+    tables = resolve_tables(tables, rules)
+    names = seat_names([resolve_strategy(s, tables, rules)[0] for s in strategies])
     device = check_device(device)
     check_backend(backend, scheduler)
     seed = _new_seed() if seed is None else seed
@@ -323,14 +323,14 @@ def match(strategies: Sequence[StrategyLike], deals: int = 10_000, seed: Optiona
         index, count = block
         if index < n_deal_chunks:
             hands = deal_from(deck, np.random.default_rng([seed, index]), count, players)
-            keys = _arrange_all(strategies, hands, tables, device)
+            keys = _arrange_all(strategies, hands, tables, device, rules)
             # summed over the rotations: `players` times the points per deal, an exact integer
             return "deals", sum(_seat_points(keys, [(i + r) % players for i in range(players)], rules)
                                 for r in range(players))
         session = index - n_deal_chunks
         rng = np.random.default_rng([seed, 1, session])  # a stream apart from the match deals
         hands = deal_from(deck, rng, DEALS_PER_SESSION, players)
-        ledger = _seat_points(_arrange_all(strategies, hands, tables, device), list(range(players)),
+        ledger = _seat_points(_arrange_all(strategies, hands, tables, device, rules), list(range(players)),
                               rules).sum(axis=0)
         return "session", np.array(places(ledger.tolist()))
 

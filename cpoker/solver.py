@@ -228,8 +228,8 @@ def solve(hand: CardsLike, opponents: int = 1, samples: int = 2000, seed: Option
     _check_options(opponents, samples, method)
     seed = check_seed(seed)
     rules = resolve_rules(rules)
-    tables = resolve_tables(tables)
-    opponent_name, _ = resolve_strategy(opponent, tables)
+    tables = resolve_tables(tables, rules)
+    opponent_name, _ = resolve_strategy(opponent, tables, rules)
     device = check_device(device)
     compared = _compare_split(hand_ids, compare) if compare is not None else None
     if time_budget is not None and not (isinstance(time_budget, (int, float)) and 0 < time_budget < 1e6):
@@ -282,13 +282,11 @@ def _table_values(hand_ids: np.ndarray, tables: "PolicyTables"):
     t = split_tables()
     with shielded():
         split_ids, keys5, keys3 = _valid_splits(hand_ids, t.subsets5, t.subsets3, t.middles, t.fronts)
-    values = tables.row_values
     keys = strength_keys()
     index5 = np.searchsorted(keys, keys5)
-    value5_back, value5_middle = values[2, index5], values[1, index5]
-    value3 = values[0, np.searchsorted(keys, keys3)]
+    index3 = np.searchsorted(keys, keys3)
     rows = t.splits[split_ids]
-    table_value = value5_back[rows[:, 0]] + value5_middle[rows[:, 1]] + value3[rows[:, 2]]
+    table_value = tables.model.split_values(index3[rows[:, 2]], index5[rows[:, 1]], index5[rows[:, 0]])
     return split_ids, rows, keys5, keys3, table_value
 def _row_shapes(keys: np.ndarray) -> np.ndarray:
     """Category and main ranks of row keys, with kickers dropped.
@@ -328,7 +326,7 @@ def _solve_table(hand_ids, opponents, rules, tables, started) -> Solution:
 
     t = split_tables()
     split_ids, table_value, strengths, n_valid = best_distinct_splits(
-        hand_ids, np.ascontiguousarray(tables.row_values), *row_lookup_arguments(), *rest_lookup_arguments(),
+        hand_ids, *tables.model.kernel_arguments(), *row_lookup_arguments(), *rest_lookup_arguments(),
         t.middles, t.fronts, strength_keys(), N_ALTERNATIVES + 1)
     row_keys = strength_keys()[strengths]
     picked = range(len(split_ids))
@@ -345,7 +343,7 @@ STATISTICS_SAMPLE = 2_000_000
 
 
 def _opponent_block(rest: np.ndarray, opponents: int, seed: int, start: int, count: int, opponent,
-                    tables, device: str = "cpu") -> np.ndarray:
+                    tables, device: str = "cpu", rules: "Rules | None" = None) -> np.ndarray:
     """Row keys ``(count, opponents, 3)`` of samples ``start .. start + count`` of the solver's deal.
 
     The generator is advanced past the earlier samples' draws, so each block is
@@ -355,7 +353,7 @@ def _opponent_block(rest: np.ndarray, opponents: int, seed: int, start: int, cou
     bit_generator = np.random.PCG64(seed)
     bit_generator.advance(len(rest) * start)
     dealt = deal_from(rest, np.random.Generator(bit_generator), count, opponents)
-    keys = arrange_keys(opponent, dealt.reshape(-1, 13), tables, device)
+    keys = arrange_keys(opponent, dealt.reshape(-1, 13), tables, device, rules)
     return np.ascontiguousarray(keys.reshape(count, opponents, 3), dtype=np.int32)
 
 
@@ -410,7 +408,8 @@ def _solve_mc(hand_ids, opponents, samples, seed, rules, opponent, opponent_name
     done: list = []
 
     def totals_of_block(block):
-        keys = _opponent_block(rest, opponents, seed, block[0] * SOLVE_BLOCK, block[1], opponent, tables, device)
+        keys = _opponent_block(rest, opponents, seed, block[0] * SOLVE_BLOCK, block[1], opponent, tables, device,
+                               rules)
         if additive:
             return keys, _subset_row_totals(keys5, keys3, keys)
         row_points = _subset_row_points(keys5, keys3, keys, royalties, require_win)

@@ -3,7 +3,10 @@
 Built in:
 
 * ``greedy`` -- strongest back, then strongest middle of the other 8, front the rest;
-* ``table`` -- the table policy (:mod:`cpoker.policy`), ~26,000 hands/s per core;
+* ``table`` -- the table policy (:mod:`cpoker.policy`) with the tables of the rules in force,
+  ~30,000 hands/s per core; ``table@RULES`` with the tables shipped for other rules
+  (``table@pagat`` under 2-4 scoring: the pagat-trained policy), ``table@FILE.npz`` with a
+  tables file;
 * ``mc`` -- the Monte Carlo solver (:func:`cpoker.solve`) against table-policy opponents.
 
 For speed, :func:`arrange_keys` arranges many hands at once and returns only
@@ -12,6 +15,7 @@ their row keys; the built-ins run in numba there, other callables one by one.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import re
 from typing import TYPE_CHECKING, Protocol, Union
@@ -21,11 +25,12 @@ import numpy as np
 from .arrange import Arrangement, arrangement_of_split, parse_hand
 from .cards import CardsLike
 from .errors import CpokerError, StrategyError
-from .policy import arrange_by_tables, arrange_greedy, resolve_tables
+from .policy import arrange_by_tables, arrange_greedy, default_tables, resolve_tables
 from .tables import strength_keys
 
 if TYPE_CHECKING:  # pragma: no cover
     from .policy import PolicyTables
+    from .rules import Rules
 
 
 class Strategy(Protocol):
@@ -41,24 +46,25 @@ def greedy(hand: CardsLike) -> Arrangement:
     return arrangement_of_split(ids, int(chosen[0]))
 
 
-def table(hand: CardsLike, tables: "PolicyTables | str | None" = None) -> Arrangement:
-    """The table policy's arrangement: the non-fouling split with the best sum of row values.
+def table(hand: CardsLike, tables: "PolicyTables | str | None" = None,
+          rules: "Rules | str | None" = None) -> Arrangement:
+    """The table policy's arrangement: the non-fouling split with the best expected settlement.
 
-    ``tables`` are the policy's tables: the shipped ones by default, or a
-    :class:`~cpoker.PolicyTables` / a file written by ``cpoker tables build``.
+    ``tables`` are the policy's tables: by default the shipped ones for
+    ``rules`` (default pagat), or a :class:`~cpoker.PolicyTables` / a file
+    written by ``cpoker tables build``.
     """
     ids = parse_hand(hand)
-    chosen, strengths = arrange_by_tables(ids[None, :], resolve_tables(tables).row_values)
+    chosen, strengths = arrange_by_tables(ids[None, :], resolve_tables(tables, rules))
     return arrangement_of_split(ids, int(chosen[0]), strength_keys()[strengths[0]].tolist())
 
 
 class TablePolicy:
     """The table policy with given tables, as a strategy (``resolve_strategy("table", tables=...)``)."""
 
-    __name__ = "table"
-
-    def __init__(self, tables: "PolicyTables") -> None:
+    def __init__(self, tables: "PolicyTables", name: str = "table") -> None:
         self.tables = tables
+        self.__name__ = name
 
     def __call__(self, hand: CardsLike) -> Arrangement:
         return table(hand, self.tables)
@@ -67,11 +73,12 @@ class TablePolicy:
         return f"TablePolicy({self.tables.hands} hands, seed {self.tables.seed})"
 
 
-def mc(hand: CardsLike, opponents: int = 1, samples: int = 2000, seed: int = 0) -> Arrangement:
-    """The Monte Carlo solver's best arrangement (seeded, so a fixed strategy)."""
+def mc(hand: CardsLike, opponents: int = 1, samples: int = 2000, seed: int = 0, rules: "Rules | str | None" = None,
+       tables: "PolicyTables | str | None" = None) -> Arrangement:
+    """The Monte Carlo solver's best arrangement under ``rules`` (seeded, so a fixed strategy)."""
     from .solver import solve
 
-    return solve(hand, opponents=opponents, samples=samples, seed=seed).best
+    return solve(hand, opponents=opponents, samples=samples, seed=seed, rules=rules, tables=tables).best
 
 
 BUILTIN: dict[str, Strategy] = {"greedy": greedy, "table": table, "mc": mc}
@@ -95,24 +102,31 @@ def _load_plugin(strategy: str) -> Strategy:
     return value
 
 
-def resolve_strategy(strategy: StrategyLike, tables: "PolicyTables | str | None" = None) -> tuple[str, Strategy]:
+def resolve_strategy(strategy: StrategyLike, tables: "PolicyTables | str | None" = None,
+                     rules: "Rules | str | None" = None) -> tuple[str, Strategy]:
     """``(name, callable)`` of a built-in name, a ``package.module:function`` path, or a callable.
 
-    ``tables`` replaces the shipped tables of the ``table`` strategy.
+    ``tables`` replaces the shipped tables of the ``table`` strategy (and of
+    the ``mc`` strategy's opponents); ``mc`` solves under ``rules``.
     """
     if callable(strategy):
         return getattr(strategy, "__name__", repr(strategy)), strategy
     if not isinstance(strategy, str):
         raise StrategyError(f"a strategy is a name or a callable, got {type(strategy).__name__}")
     if strategy == "table" and tables is not None:
-
         return "table", TablePolicy(resolve_tables(tables))
+    if strategy.startswith("table@"):
+        source = strategy[len("table@"):]
+        found = resolve_tables(source) if source.endswith(".npz") else default_tables(source)
+        return strategy, TablePolicy(found, strategy)
+    if strategy == "mc" and (tables is not None or rules is not None):
+        return "mc", functools.partial(mc, rules=rules, tables=tables)
     if strategy in BUILTIN:
         return strategy, BUILTIN[strategy]
     if ":" in strategy:
         return strategy, _load_plugin(strategy)
-    raise StrategyError(f"unknown strategy {strategy[:60]!r}; built in: {', '.join(BUILTIN)}, "
-                        "or give package.module:function")
+    raise StrategyError(f"unknown strategy {strategy[:60]!r}; built in: {', '.join(BUILTIN)}, table@RULES, "
+                        "table@FILE.npz, or give package.module:function")
 
 
 def _call_strategy(name: str, function: Strategy, hand: list) -> Arrangement:
@@ -138,7 +152,7 @@ def _call_strategy(name: str, function: Strategy, hand: list) -> Arrangement:
 
 
 def arrange_keys(strategy: StrategyLike, hands: np.ndarray, tables: "PolicyTables | str | None" = None,
-                 device: str = "cpu") -> np.ndarray:
+                 device: str = "cpu", rules: "Rules | str | None" = None) -> np.ndarray:
     """Row keys ``(N, 3)`` (front, middle, back) of many hands arranged by ``strategy``.
 
     ``hands`` is ``(N, 13)`` card ids.  A fouled arrangement (rows out of
@@ -150,17 +164,16 @@ def arrange_keys(strategy: StrategyLike, hands: np.ndarray, tables: "PolicyTable
         When a plug-in strategy raises, or answers with something that is not an
         arrangement of the hand it was given.
     """
-    from .policy import default_tables
     from .scoring import row_keys
 
-    name, function = resolve_strategy(strategy, tables)
+    name, function = resolve_strategy(strategy, tables, rules)
     hands = np.sort(np.asarray(hands, dtype=np.uint8), axis=1)
     if function is greedy:
         return strength_keys()[arrange_greedy(hands)[1]]
     if function is table:
-        return strength_keys()[arrange_by_tables(hands, default_tables().row_values, device)[1]]
+        return strength_keys()[arrange_by_tables(hands, default_tables(rules), device)[1]]
     if isinstance(function, TablePolicy):
-        return strength_keys()[arrange_by_tables(hands, function.tables.row_values, device)[1]]
+        return strength_keys()[arrange_by_tables(hands, function.tables, device)[1]]
     keys = np.empty((len(hands), 3), dtype=np.int32)
     for i, hand in enumerate(hands):
         keys[i] = row_keys(_call_strategy(name, function, hand.tolist()))

@@ -28,9 +28,10 @@ def main(rows: int, hands: int) -> dict:
     masks = np.bitwise_or.reduce(np.int64(1) << random_rows(rows, 5, 9).astype(np.int64), axis=1)
     report["mask_keys_equal"] = bool(np.array_equal(evaluate_batch(masks, device="cuda"), evaluate_batch(masks)))
     sample = sample_hands(hands, 11)
-    values = default_tables().row_values
-    gpu, cpu = arrange_by_tables(sample, values, "cuda"), arrange_by_tables(sample, values)
-    report["table_policy_equal"] = bool(np.array_equal(gpu[0], cpu[0]) and np.array_equal(gpu[1], cpu[1]))
+    for name in ("pagat", "2-4", "seed001-royalties"):  # a sum of row values, a bonus, royalties
+        tables = default_tables(name)
+        gpu, cpu = arrange_by_tables(sample, tables, "cuda"), arrange_by_tables(sample, tables)
+        report[f"table_policy_{name}_equal"] = bool(np.array_equal(gpu[0], cpu[0]) and np.array_equal(gpu[1], cpu[1]))
     from cpoker import Rules
     from cpoker._kernels.scoring import _pair_points_batch
     from cpoker.devices import settle_pairs_cuda

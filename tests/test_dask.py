@@ -38,6 +38,12 @@ def test_a_local_cluster_gives_the_local_results_exactly():
     built_here = cpoker.build_tables(hands=2_000, seed=3, max_iterations=2, chunk=400)
     built_there = cpoker.build_tables(hands=2_000, seed=3, max_iterations=2, chunk=400, backend="dask")
     assert built_there.to_bytes() == built_here.to_bytes()
+    rules_here = cpoker.build_tables(hands=1_000, seed=3, max_iterations=2, chunk=400, rules="2-4")
+    rules_there = cpoker.build_tables(hands=1_000, seed=3, max_iterations=2, chunk=400, rules="2-4", backend="dask")
+    assert rules_there.to_bytes() == rules_here.to_bytes()
+    exploited_here = cpoker.exploit("table", rules="1-6", hands=10, samples=100, seed=2)
+    exploited_there = cpoker.exploit("table", rules="1-6", hands=10, samples=100, seed=2, backend="dask")
+    assert exploited_there.gains.tolist() == exploited_here.gains.tolist()
 
 
 def test_backend_options_are_checked():

@@ -191,10 +191,10 @@ def test_table_policy_on_suited_hands_equals_brute_force():
 
     from cpoker.policy import arrange_by_tables, default_tables
 
-    values = default_tables().row_values
+    model = default_tables().model
     hands = np.array(suited_hands(25, seed=11))
-    chosen, _ = arrange_by_tables(hands, values)
-    assert [brute_force_table_choice(hand, values) for hand in hands] == chosen.tolist()
+    chosen, _ = arrange_by_tables(hands, model)
+    assert [brute_force_table_choice(hand, model) for hand in hands] == chosen.tolist()
 
 
 @pytest.mark.parametrize("width", [3, 5, 6, 7])

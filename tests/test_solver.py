@@ -6,8 +6,8 @@ from naive import settle_pair
 import cpoker
 from cpoker import CardError, OptionError, solve
 from cpoker.arrange import arrangement_of_split, parse_hand
-from cpoker.policy import (PolicyTables, arrange_by_tables, arrange_greedy, build_tables, default_tables,
-                           row_values_from_distribution)
+from cpoker.policy import PolicyTables, RowModel, arrange_by_tables, arrange_greedy, build_tables, default_tables
+from cpoker.rules import PRESETS, Rules
 from cpoker.solver import deal_opponents
 from cpoker.strategies import arrange_keys, resolve_strategy
 from cpoker.tables import split_tables, strength_keys
@@ -15,31 +15,76 @@ from cpoker.tables import split_tables, strength_keys
 HAND = "As Ad Kc Kd Qs Jh Th 9c 7s 6d 4h 3c 2s"
 
 
-def brute_force_table_choice(hand, values):
-    """Plain scan of all splits: the first split with the largest sum of row values."""
+def brute_force_table_choice(hand, model):
+    """Plain scan of all splits: the first split with the largest value under ``model`` (a RowModel)."""
     t = split_tables()
     found = cpoker.arrangements(hand)
     index = np.searchsorted(strength_keys(), np.stack([found.front_keys, found.middle_keys, found.back_keys]))
-    total = values[2, index[2]] + values[1, index[1]] + values[0, index[0]]
+    total = model.split_values(index[0], index[1], index[2])
     best = np.flatnonzero(total == total.max())
     assert t.splits.shape[0] == 72_072
     return int(found.split_ids[best.min()])
 
 
+def skewed_distribution(seed: int, power: float = 8) -> np.ndarray:
+    weights = np.random.default_rng(seed).random((3, len(strength_keys()))) ** power
+    return weights / weights.sum(axis=1, keepdims=True)
+
+
+# house rules whose back royalties are not monotone in the category: the policy's bound must still hold
+ODD_ROYALTIES = Rules("2-4", {"back": {"straight": 6, "flush": 0, "full house": 1}, "front": {"pair": 1}})
+
+
+@pytest.mark.parametrize("rules", ["pagat", "1-6", "2-4", "seed001-royalties", "odd"])
 @pytest.mark.parametrize("source", ["shipped", "uniform", "skewed"])
-def test_table_policy_equals_brute_force_argmax(source):
+def test_table_policy_equals_brute_force_argmax(source, rules):
+    rules = ODD_ROYALTIES if rules == "odd" else PRESETS[rules]
     if source == "shipped":
-        values = default_tables().row_values
+        distribution = default_tables(rules).distribution
     else:
-        rng = np.random.default_rng(0 if source == "uniform" else 1)
-        weights = rng.random((3, len(strength_keys()))) ** (1 if source == "uniform" else 8)
-        values = row_values_from_distribution(weights / weights.sum(axis=1, keepdims=True))
-    hands = random_hands(40, 21)
-    chosen, strengths = arrange_by_tables(hands, values)
+        distribution = skewed_distribution(0 if source == "uniform" else 1, 1 if source == "uniform" else 8)
+    model = RowModel.from_distribution(distribution, rules)
+    hands = random_hands(40 if rules.name == "pagat" else 15, 21)
+    chosen, strengths = arrange_by_tables(hands, model)
     for hand, split in zip(hands, chosen):
-        assert split == brute_force_table_choice(hand, values)
+        assert split == brute_force_table_choice(hand, model)
     keys = strength_keys()[strengths]
     assert np.all(keys[:, 2] >= keys[:, 1]) and np.all(keys[:, 1] >= keys[:, 0])
+
+
+@pytest.mark.parametrize("rules", ["pagat", "1-6", "2-4", "seed001-royalties", "odd", "no require_win"])
+def test_row_model_is_the_expected_settlement_against_independent_rows(rules):
+    """Against an opponent whose rows are independent draws, a split's model value is its exact expected
+    settlement: summed over every opponent triple, weighted, by the scoring kernel itself."""
+    from cpoker._kernels.scoring import _pair_points_batch
+
+    if rules == "no require_win":
+        rules = Rules.from_toml_text('scoring = "1-6"\n[royalties]\nrequire_win = false\n'
+                                     'back = { "straight flush" = 5, "four of a kind" = 2 }\n'
+                                     'front = { "three of a kind" = 3 }\n')
+    else:
+        rules = ODD_ROYALTIES if rules == "odd" else PRESETS[rules]
+    keys = strength_keys()
+    rows = {  # nested supports (every front below every middle below every back): no opponent triple fouls
+        0: ["Kh 7d 2c", "8s 8d 3c", "5s 5d 5c"],
+        1: ["8h 8c 8d Kd 2c", "9s 8s 5s 4s 2s", "Th Tc Td 3s 3c", "6s 6d 6c 6h 2c"],
+        2: ["7s 7d 7c 7h Kd", "9h 8h 7h 6h 5h", "Ah Kh Qh Jh Th"],
+    }
+    support = [np.searchsorted(keys, [cpoker.evaluate(cards).key for cards in rows[r]]) for r in range(3)]
+    rng = np.random.default_rng(3)
+    distribution = np.zeros((3, len(keys)))
+    for r in range(3):
+        distribution[r, support[r]] = rng.dirichlet(np.ones(len(support[r])))
+    model = RowModel.from_distribution(distribution, rules)
+    triples = np.array(np.meshgrid(*support, indexing="ij")).reshape(3, -1).T  # (n, 3) strengths
+    weights = distribution[0, triples[:, 0]] * distribution[1, triples[:, 1]] * distribution[2, triples[:, 2]]
+    theirs = keys[triples].astype(np.int32)
+    for ours in triples[::3]:  # ours share the supports, so ties happen
+        mine = np.repeat(keys[ours][None, :].astype(np.int32), len(theirs), axis=0)
+        expected = float(weights @ _pair_points_batch(mine, theirs, *rules.kernel_arguments()))
+        assert model.split_values(*ours) == pytest.approx(expected, abs=1e-12)
+    assert (np.diff(model.arrays[1], axis=1) >= 0).all()
+    assert (model.arrays[1] >= model.arrays[0]).all()
 
 
 def test_greedy_takes_the_strongest_back_then_middle_and_never_fouls():
@@ -171,20 +216,21 @@ def test_table_method_kernel_equals_valuing_every_split():
     from cpoker.tables import rest_lookup_arguments, row_lookup_arguments
 
     t, keys = split_tables(), strength_keys()
-    for source, values in (("shipped", default_tables().row_values), ("skewed", None)):
-        if values is None:
-            weights = np.random.default_rng(1).random((3, len(keys))) ** 8
-            values = row_values_from_distribution(weights / weights.sum(axis=1, keepdims=True))
+    for source, rules in (("shipped", "pagat"), ("skewed", "pagat"), ("shipped", "2-4"), ("skewed", "odd")):
+        rules = ODD_ROYALTIES if rules == "odd" else PRESETS[rules]
+        distribution = default_tables(rules).distribution if source == "shipped" else skewed_distribution(1)
+        model = RowModel.from_distribution(distribution, rules)
         for hand in list(random_hands(30, 31)) + suited_hands(15, seed=32):
             found = cpoker.arrangements(hand)
             index = np.searchsorted(keys, np.stack([found.front_keys, found.middle_keys, found.back_keys]))
-            total = values[2, index[2]] + values[1, index[1]] + values[0, index[0]]
+            total = model.split_values(index[0], index[1], index[2])
             order = np.lexsort((found.split_ids, -total))
             row_keys = np.stack([found.front_keys, found.middle_keys, found.back_keys], axis=1)
             picked = _distinct_best(order, row_keys, N_ALTERNATIVES + 1)
-            ids, kernel_values, strengths, n_valid = best_distinct_splits(
-                hand, values, *row_lookup_arguments(), *rest_lookup_arguments(), t.middles, t.fronts, keys,
-                N_ALTERNATIVES + 1)
+            ids, kernel_values, strengths, n_valid = best_distinct_splits( hand, *model.kernel_arguments(),
+                                                                          *row_lookup_arguments(),
+                                                                          *rest_lookup_arguments(), t.middles, t.fronts,
+                                                                          keys, N_ALTERNATIVES + 1)
             assert n_valid == len(found)
             assert ids.tolist() == found.split_ids[picked].tolist(), source
             assert kernel_values.tolist() == total[picked].tolist()

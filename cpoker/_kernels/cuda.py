@@ -26,7 +26,8 @@ from . import evaluate, lookup, scoring, splits
 TWINNED = {
     evaluate: ("_suit_ranks", "_rank_groups", "_make_key", "key5", "key3", "mask_of_ids", "_top_ranks", "best_key"),
     lookup: ("perfect_hash_value", "flush_ranks"),
-    splits: ("subset_strengths", "value_subsets", "rest_caps", "best_split_by_row_values", "table_policy_hand"),
+    splits: ("subset_strengths", "value_subsets", "rest_caps", "rows_bonus", "best_split_by_row_values",
+             "table_policy_hand"),
     scoring: ("_royalty", "pair_parts", "pair_points"),
 }
 N_SUBSETS5, N_SUBSETS3 = 1287, 286
@@ -103,9 +104,9 @@ def build_kernels(cuda_module) -> dict:
                 out[i] = best_key(masks[i])
 
     @cuda.jit
-    def table_policy(hands, row_values, card_codes, multiplier, bucket_shift, slot_mask, displacements,
-                     strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements,
-                     rest_values, middles, fronts, chosen, chosen_strengths):
+    def table_policy(hands, row_model, scoop, majority, card_codes, multiplier, bucket_shift, slot_mask,
+                     displacements, strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask,
+                     rest_displacements, rest_values, middles, fronts, chosen, chosen_strengths):
         """One thread per hand: the CPU's ``table_policy_hand`` with scratch in local memory."""
         h = cuda.grid(1)
         if h >= hands.shape[0]:
@@ -121,8 +122,8 @@ def build_kernels(cuda_module) -> dict:
         candidates = cuda.local.array(N_SUBSETS5, int32)
         candidate_bounds = cuda.local.array(N_SUBSETS5, float64)
         best, front, middle, back = table_policy_hand(
-            hands[h], row_values, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
-            flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values,
+            hands[h], row_model, scoop, majority, card_codes, multiplier, bucket_shift, slot_mask, displacements,
+            strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values,
             middles, fronts, index5, index3, masks5, codes5, back_values, middle_values, front_values, back_bounds,
             candidates, candidate_bounds)
         chosen[h] = best

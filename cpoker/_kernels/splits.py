@@ -169,11 +169,43 @@ def rest_caps(code, mask, rest_multiplier, rest_shift, rest_slot_mask, rest_disp
 
 
 @jit
+def rows_bonus(win_front, win_middle, win_back, loss_front, loss_middle, loss_back, scoop, majority):
+    """Expected scoring bonus of a split whose rows win and lose independently with these probabilities.
+
+    ``scoop`` units are paid for three wins (and paid out for three losses),
+    ``majority`` units for two wins or more (paid out for two losses or more):
+    1-6 scoring is ``scoop=3``, 2-4 scoring ``majority=1``.  Increasing in
+    every win probability and decreasing in every loss probability, so its
+    value at the strongest rows a split can have bounds every such split.
+    Scalars only: inlined in the loops that call it.
+    """
+    value = 0.0
+    if scoop != 0.0:
+        value += scoop * (win_front * win_middle * win_back - loss_front * loss_middle * loss_back)
+    if majority != 0.0:
+        two_wins = (win_front * win_middle + win_front * win_back + win_middle * win_back
+                    - 2.0 * win_front * win_middle * win_back)
+        two_losses = (loss_front * loss_middle + loss_front * loss_back + loss_middle * loss_back
+                      - 2.0 * loss_front * loss_middle * loss_back)
+        value += majority * (two_wins - two_losses)
+    return value
+
+
+# added to every bound that includes the bonus: products of probabilities can round an ulp against monotonicity
+BONUS_SLACK = 1e-9
+
+
+@jit
 def best_split_by_row_values(rank5, rank3, back_values, middle_values, front_values, back_bounds, middles, fronts,
-                             row_values, hand_code, hand_mask, codes5, masks5, rest_multiplier, rest_shift,
-                             rest_slot_mask, rest_displacements, rest_values, flush_strengths, candidates,
+                             row_model, scoop, majority, hand_code, hand_mask, codes5, masks5, rest_multiplier,
+                             rest_shift, rest_slot_mask, rest_displacements, rest_values, flush_strengths, candidates,
                              candidate_bounds):
-    """The non-fouling split with the largest sum of row values.
+    """The non-fouling split with the largest value: its row values plus, under a scoring bonus, the bonus.
+
+    ``row_model`` is :attr:`cpoker.policy.RowModel.arrays`: per row and
+    strength, the row's value, a non-decreasing bound of it, and its win and
+    loss probabilities, which price the ``scoop``/``majority`` bonus
+    (:func:`rows_bonus`; both 0 for a sum of row values).
 
     ``rank5``/``rank3`` are the dense strengths of the subsets, ``codes5`` and
     ``masks5`` the codes and masks of the 5-subsets (see
@@ -203,6 +235,7 @@ def best_split_by_row_values(rank5, rank3, back_values, middle_values, front_val
     for b in range(rank5.shape[0]):
         if rank5[b] > rank5[first]:
             first = b
+    has_bonus = scoop != 0.0 or majority != 0.0
     best, best_value = -1, -np.inf
     n_backs = rank5.shape[0]
     n_candidates = 0
@@ -223,8 +256,15 @@ def best_split_by_row_values(rank5, rank3, back_values, middle_values, front_val
             middle_cap, front_cap = rest_caps(hand_code - codes5[back] + SUIT_BIAS, hand_mask ^ masks5[back],
                                               rest_multiplier, rest_shift, rest_slot_mask, rest_displacements,
                                               rest_values, flush_strengths)
-            bound = (back_values[back] + min(row_values[1, middle_cap], middle_values[back])
-                     + min(row_values[0, front_cap], row_values[0, rank5[back]]))
+            back_rank = rank5[back]
+            middle_cap = min(middle_cap, back_rank)
+            front_cap = min(front_cap, back_rank)
+            bound = back_values[back] + row_model[1, 1, middle_cap] + row_model[1, 0, front_cap]
+            if has_bonus:
+                bound += BONUS_SLACK + rows_bonus(
+                    row_model[2, 0, front_cap], row_model[2, 1, middle_cap], row_model[2, 2, back_rank],
+                    row_model[3, 0, front_cap], row_model[3, 1, middle_cap], row_model[3, 2, back_rank],
+                    scoop, majority)
             if bound >= best_value:
                 candidates[n_candidates] = back
                 candidate_bounds[n_candidates] = bound
@@ -251,12 +291,18 @@ def best_split_by_row_values(rank5, rank3, back_values, middle_values, front_val
             back = candidates[sweep % n_candidates]
         back_rank = rank5[back]
         back_value = back_values[back]
+        back_win = row_model[2, 2, back_rank]
+        back_loss = row_model[3, 2, back_rank]
         for k in range(56 * back, 56 * back + 56):
             m = middles[k]
             f = fronts[k]
             middle = rank5[m]
-            fouls = (back_rank < middle) | (middle < rank3[f])
+            front = rank3[f]
+            fouls = (back_rank < middle) | (middle < front)
             value = back_value + middle_values[m] + front_values[f]
+            if has_bonus:
+                value += rows_bonus(row_model[2, 0, front], row_model[2, 1, middle], back_win,
+                                    row_model[3, 0, front], row_model[3, 1, middle], back_loss, scoop, majority)
             value = -np.inf if fouls else value
             if value > best_value or (value == best_value and k < best):
                 best_value = value
@@ -268,15 +314,16 @@ BLOCK = 64  # hands per parallel work item; each block owns its scratch arrays
 
 
 @jit
-def value_subsets(hand, row_values, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
-                  flush_strengths, index5, index3, masks5, codes5, back_values, middle_values, front_values,
-                  back_bounds):
+def value_subsets(hand, row_model, scoop, majority, card_codes, multiplier, bucket_shift, slot_mask, displacements,
+                  strengths, flush_strengths, index5, index3, masks5, codes5, back_values, middle_values,
+                  front_values, back_bounds):
     """A hand's subsets valued for the branch and bound; returns the hand's ``(code, mask)``.
 
     Fills the subsets' strengths, masks and codes (:func:`subset_strengths`),
     each 5-subset's value as back and as middle, each 3-subset's value as
     front, and each back's cheap bound: its value plus the best middle and
-    front values, each capped at the back's strength.
+    front values, each capped by the bound of a row as strong as the back,
+    plus the scoring bonus of three rows that strong.
     """
     subset_strengths(hand, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
                      flush_strengths, index5, index3, masks5, codes5)
@@ -287,24 +334,29 @@ def value_subsets(hand, row_values, card_codes, multiplier, bucket_shift, slot_m
         hand_code += card_codes[hand[j]]
     top_front = -np.inf
     for i in range(index3.shape[0]):
-        front_values[i] = row_values[0, index3[i]]
+        front_values[i] = row_model[0, 0, index3[i]]
         top_front = max(top_front, front_values[i])
     top_middle = -np.inf
     for i in range(index5.shape[0]):
-        back_values[i] = row_values[2, index5[i]]
-        middle_values[i] = row_values[1, index5[i]]
+        back_values[i] = row_model[0, 2, index5[i]]
+        middle_values[i] = row_model[0, 1, index5[i]]
         top_middle = max(top_middle, middle_values[i])
+    has_bonus = scoop != 0.0 or majority != 0.0
     for i in range(index5.shape[0]):
-        back_bounds[i] = (back_values[i] + min(top_middle, middle_values[i])
-                          + min(top_front, row_values[0, index5[i]]))
+        s = index5[i]
+        back_bounds[i] = back_values[i] + min(top_middle, row_model[1, 1, s]) + min(top_front, row_model[1, 0, s])
+        if has_bonus:
+            back_bounds[i] += BONUS_SLACK + rows_bonus(row_model[2, 0, s], row_model[2, 1, s], row_model[2, 2, s],
+                                                       row_model[3, 0, s], row_model[3, 1, s], row_model[3, 2, s],
+                                                       scoop, majority)
     return hand_code, hand_mask
 
 
 @jit
-def table_policy_hand(hand, row_values, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
-                      flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values,
-                      middles, fronts, index5, index3, masks5, codes5, back_values, middle_values, front_values,
-                      back_bounds, candidates, candidate_bounds):
+def table_policy_hand(hand, row_model, scoop, majority, card_codes, multiplier, bucket_shift, slot_mask, displacements,
+                      strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements,
+                      rest_values, middles, fronts, index5, index3, masks5, codes5, back_values, middle_values,
+                      front_values, back_bounds, candidates, candidate_bounds):
     """The table policy's split of one hand: ``(split, front strength, middle strength, back strength)``.
 
     Plain loops over scalars and the scratch arrays it is given (``index5``...
@@ -314,11 +366,11 @@ def table_policy_hand(hand, row_values, card_codes, multiplier, bucket_shift, sl
     ``cuda.py``.  The lookup arguments are those of :func:`subset_strengths`
     and, ``rest_*``, the 8-card table of :func:`best_split_by_row_values`.
     """
-    hand_code, hand_mask = value_subsets(hand, row_values, card_codes, multiplier, bucket_shift, slot_mask,
-                                         displacements, strengths, flush_strengths, index5, index3, masks5, codes5,
-                                         back_values, middle_values, front_values, back_bounds)
-    best, _ = best_split_by_row_values(index5, index3, back_values, middle_values, front_values, back_bounds,
-                                       middles, fronts, row_values, hand_code, hand_mask, codes5, masks5,
+    hand_code, hand_mask = value_subsets(hand, row_model, scoop, majority, card_codes, multiplier, bucket_shift,
+                                         slot_mask, displacements, strengths, flush_strengths, index5, index3, masks5,
+                                         codes5, back_values, middle_values, front_values, back_bounds)
+    best, _ = best_split_by_row_values(index5, index3, back_values, middle_values, front_values, back_bounds, middles,
+                                       fronts, row_model, scoop, majority, hand_code, hand_mask, codes5, masks5,
                                        rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values,
                                        flush_strengths, candidates, candidate_bounds)
     return best, index3[fronts[best]], index5[middles[best]], index5[best // 56]
@@ -348,9 +400,9 @@ def _policy_scratch():
 
 
 @jit
-def best_distinct_splits(hand, row_values, card_codes, multiplier, bucket_shift, slot_mask, displacements,
-                         strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements,
-                         rest_values, middles, fronts, strength_keys, count):
+def best_distinct_splits(hand, row_model, scoop, majority, card_codes, multiplier, bucket_shift, slot_mask,
+                         displacements, strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask,
+                         rest_displacements, rest_values, middles, fronts, strength_keys, count):
     """The best non-fouling split of each of the ``count`` best row shapes of one hand, by table value.
 
     Splits are ordered by table value, then by lowest index; walking that
@@ -364,9 +416,10 @@ def best_distinct_splits(hand, row_values, card_codes, multiplier, bucket_shift,
     """
     (index5, index3, masks5, codes5, back_values, middle_values, front_values, back_bounds, _,
      _) = _policy_scratch()
-    hand_code, hand_mask = value_subsets(hand, row_values, card_codes, multiplier, bucket_shift, slot_mask,
-                                         displacements, strengths, flush_strengths, index5, index3, masks5, codes5,
-                                         back_values, middle_values, front_values, back_bounds)
+    hand_code, hand_mask = value_subsets(hand, row_model, scoop, majority, card_codes, multiplier, bucket_shift,
+                                         slot_mask, displacements, strengths, flush_strengths, index5, index3, masks5,
+                                         codes5, back_values, middle_values, front_values, back_bounds)
+    has_bonus = scoop != 0.0 or majority != 0.0
     kept_ids = np.empty(count, dtype=np.int32)
     kept_values = np.empty(count)
     kept_shapes = np.empty((count, 3), dtype=np.int64)
@@ -384,8 +437,14 @@ def best_distinct_splits(hand, row_values, card_codes, multiplier, bucket_shift,
         middle_cap, front_cap = rest_caps(hand_code - codes5[back] + SUIT_BIAS, hand_mask ^ masks5[back],
                                           rest_multiplier, rest_shift, rest_slot_mask, rest_displacements,
                                           rest_values, flush_strengths)
-        if (back_values[back] + min(row_values[1, middle_cap], middle_values[back])
-                + min(row_values[0, front_cap], row_values[0, back_rank])) <= threshold:
+        middle_cap = min(middle_cap, back_rank)
+        front_cap = min(front_cap, back_rank)
+        bound = back_values[back] + row_model[1, 1, middle_cap] + row_model[1, 0, front_cap]
+        if has_bonus:
+            bound += BONUS_SLACK + rows_bonus(
+                row_model[2, 0, front_cap], row_model[2, 1, middle_cap], row_model[2, 2, back_rank],
+                row_model[3, 0, front_cap], row_model[3, 1, middle_cap], row_model[3, 2, back_rank], scoop, majority)
+        if bound <= threshold:
             continue
         back_value = back_values[back]
         back_shape = row_shape(strength_keys[back_rank])
@@ -393,9 +452,14 @@ def best_distinct_splits(hand, row_values, card_codes, multiplier, bucket_shift,
             m = middles[k]
             f = fronts[k]
             middle = index5[m]
-            if back_rank < middle or middle < index3[f]:
+            front = index3[f]
+            if back_rank < middle or middle < front:
                 continue
             value = back_value + middle_values[m] + front_values[f]
+            if has_bonus:
+                value += rows_bonus(row_model[2, 0, front], row_model[2, 1, middle], row_model[2, 2, back_rank],
+                                    row_model[3, 0, front], row_model[3, 1, middle], row_model[3, 2, back_rank],
+                                    scoop, majority)
             if n_kept == count and value <= kept_values[count - 1]:
                 continue
             front_shape = row_shape(strength_keys[index3[f]])
@@ -433,16 +497,16 @@ def best_distinct_splits(hand, row_values, card_codes, multiplier, bucket_shift,
 
 
 @jit
-def _table_policy_block(hands, start, stop, row_values, card_codes, multiplier, bucket_shift, slot_mask,
+def _table_policy_block(hands, start, stop, row_model, scoop, majority, card_codes, multiplier, bucket_shift, slot_mask,
                         displacements, strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask,
                         rest_displacements, rest_values, middles, fronts, chosen, chosen_strengths):
     """Arrange ``hands[start:stop]`` by the table policy (see :func:`_table_policy`)."""
     (index5, index3, masks5, codes5, back_values, middle_values, front_values, back_bounds, candidates,
      candidate_bounds) = _policy_scratch()
     for h in range(start, stop):
-        best, front, middle, back = table_policy_hand(hands[h], row_values, card_codes, multiplier, bucket_shift,
-                                                      slot_mask, displacements, strengths, flush_strengths,
-                                                      rest_multiplier, rest_shift, rest_slot_mask,
+        best, front, middle, back = table_policy_hand(hands[h], row_model, scoop, majority, card_codes, multiplier,
+                                                      bucket_shift, slot_mask, displacements, strengths,
+                                                      flush_strengths, rest_multiplier, rest_shift, rest_slot_mask,
                                                       rest_displacements, rest_values, middles, fronts, index5, index3,
                                                       masks5, codes5, back_values, middle_values, front_values,
                                                       back_bounds, candidates, candidate_bounds)
@@ -453,29 +517,31 @@ def _table_policy_block(hands, start, stop, row_values, card_codes, multiplier, 
 
 
 @jit
-def _table_policy_serial(hands, row_values, card_codes, multiplier, bucket_shift, slot_mask, displacements,
-                         strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements,
-                         rest_values, middles, fronts):
+def _table_policy_serial(hands, row_model, scoop, majority, card_codes, multiplier, bucket_shift, slot_mask,
+                         displacements, strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask,
+                         rest_displacements, rest_values, middles, fronts):
     """:func:`_table_policy` on the calling thread: for a few hands, where starting the threads costs more."""
     chosen = np.empty(hands.shape[0], dtype=np.int32)
     chosen_strengths = np.empty((hands.shape[0], 3), dtype=np.int16)
-    _table_policy_block(hands, 0, hands.shape[0], row_values, card_codes, multiplier, bucket_shift, slot_mask,
-                        displacements, strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask,
-                        rest_displacements, rest_values, middles, fronts, chosen, chosen_strengths)
+    _table_policy_block(hands, 0, hands.shape[0], row_model, scoop, majority, card_codes, multiplier, bucket_shift,
+                        slot_mask, displacements, strengths, flush_strengths, rest_multiplier, rest_shift,
+                        rest_slot_mask, rest_displacements, rest_values, middles, fronts, chosen, chosen_strengths)
     return chosen, chosen_strengths
 
 
 @jit(parallel=True)
-def _table_policy(hands, row_values, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
-                  flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values,
-                  middles, fronts):
+def _table_policy(hands, row_model, scoop, majority, card_codes, multiplier, bucket_shift, slot_mask, displacements,
+                  strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements,
+                  rest_values, middles, fronts):
     """Arrange each hand by the table policy, blocks of hands in parallel.
 
-    ``row_values[row, s]`` is the expected result of a row (0 front, 1 middle,
-    2 back) of dense strength ``s``; it must not decrease with ``s`` (true of
-    any ``P(below) - P(above)``), which makes ``value(back) + middle value at
-    the back's strength + front value at the back's strength`` an upper bound
-    for every split with that back.  Returns the chosen split of each hand and
+    ``row_model[0, row, s]`` is the expected result of a row (0 front, 1
+    middle, 2 back) of dense strength ``s``, ``row_model[1]`` a
+    non-decreasing bound of it, which makes ``value(back) + middle bound at the
+    back's strength + front bound at the back's strength`` (plus the bonus of
+    three rows that strong) an upper bound for every split with that back;
+    ``row_model[2]``/``[3]`` the rows' win and loss probabilities, which price
+    the ``scoop``/``majority`` bonus (see :class:`cpoker.policy.RowModel`).  Returns the chosen split of each hand and
     the dense strengths of its front, middle and back.  Each hand's answer is
     independent of the others, so the thread count never changes a result.
     """
@@ -484,8 +550,8 @@ def _table_policy(hands, row_values, card_codes, multiplier, bucket_shift, slot_
     chosen_strengths = np.empty((n_hands, 3), dtype=np.int16)
     n_blocks = (n_hands + BLOCK - 1) // BLOCK
     for block in numba.prange(n_blocks):
-        _table_policy_block(hands, block * BLOCK, min(n_hands, (block + 1) * BLOCK), row_values, card_codes,
-                            multiplier, bucket_shift, slot_mask, displacements, strengths, flush_strengths,
+        _table_policy_block(hands, block * BLOCK, min(n_hands, (block + 1) * BLOCK), row_model, scoop, majority,
+                            card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths, flush_strengths,
                             rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values, middles,
                             fronts, chosen, chosen_strengths)
     return chosen, chosen_strengths
