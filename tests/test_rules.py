@@ -208,7 +208,7 @@ def test_joint_solver_ev_equals_an_independent_settlement():
     rules = Rules.preset("seed001-royalties")
     solution = cpoker.solve(HAND_FOR_VARIANTS, samples=30, seed=2, rules=rules, opponents=2)
     dealt = deal_opponents(parse_hand(HAND_FOR_VARIANTS), 2, 30, 2)
-    total = sum(cpoker.scoring.pair_points(solution.best, cpoker.table(hand.tolist()), rules)
+    total = sum(cpoker.scoring.pair_points(solution.best, cpoker.table(hand.tolist(), rules=rules), rules)
                 for sample in dealt for hand in sample)
     assert solution.ev == pytest.approx(total / 30)
 

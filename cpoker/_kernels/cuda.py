@@ -26,7 +26,7 @@ from . import evaluate, lookup, scoring, splits
 TWINNED = {
     evaluate: ("_suit_ranks", "_rank_groups", "_make_key", "key5", "key3", "mask_of_ids", "_top_ranks", "best_key"),
     lookup: ("perfect_hash_value", "flush_ranks"),
-    splits: ("subset_strengths", "value_subsets", "rest_caps", "rows_bonus", "best_split_by_row_values",
+    splits: ("subset_strengths", "value_subsets", "rest_caps", "rows_bonus", "tight_bound", "best_split_by_row_values",
              "table_policy_hand"),
     scoring: ("_royalty", "pair_parts", "pair_points"),
 }

@@ -196,6 +196,28 @@ BONUS_SLACK = 1e-9
 
 
 @jit
+def tight_bound(rest_code, rest_mask, back_rank, back_value, row_model, scoop, majority, rest_multiplier, rest_shift,
+                rest_slot_mask, rest_displacements, rest_values, flush_strengths):
+    """An upper bound of every split with a given back, from the 8 cards it leaves (code and mask).
+
+    The middle can be no stronger than their best five cards nor than the
+    back, the front no stronger than their best three nor than the back
+    (:func:`rest_caps`); the bound is the back's value plus the row bounds
+    (``row_model[1]``) at those strengths, plus the bonus of rows that strong.
+    """
+    middle_cap, front_cap = rest_caps(rest_code, rest_mask, rest_multiplier, rest_shift, rest_slot_mask,
+                                      rest_displacements, rest_values, flush_strengths)
+    middle_cap = min(middle_cap, back_rank)
+    front_cap = min(front_cap, back_rank)
+    bound = back_value + row_model[1, 1, middle_cap] + row_model[1, 0, front_cap]
+    if scoop != 0.0 or majority != 0.0:
+        bound += BONUS_SLACK + rows_bonus(row_model[2, 0, front_cap], row_model[2, 1, middle_cap],
+                                          row_model[2, 2, back_rank], row_model[3, 0, front_cap],
+                                          row_model[3, 1, middle_cap], row_model[3, 2, back_rank], scoop, majority)
+    return bound
+
+
+@jit
 def best_split_by_row_values(rank5, rank3, back_values, middle_values, front_values, back_bounds, middles, fronts,
                              row_model, scoop, majority, hand_code, hand_mask, codes5, masks5, rest_multiplier,
                              rest_shift, rest_slot_mask, rest_displacements, rest_values, flush_strengths, candidates,
@@ -253,18 +275,9 @@ def best_split_by_row_values(rank5, rank3, back_values, middle_values, front_val
             back = step - 1
             if back == first or back_bounds[back] < best_value:
                 continue
-            middle_cap, front_cap = rest_caps(hand_code - codes5[back] + SUIT_BIAS, hand_mask ^ masks5[back],
-                                              rest_multiplier, rest_shift, rest_slot_mask, rest_displacements,
-                                              rest_values, flush_strengths)
-            back_rank = rank5[back]
-            middle_cap = min(middle_cap, back_rank)
-            front_cap = min(front_cap, back_rank)
-            bound = back_values[back] + row_model[1, 1, middle_cap] + row_model[1, 0, front_cap]
-            if has_bonus:
-                bound += BONUS_SLACK + rows_bonus(
-                    row_model[2, 0, front_cap], row_model[2, 1, middle_cap], row_model[2, 2, back_rank],
-                    row_model[3, 0, front_cap], row_model[3, 1, middle_cap], row_model[3, 2, back_rank],
-                    scoop, majority)
+            bound = tight_bound(hand_code - codes5[back] + SUIT_BIAS, hand_mask ^ masks5[back], rank5[back],
+                                back_values[back], row_model, scoop, majority, rest_multiplier, rest_shift,
+                                rest_slot_mask, rest_displacements, rest_values, flush_strengths)
             if bound >= best_value:
                 candidates[n_candidates] = back
                 candidate_bounds[n_candidates] = bound
@@ -434,17 +447,9 @@ def best_distinct_splits(hand, row_model, scoop, majority, card_codes, multiplie
         # splits come in increasing index, so one that only ties the last kept one loses: prune on <=
         if back_bounds[back] <= threshold:
             continue
-        middle_cap, front_cap = rest_caps(hand_code - codes5[back] + SUIT_BIAS, hand_mask ^ masks5[back],
-                                          rest_multiplier, rest_shift, rest_slot_mask, rest_displacements,
-                                          rest_values, flush_strengths)
-        middle_cap = min(middle_cap, back_rank)
-        front_cap = min(front_cap, back_rank)
-        bound = back_values[back] + row_model[1, 1, middle_cap] + row_model[1, 0, front_cap]
-        if has_bonus:
-            bound += BONUS_SLACK + rows_bonus(
-                row_model[2, 0, front_cap], row_model[2, 1, middle_cap], row_model[2, 2, back_rank],
-                row_model[3, 0, front_cap], row_model[3, 1, middle_cap], row_model[3, 2, back_rank], scoop, majority)
-        if bound <= threshold:
+        if tight_bound(hand_code - codes5[back] + SUIT_BIAS, hand_mask ^ masks5[back], back_rank, back_values[back],
+                       row_model, scoop, majority, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements,
+                       rest_values, flush_strengths) <= threshold:
             continue
         back_value = back_values[back]
         back_shape = row_shape(strength_keys[back_rank])
