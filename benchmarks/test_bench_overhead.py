@@ -70,15 +70,17 @@ def _per_hand(benchmark, function, hands, label):
     print(f"\n{label}: {per_hand:.1f} µs per hand")
 
 
-def test_table_policy_batch_per_hand(benchmark, hands):
-    values = default_tables()
+@pytest.mark.parametrize("rules", ["pagat", "1-6", "2-4", "seed001-royalties"])
+def test_table_policy_batch_per_hand(benchmark, hands, rules):
+    """Each preset's tables: a scoring bonus adds its term to every split searched, and loosens the bounds."""
+    tables = default_tables(rules)
     batch = np.array(hands)
-    arrange_by_tables(batch[:2], values)
+    arrange_by_tables(batch[:2], tables)
     with numba_threads(1):
-        benchmark.pedantic(arrange_by_tables, args=(batch, values), rounds=5)
+        benchmark.pedantic(arrange_by_tables, args=(batch, tables), rounds=5)
     per_hand = benchmark.stats.stats.min / len(hands) * 1e6
     benchmark.extra_info["table policy batch µs per hand"] = per_hand
-    print(f"\ntable policy, batch: {per_hand:.1f} µs per hand")
+    print(f"\ntable policy ({rules}), batch: {per_hand:.1f} µs per hand")
 
 
 def test_table_one_hand(benchmark, hands):

@@ -18,7 +18,7 @@ def main(names: list[str]) -> None:
     for path in [HERE / f"{n}.ipynb" for n in names] or sorted(HERE.glob("*.ipynb")):
         notebook = nbformat.read(path, as_version=4)
         started = time.perf_counter()
-        NotebookClient(notebook, timeout=1800, kernel_name="python3",
+        NotebookClient(notebook, timeout=7200, kernel_name="python3",
                        resources={"metadata": {"path": str(HERE)}}).execute()
         nbformat.write(notebook, path)
         print(f"{path.name}: executed in {time.perf_counter() - started:.0f} s")
