@@ -56,18 +56,22 @@ class RowModel:
 
     Attributes
     ----------
-    arrays
-        ``(4, 3, S)`` float64, by row (front, middle, back) and dense strength:
-        ``[0]`` the row's value, ``[1]`` its running maximum over weaker
-        strengths (a non-decreasing bound, which the branch and bound needs even
-        when a house royalty table is not monotone), ``[2]`` ``P(win)``,
-        ``[3]`` ``P(loss)``.
+    values, bounds, wins, losses
+        ``(3, S)`` float64 each, by row (front, middle, back) and dense
+        strength: the row's value; its running maximum over weaker strengths (a
+        non-decreasing bound, which the branch and bound needs even when a
+        house royalty table is not monotone; the ``values`` array itself when
+        they do not decrease, so the search reads one table, not two);
+        ``P(win)``; ``P(loss)``.
     scoop, majority
         Units of the scoring bonus (0 under pagat scoring, where the value is a
-        plain sum of row values).
+        plain sum of row values and the probabilities are never read).
     """
 
-    arrays: np.ndarray
+    values: np.ndarray
+    bounds: np.ndarray
+    wins: np.ndarray
+    losses: np.ndarray
     scoop: float = 0.0
     majority: float = 0.0
 
@@ -87,21 +91,29 @@ class RowModel:
                 values = values + units * wins - stronger
             else:
                 values = values + units - paid.sum(axis=1, keepdims=True)
-        arrays = np.stack([values, np.maximum.accumulate(values, axis=1), wins, losses])
-        arrays.flags.writeable = False
-        return cls(arrays, 3.0 if rules.scoring == "1-6" else 0.0, 1.0 if rules.scoring == "2-4" else 0.0)
+        bounds = np.maximum.accumulate(values, axis=1)
+        if np.array_equal(bounds, values):
+            bounds = values
+        arrays = [np.ascontiguousarray(a) for a in (values, bounds, wins, losses)]
+        for array in arrays:
+            array.flags.writeable = False
+        return cls(*arrays, 3.0 if rules.scoring == "1-6" else 0.0, 1.0 if rules.scoring == "2-4" else 0.0)
 
     @property
     def row_values(self) -> np.ndarray:
         """``(3, S)``: each row's value by strength, without the bonus."""
-        return self.arrays[0]
+        return self.values
+
+    @property
+    def arrays(self) -> np.ndarray:
+        """``(4, 3, S)``: values, bounds, wins, losses, stacked (a copy, for inspection)."""
+        return np.stack([self.values, self.bounds, self.wins, self.losses])
 
     def split_values(self, front: np.ndarray, middle: np.ndarray, back: np.ndarray) -> np.ndarray:
         """Value of splits given their rows' dense strengths (arrays of one shape), the kernels' formula."""
-        a = self.arrays
-        value = a[0, 2, back] + a[0, 1, middle] + a[0, 0, front]
-        wins = a[2, 0, front], a[2, 1, middle], a[2, 2, back]
-        losses = a[3, 0, front], a[3, 1, middle], a[3, 2, back]
+        value = self.values[2, back] + self.values[1, middle] + self.values[0, front]
+        wins = self.wins[0, front], self.wins[1, middle], self.wins[2, back]
+        losses = self.losses[0, front], self.losses[1, middle], self.losses[2, back]
         if self.scoop:
             value = value + self.scoop * (wins[0] * wins[1] * wins[2] - losses[0] * losses[1] * losses[2])
         if self.majority:
@@ -112,8 +124,8 @@ class RowModel:
         return value
 
     def kernel_arguments(self) -> tuple:
-        """``(arrays, scoop, majority)``, as the table policy's kernels take them."""
-        return self.arrays, float(self.scoop), float(self.majority)
+        """``(values, bounds, wins, losses, scoop, majority)``, as the table policy's kernels take them."""
+        return self.values, self.bounds, self.wins, self.losses, float(self.scoop), float(self.majority)
 
 
 @dataclass(frozen=True)

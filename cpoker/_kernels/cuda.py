@@ -104,9 +104,9 @@ def build_kernels(cuda_module) -> dict:
                 out[i] = best_key(masks[i])
 
     @cuda.jit
-    def table_policy(hands, row_model, scoop, majority, card_codes, multiplier, bucket_shift, slot_mask,
-                     displacements, strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask,
-                     rest_displacements, rest_values, middles, fronts, chosen, chosen_strengths):
+    def table_policy(hands, row_values, row_bounds, row_wins, row_losses, scoop, majority, card_codes, multiplier,
+                     bucket_shift, slot_mask, displacements, strengths, flush_strengths, rest_multiplier, rest_shift,
+                     rest_slot_mask, rest_displacements, rest_values, middles, fronts, chosen, chosen_strengths):
         """One thread per hand: the CPU's ``table_policy_hand`` with scratch in local memory."""
         h = cuda.grid(1)
         if h >= hands.shape[0]:
@@ -122,10 +122,10 @@ def build_kernels(cuda_module) -> dict:
         candidates = cuda.local.array(N_SUBSETS5, int32)
         candidate_bounds = cuda.local.array(N_SUBSETS5, float64)
         best, front, middle, back = table_policy_hand(
-            hands[h], row_model, scoop, majority, card_codes, multiplier, bucket_shift, slot_mask, displacements,
-            strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values,
-            middles, fronts, index5, index3, masks5, codes5, back_values, middle_values, front_values, back_bounds,
-            candidates, candidate_bounds)
+            hands[h], row_values, row_bounds, row_wins, row_losses, scoop, majority, card_codes, multiplier,
+            bucket_shift, slot_mask, displacements, strengths, flush_strengths, rest_multiplier, rest_shift,
+            rest_slot_mask, rest_displacements, rest_values, middles, fronts, index5, index3, masks5, codes5,
+            back_values, middle_values, front_values, back_bounds, candidates, candidate_bounds)
         chosen[h] = best
         chosen_strengths[h, 0] = front
         chosen_strengths[h, 1] = middle

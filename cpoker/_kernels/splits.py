@@ -196,38 +196,41 @@ BONUS_SLACK = 1e-9
 
 
 @jit
-def tight_bound(rest_code, rest_mask, back_rank, back_value, row_model, scoop, majority, rest_multiplier, rest_shift,
-                rest_slot_mask, rest_displacements, rest_values, flush_strengths):
+def tight_bound(rest_code, rest_mask, back_rank, back_value, row_values, row_bounds, row_wins, row_losses, scoop,
+                majority, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values,
+                flush_strengths):
     """An upper bound of every split with a given back, from the 8 cards it leaves (code and mask).
 
     The middle can be no stronger than their best five cards nor than the
     back, the front no stronger than their best three nor than the back
     (:func:`rest_caps`); the bound is the back's value plus the row bounds
-    (``row_model[1]``) at those strengths, plus the bonus of rows that strong.
+    (``row_bounds``) at those strengths, plus the bonus of rows that strong.
     """
     middle_cap, front_cap = rest_caps(rest_code, rest_mask, rest_multiplier, rest_shift, rest_slot_mask,
                                       rest_displacements, rest_values, flush_strengths)
     middle_cap = min(middle_cap, back_rank)
     front_cap = min(front_cap, back_rank)
-    bound = back_value + row_model[1, 1, middle_cap] + row_model[1, 0, front_cap]
+    bound = back_value + row_bounds[1, middle_cap] + row_bounds[0, front_cap]
     if scoop != 0.0 or majority != 0.0:
-        bound += BONUS_SLACK + rows_bonus(row_model[2, 0, front_cap], row_model[2, 1, middle_cap],
-                                          row_model[2, 2, back_rank], row_model[3, 0, front_cap],
-                                          row_model[3, 1, middle_cap], row_model[3, 2, back_rank], scoop, majority)
+        bound += BONUS_SLACK + rows_bonus(row_wins[0, front_cap], row_wins[1, middle_cap],
+                                          row_wins[2, back_rank], row_losses[0, front_cap],
+                                          row_losses[1, middle_cap], row_losses[2, back_rank], scoop, majority)
     return bound
 
 
 @jit
 def best_split_by_row_values(rank5, rank3, back_values, middle_values, front_values, back_bounds, middles, fronts,
-                             row_model, scoop, majority, hand_code, hand_mask, codes5, masks5, rest_multiplier,
-                             rest_shift, rest_slot_mask, rest_displacements, rest_values, flush_strengths, candidates,
-                             candidate_bounds):
+                             row_values, row_bounds, row_wins, row_losses, scoop, majority, hand_code, hand_mask,
+                             codes5, masks5, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements,
+                             rest_values, flush_strengths, candidates, candidate_bounds):
     """The non-fouling split with the largest value: its row values plus, under a scoring bonus, the bonus.
 
-    ``row_model`` is :attr:`cpoker.policy.RowModel.arrays`: per row and
-    strength, the row's value, a non-decreasing bound of it, and its win and
-    loss probabilities, which price the ``scoop``/``majority`` bonus
-    (:func:`rows_bonus`; both 0 for a sum of row values).
+    ``row_values``, ``row_bounds``, ``row_wins``, ``row_losses`` are those of
+    :class:`cpoker.policy.RowModel`: per row and strength, the row's value, a
+    non-decreasing bound of it (the very same array when the values do not
+    decrease), and its win and loss probabilities, which price the
+    ``scoop``/``majority`` bonus (:func:`rows_bonus`; both 0 for a sum of row
+    values, and the probabilities are then never read).
 
     ``rank5``/``rank3`` are the dense strengths of the subsets, ``codes5`` and
     ``masks5`` the codes and masks of the 5-subsets (see
@@ -275,9 +278,18 @@ def best_split_by_row_values(rank5, rank3, back_values, middle_values, front_val
             back = step - 1
             if back == first or back_bounds[back] < best_value:
                 continue
-            bound = tight_bound(hand_code - codes5[back] + SUIT_BIAS, hand_mask ^ masks5[back], rank5[back],
-                                back_values[back], row_model, scoop, majority, rest_multiplier, rest_shift,
-                                rest_slot_mask, rest_displacements, rest_values, flush_strengths)
+            # tight_bound, written out: numba does not inline a call that passes arrays, and here it costs ~20%
+            middle_cap, front_cap = rest_caps(hand_code - codes5[back] + SUIT_BIAS, hand_mask ^ masks5[back],
+                                              rest_multiplier, rest_shift, rest_slot_mask, rest_displacements,
+                                              rest_values, flush_strengths)
+            back_rank = rank5[back]
+            middle_cap = min(middle_cap, back_rank)
+            front_cap = min(front_cap, back_rank)
+            bound = back_values[back] + row_bounds[1, middle_cap] + row_bounds[0, front_cap]
+            if has_bonus:
+                bound += BONUS_SLACK + rows_bonus(
+                    row_wins[0, front_cap], row_wins[1, middle_cap], row_wins[2, back_rank],
+                    row_losses[0, front_cap], row_losses[1, middle_cap], row_losses[2, back_rank], scoop, majority)
             if bound >= best_value:
                 candidates[n_candidates] = back
                 candidate_bounds[n_candidates] = bound
@@ -304,18 +316,28 @@ def best_split_by_row_values(rank5, rank3, back_values, middle_values, front_val
             back = candidates[sweep % n_candidates]
         back_rank = rank5[back]
         back_value = back_values[back]
-        back_win = row_model[2, 2, back_rank]
-        back_loss = row_model[3, 2, back_rank]
+        if not has_bonus:  # a plain sum of row values: the loop stays free of the bonus's loads and branch
+            for k in range(56 * back, 56 * back + 56):
+                m = middles[k]
+                middle = rank5[m]
+                fouls = (back_rank < middle) | (middle < rank3[fronts[k]])
+                value = back_value + middle_values[m] + front_values[fronts[k]]
+                value = -np.inf if fouls else value
+                if value > best_value or (value == best_value and k < best):
+                    best_value = value
+                    best = k
+            continue
+        back_win = row_wins[2, back_rank]
+        back_loss = row_losses[2, back_rank]
         for k in range(56 * back, 56 * back + 56):
             m = middles[k]
             f = fronts[k]
             middle = rank5[m]
             front = rank3[f]
             fouls = (back_rank < middle) | (middle < front)
-            value = back_value + middle_values[m] + front_values[f]
-            if has_bonus:
-                value += rows_bonus(row_model[2, 0, front], row_model[2, 1, middle], back_win,
-                                    row_model[3, 0, front], row_model[3, 1, middle], back_loss, scoop, majority)
+            value = back_value + middle_values[m] + front_values[f] + rows_bonus(
+                row_wins[0, front], row_wins[1, middle], back_win, row_losses[0, front],
+                row_losses[1, middle], back_loss, scoop, majority)
             value = -np.inf if fouls else value
             if value > best_value or (value == best_value and k < best):
                 best_value = value
@@ -327,9 +349,9 @@ BLOCK = 64  # hands per parallel work item; each block owns its scratch arrays
 
 
 @jit
-def value_subsets(hand, row_model, scoop, majority, card_codes, multiplier, bucket_shift, slot_mask, displacements,
-                  strengths, flush_strengths, index5, index3, masks5, codes5, back_values, middle_values,
-                  front_values, back_bounds):
+def value_subsets(hand, row_values, row_bounds, row_wins, row_losses, scoop, majority, card_codes, multiplier,
+                  bucket_shift, slot_mask, displacements, strengths, flush_strengths, index5, index3, masks5, codes5,
+                  back_values, middle_values, front_values, back_bounds):
     """A hand's subsets valued for the branch and bound; returns the hand's ``(code, mask)``.
 
     Fills the subsets' strengths, masks and codes (:func:`subset_strengths`),
@@ -347,29 +369,29 @@ def value_subsets(hand, row_model, scoop, majority, card_codes, multiplier, buck
         hand_code += card_codes[hand[j]]
     top_front = -np.inf
     for i in range(index3.shape[0]):
-        front_values[i] = row_model[0, 0, index3[i]]
+        front_values[i] = row_values[0, index3[i]]
         top_front = max(top_front, front_values[i])
     top_middle = -np.inf
     for i in range(index5.shape[0]):
-        back_values[i] = row_model[0, 2, index5[i]]
-        middle_values[i] = row_model[0, 1, index5[i]]
+        back_values[i] = row_values[2, index5[i]]
+        middle_values[i] = row_values[1, index5[i]]
         top_middle = max(top_middle, middle_values[i])
     has_bonus = scoop != 0.0 or majority != 0.0
     for i in range(index5.shape[0]):
         s = index5[i]
-        back_bounds[i] = back_values[i] + min(top_middle, row_model[1, 1, s]) + min(top_front, row_model[1, 0, s])
+        back_bounds[i] = back_values[i] + min(top_middle, row_bounds[1, s]) + min(top_front, row_bounds[0, s])
         if has_bonus:
-            back_bounds[i] += BONUS_SLACK + rows_bonus(row_model[2, 0, s], row_model[2, 1, s], row_model[2, 2, s],
-                                                       row_model[3, 0, s], row_model[3, 1, s], row_model[3, 2, s],
+            back_bounds[i] += BONUS_SLACK + rows_bonus(row_wins[0, s], row_wins[1, s], row_wins[2, s],
+                                                       row_losses[0, s], row_losses[1, s], row_losses[2, s],
                                                        scoop, majority)
     return hand_code, hand_mask
 
 
 @jit
-def table_policy_hand(hand, row_model, scoop, majority, card_codes, multiplier, bucket_shift, slot_mask, displacements,
-                      strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements,
-                      rest_values, middles, fronts, index5, index3, masks5, codes5, back_values, middle_values,
-                      front_values, back_bounds, candidates, candidate_bounds):
+def table_policy_hand(hand, row_values, row_bounds, row_wins, row_losses, scoop, majority, card_codes, multiplier,
+                      bucket_shift, slot_mask, displacements, strengths, flush_strengths, rest_multiplier, rest_shift,
+                      rest_slot_mask, rest_displacements, rest_values, middles, fronts, index5, index3, masks5, codes5,
+                      back_values, middle_values, front_values, back_bounds, candidates, candidate_bounds):
     """The table policy's split of one hand: ``(split, front strength, middle strength, back strength)``.
 
     Plain loops over scalars and the scratch arrays it is given (``index5``...
@@ -379,13 +401,14 @@ def table_policy_hand(hand, row_model, scoop, majority, card_codes, multiplier, 
     ``cuda.py``.  The lookup arguments are those of :func:`subset_strengths`
     and, ``rest_*``, the 8-card table of :func:`best_split_by_row_values`.
     """
-    hand_code, hand_mask = value_subsets(hand, row_model, scoop, majority, card_codes, multiplier, bucket_shift,
-                                         slot_mask, displacements, strengths, flush_strengths, index5, index3, masks5,
-                                         codes5, back_values, middle_values, front_values, back_bounds)
+    hand_code, hand_mask = value_subsets(hand, row_values, row_bounds, row_wins, row_losses, scoop, majority,
+                                         card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
+                                         flush_strengths, index5, index3, masks5, codes5, back_values, middle_values,
+                                         front_values, back_bounds)
     best, _ = best_split_by_row_values(index5, index3, back_values, middle_values, front_values, back_bounds, middles,
-                                       fronts, row_model, scoop, majority, hand_code, hand_mask, codes5, masks5,
-                                       rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values,
-                                       flush_strengths, candidates, candidate_bounds)
+                                       fronts, row_values, row_bounds, row_wins, row_losses, scoop, majority, hand_code,
+                                       hand_mask, codes5, masks5, rest_multiplier, rest_shift, rest_slot_mask,
+                                       rest_displacements, rest_values, flush_strengths, candidates, candidate_bounds)
     return best, index3[fronts[best]], index5[middles[best]], index5[best // 56]
 
 
@@ -413,9 +436,10 @@ def _policy_scratch():
 
 
 @jit
-def best_distinct_splits(hand, row_model, scoop, majority, card_codes, multiplier, bucket_shift, slot_mask,
-                         displacements, strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask,
-                         rest_displacements, rest_values, middles, fronts, strength_keys, count):
+def best_distinct_splits(hand, row_values, row_bounds, row_wins, row_losses, scoop, majority, card_codes, multiplier,
+                         bucket_shift, slot_mask, displacements, strengths, flush_strengths, rest_multiplier,
+                         rest_shift, rest_slot_mask, rest_displacements, rest_values, middles, fronts, strength_keys,
+                         count):
     """The best non-fouling split of each of the ``count`` best row shapes of one hand, by table value.
 
     Splits are ordered by table value, then by lowest index; walking that
@@ -429,9 +453,10 @@ def best_distinct_splits(hand, row_model, scoop, majority, card_codes, multiplie
     """
     (index5, index3, masks5, codes5, back_values, middle_values, front_values, back_bounds, _,
      _) = _policy_scratch()
-    hand_code, hand_mask = value_subsets(hand, row_model, scoop, majority, card_codes, multiplier, bucket_shift,
-                                         slot_mask, displacements, strengths, flush_strengths, index5, index3, masks5,
-                                         codes5, back_values, middle_values, front_values, back_bounds)
+    hand_code, hand_mask = value_subsets(hand, row_values, row_bounds, row_wins, row_losses, scoop, majority,
+                                         card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
+                                         flush_strengths, index5, index3, masks5, codes5, back_values, middle_values,
+                                         front_values, back_bounds)
     has_bonus = scoop != 0.0 or majority != 0.0
     kept_ids = np.empty(count, dtype=np.int32)
     kept_values = np.empty(count)
@@ -448,8 +473,8 @@ def best_distinct_splits(hand, row_model, scoop, majority, card_codes, multiplie
         if back_bounds[back] <= threshold:
             continue
         if tight_bound(hand_code - codes5[back] + SUIT_BIAS, hand_mask ^ masks5[back], back_rank, back_values[back],
-                       row_model, scoop, majority, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements,
-                       rest_values, flush_strengths) <= threshold:
+                       row_values, row_bounds, row_wins, row_losses, scoop, majority, rest_multiplier, rest_shift,
+                       rest_slot_mask, rest_displacements, rest_values, flush_strengths) <= threshold:
             continue
         back_value = back_values[back]
         back_shape = row_shape(strength_keys[back_rank])
@@ -462,8 +487,8 @@ def best_distinct_splits(hand, row_model, scoop, majority, card_codes, multiplie
                 continue
             value = back_value + middle_values[m] + front_values[f]
             if has_bonus:
-                value += rows_bonus(row_model[2, 0, front], row_model[2, 1, middle], row_model[2, 2, back_rank],
-                                    row_model[3, 0, front], row_model[3, 1, middle], row_model[3, 2, back_rank],
+                value += rows_bonus(row_wins[0, front], row_wins[1, middle], row_wins[2, back_rank],
+                                    row_losses[0, front], row_losses[1, middle], row_losses[2, back_rank],
                                     scoop, majority)
             if n_kept == count and value <= kept_values[count - 1]:
                 continue
@@ -502,19 +527,21 @@ def best_distinct_splits(hand, row_model, scoop, majority, card_codes, multiplie
 
 
 @jit
-def _table_policy_block(hands, start, stop, row_model, scoop, majority, card_codes, multiplier, bucket_shift, slot_mask,
-                        displacements, strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask,
-                        rest_displacements, rest_values, middles, fronts, chosen, chosen_strengths):
+def _table_policy_block(hands, start, stop, row_values, row_bounds, row_wins, row_losses, scoop, majority, card_codes,
+                        multiplier, bucket_shift, slot_mask, displacements, strengths, flush_strengths, rest_multiplier,
+                        rest_shift, rest_slot_mask, rest_displacements, rest_values, middles, fronts, chosen,
+                        chosen_strengths):
     """Arrange ``hands[start:stop]`` by the table policy (see :func:`_table_policy`)."""
     (index5, index3, masks5, codes5, back_values, middle_values, front_values, back_bounds, candidates,
      candidate_bounds) = _policy_scratch()
     for h in range(start, stop):
-        best, front, middle, back = table_policy_hand(hands[h], row_model, scoop, majority, card_codes, multiplier,
-                                                      bucket_shift, slot_mask, displacements, strengths,
-                                                      flush_strengths, rest_multiplier, rest_shift, rest_slot_mask,
-                                                      rest_displacements, rest_values, middles, fronts, index5, index3,
-                                                      masks5, codes5, back_values, middle_values, front_values,
-                                                      back_bounds, candidates, candidate_bounds)
+        best, front, middle, back = table_policy_hand(hands[h], row_values, row_bounds, row_wins, row_losses, scoop,
+                                                      majority, card_codes, multiplier, bucket_shift, slot_mask,
+                                                      displacements, strengths, flush_strengths, rest_multiplier,
+                                                      rest_shift, rest_slot_mask, rest_displacements, rest_values,
+                                                      middles, fronts, index5, index3, masks5, codes5, back_values,
+                                                      middle_values, front_values, back_bounds, candidates,
+                                                      candidate_bounds)
         chosen[h] = best
         chosen_strengths[h, 0] = front
         chosen_strengths[h, 1] = middle
@@ -522,32 +549,34 @@ def _table_policy_block(hands, start, stop, row_model, scoop, majority, card_cod
 
 
 @jit
-def _table_policy_serial(hands, row_model, scoop, majority, card_codes, multiplier, bucket_shift, slot_mask,
-                         displacements, strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask,
-                         rest_displacements, rest_values, middles, fronts):
+def _table_policy_serial(hands, row_values, row_bounds, row_wins, row_losses, scoop, majority, card_codes, multiplier,
+                         bucket_shift, slot_mask, displacements, strengths, flush_strengths, rest_multiplier,
+                         rest_shift, rest_slot_mask, rest_displacements, rest_values, middles, fronts):
     """:func:`_table_policy` on the calling thread: for a few hands, where starting the threads costs more."""
     chosen = np.empty(hands.shape[0], dtype=np.int32)
     chosen_strengths = np.empty((hands.shape[0], 3), dtype=np.int16)
-    _table_policy_block(hands, 0, hands.shape[0], row_model, scoop, majority, card_codes, multiplier, bucket_shift,
-                        slot_mask, displacements, strengths, flush_strengths, rest_multiplier, rest_shift,
-                        rest_slot_mask, rest_displacements, rest_values, middles, fronts, chosen, chosen_strengths)
+    _table_policy_block(hands, 0, hands.shape[0], row_values, row_bounds, row_wins, row_losses, scoop, majority,
+                        card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths, flush_strengths,
+                        rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values, middles, fronts,
+                        chosen, chosen_strengths)
     return chosen, chosen_strengths
 
 
 @jit(parallel=True)
-def _table_policy(hands, row_model, scoop, majority, card_codes, multiplier, bucket_shift, slot_mask, displacements,
-                  strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements,
-                  rest_values, middles, fronts):
+def _table_policy(hands, row_values, row_bounds, row_wins, row_losses, scoop, majority, card_codes, multiplier,
+                  bucket_shift, slot_mask, displacements, strengths, flush_strengths, rest_multiplier, rest_shift,
+                  rest_slot_mask, rest_displacements, rest_values, middles, fronts):
     """Arrange each hand by the table policy, blocks of hands in parallel.
 
-    ``row_model[0, row, s]`` is the expected result of a row (0 front, 1
-    middle, 2 back) of dense strength ``s``, ``row_model[1]`` a
-    non-decreasing bound of it, which makes ``value(back) + middle bound at the
-    back's strength + front bound at the back's strength`` (plus the bonus of
-    three rows that strong) an upper bound for every split with that back;
-    ``row_model[2]``/``[3]`` the rows' win and loss probabilities, which price
-    the ``scoop``/``majority`` bonus (see :class:`cpoker.policy.RowModel`).  Returns the chosen split of each hand and
-    the dense strengths of its front, middle and back.  Each hand's answer is
+    ``row_values[row, s]`` is the expected result of a row (0 front, 1
+    middle, 2 back) of dense strength ``s``, ``row_bounds`` a non-decreasing
+    bound of it, which makes ``value(back) + middle bound at the back's
+    strength + front bound at the back's strength`` (plus the bonus of three
+    rows that strong) an upper bound for every split with that back;
+    ``row_wins``/``row_losses`` the rows' win and loss probabilities, which
+    price the ``scoop``/``majority`` bonus (see :class:`cpoker.policy.RowModel`).
+    Returns the chosen split of each hand and the dense strengths of its
+    front, middle and back.  Each hand's answer is
     independent of the others, so the thread count never changes a result.
     """
     n_hands = hands.shape[0]
@@ -555,10 +584,10 @@ def _table_policy(hands, row_model, scoop, majority, card_codes, multiplier, buc
     chosen_strengths = np.empty((n_hands, 3), dtype=np.int16)
     n_blocks = (n_hands + BLOCK - 1) // BLOCK
     for block in numba.prange(n_blocks):
-        _table_policy_block(hands, block * BLOCK, min(n_hands, (block + 1) * BLOCK), row_model, scoop, majority,
-                            card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths, flush_strengths,
-                            rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values, middles,
-                            fronts, chosen, chosen_strengths)
+        _table_policy_block(hands, block * BLOCK, min(n_hands, (block + 1) * BLOCK), row_values, row_bounds, row_wins,
+                            row_losses, scoop, majority, card_codes, multiplier, bucket_shift, slot_mask, displacements,
+                            strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements,
+                            rest_values, middles, fronts, chosen, chosen_strengths)
     return chosen, chosen_strengths
 
 
