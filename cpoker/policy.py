@@ -282,6 +282,12 @@ def default_tables(rules: "Rules | str | None" = None) -> PolicyTables:
     name = rules.name
     if name in PRESETS:
         return _shipped_tables(name)
+    return _valued_tables(rules)
+
+
+@functools.lru_cache(maxsize=16)
+def _valued_tables(rules: Rules) -> PolicyTables:
+    """The shipped distribution of the preset with ``rules``' scoring, valued under ``rules`` (built once)."""
     nearest = _shipped_tables(rules.scoring)
     return PolicyTables(nearest.distribution, nearest.hands, nearest.seed, nearest.history, nearest.partial, rules)
 

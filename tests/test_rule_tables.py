@@ -45,6 +45,7 @@ def test_house_rules_value_the_same_scoring_presets_distribution(tmp_path):
     assert np.array_equal(tables.distribution, default_tables("2-4").distribution)
     expected = RowModel.from_distribution(default_tables("2-4").distribution, Rules.from_toml(path))
     assert np.array_equal(tables.model.arrays, expected.arrays) and tables.model.majority == 1.0
+    assert default_tables(str(path)) is tables  # valued once, not at every block of a long job
 
 
 def test_tables_files_keep_their_rules_and_pagat_files_keep_their_format(tmp_path):
