@@ -512,14 +512,10 @@ def _sha256(path: Path) -> str:
 
 def _shipped_tables_path(rules) -> "Path | None":
     """The shipped tables file of ``rules`` (a preset), or ``None`` for other rules."""
-    from importlib import resources
-
-    from .policy import tables_file
+    from .policy import shipped_tables_path
     from .rules import PRESETS
 
-    if rules.name not in PRESETS:
-        return None
-    return Path(str(resources.files("cpoker") / "data" / tables_file(rules.name)))
+    return shipped_tables_path(rules.name) if rules.name in PRESETS else None
 
 
 def _cmd_tables(args) -> int:

@@ -148,7 +148,7 @@ class PolicyTables:
     rules
         The rules the policy plays under (its :class:`RowModel`): the rules of
         the self-play that learned the distribution, unless re-valued by
-        :func:`tables_for_rules`.
+        :func:`default_tables` for house rules.
     """
 
     distribution: np.ndarray
@@ -179,9 +179,6 @@ class PolicyTables:
         state = dict(self.__dict__)
         state.pop("model", None)  # derived (760 KB): recomputed where it is used, not shipped to Dask workers
         return state
-
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
 
     @functools.cached_property
     def model(self) -> RowModel:
@@ -258,6 +255,11 @@ class PolicyTables:
 def tables_file(preset: str) -> str:
     """The package data file of a preset's shipped tables."""
     return DEFAULT_TABLES_FILE if preset == "pagat" else f"policy_tables_{preset}.npz"
+
+
+def shipped_tables_path(preset: str) -> Path:
+    """Where a preset's shipped tables file is installed."""
+    return Path(str(resources.files("cpoker") / "data" / tables_file(preset)))
 
 
 @functools.cache
@@ -468,8 +470,8 @@ def build_tables(hands: int = BUILD_HANDS, seed: int = BUILD_SEED, max_iteration
             raise Interrupted(interrupts.received() or 2)
         average = first[0] / hands
         partial = False
+        model = RowModel.from_distribution(average, rules)
         for iteration in range(1, max_iterations + 1):
-            model = RowModel.from_distribution(average, rules)
             values = model.row_values
             result = self_play_pass(functools.partial(arrange_by_tables, model=model, device=device),
                                     f"self-play {iteration}/{max_iterations}")
@@ -479,9 +481,10 @@ def build_tables(hands: int = BUILD_HANDS, seed: int = BUILD_SEED, max_iteration
             response = result[0] / hands
             new_average = average + (response - average) / iteration if iteration > 1 else response
             changed = 1.0 if iteration == 1 else result[1] / hands
-            moved = float(np.abs(RowModel.from_distribution(new_average, rules).row_values - values).max())
+            new_model = RowModel.from_distribution(new_average, rules)  # the next iteration's model
+            moved = float(np.abs(new_model.row_values - values).max())
             history.append({"iteration": iteration, "changed": changed, "values_moved": moved})
-            average = new_average
+            average, model = new_average, new_model
             if changed < tolerance:
                 break
             if interrupts.signals_seen() > seen:
