@@ -101,7 +101,9 @@ def table_policy_cuda(hands: np.ndarray, model: "RowModel") -> tuple[np.ndarray,
     from ._kernels.cuda import THREADS
 
     cuda, kernels, tables = cuda_runtime()
-    arrays = [cuda.to_device(array) for array in (model.values, model.bounds, model.wins, model.losses)]
+    values, bounds, wins, losses, scoop, majority, rest_best, self_bounds = model.kernel_arguments()
+    arrays = [cuda.to_device(array) for array in (values, bounds, wins, losses)]
+    search = [cuda.to_device(array) for array in (rest_best, self_bounds)]
     chosen = np.empty(hands.shape[0], dtype=np.int32)
     strengths = np.empty((hands.shape[0], 3), dtype=np.int16)
     for start in range(0, hands.shape[0], GPU_BATCH):
@@ -109,7 +111,7 @@ def table_policy_cuda(hands: np.ndarray, model: "RowModel") -> tuple[np.ndarray,
         part_chosen = cuda.device_array(len(part), dtype=np.int32)
         part_strengths = cuda.device_array((len(part), 3), dtype=np.int16)
         kernels["table_policy"][-(-len(part) // THREADS), THREADS](
-            cuda.to_device(part), *arrays, model.scoop, model.majority, *tables["policy_lookups"],
+            cuda.to_device(part), *arrays, scoop, majority, *search, *tables["policy_lookups"],
             *tables["split_columns"], part_chosen, part_strengths)
         chosen[start:start + len(part)] = part_chosen.copy_to_host()
         strengths[start:start + len(part)] = part_strengths.copy_to_host()

@@ -66,6 +66,15 @@ class RowModel:
     scoop, majority
         Units of the scoring bonus (0 under pagat scoring, where the value is a
         plain sum of row values and the probabilities are never read).
+    rest_best, self_bounds
+        Derived from the above when the model is made (about 20 ms), for the
+        branch and bound of the policy's search: ``rest_best`` (float32, by
+        slot of the 8-card table) the best middle value plus front value that
+        each 8-card rank multiset makes, rounded up; ``self_bounds`` (``(2, S)``)
+        non-decreasing bounds of a back of each strength with its middle and
+        front: its value, the middle and front bounds at its strength and the
+        bonus of three rows that strong; the same without the front (a hand's
+        best front is added).
     """
 
     values: np.ndarray
@@ -74,6 +83,27 @@ class RowModel:
     losses: np.ndarray
     scoop: float = 0.0
     majority: float = 0.0
+    rest_best: np.ndarray = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
+    self_bounds: np.ndarray = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        if self.rest_best is None:
+            object.__setattr__(self, "rest_best", _rest_best(self.values))
+        if self.self_bounds is None:
+            object.__setattr__(self, "self_bounds", self._self_bounds())
+
+    def _self_bounds(self) -> np.ndarray:
+        """See the class docstring: summed in the order the kernels sum a split's value, so rounding agrees."""
+        from ._kernels.splits import BONUS_SLACK, rows_bonus
+
+        back_middle = self.values[2] + self.bounds[1]
+        with_front = back_middle + self.bounds[0]
+        if self.scoop or self.majority:
+            bonus = BONUS_SLACK + rows_bonus.py_func(*self.wins, *self.losses, self.scoop, self.majority)
+            back_middle, with_front = back_middle + bonus, with_front + bonus
+        bounds = np.maximum.accumulate(np.stack([with_front, back_middle]), axis=1)
+        bounds.flags.writeable = False
+        return bounds
 
     @classmethod
     def from_distribution(cls, distribution: np.ndarray, rules: "Rules | None" = None) -> "RowModel":
@@ -111,21 +141,34 @@ class RowModel:
 
     def split_values(self, front: np.ndarray, middle: np.ndarray, back: np.ndarray) -> np.ndarray:
         """Value of splits given their rows' dense strengths (arrays of one shape), the kernels' formula."""
-        value = self.values[2, back] + self.values[1, middle] + self.values[0, front]
-        wins = self.wins[0, front], self.wins[1, middle], self.wins[2, back]
-        losses = self.losses[0, front], self.losses[1, middle], self.losses[2, back]
-        if self.scoop:
-            value = value + self.scoop * (wins[0] * wins[1] * wins[2] - losses[0] * losses[1] * losses[2])
-        if self.majority:
-            def two_of_three(p):
-                return p[0] * p[1] + p[0] * p[2] + p[1] * p[2] - 2.0 * p[0] * p[1] * p[2]
+        from ._kernels.splits import rows_bonus
 
-            value = value + self.majority * (two_of_three(wins) - two_of_three(losses))
-        return value
+        value = self.values[2, back] + self.values[1, middle] + self.values[0, front]
+        if not (self.scoop or self.majority):
+            return value
+        return value + rows_bonus.py_func(self.wins[0, front], self.wins[1, middle], self.wins[2, back],
+                                          self.losses[0, front], self.losses[1, middle], self.losses[2, back],
+                                          self.scoop, self.majority)
 
     def kernel_arguments(self) -> tuple:
-        """``(values, bounds, wins, losses, scoop, majority)``, as the table policy's kernels take them."""
-        return self.values, self.bounds, self.wins, self.losses, float(self.scoop), float(self.majority)
+        """``(values, bounds, wins, losses, scoop, majority, rest_best, self_bounds)``, as the policy's kernels take them."""
+        return (self.values, self.bounds, self.wins, self.losses, float(self.scoop), float(self.majority),
+                self.rest_best, self.self_bounds)
+
+
+def _rest_best(values: np.ndarray) -> np.ndarray:
+    """The best middle + front value of each 8-card rank multiset under row ``values``, float32 rounded up."""
+    from ._kernels.splits import rest_row_values
+
+    rows, rest = row_lookup_arguments(), rest_lookup_arguments()
+    best = np.empty(len(rest[-1]))
+    with shielded():
+        rest_row_values(np.ascontiguousarray(values, dtype=np.float64), *rows[1:6], *rest[:4], best)
+    rounded = best.astype(np.float32)
+    below = rounded < best
+    rounded[below] = np.nextafter(rounded[below], np.float32(np.inf))
+    rounded.flags.writeable = False
+    return rounded
 
 
 @dataclass(frozen=True)

@@ -52,6 +52,58 @@ def test_table_policy_equals_brute_force_argmax(source, rules):
     assert np.all(keys[:, 2] >= keys[:, 1]) and np.all(keys[:, 1] >= keys[:, 0])
 
 
+def few_rank_hands(count: int, seed: int) -> np.ndarray:
+    """Hands of four to six ranks: many backs of one strength, so many splits of equal value."""
+    rng = np.random.default_rng(seed)
+    hands = []
+    for _ in range(count):
+        ranks = rng.choice(13, size=int(rng.integers(4, 7)), replace=False)
+        pool = [13 * suit + int(rank) for rank in ranks for suit in range(4)]
+        hands.append(np.sort(rng.choice(pool, 13, replace=False)))
+    return np.array(hands, dtype=np.uint8)
+
+
+# a hand whose two best splits tie (backs of one strength): a bound summed in another order than the splits'
+# values once fell an ulp below them and lost the tie to the later split
+TIED_HAND = "As Ks Qh Jh Jd Td 8s 7d 6h 5h 4h 3h 3c"
+
+
+@pytest.mark.parametrize("rules", ["pagat", "2-4", "odd"])
+def test_table_policy_breaks_ties_as_a_plain_scan_does(rules):
+    model = default_tables(ODD_ROYALTIES if rules == "odd" else PRESETS[rules]).model
+    hands = np.concatenate([parse_hand(TIED_HAND)[None, :], few_rank_hands(25, 8)])
+    chosen, _ = arrange_by_tables(hands, model)
+    for hand, split in zip(hands, chosen):
+        assert split == brute_force_table_choice(hand, model)
+
+
+@pytest.mark.parametrize("rules", ["pagat", "odd"])
+def test_rest_best_is_the_best_middle_and_front_that_eight_ranks_make(rules):
+    """The policy's 8-card bound, from evaluating every split of 8 cards with the public ``evaluate``."""
+    from itertools import combinations
+
+    from cpoker._kernels.lookup import perfect_hash_slot
+    from cpoker.tables import rest_lookup_arguments
+
+    model = RowModel.from_distribution(skewed_distribution(4), ODD_ROYALTIES if rules == "odd" else PRESETS[rules])
+    keys, rng = strength_keys(), np.random.default_rng(9)
+    checked = 0
+    while checked < 60:
+        cards = rng.choice(52, 8, replace=False)
+        if np.bincount(cards // 13, minlength=4).max() >= 5:
+            continue  # five of a suit: the bound is not used there
+        strength = {c: int(np.searchsorted(keys, cpoker.evaluate([int(x) for x in c]).key))
+                    for size in (3, 5) for c in combinations(sorted(cards), size)}
+        best = max(model.values[1, strength[middle]] + model.values[0, strength[front]]
+                   for front in combinations(sorted(cards), 3)
+                   for middle in [tuple(x for x in sorted(cards) if x not in front)]
+                   if strength[middle] >= strength[front])
+        word = int(sum(1 << (3 * (int(card) % 13)) for card in cards))
+        stored = float(model.rest_best[perfect_hash_slot(word, *rest_lookup_arguments()[:4])])
+        assert best <= stored <= best + 1e-6 * max(1.0, abs(best))
+        checked += 1
+
+
 @pytest.mark.parametrize("rules", ["pagat", "1-6", "2-4", "seed001-royalties", "odd", "no require_win"])
 def test_row_model_is_the_expected_settlement_against_independent_rows(rules):
     """Against an opponent whose rows are independent draws, a split's model value is its exact expected

@@ -25,9 +25,9 @@ from . import evaluate, lookup, scoring, splits
 
 TWINNED = {
     evaluate: ("_suit_ranks", "_rank_groups", "_make_key", "key5", "key3", "mask_of_ids", "_top_ranks", "best_key"),
-    lookup: ("perfect_hash_value", "flush_ranks"),
-    splits: ("subset_strengths", "value_subsets", "rest_caps", "rows_bonus", "tight_bound", "best_split_by_row_values",
-             "table_policy_hand"),
+    lookup: ("perfect_hash_value", "perfect_hash_slot", "flush_ranks"),
+    splits: ("subset_strengths", "hand_subsets", "rest_caps", "rows_bonus", "tight_bound", "strength_threshold",
+             "best_split_by_row_values", "table_policy_hand"),
     scoring: ("_royalty", "pair_parts", "pair_points"),
 }
 N_SUBSETS5, N_SUBSETS3 = 1287, 286
@@ -104,9 +104,10 @@ def build_kernels(cuda_module) -> dict:
                 out[i] = best_key(masks[i])
 
     @cuda.jit
-    def table_policy(hands, row_values, row_bounds, row_wins, row_losses, scoop, majority, card_codes, multiplier,
-                     bucket_shift, slot_mask, displacements, strengths, flush_strengths, rest_multiplier, rest_shift,
-                     rest_slot_mask, rest_displacements, rest_values, middles, fronts, chosen, chosen_strengths):
+    def table_policy(hands, row_values, row_bounds, row_wins, row_losses, scoop, majority, rest_best, self_bounds,
+                     card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths, flush_strengths,
+                     rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values, middles, fronts,
+                     chosen, chosen_strengths):
         """One thread per hand: the CPU's ``table_policy_hand`` with scratch in local memory."""
         h = cuda.grid(1)
         if h >= hands.shape[0]:
@@ -115,17 +116,14 @@ def build_kernels(cuda_module) -> dict:
         index3 = cuda.local.array(N_SUBSETS3, int16)
         masks5 = cuda.local.array(N_SUBSETS5, int64)
         codes5 = cuda.local.array(N_SUBSETS5, int64)
-        back_values = cuda.local.array(N_SUBSETS5, float64)
-        middle_values = cuda.local.array(N_SUBSETS5, float64)
         front_values = cuda.local.array(N_SUBSETS3, float64)
-        back_bounds = cuda.local.array(N_SUBSETS5, float64)
         candidates = cuda.local.array(N_SUBSETS5, int32)
         candidate_bounds = cuda.local.array(N_SUBSETS5, float64)
         best, front, middle, back = table_policy_hand(
-            hands[h], row_values, row_bounds, row_wins, row_losses, scoop, majority, card_codes, multiplier,
-            bucket_shift, slot_mask, displacements, strengths, flush_strengths, rest_multiplier, rest_shift,
-            rest_slot_mask, rest_displacements, rest_values, middles, fronts, index5, index3, masks5, codes5,
-            back_values, middle_values, front_values, back_bounds, candidates, candidate_bounds)
+            hands[h], row_values, row_bounds, row_wins, row_losses, scoop, majority, rest_best, self_bounds,
+            card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths, flush_strengths,
+            rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values, middles, fronts, index5,
+            index3, masks5, codes5, front_values, candidates, candidate_bounds)
         chosen[h] = best
         chosen_strengths[h, 0] = front
         chosen_strengths[h, 1] = middle

@@ -42,6 +42,17 @@ def perfect_hash_value(counts, multiplier, bucket_shift, slot_mask, displacement
 
 
 @jit
+def perfect_hash_slot(counts, multiplier, bucket_shift, slot_mask, displacements):
+    """The slot of the rank-count word ``counts`` (:func:`perfect_hash_value` reads ``values`` there).
+
+    For tables that share the hash's slots: the table policy reads the 8-card
+    caps and, at the same slot, the best middle-and-front value of its model.
+    """
+    h = ((counts * multiplier) >> 32) & 0xFFFFFFFF
+    return np.uint64((h + displacements[np.uint64(h >> bucket_shift)]) & slot_mask)
+
+
+@jit
 def flush_ranks(code, mask):
     """The 13-bit rank set of the suit with five or more cards (``code`` says which) in card ``mask``."""
     flags = code & FLUSH_BITS

@@ -12,7 +12,7 @@ import numpy as np
 
 from .._jit import jit
 from .evaluate import TOP_BIT, key3, key5
-from .lookup import FLUSH_BITS, RANK_FIELD, SUIT_BIAS, flush_ranks, perfect_hash_value
+from .lookup import FLUSH_BITS, RANK_FIELD, SUIT_BIAS, flush_ranks, perfect_hash_slot, perfect_hash_value
 
 
 @jit
@@ -152,20 +152,75 @@ def _count_valid_splits(hands, subsets5, subsets3, middles, fronts):
 
 
 @jit
-def rest_caps(code, mask, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values,
+def rest_caps(code, mask, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values, rest_best,
               flush_strengths):
-    """Dense strengths of the best five and the best three of the 8 cards a back leaves.
+    """What the 8 cards a back leaves allow: ``(middle cap, front cap, best middle + front value)``.
 
-    ``code`` and ``mask`` are those 8 cards' code and mask; the 8-card table
-    (``rest_*``) holds both strengths for every rank multiset, and a flush
-    among the 8 cards can only raise the best five.
+    ``code`` and ``mask`` are those 8 cards' code and mask.  The caps are the
+    dense strengths of their best five and best three cards (the 8-card table,
+    ``rest_*``, holds both for every rank multiset; a flush among the 8 cards
+    can only raise the best five).  ``rest_best``, at the same slot, is the
+    model's largest middle value plus front value over the non-fouling ways
+    to split those ranks (:func:`rest_row_values`), rounded up; it knows
+    nothing of suits, so with five or more cards of a suit among the 8 the
+    third value is ``inf`` and the caps alone bound the rows.
     """
-    rest = perfect_hash_value(code & RANK_FIELD, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements,
-                              rest_values)
+    slot = perfect_hash_slot(code & RANK_FIELD, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements)
+    rest = rest_values[slot]
     middle_cap = rest >> 16
+    rows_best = rest_best[slot] + REST_SLACK
     if code & FLUSH_BITS:
         middle_cap = max(middle_cap, flush_strengths[flush_ranks(code, mask)])
-    return middle_cap, rest & 0xFFFF
+        rows_best = np.inf
+    return middle_cap, rest & 0xFFFF, rows_best
+
+
+@jit
+def rest_row_values(row_values, multiplier, bucket_shift, slot_mask, displacements, strengths, rest_multiplier,
+                    rest_shift, rest_slot_mask, rest_displacements, out):
+    """``out[slot]``: the best middle value plus front value of each 8-card rank multiset, at its 8-card slot.
+
+    Every multiset of 8 ranks with at most 4 of a rank (120,055 of them) is
+    split every way into a middle of five and a front of three (56 ways); the
+    non-fouling ones (middle at least as strong as the front) are valued by
+    ``row_values`` (rows 1 and 0).  Without a flush, the strength of a row
+    depends on its ranks only, so this bounds every middle and front that the
+    8 cards a back leaves can make; the table policy then bounds a back by its
+    value plus this (see :func:`rest_caps`).  Unused slots get ``inf``.
+    About 20 ms.
+    """
+    out[:] = np.inf
+    ranks = np.zeros(8, dtype=np.int64)  # non-decreasing: each multiset once
+    words = np.empty(8, dtype=np.int64)
+    while True:
+        allowed = True
+        for i in range(4):
+            allowed &= ranks[i] != ranks[i + 4]  # five of a rank
+        if allowed:
+            word = np.int64(0)
+            for i in range(8):
+                words[i] = np.int64(1) << (3 * ranks[i])
+                word += words[i]
+            best = -np.inf
+            for a in range(6):
+                for b in range(a + 1, 7):
+                    for c in range(b + 1, 8):
+                        front_word = words[a] + words[b] + words[c]
+                        front = perfect_hash_value(front_word, multiplier, bucket_shift, slot_mask, displacements,
+                                                   strengths)
+                        middle = perfect_hash_value(word - front_word, multiplier, bucket_shift, slot_mask,
+                                                    displacements, strengths)
+                        if middle >= front:
+                            best = max(best, row_values[1, middle] + row_values[0, front])
+            out[perfect_hash_slot(word, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements)] = best
+        i = 7
+        while i >= 0 and ranks[i] == 12:
+            i -= 1
+        if i < 0:
+            return
+        ranks[i] += 1
+        for j in range(i + 1, 8):
+            ranks[j] = ranks[i]
 
 
 @jit
@@ -193,24 +248,30 @@ def rows_bonus(win_front, win_middle, win_back, loss_front, loss_middle, loss_ba
 
 # added to every bound that includes the bonus: products of probabilities can round an ulp against monotonicity
 BONUS_SLACK = 1e-9
+# added to the best middle + front value of 8 cards: a split's value is summed in another order (an ulp or two)
+REST_SLACK = 1e-9
 
 
 @jit
-def tight_bound(rest_code, rest_mask, back_rank, back_value, row_values, row_bounds, row_wins, row_losses, scoop,
+def tight_bound(rest_code, rest_mask, back_rank, back_value, rest_best, row_bounds, row_wins, row_losses, scoop,
                 majority, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values,
                 flush_strengths):
     """An upper bound of every split with a given back, from the 8 cards it leaves (code and mask).
 
-    The middle can be no stronger than their best five cards nor than the
-    back, the front no stronger than their best three nor than the back
-    (:func:`rest_caps`); the bound is the back's value plus the row bounds
-    (``row_bounds``) at those strengths, plus the bonus of rows that strong.
+    The back's value plus the smaller of two bounds of the middle and front:
+    the best middle and front those ranks make (:func:`rest_caps`), and the
+    row bounds (``row_bounds``) at the caps -- the middle no stronger than
+    the best five of the 8 cards nor than the back, the front no stronger
+    than their best three nor than the back; plus the bonus of rows that
+    strong.  The first is exact when the back is the stronger and no suit
+    holds five of the 8 cards, which is most backs worth searching.
     """
-    middle_cap, front_cap = rest_caps(rest_code, rest_mask, rest_multiplier, rest_shift, rest_slot_mask,
-                                      rest_displacements, rest_values, flush_strengths)
+    middle_cap, front_cap, rows_best = rest_caps(rest_code, rest_mask, rest_multiplier, rest_shift, rest_slot_mask,
+                                                 rest_displacements, rest_values, rest_best, flush_strengths)
     middle_cap = min(middle_cap, back_rank)
     front_cap = min(front_cap, back_rank)
-    bound = back_value + row_bounds[1, middle_cap] + row_bounds[0, front_cap]
+    # summed as a split's value is, (back + middle) + front, so that rounding cannot put the bound below it
+    bound = min(back_value + rows_best, back_value + row_bounds[1, middle_cap] + row_bounds[0, front_cap])
     if scoop != 0.0 or majority != 0.0:
         bound += BONUS_SLACK + rows_bonus(row_wins[0, front_cap], row_wins[1, middle_cap],
                                           row_wins[2, back_rank], row_losses[0, front_cap],
@@ -219,92 +280,145 @@ def tight_bound(rest_code, rest_mask, back_rank, back_value, row_values, row_bou
 
 
 @jit
-def best_split_by_row_values(rank5, rank3, back_values, middle_values, front_values, back_bounds, middles, fronts,
-                             row_values, row_bounds, row_wins, row_losses, scoop, majority, hand_code, hand_mask,
+def strength_threshold(self_bounds, top_front, best_value):
+    """The weakest back strength whose cheap bound reaches ``best_value`` (binary search).
+
+    ``self_bounds`` (:class:`cpoker.policy.RowModel`) are non-decreasing in
+    strength: a back of strength ``s`` bounds its splits by
+    ``min(self_bounds[0, s], self_bounds[1, s] + top_front)`` (its value, the
+    middle and front bounds at its strength, the bonus of three rows that
+    strong; ``top_front``: the hand's best front value).
+    """
+    low, high = 0, self_bounds.shape[1]
+    while low < high:
+        middle = (low + high) >> 1
+        if min(self_bounds[0, middle], self_bounds[1, middle] + top_front) < best_value:
+            low = middle + 1
+        else:
+            high = middle
+    return low
+
+
+@jit
+def best_split_by_row_values(rank5, rank3, front_values, middles, fronts, row_values, row_bounds, row_wins,
+                             row_losses, scoop, majority, rest_best, self_bounds, top_front, hand_code, hand_mask,
                              codes5, masks5, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements,
                              rest_values, flush_strengths, candidates, candidate_bounds):
     """The non-fouling split with the largest value: its row values plus, under a scoring bonus, the bonus.
 
-    ``row_values``, ``row_bounds``, ``row_wins``, ``row_losses`` are those of
+    ``row_values``, ``row_bounds``, ``row_wins``, ``row_losses``,
+    ``rest_best`` and ``self_bounds`` are those of
     :class:`cpoker.policy.RowModel`: per row and strength, the row's value, a
     non-decreasing bound of it (the very same array when the values do not
     decrease), and its win and loss probabilities, which price the
     ``scoop``/``majority`` bonus (:func:`rows_bonus`; both 0 for a sum of row
-    values, and the probabilities are then never read).
+    values, and the probabilities are then never read); the best middle and
+    front of 8 cards (:func:`rest_row_values`); a back's cheap bounds by strength.
 
     ``rank5``/``rank3`` are the dense strengths of the subsets, ``codes5`` and
-    ``masks5`` the codes and masks of the 5-subsets (see
-    :func:`subset_strengths`).  The splits of back ``b`` are ``56 * b ..
-    56 * b + 55``; ``middles``/``fronts`` give their other rows.  Ties go to the lowest split
-    index, so the answer is the one a plain scan of all 72,072 splits would
-    give (the order in which backs are searched does not matter).
+    ``masks5`` the codes and masks of the 5-subsets, ``front_values`` the
+    3-subsets' values (see :func:`hand_subsets`).  The splits of back ``b``
+    are ``56 * b .. 56 * b + 55``; ``middles``/``fronts`` give their other
+    rows.  Ties go to the lowest split index, so the answer is the one a
+    plain scan of all 72,072 splits would give (the order in which backs are
+    searched does not matter).
 
     Branch and bound over the 1,287 backs:
 
     1. the strongest back always has a non-fouling split: search it first;
-    2. ``back_bounds[b]``, cheap, for every back: its value plus the best
-       middle and front values, each capped at the back's strength;
-    3. for the backs that pass, a tight bound from the 8 cards the back leaves:
-       the middle can be no better than their best five cards, the front no
-       better than their best three (one lookup in the 8-card table, ``rest_*``);
-    4. search the back with the largest tight bound, then the others in order,
-       each only while its tight bound reaches the best value so far.
+    2. collect the backs whose cheap bound (a function of their strength,
+       :func:`strength_threshold`) reaches the best value: one compare each;
+    3. bound each of them from the 8 cards it leaves (:func:`tight_bound`,
+       written out): usually its exact best value, so
+    4. the back with the largest bound is searched next, then the others in
+       order, each only while its bound reaches the best value so far.
 
-    On random hands about 1 back in 50 is searched.  ``candidates`` and
-    ``candidate_bounds`` are scratch (1,287 each).  No calls that pass arrays
-    inside the loops (numba does not inline them and they pay reference
-    counting on each call), and no branch on the unpredictable foul test: a
-    foul's value becomes -inf.
+    On random hands about 1 back in 8 is bounded and 1 in 200 searched.
+    ``candidates`` and ``candidate_bounds`` are scratch (1,287 each).  No
+    calls that pass arrays inside the search loops (numba does not inline
+    them, and they pay reference counting on each call), and no branch on the
+    unpredictable foul test: a foul's value becomes -inf.
     """
+    n_backs = rank5.shape[0]
     first = 0
-    for b in range(rank5.shape[0]):
-        if rank5[b] > rank5[first]:
-            first = b
+    first_rank = rank5[0]
+    for back in range(1, n_backs):  # the strongest back, the first of equals; no branch
+        first = back if rank5[back] > first_rank else first
+        first_rank = max(first_rank, rank5[back])
+    plain = np.int64(0)  # the hand's cards in suits of at most four cards
+    for suit in range(4):
+        cards = (hand_mask >> (13 * suit)) & 0x1FFF
+        count = 0
+        while cards:
+            cards &= cards - 1
+            count += 1
+        plain |= ((hand_mask >> (13 * suit)) & 0x1FFF) << (13 * suit) if count <= 4 else 0
     has_bonus = scoop != 0.0 or majority != 0.0
     best, best_value = -1, -np.inf
-    n_backs = rank5.shape[0]
     n_candidates = 0
     top = -1
     top_bound = -np.inf
     band = -np.inf
-    # the steps: 0 the strongest back; 1..n_backs the bounds; n_backs + 1 the most promising candidate;
+    # the steps: 0 the strongest back; 1 the bounds; 2 the most promising candidate;
     # then two sweeps over the candidates: those whose bound is in the top quarter of the range, the rest
     step = -1
     while True:
         step += 1
         if step == 0:
             back = first
-        elif step <= n_backs:
-            back = step - 1
-            if back == first or back_bounds[back] < best_value:
-                continue
-            # tight_bound, written out: numba does not inline a call that passes arrays, and here it costs ~20%
-            middle_cap, front_cap = rest_caps(hand_code - codes5[back] + SUIT_BIAS, hand_mask ^ masks5[back],
-                                              rest_multiplier, rest_shift, rest_slot_mask, rest_displacements,
-                                              rest_values, flush_strengths)
-            back_rank = rank5[back]
-            middle_cap = min(middle_cap, back_rank)
-            front_cap = min(front_cap, back_rank)
-            bound = back_values[back] + row_bounds[1, middle_cap] + row_bounds[0, front_cap]
-            if has_bonus:
-                bound += BONUS_SLACK + rows_bonus(
-                    row_wins[0, front_cap], row_wins[1, middle_cap], row_wins[2, back_rank],
-                    row_losses[0, front_cap], row_losses[1, middle_cap], row_losses[2, back_rank], scoop, majority)
-            if bound >= best_value:
+        elif step == 1:
+            threshold = strength_threshold(self_bounds, top_front, best_value)
+            for back in range(n_backs):  # no branch: every index is stored, the count advances for those that pass
                 candidates[n_candidates] = back
-                candidate_bounds[n_candidates] = bound
-                if top < 0 or bound > candidate_bounds[top]:
-                    top = n_candidates
-                n_candidates += 1
+                n_candidates += (rank5[back] >= threshold) & (back != first)
+            # twins: a back that leaves a card of the rank of one of its own cards, of a lower suit (neither suit
+            # holding five of the hand, so no flush can change), has a twin of lower index, the two cards swapped,
+            # whose splits have the same strengths (a plain scan keeps the twin's on a tie): drop it
+            kept = 0
+            for j in range(n_candidates):
+                back = candidates[j]
+                mine = masks5[back] & plain
+                left = (hand_mask ^ masks5[back]) & plain
+                lower = ((left & 0x1FFF & ((mine >> 13) | (mine >> 26) | (mine >> 39)))
+                         | ((left >> 13) & 0x1FFF & ((mine >> 26) | (mine >> 39)))
+                         | ((left >> 26) & 0x1FFF & (mine >> 39)))
+                candidates[kept] = back
+                kept += lower == 0
+            n_candidates = kept
+            for j in range(n_candidates):  # tight_bound and rest_caps, written out: calls passing arrays are
+                # not inlined and cost ~10% here (inline='always' too: numba's IR inlining compiles to slower code)
+                back = candidates[j]
+                back_rank = rank5[back]
+                rest_code = hand_code - codes5[back] + SUIT_BIAS
+                slot = perfect_hash_slot(rest_code & RANK_FIELD, rest_multiplier, rest_shift, rest_slot_mask,
+                                         rest_displacements)
+                rest = rest_values[slot]
+                middle_cap = rest >> 16
+                front_cap = rest & 0xFFFF
+                rows_best = rest_best[slot] + REST_SLACK
+                if rest_code & FLUSH_BITS:
+                    middle_cap = max(middle_cap, flush_strengths[flush_ranks(rest_code, hand_mask ^ masks5[back])])
+                    rows_best = np.inf
+                middle_cap = min(middle_cap, back_rank)
+                front_cap = min(front_cap, back_rank)
+                back_value = row_values[2, back_rank]  # summed as a split's value is (see tight_bound)
+                bound = min(back_value + rows_best, back_value + row_bounds[1, middle_cap] + row_bounds[0, front_cap])
+                if has_bonus:
+                    bound += BONUS_SLACK + rows_bonus(
+                        row_wins[0, front_cap], row_wins[1, middle_cap], row_wins[2, back_rank],
+                        row_losses[0, front_cap], row_losses[1, middle_cap], row_losses[2, back_rank], scoop,
+                        majority)
+                candidate_bounds[j] = bound
+                top = j if bound > top_bound else top
+                top_bound = max(top_bound, bound)
             continue
-        elif step == n_backs + 1:
-            if top < 0:
+        elif step == 2:
+            if top < 0 or top_bound < best_value:
                 break
             back = candidates[top]
-            top_bound = candidate_bounds[top]
             candidate_bounds[top] = -np.inf  # searched now, not in the sweeps
         else:
-            sweep = step - n_backs - 2
+            sweep = step - 3
             if sweep >= 2 * n_candidates:
                 break
             if sweep == 0:
@@ -315,13 +429,13 @@ def best_split_by_row_values(rank5, rank3, back_values, middle_values, front_val
             candidate_bounds[sweep % n_candidates] = -np.inf
             back = candidates[sweep % n_candidates]
         back_rank = rank5[back]
-        back_value = back_values[back]
+        back_value = row_values[2, back_rank]
         if not has_bonus:  # a plain sum of row values: the loop stays free of the bonus's loads and branch
             for k in range(56 * back, 56 * back + 56):
                 m = middles[k]
                 middle = rank5[m]
                 fouls = (back_rank < middle) | (middle < rank3[fronts[k]])
-                value = back_value + middle_values[m] + front_values[fronts[k]]
+                value = back_value + row_values[1, middle] + front_values[fronts[k]]
                 value = -np.inf if fouls else value
                 if value > best_value or (value == best_value and k < best):
                     best_value = value
@@ -335,7 +449,7 @@ def best_split_by_row_values(rank5, rank3, back_values, middle_values, front_val
             middle = rank5[m]
             front = rank3[f]
             fouls = (back_rank < middle) | (middle < front)
-            value = back_value + middle_values[m] + front_values[f] + rows_bonus(
+            value = back_value + row_values[1, middle] + front_values[f] + rows_bonus(
                 row_wins[0, front], row_wins[1, middle], back_win, row_losses[0, front],
                 row_losses[1, middle], back_loss, scoop, majority)
             value = -np.inf if fouls else value
@@ -349,16 +463,12 @@ BLOCK = 64  # hands per parallel work item; each block owns its scratch arrays
 
 
 @jit
-def value_subsets(hand, row_values, row_bounds, row_wins, row_losses, scoop, majority, card_codes, multiplier,
-                  bucket_shift, slot_mask, displacements, strengths, flush_strengths, index5, index3, masks5, codes5,
-                  back_values, middle_values, front_values, back_bounds):
-    """A hand's subsets valued for the branch and bound; returns the hand's ``(code, mask)``.
+def hand_subsets(hand, row_values, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
+                 flush_strengths, index5, index3, masks5, codes5, front_values):
+    """A hand's subsets for the branch and bound; returns the hand's ``(code, mask, best front value)``.
 
-    Fills the subsets' strengths, masks and codes (:func:`subset_strengths`),
-    each 5-subset's value as back and as middle, each 3-subset's value as
-    front, and each back's cheap bound: its value plus the best middle and
-    front values, each capped by the bound of a row as strong as the back,
-    plus the scoring bonus of three rows that strong.
+    Fills the subsets' strengths, masks and codes (:func:`subset_strengths`)
+    and each 3-subset's value as front.
     """
     subset_strengths(hand, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
                      flush_strengths, index5, index3, masks5, codes5)
@@ -371,27 +481,14 @@ def value_subsets(hand, row_values, row_bounds, row_wins, row_losses, scoop, maj
     for i in range(index3.shape[0]):
         front_values[i] = row_values[0, index3[i]]
         top_front = max(top_front, front_values[i])
-    top_middle = -np.inf
-    for i in range(index5.shape[0]):
-        back_values[i] = row_values[2, index5[i]]
-        middle_values[i] = row_values[1, index5[i]]
-        top_middle = max(top_middle, middle_values[i])
-    has_bonus = scoop != 0.0 or majority != 0.0
-    for i in range(index5.shape[0]):
-        s = index5[i]
-        back_bounds[i] = back_values[i] + min(top_middle, row_bounds[1, s]) + min(top_front, row_bounds[0, s])
-        if has_bonus:
-            back_bounds[i] += BONUS_SLACK + rows_bonus(row_wins[0, s], row_wins[1, s], row_wins[2, s],
-                                                       row_losses[0, s], row_losses[1, s], row_losses[2, s],
-                                                       scoop, majority)
-    return hand_code, hand_mask
+    return hand_code, hand_mask, top_front
 
 
 @jit
-def table_policy_hand(hand, row_values, row_bounds, row_wins, row_losses, scoop, majority, card_codes, multiplier,
-                      bucket_shift, slot_mask, displacements, strengths, flush_strengths, rest_multiplier, rest_shift,
-                      rest_slot_mask, rest_displacements, rest_values, middles, fronts, index5, index3, masks5, codes5,
-                      back_values, middle_values, front_values, back_bounds, candidates, candidate_bounds):
+def table_policy_hand(hand, row_values, row_bounds, row_wins, row_losses, scoop, majority, rest_best, self_bounds,
+                      card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths, flush_strengths,
+                      rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values, middles, fronts,
+                      index5, index3, masks5, codes5, front_values, candidates, candidate_bounds):
     """The table policy's split of one hand: ``(split, front strength, middle strength, back strength)``.
 
     Plain loops over scalars and the scratch arrays it is given (``index5``...
@@ -401,12 +498,11 @@ def table_policy_hand(hand, row_values, row_bounds, row_wins, row_losses, scoop,
     ``cuda.py``.  The lookup arguments are those of :func:`subset_strengths`
     and, ``rest_*``, the 8-card table of :func:`best_split_by_row_values`.
     """
-    hand_code, hand_mask = value_subsets(hand, row_values, row_bounds, row_wins, row_losses, scoop, majority,
-                                         card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
-                                         flush_strengths, index5, index3, masks5, codes5, back_values, middle_values,
-                                         front_values, back_bounds)
-    best, _ = best_split_by_row_values(index5, index3, back_values, middle_values, front_values, back_bounds, middles,
-                                       fronts, row_values, row_bounds, row_wins, row_losses, scoop, majority, hand_code,
+    hand_code, hand_mask, top_front = hand_subsets(hand, row_values, card_codes, multiplier, bucket_shift, slot_mask,
+                                                   displacements, strengths, flush_strengths, index5, index3, masks5,
+                                                   codes5, front_values)
+    best, _ = best_split_by_row_values(index5, index3, front_values, middles, fronts, row_values, row_bounds, row_wins,
+                                       row_losses, scoop, majority, rest_best, self_bounds, top_front, hand_code,
                                        hand_mask, codes5, masks5, rest_multiplier, rest_shift, rest_slot_mask,
                                        rest_displacements, rest_values, flush_strengths, candidates, candidate_bounds)
     return best, index3[fronts[best]], index5[middles[best]], index5[best // 56]
@@ -431,15 +527,14 @@ def row_shape(key):
 def _policy_scratch():
     """The per-hand scratch arrays of :func:`table_policy_hand`, in its order (CPU: once per block of hands)."""
     return (np.empty(1287, dtype=np.int16), np.empty(286, dtype=np.int16), np.empty(1287, dtype=np.int64),
-            np.empty(1287, dtype=np.int64), np.empty(1287), np.empty(1287), np.empty(286), np.empty(1287),
-            np.empty(1287, dtype=np.int32), np.empty(1287))
+            np.empty(1287, dtype=np.int64), np.empty(286), np.empty(1287, dtype=np.int32), np.empty(1287))
 
 
 @jit
-def best_distinct_splits(hand, row_values, row_bounds, row_wins, row_losses, scoop, majority, card_codes, multiplier,
-                         bucket_shift, slot_mask, displacements, strengths, flush_strengths, rest_multiplier,
-                         rest_shift, rest_slot_mask, rest_displacements, rest_values, middles, fronts, strength_keys,
-                         count):
+def best_distinct_splits(hand, row_values, row_bounds, row_wins, row_losses, scoop, majority, rest_best, self_bounds,
+                         card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths, flush_strengths,
+                         rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values, middles, fronts,
+                         strength_keys, count):
     """The best non-fouling split of each of the ``count`` best row shapes of one hand, by table value.
 
     Splits are ordered by table value, then by lowest index; walking that
@@ -451,12 +546,10 @@ def best_distinct_splits(hand, row_values, row_bounds, row_wins, row_losses, sco
     ``(split ids, their values, their (front, middle, back) dense strengths,
     the number of non-fouling splits)``, best first.
     """
-    (index5, index3, masks5, codes5, back_values, middle_values, front_values, back_bounds, _,
-     _) = _policy_scratch()
-    hand_code, hand_mask = value_subsets(hand, row_values, row_bounds, row_wins, row_losses, scoop, majority,
-                                         card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
-                                         flush_strengths, index5, index3, masks5, codes5, back_values, middle_values,
-                                         front_values, back_bounds)
+    index5, index3, masks5, codes5, front_values, _, _ = _policy_scratch()
+    hand_code, hand_mask, top_front = hand_subsets(hand, row_values, card_codes, multiplier, bucket_shift, slot_mask,
+                                                   displacements, strengths, flush_strengths, index5, index3, masks5,
+                                                   codes5, front_values)
     has_bonus = scoop != 0.0 or majority != 0.0
     kept_ids = np.empty(count, dtype=np.int32)
     kept_values = np.empty(count)
@@ -470,13 +563,13 @@ def best_distinct_splits(hand, row_values, row_bounds, row_wins, row_losses, sco
             n_valid += (back_rank >= middle) & (middle >= index3[fronts[k]])
         threshold = kept_values[count - 1] if n_kept == count else -np.inf
         # splits come in increasing index, so one that only ties the last kept one loses: prune on <=
-        if back_bounds[back] <= threshold:
+        if min(self_bounds[0, back_rank], self_bounds[1, back_rank] + top_front) <= threshold:
             continue
-        if tight_bound(hand_code - codes5[back] + SUIT_BIAS, hand_mask ^ masks5[back], back_rank, back_values[back],
-                       row_values, row_bounds, row_wins, row_losses, scoop, majority, rest_multiplier, rest_shift,
+        back_value = row_values[2, back_rank]
+        if tight_bound(hand_code - codes5[back] + SUIT_BIAS, hand_mask ^ masks5[back], back_rank, back_value,
+                       rest_best, row_bounds, row_wins, row_losses, scoop, majority, rest_multiplier, rest_shift,
                        rest_slot_mask, rest_displacements, rest_values, flush_strengths) <= threshold:
             continue
-        back_value = back_values[back]
         back_shape = row_shape(strength_keys[back_rank])
         for k in range(56 * back, 56 * back + 56):
             m = middles[k]
@@ -485,7 +578,7 @@ def best_distinct_splits(hand, row_values, row_bounds, row_wins, row_losses, sco
             front = index3[f]
             if back_rank < middle or middle < front:
                 continue
-            value = back_value + middle_values[m] + front_values[f]
+            value = back_value + row_values[1, middle] + front_values[f]
             if has_bonus:
                 value += rows_bonus(row_wins[0, front], row_wins[1, middle], row_wins[2, back_rank],
                                     row_losses[0, front], row_losses[1, middle], row_losses[2, back_rank],
@@ -527,21 +620,19 @@ def best_distinct_splits(hand, row_values, row_bounds, row_wins, row_losses, sco
 
 
 @jit
-def _table_policy_block(hands, start, stop, row_values, row_bounds, row_wins, row_losses, scoop, majority, card_codes,
-                        multiplier, bucket_shift, slot_mask, displacements, strengths, flush_strengths, rest_multiplier,
-                        rest_shift, rest_slot_mask, rest_displacements, rest_values, middles, fronts, chosen,
-                        chosen_strengths):
+def _table_policy_block(hands, start, stop, row_values, row_bounds, row_wins, row_losses, scoop, majority, rest_best,
+                        self_bounds, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
+                        flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values,
+                        middles, fronts, chosen, chosen_strengths):
     """Arrange ``hands[start:stop]`` by the table policy (see :func:`_table_policy`)."""
-    (index5, index3, masks5, codes5, back_values, middle_values, front_values, back_bounds, candidates,
-     candidate_bounds) = _policy_scratch()
+    index5, index3, masks5, codes5, front_values, candidates, candidate_bounds = _policy_scratch()
     for h in range(start, stop):
         best, front, middle, back = table_policy_hand(hands[h], row_values, row_bounds, row_wins, row_losses, scoop,
-                                                      majority, card_codes, multiplier, bucket_shift, slot_mask,
-                                                      displacements, strengths, flush_strengths, rest_multiplier,
-                                                      rest_shift, rest_slot_mask, rest_displacements, rest_values,
-                                                      middles, fronts, index5, index3, masks5, codes5, back_values,
-                                                      middle_values, front_values, back_bounds, candidates,
-                                                      candidate_bounds)
+                                                      majority, rest_best, self_bounds, card_codes, multiplier,
+                                                      bucket_shift, slot_mask, displacements, strengths,
+                                                      flush_strengths, rest_multiplier, rest_shift, rest_slot_mask,
+                                                      rest_displacements, rest_values, middles, fronts, index5, index3,
+                                                      masks5, codes5, front_values, candidates, candidate_bounds)
         chosen[h] = best
         chosen_strengths[h, 0] = front
         chosen_strengths[h, 1] = middle
@@ -549,35 +640,36 @@ def _table_policy_block(hands, start, stop, row_values, row_bounds, row_wins, ro
 
 
 @jit
-def _table_policy_serial(hands, row_values, row_bounds, row_wins, row_losses, scoop, majority, card_codes, multiplier,
-                         bucket_shift, slot_mask, displacements, strengths, flush_strengths, rest_multiplier,
-                         rest_shift, rest_slot_mask, rest_displacements, rest_values, middles, fronts):
+def _table_policy_serial(hands, row_values, row_bounds, row_wins, row_losses, scoop, majority, rest_best, self_bounds,
+                         card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths, flush_strengths,
+                         rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values, middles,
+                         fronts):
     """:func:`_table_policy` on the calling thread: for a few hands, where starting the threads costs more."""
     chosen = np.empty(hands.shape[0], dtype=np.int32)
     chosen_strengths = np.empty((hands.shape[0], 3), dtype=np.int16)
     _table_policy_block(hands, 0, hands.shape[0], row_values, row_bounds, row_wins, row_losses, scoop, majority,
-                        card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths, flush_strengths,
-                        rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values, middles, fronts,
-                        chosen, chosen_strengths)
+                        rest_best, self_bounds, card_codes, multiplier, bucket_shift, slot_mask, displacements,
+                        strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements,
+                        rest_values, middles, fronts, chosen, chosen_strengths)
     return chosen, chosen_strengths
 
 
 @jit(parallel=True)
-def _table_policy(hands, row_values, row_bounds, row_wins, row_losses, scoop, majority, card_codes, multiplier,
-                  bucket_shift, slot_mask, displacements, strengths, flush_strengths, rest_multiplier, rest_shift,
-                  rest_slot_mask, rest_displacements, rest_values, middles, fronts):
+def _table_policy(hands, row_values, row_bounds, row_wins, row_losses, scoop, majority, rest_best, self_bounds,
+                  card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths, flush_strengths,
+                  rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values, middles, fronts):
     """Arrange each hand by the table policy, blocks of hands in parallel.
 
     ``row_values[row, s]`` is the expected result of a row (0 front, 1
     middle, 2 back) of dense strength ``s``, ``row_bounds`` a non-decreasing
-    bound of it, which makes ``value(back) + middle bound at the back's
-    strength + front bound at the back's strength`` (plus the bonus of three
-    rows that strong) an upper bound for every split with that back;
-    ``row_wins``/``row_losses`` the rows' win and loss probabilities, which
-    price the ``scoop``/``majority`` bonus (see :class:`cpoker.policy.RowModel`).
+    bound of it; ``row_wins``/``row_losses`` the rows' win and loss
+    probabilities, which price the ``scoop``/``majority`` bonus;
+    ``rest_best`` the best middle and front of each 8-card rank multiset and
+    ``self_bounds`` the backs' cheap bounds by strength (see
+    :class:`cpoker.policy.RowModel` and :func:`best_split_by_row_values`).
     Returns the chosen split of each hand and the dense strengths of its
-    front, middle and back.  Each hand's answer is
-    independent of the others, so the thread count never changes a result.
+    front, middle and back.  Each hand's answer is independent of the
+    others, so the thread count never changes a result.
     """
     n_hands = hands.shape[0]
     chosen = np.empty(n_hands, dtype=np.int32)
@@ -585,9 +677,10 @@ def _table_policy(hands, row_values, row_bounds, row_wins, row_losses, scoop, ma
     n_blocks = (n_hands + BLOCK - 1) // BLOCK
     for block in numba.prange(n_blocks):
         _table_policy_block(hands, block * BLOCK, min(n_hands, (block + 1) * BLOCK), row_values, row_bounds, row_wins,
-                            row_losses, scoop, majority, card_codes, multiplier, bucket_shift, slot_mask, displacements,
-                            strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements,
-                            rest_values, middles, fronts, chosen, chosen_strengths)
+                            row_losses, scoop, majority, rest_best, self_bounds, card_codes, multiplier, bucket_shift,
+                            slot_mask, displacements, strengths, flush_strengths, rest_multiplier, rest_shift,
+                            rest_slot_mask, rest_displacements, rest_values, middles, fronts, chosen,
+                            chosen_strengths)
     return chosen, chosen_strengths
 
 
