@@ -340,11 +340,12 @@ def best_split_by_row_values(rank5, rank3, front_values, middles, fronts, row_va
     unpredictable foul test: a foul's value becomes -inf.
     """
     n_backs = rank5.shape[0]
-    first = 0
     first_rank = rank5[0]
-    for back in range(1, n_backs):  # the strongest back, the first of equals; no branch
-        first = back if rank5[back] > first_rank else first
+    for back in range(1, n_backs):  # the strongest back's strength (a reduction LLVM vectorises)
         first_rank = max(first_rank, rank5[back])
+    first = 0
+    while rank5[first] != first_rank:  # the first back that strong
+        first += 1
     plain = np.int64(0)  # the hand's cards in suits of at most four cards
     for suit in range(4):
         cards = (hand_mask >> (13 * suit)) & 0x1FFF
