@@ -151,7 +151,7 @@ class RowModel:
                                           self.scoop, self.majority)
 
     def kernel_arguments(self) -> tuple:
-        """``(values, bounds, wins, losses, scoop, majority, rest_best, self_bounds)``, as the policy's kernels take them."""
+        """``(values, bounds, wins, losses, scoop, majority, rest_best, self_bounds)``, the policy kernels' order."""
         return (self.values, self.bounds, self.wins, self.losses, float(self.scoop), float(self.majority),
                 self.rest_best, self.self_bounds)
 

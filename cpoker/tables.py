@@ -98,7 +98,8 @@ def split_tables() -> SplitTables:
     splits = np.stack([back, middle, front], axis=1).astype(np.int16)
     assert len(splits) == N_SPLITS and (front >= 0).all()
     assert (back == np.arange(N_SPLITS) // SPLITS_PER_BACK).all()
-    middles, fronts = np.ascontiguousarray(splits[:, 1]), np.ascontiguousarray(splits[:, 2])
+    # unsigned: a kernel indexing with them then needs no negative-index wraparound
+    middles, fronts = (np.ascontiguousarray(splits[:, column], dtype=np.uint16) for column in (1, 2))
     for table in (subsets5, subsets3, splits, middles, fronts):
         table.flags.writeable = False
     return SplitTables(subsets5, subsets3, splits, middles, fronts)

@@ -68,7 +68,7 @@ def build_kernels(cuda_module) -> dict:
     key3, key5, best_key, mask_of_ids = twins["key3"], twins["key5"], twins["best_key"], twins["mask_of_ids"]
     table_policy_hand = twins["table_policy_hand"]
     pair_points = twins["pair_points"]
-    from numba import float64, int16, int32, int64
+    from numba import float64, int32, int64, uint16
 
     @cuda.jit
     def settle_pairs(a, b, scoring_method, royalties, require_win, out):
@@ -112,8 +112,8 @@ def build_kernels(cuda_module) -> dict:
         h = cuda.grid(1)
         if h >= hands.shape[0]:
             return
-        index5 = cuda.local.array(N_SUBSETS5, int16)
-        index3 = cuda.local.array(N_SUBSETS3, int16)
+        index5 = cuda.local.array(N_SUBSETS5, uint16)
+        index3 = cuda.local.array(N_SUBSETS3, uint16)
         masks5 = cuda.local.array(N_SUBSETS5, int64)
         codes5 = cuda.local.array(N_SUBSETS5, int64)
         front_values = cuda.local.array(N_SUBSETS3, float64)

@@ -45,7 +45,7 @@ def subset_strengths(hand, card_codes, multiplier, bucket_shift, slot_mask, disp
     only, as a CUDA device function needs.
     """
     one = np.int64(1)
-    i = 0
+    i = np.uint64(0)  # unsigned: numba then adds no negative-index wraparound to each store (~10% here)
     for a in range(9):
         code_a = SUIT_BIAS + card_codes[hand[a]]
         mask_a = one << np.int64(hand[a])
@@ -60,16 +60,15 @@ def subset_strengths(hand, card_codes, multiplier, bucket_shift, slot_mask, disp
                     mask_d = mask_c | (one << np.int64(hand[d]))
                     for e in range(d + 1, 13):
                         code = code_d + card_codes[hand[e]]
-                        mask = mask_d | (one << np.int64(hand[e]))
-                        masks5[i] = mask
+                        masks5[i] = mask_d | (one << np.int64(hand[e]))
                         codes5[i] = code
                         if code & FLUSH_BITS:
-                            index5[i] = flush_strengths[flush_ranks(code, mask)]
+                            index5[i] = flush_strengths[flush_ranks(code, masks5[i])]
                         else:
                             index5[i] = perfect_hash_value(code & RANK_FIELD, multiplier, bucket_shift, slot_mask,
                                                            displacements, strengths)
-                        i += 1
-    i = 0
+                        i += np.uint64(1)
+    i = np.uint64(0)
     for a in range(11):
         code_a = SUIT_BIAS + card_codes[hand[a]]
         for b in range(a + 1, 12):
@@ -77,7 +76,7 @@ def subset_strengths(hand, card_codes, multiplier, bucket_shift, slot_mask, disp
             for c in range(b + 1, 13):
                 index3[i] = perfect_hash_value((code_b + card_codes[hand[c]]) & RANK_FIELD, multiplier,
                                                bucket_shift, slot_mask, displacements, strengths)
-                i += 1
+                i += np.uint64(1)
 
 
 @jit
@@ -527,7 +526,7 @@ def row_shape(key):
 @jit
 def _policy_scratch():
     """The per-hand scratch arrays of :func:`table_policy_hand`, in its order (CPU: once per block of hands)."""
-    return (np.empty(1287, dtype=np.int16), np.empty(286, dtype=np.int16), np.empty(1287, dtype=np.int64),
+    return (np.empty(1287, dtype=np.uint16), np.empty(286, dtype=np.uint16), np.empty(1287, dtype=np.int64),
             np.empty(1287, dtype=np.int64), np.empty(286), np.empty(1287, dtype=np.int32), np.empty(1287))
 
 
