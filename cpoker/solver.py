@@ -305,19 +305,40 @@ def _distinct_best(order: np.ndarray, row_keys: np.ndarray, count: int) -> list[
 
     Two candidates count as the same when every row has the same shape
     (:func:`_row_shapes`), so the alternatives shown are real choices rather
-    than kicker swaps between front and middle.
+    than kicker swaps between front and middle.  Shapes are computed for the
+    positions walked, a few hundred at a time.
     """
-    shapes = _row_shapes(row_keys)
     seen: set = set()
     picked: list[int] = []
-    for position in order:
-        shape = tuple(shapes[position])
-        if shape not in seen:
-            seen.add(shape)
-            picked.append(int(position))
-            if len(picked) == count:
-                break
+    for start in range(0, len(order), 256):
+        positions = order[start:start + 256]
+        for position, shape in zip(positions.tolist(), _row_shapes(row_keys[positions]).tolist()):
+            shape = tuple(shape)
+            if shape not in seen:
+                seen.add(shape)
+                picked.append(position)
+                if len(picked) == count:
+                    return picked
     return picked
+
+
+def _best_distinct(totals: np.ndarray, table_value: np.ndarray, split_ids: np.ndarray, row_keys: np.ndarray,
+                   count: int) -> list[int]:
+    """:func:`_distinct_best` over candidates ordered by total, then table value, then split id (highest first).
+
+    Only the head of that order is usually walked, so the candidates whose
+    total reaches the 512th largest are sorted first; the full sort runs
+    only when they hold fewer than ``count`` distinct shapes.
+    """
+    head_size = 512
+    if len(totals) > 4 * head_size:
+        cut = np.partition(totals, len(totals) - head_size)[len(totals) - head_size]
+        head = np.flatnonzero(totals >= cut)  # ties with the cut included: the head is a prefix of the order
+        order = head[np.lexsort((split_ids[head], -table_value[head], -totals[head]))]
+        picked = _distinct_best(order, row_keys, count)
+        if len(picked) == count:
+            return picked
+    return _distinct_best(np.lexsort((split_ids, -table_value, -totals)), row_keys, count)
 
 
 def _solve_table(hand_ids, opponents, rules, tables, started) -> Solution:
@@ -428,8 +449,7 @@ def _solve_mc(hand_ids, opponents, samples, seed, rules, opponent, opponent_name
     n_done = sum(count for _, count in done)
     totals = sums[0][rows[:, 0]] + sums[1][rows[:, 1]] + sums[2][rows[:, 2]] + (sums[3] if has_bonus else 0)
     # highest total first; equal totals: higher table value, then lower split id
-    order = np.lexsort((split_ids, -table_value, -totals))
-    picked = _distinct_best(order, row_keys, N_ALTERNATIVES + 1)
+    picked = _best_distinct(totals, table_value, split_ids, row_keys, N_ALTERNATIVES + 1)
     picked_keys = np.ascontiguousarray(row_keys[picked])
     moments = [Moments() for _ in picked]
     outcomes = np.zeros((len(picked), 3, 3), dtype=np.int64)

@@ -259,6 +259,21 @@ def test_custom_strategies_and_fouling_strategies():
     assert np.array_equal(arrange_keys(cpoker.greedy, hands), arrange_keys("greedy", hands))
 
 
+@pytest.mark.parametrize("levels", [3, 40, 100_000])
+def test_best_distinct_sorts_the_head_only_and_picks_as_the_full_sort(levels):
+    """The solver's ranking of candidates: a sort of the head, the same picks as a sort of all (ties included)."""
+    from cpoker.solver import N_ALTERNATIVES, _best_distinct, _distinct_best
+
+    rng = np.random.default_rng(levels)
+    found = cpoker.arrangements(random_hands(1, 6)[0])
+    row_keys = np.stack([found.front_keys, found.middle_keys, found.back_keys], axis=1)
+    for _ in range(5):
+        totals = rng.integers(0, levels, len(found))  # few levels: ties at the head's cut and beyond it
+        table_value = rng.integers(0, 3, len(found)).astype(np.float64)
+        full = _distinct_best(np.lexsort((found.split_ids, -table_value, -totals)), row_keys, N_ALTERNATIVES + 1)
+        assert _best_distinct(totals, table_value, found.split_ids, row_keys, N_ALTERNATIVES + 1) == full
+
+
 def test_table_method_kernel_equals_valuing_every_split():
     """The branch-and-bound kernel behind solve(method="table") against a plain valuation of every split."""
     from test_lookup import suited_hands
