@@ -26,8 +26,8 @@ from . import evaluate, lookup, scoring, splits
 TWINNED = {
     evaluate: ("_suit_ranks", "_rank_groups", "_make_key", "key5", "key3", "mask_of_ids", "_top_ranks", "best_key"),
     lookup: ("perfect_hash_value", "perfect_hash_slot", "flush_ranks"),
-    splits: ("subset_strengths", "hand_subsets", "rest_caps", "rows_bonus", "tight_bound", "strength_threshold",
-             "best_split_by_row_values", "table_policy_hand"),
+    splits: ("subset_strengths", "hand_subsets", "rows_bonus", "strength_threshold", "best_split_by_row_values",
+             "table_policy_hand"),
     scoring: ("_royalty", "pair_parts", "pair_points"),
 }
 N_SUBSETS5, N_SUBSETS3 = 1287, 286
