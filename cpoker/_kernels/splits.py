@@ -180,7 +180,8 @@ def rest_row_values(row_values, multiplier, bucket_shift, slot_mask, displacemen
     """``out[slot]``: the best middle value plus front value of each 8-card rank multiset, at its 8-card slot.
 
     Every multiset of 8 ranks with at most 4 of a rank (120,055 of them) is
-    split every way into a middle of five and a front of three (56 ways); the
+    split every way into a middle of five and a front of three (56 ways, each
+    distinct front once); the
     non-fouling ones (middle at least as strong as the front) are valued by
     ``row_values`` (rows 1 and 0).  Without a flush, the strength of a row
     depends on its ranks only, so this bounds every middle and front that the
@@ -201,9 +202,15 @@ def rest_row_values(row_values, multiplier, bucket_shift, slot_mask, displacemen
                 words[i] = np.int64(1) << (3 * ranks[i])
                 word += words[i]
             best = -np.inf
-            for a in range(6):
+            for a in range(6):  # each distinct front once: a position repeating its left neighbour's rank is skipped
+                if a > 0 and ranks[a] == ranks[a - 1]:
+                    continue
                 for b in range(a + 1, 7):
+                    if b > a + 1 and ranks[b] == ranks[b - 1]:
+                        continue
                     for c in range(b + 1, 8):
+                        if c > b + 1 and ranks[c] == ranks[c - 1]:
+                            continue
                         front_word = words[a] + words[b] + words[c]
                         front = perfect_hash_value(front_word, multiplier, bucket_shift, slot_mask, displacements,
                                                    strengths)
