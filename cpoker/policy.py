@@ -83,14 +83,44 @@ class RowModel:
     losses: np.ndarray
     scoop: float = 0.0
     majority: float = 0.0
-    rest_best: np.ndarray = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
-    self_bounds: np.ndarray = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
+    rest_best: np.ndarray = field(init=False, repr=False, compare=False)
+    self_bounds: np.ndarray = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        if self.rest_best is None:
-            object.__setattr__(self, "rest_best", _rest_best(self.values))
-        if self.self_bounds is None:
-            object.__setattr__(self, "self_bounds", self._self_bounds())
+        """Check what the search relies on (it reads the tables unchecked), then derive its tables.
+
+        Raises
+        ------
+        OptionError
+            Unless values, bounds, wins and losses are finite ``(3, S)`` arrays (S
+            strengths), bounds never decrease and never fall below the values, the
+            probabilities lie in [0, 1], and the bonus units are finite and not negative.
+        """
+        size = len(strength_keys())
+        for name in ("values", "bounds", "wins", "losses"):
+            try:
+                array = np.ascontiguousarray(getattr(self, name), dtype=np.float64)
+            except (TypeError, ValueError):
+                array = np.empty(0)
+            if array.shape != (3, size) or not np.isfinite(array).all():
+                raise OptionError(f"a RowModel's {name} must be a finite (3, {size}) array, got shape {array.shape}")
+            object.__setattr__(self, name, array)
+        if self.bounds is not self.values and not ((self.bounds >= self.values).all()
+                                                   and (np.diff(self.bounds, axis=1) >= 0).all()):
+            raise OptionError("a RowModel's bounds must never decrease and never fall below its values "
+                              "(the policy's search prunes with them)")
+        if self.bounds is self.values and not (np.diff(self.values, axis=1) >= 0).all():
+            raise OptionError("a RowModel's values decrease somewhere: give their running maximum as bounds")
+        for name in ("wins", "losses"):
+            array = getattr(self, name)
+            if (array < -1e-9).any() or (array > 1 + 1e-9).any():
+                raise OptionError(f"a RowModel's {name} must be probabilities (0 to 1)")
+        for name in ("scoop", "majority"):
+            unit = getattr(self, name)
+            if not isinstance(unit, (int, float, np.integer, np.floating)) or not np.isfinite(unit) or unit < 0:
+                raise OptionError(f"a RowModel's {name} must be a finite number of units, 0 or more, got {unit!r}")
+        object.__setattr__(self, "rest_best", _rest_best(self.values))
+        object.__setattr__(self, "self_bounds", self._self_bounds())
 
     def _self_bounds(self) -> np.ndarray:
         """See the class docstring: summed in the order the kernels sum a split's value, so rounding agrees."""

@@ -77,6 +77,30 @@ def test_table_policy_breaks_ties_as_a_plain_scan_does(rules):
         assert split == brute_force_table_choice(hand, model)
 
 
+@pytest.mark.parametrize("change, message", [
+    ({"values": np.zeros((3, 5))}, "values must be a finite"),
+    ({"wins": "high"}, "wins must be a finite"),
+    ({"bounds": "shifted"}, "never decrease and never fall below"),
+    ({"values": "decreasing"}, "values decrease somewhere"),
+    ({"losses": "above one"}, "losses must be probabilities"),
+    ({"scoop": -3.0}, "scoop must be a finite number"),
+    ({"majority": float("inf")}, "majority must be a finite number"),
+])
+def test_row_models_that_would_mislead_the_search_are_refused(change, message):
+    """The kernels read a model's tables unchecked and prune with its bounds: a model is checked when made."""
+    model = default_tables("2-4").model
+    fields = {"values": model.values, "bounds": model.bounds, "wins": model.wins, "losses": model.losses,
+              "scoop": model.scoop, "majority": model.majority}
+    replacement = {"high": None, "shifted": model.bounds - 0.5, "decreasing": model.values[:, ::-1].copy(),
+                   "above one": model.losses + 1.0}
+    for name, value in change.items():
+        fields[name] = replacement.get(value, value) if isinstance(value, str) else value
+        if name == "values" and isinstance(value, str):
+            fields["bounds"] = fields["values"]  # the search's form for values it takes to be monotone
+    with pytest.raises(OptionError, match=message):
+        RowModel(**fields)
+
+
 @pytest.mark.parametrize("rules", ["pagat", "odd"])
 def test_rest_best_is_the_best_middle_and_front_that_eight_ranks_make(rules):
     """The policy's 8-card bound, from evaluating every split of 8 cards with the public ``evaluate``."""
