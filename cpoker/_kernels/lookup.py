@@ -30,18 +30,6 @@ from ..tables import FLUSH_BITS, KEY_FIELD, RANK_FIELD, ROW_SHIFT, SUIT_BIAS, SU
 
 
 @jit
-def perfect_hash_value(counts, multiplier, bucket_shift, slot_mask, displacements, values):
-    """``values`` at the slot of the rank-count word ``counts`` (see :func:`cpoker.tables.perfect_hash`).
-
-    ``slot_mask`` (``len(values) - 1``) is passed in rather than read from the
-    array: LLVM cannot hoist that read out of a loop that stores keys.
-    """
-    h = ((counts * multiplier) >> 32) & 0xFFFFFFFF
-    # unsigned indices: numba then skips its negative-index wraparound (~10% here)
-    return values[np.uint64((h + displacements[np.uint64(h >> bucket_shift)]) & slot_mask)]
-
-
-@jit
 def perfect_hash_slot(counts, multiplier, bucket_shift, slot_mask, displacements):
     """The slot of the rank-count word ``counts`` (:func:`perfect_hash_value` reads ``values`` there).
 
@@ -49,7 +37,18 @@ def perfect_hash_slot(counts, multiplier, bucket_shift, slot_mask, displacements
     caps and, at the same slot, the best middle-and-front value of its model.
     """
     h = ((counts * multiplier) >> 32) & 0xFFFFFFFF
+    # unsigned indices: numba then skips its negative-index wraparound (~10% here)
     return np.uint64((h + displacements[np.uint64(h >> bucket_shift)]) & slot_mask)
+
+
+@jit
+def perfect_hash_value(counts, multiplier, bucket_shift, slot_mask, displacements, values):
+    """``values`` at the slot of the rank-count word ``counts`` (see :func:`cpoker.tables.perfect_hash`).
+
+    ``slot_mask`` (``len(values) - 1``) is passed in rather than read from the
+    array: LLVM cannot hoist that read out of a loop that stores keys.
+    """
+    return values[perfect_hash_slot(counts, multiplier, bucket_shift, slot_mask, displacements)]
 
 
 @jit

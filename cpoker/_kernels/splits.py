@@ -11,7 +11,7 @@ import numba
 import numpy as np
 
 from .._jit import jit
-from .evaluate import TOP_BIT, key3, key5
+from .evaluate import POPCOUNT, TOP_BIT, key3, key5
 from .lookup import FLUSH_BITS, RANK_FIELD, SUIT_BIAS, flush_ranks, perfect_hash_slot, perfect_hash_value
 
 
@@ -180,14 +180,13 @@ def rest_row_values(row_values, multiplier, bucket_shift, slot_mask, displacemen
     """``out[slot]``: the best middle value plus front value of each 8-card rank multiset, at its 8-card slot.
 
     Every multiset of 8 ranks with at most 4 of a rank (120,055 of them) is
-    split every way into a middle of five and a front of three (56 ways, each
-    distinct front once); the
-    non-fouling ones (middle at least as strong as the front) are valued by
-    ``row_values`` (rows 1 and 0).  Without a flush, the strength of a row
-    depends on its ranks only, so this bounds every middle and front that the
-    8 cards a back leaves can make; the table policy then bounds a back by its
-    value plus this (see :func:`rest_caps`).  Unused slots get ``inf``.
-    About 20 ms.
+    split every way into a middle of five and a front of three (each distinct
+    front once, of the 56 ways); the non-fouling ones (middle at least as
+    strong as the front) are valued by ``row_values`` (rows 1 and 0).
+    Without a flush, the strength of a row depends on its ranks only, so this
+    bounds every middle and front that the 8 cards a back leaves can make;
+    the table policy then bounds a back by its value plus this (see
+    :func:`rest_caps`).  Unused slots get ``inf``.  About 30 ms.
     """
     out[:] = np.inf
     ranks = np.zeros(8, dtype=np.int64)  # non-decreasing: each multiset once
@@ -354,12 +353,9 @@ def best_split_by_row_values(rank5, rank3, front_values, middles, fronts, row_va
         first += 1
     plain = np.int64(0)  # the hand's cards in suits of at most four cards
     for suit in range(4):
-        cards = (hand_mask >> (13 * suit)) & 0x1FFF
-        count = 0
-        while cards:
-            cards &= cards - 1
-            count += 1
-        plain |= ((hand_mask >> (13 * suit)) & 0x1FFF) << (13 * suit) if count <= 4 else 0
+        ranks = (hand_mask >> (13 * suit)) & 0x1FFF
+        if POPCOUNT[ranks] <= 4:
+            plain |= ranks << (13 * suit)
     has_bonus = scoop != 0.0 or majority != 0.0
     best, best_value = -1, -np.inf
     n_candidates = 0
