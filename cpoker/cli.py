@@ -4,8 +4,10 @@ No game logic lives here.  ``main(argv)`` returns the exit status, so tests
 call it directly.  Bad input prints one line on standard error and exits 2.
 SIGINT (Ctrl-C) and SIGTERM never interrupt a kernel: long jobs stop at the
 next block and print their partial result, anything else prints
-``cpoker: interrupted``; either way the status is 128 + the signal number
-(130 for Ctrl-C, 143 for SIGTERM).  A second Ctrl-C ends the process at once.
+``cpoker: interrupted`` and writes nothing -- unless its file (``--out``,
+``tables build``) was already written, which is then reported as usual; either
+way the status is 128 + the signal number (130 for Ctrl-C, 143 for SIGTERM).
+A second Ctrl-C ends the process at once.
 """
 
 from __future__ import annotations

@@ -44,6 +44,7 @@ class Shield:
         self.depth = 0
         self.count = 0  # signals received so far: a job of several passes compares it between passes
         self.previous: dict = {}
+        self.commits = 0  # files written inside the block (see note_commit)
 
     def handle(self, signum: int, frame) -> None:  # runs in the main thread, between bytecodes
         if self.first is not None and self.hard_exit:
@@ -64,7 +65,10 @@ def shielded(hard_exit: bool = False) -> Iterator[Optional[Shield]]:
 
     Nested blocks share the outermost one.  On leaving the outermost block the
     previous handlers come back, and a signal that no job acted on (see
-    :func:`consume`) is raised as :class:`~cpoker.errors.Interrupted`.
+    :func:`consume`) is raised as :class:`~cpoker.errors.Interrupted` --
+    unless the block has written a file (:func:`note_commit`): the command
+    then finishes and reports what it wrote, as a file on disk without its
+    report would leave the user guessing.
     ``hard_exit`` (the command line) makes a second signal end the process at
     once, for a user who does not want to wait for the kernel in flight.
     Yields the shield, or ``None`` off the main thread.
@@ -90,7 +94,7 @@ def shielded(hard_exit: bool = False) -> Iterator[Optional[Shield]]:
         _active = None
         for signum, handler in shield.previous.items():
             _signal.signal(signum, handler if handler is not None else _signal.SIG_DFL)
-    if shield.pending is not None:
+    if shield.pending is not None and not shield.commits:
         raise Interrupted(shield.pending)
 
 
@@ -145,3 +149,14 @@ def signals_seen() -> int:
     """How many signals the current shield has received (0 outside a shield)."""
     return 0 if _active is None else _active.count
 
+
+
+def note_commit() -> None:
+    """Record that a file was written for good (:func:`cpoker.files.atomic_write`, after its ``os.replace``).
+
+    A signal that arrives later no longer makes the current shield raise
+    :class:`~cpoker.errors.Interrupted` when it closes: the command's output
+    then follows its file.  (A signal before the write stops the write itself.)
+    """
+    if _active is not None:
+        _active.commits += 1

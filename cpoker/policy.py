@@ -565,4 +565,7 @@ def build_tables(hands: int = BUILD_HANDS, seed: int = BUILD_SEED, max_iteration
                 break
         if not history:
             raise Interrupted(interrupts.received() or 2)
+        # a signal between two passes (while the next model is made) stopped the build: it is acted on, so
+        # leaving the shield returns these tables instead of raising Interrupted and losing them
+        interrupts.consume()
     return PolicyTables(average, hands, seed, tuple(history), partial, rules)

@@ -22,6 +22,7 @@ import termios
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import cpoker
@@ -76,6 +77,66 @@ def test_a_signal_before_the_first_block_raises_interrupted():
         simulate(A, samples=3 * SAMPLE_CHUNK, seed=1, opponent=SignalAfter(1))
     assert isinstance(stop.value, KeyboardInterrupt) and stop.value.signum == signal.SIGINT
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def _signal_on_call(function, call: int, signum: int = signal.SIGINT):
+    """``function``, sending this process a real signal on its ``call``-th call (before running it)."""
+    calls = []
+
+    def wrapped(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == call:
+            os.kill(os.getpid(), signum)
+        return function(*args, **kwargs)
+
+    return wrapped
+
+
+TABLES_BUILD = ("tables", "build", "--hands", "300", "--max-iterations", "6", "--tolerance", "0", "--json")
+
+
+def test_a_signal_between_self_play_passes_returns_the_tables_so_far(monkeypatch):
+    """While the next iteration's model is made (no block in flight) the build stops and keeps its tables."""
+    from cpoker.policy import RowModel, build_tables
+
+    full = build_tables(hands=300, max_iterations=2, tolerance=0)
+    # made once after the greedy start, then once per iteration: the third is iteration 2's new model
+    monkeypatch.setattr(RowModel, "from_distribution", _signal_on_call(RowModel.from_distribution, 3))
+    try:
+        stopped = build_tables(hands=300, max_iterations=6, tolerance=0)
+    except Interrupted:  # (a KeyboardInterrupt: it would end the whole test session)
+        pytest.fail("the build raised Interrupted and lost the tables of its two completed iterations")
+    assert stopped.partial and stopped.iterations == 2 and not full.partial
+    assert np.array_equal(stopped.distribution, full.distribution)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_the_cli_never_leaves_a_file_without_its_report(monkeypatch, tmp_path, capsys):
+    """Real signals just before, during and after ``tables build`` writes its file."""
+    from cpoker import PolicyTables, cli, files
+    from cpoker.policy import RowModel
+
+    out = tmp_path / "t.npz"
+    # between passes: the partial tables are written and reported
+    with monkeypatch.context() as patch:
+        patch.setattr(RowModel, "from_distribution", _signal_on_call(RowModel.from_distribution, 3))
+        assert cli.main([*TABLES_BUILD, "--out", str(out)]) == 130
+    reported = json.loads(capsys.readouterr().out)
+    assert reported["partial"] and reported["iterations"] == 2 == PolicyTables.load(out).iterations
+    # while the file is being flushed, before it replaces the old one: nothing is written
+    out.unlink()
+    with monkeypatch.context() as patch:
+        patch.setattr(files.os, "fsync", _signal_on_call(os.fsync, 1, signal.SIGTERM))
+        assert cli.main([*TABLES_BUILD, "--out", str(out)]) == 143
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err == "cpoker: interrupted\n" and not list(tmp_path.iterdir())
+    # once the file is written (while its digest is taken): the complete build is reported
+    with monkeypatch.context() as patch:
+        patch.setattr(cli, "_sha256", _signal_on_call(cli._sha256, 1))
+        assert cli.main([*TABLES_BUILD, "--out", str(out)]) == 130
+    reported = json.loads(capsys.readouterr().out)
+    assert not reported["partial"] and reported["iterations"] == 6 == PolicyTables.load(out).iterations
+    assert [p.name for p in tmp_path.iterdir()] == ["t.npz"]
 
 
 # --- whole processes -------------------------------------------------------------------------
@@ -248,8 +309,9 @@ def test_signals_swept_over_the_end_of_a_run_never_leave_a_half_written_file(tmp
         stdout, stderr = process.communicate(timeout=120)
         assert "Traceback" not in stderr and process.returncode in (0, 130), (process.returncode, stderr)
         assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temporary file left
-        if out.exists():  # whole and valid, whatever the moment
+        if out.exists():  # whole and valid, whatever the moment, and reported
             saved = json.loads(out.read_text())
+            assert "EV" in stdout, (stdout, stderr)
             assert saved["partial"] == ("PARTIAL" in stdout) and saved["samples"] <= 12000
         else:
             assert stderr == "cpoker: interrupted\n"
