@@ -82,8 +82,11 @@ class Arrangement:
         if keys is None:
             self._foul_reason = self._find_order_foul()
         else:
-            self._values = tuple(HandValue(int(k), n) for k, n in zip(keys, ROW_SIZES))  # type: ignore[assignment]
-            self._foul_reason = self._order_foul(*self._values)
+            front_key, middle_key, back_key = keys
+            self._values = (HandValue(front_key, 3), HandValue(middle_key, 5), HandValue(back_key, 5))
+            # keys on one scale: two integer comparisons (the message only for a foul)
+            in_order = front_key <= middle_key <= back_key
+            self._foul_reason = None if in_order else self._order_foul(*self._values)
         return self
 
     @classmethod
@@ -225,7 +228,11 @@ def parse_hand(hand: CardsLike) -> np.ndarray:
     CardError
         Unless the input holds exactly 13 distinct known cards.
     """
-    cards = parse_cards(hand)
+    if isinstance(hand, np.ndarray) and hand.shape == (13,) and hand.dtype.kind in "ui":
+        ids = sorted(hand.tolist())  # card ids from the kernels or a batch: no Card objects on the way
+        if 0 <= ids[0] and ids[12] < 52 and len(set(ids)) == 13:
+            return np.array(ids, dtype=np.uint8)
+    cards = parse_cards(hand)  # anything else, and the error that names what is wrong
     if len(cards) != 13:
         raise CardError(f"a hand has 13 cards, got {len(cards)}")
     return np.array(sorted(cards), dtype=np.uint8)

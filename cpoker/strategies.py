@@ -56,7 +56,15 @@ def table(hand: CardsLike, tables: "PolicyTables | str | None" = None,
     """
     ids = parse_hand(hand)
     chosen, strengths = arrange_by_tables(ids[None, :], resolve_tables(tables, rules))
-    return arrangement_of_split(ids, int(chosen[0]), strength_keys()[strengths[0]].tolist())
+    keys = _strength_key_list()
+    front, middle, back = strengths[0].tolist()
+    return arrangement_of_split(ids, int(chosen[0]), (keys[front], keys[middle], keys[back]))
+
+
+@functools.cache
+def _strength_key_list() -> list:
+    """:func:`~cpoker.tables.strength_keys` as a list of ints (one hand's three rows index it cheaply)."""
+    return strength_keys().tolist()
 
 
 class TablePolicy:

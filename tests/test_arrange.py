@@ -1,10 +1,13 @@
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from conftest import random_hands
 from naive import non_fouling_splits
 
 from cpoker import Arrangement, ArrangementError, CardError, arrangements, is_foul, parse_cards
 from cpoker._kernels.splits import _count_valid_splits
+from cpoker.arrange import parse_hand
 from cpoker.tables import N_SPLITS, split_tables
 
 EDGE_HANDS = {
@@ -135,3 +138,20 @@ def test_parse_format_and_equality():
 def test_arrangements_rejects_bad_hands(hand, message):
     with pytest.raises(CardError, match=message):
         arrangements(hand)
+
+
+@settings(max_examples=300, deadline=None)
+@given(ids=st.lists(st.integers(-3, 55), min_size=11, max_size=14),
+       dtype=st.sampled_from([np.uint8, np.int8, np.int16, np.uint16, np.int64]))
+def test_a_hand_of_card_ids_in_an_array_reads_as_the_same_ids_in_a_list(ids, dtype):
+    """``parse_hand``'s fast path for arrays (the kernels' output) answers, or refuses, exactly like the general one."""
+    array = np.array(ids).astype(dtype)  # wraps out-of-range values as numpy does: the list below sees the same
+    as_list = [int(i) for i in array]
+    try:
+        expected = parse_hand(as_list)
+    except CardError:  # (the two may name different bad ids: the first, or the largest)
+        with pytest.raises(CardError, match="outside 0..51|duplicate card|a hand has 13 cards"):
+            parse_hand(array)
+    else:
+        got = parse_hand(array)
+        assert got.dtype == np.uint8 and np.array_equal(got, expected) and list(got) == sorted(as_list)
