@@ -421,18 +421,30 @@ def arrange_by_tables(hands: np.ndarray, model: "PolicyTables | RowModel",
 
         with shielded():
             return table_policy_cuda(hands, model)
-    serial, parallel, block, arguments = _policy_kernels()
+    serial, parallel, _, block, arguments = _policy_kernels()
     with shielded():
         kernel = serial if len(hands) <= block else parallel  # the same answers either way
         return kernel(hands, *model.kernel_arguments(), *arguments)
 
 
+def arrange_one_by_tables(hand: np.ndarray, model: "PolicyTables | RowModel") -> tuple[int, int, int, int]:
+    """:func:`arrange_by_tables` of one hand (13 sorted ``uint8`` ids): ``(split, front, middle, back strengths)``.
+
+    The same kernel per hand, returning four integers (``cpoker.table(hand)``).
+    """
+    if isinstance(model, PolicyTables):
+        model = model.model
+    _, _, one, _, arguments = _policy_kernels()
+    with shielded():
+        return one(hand, *model.kernel_arguments(), *arguments)
+
+
 @functools.cache
 def _policy_kernels() -> tuple:
-    """The table policy's kernels (serial, parallel), its block size, and the kernels' table arguments."""
-    from ._kernels.splits import BLOCK, _table_policy, _table_policy_serial
+    """The table policy's kernels (serial, parallel, one hand), its block size, and the kernels' table arguments."""
+    from ._kernels.splits import BLOCK, _table_policy, _table_policy_one, _table_policy_serial
 
-    return (_table_policy_serial, _table_policy, BLOCK,
+    return (_table_policy_serial, _table_policy, _table_policy_one, BLOCK,
             (*row_lookup_arguments(), *rest_lookup_arguments(), split_tables().middles, split_tables().fronts))
 
 

@@ -25,7 +25,7 @@ import numpy as np
 from .arrange import Arrangement, arrangement_of_split, parse_hand
 from .cards import CardsLike
 from .errors import CpokerError, StrategyError
-from .policy import arrange_by_tables, arrange_greedy, default_tables, resolve_tables
+from .policy import arrange_by_tables, arrange_greedy, arrange_one_by_tables, default_tables, resolve_tables
 from .tables import strength_keys
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -55,10 +55,9 @@ def table(hand: CardsLike, tables: "PolicyTables | str | None" = None,
     written by ``cpoker tables build``.
     """
     ids = parse_hand(hand)
-    chosen, strengths = arrange_by_tables(ids[None, :], resolve_tables(tables, rules))
+    split, front, middle, back = arrange_one_by_tables(ids, resolve_tables(tables, rules))
     keys = _strength_key_list()
-    front, middle, back = strengths[0].tolist()
-    return arrangement_of_split(ids, int(chosen[0]), (keys[front], keys[middle], keys[back]))
+    return arrangement_of_split(ids, split, (keys[front], keys[middle], keys[back]))
 
 
 @functools.cache

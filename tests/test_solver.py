@@ -77,6 +77,19 @@ def test_table_policy_breaks_ties_as_a_plain_scan_does(rules):
         assert split == brute_force_table_choice(hand, model)
 
 
+@pytest.mark.parametrize("rules", ["pagat", "2-4", "1-6", "seed001-royalties"])
+def test_table_of_one_hand_is_the_batch_policy(rules):
+    """``cpoker.table(hand)`` (its own one-hand kernel) answers as the batch kernel, rows and strengths alike."""
+    hands = np.concatenate([random_hands(150, 77), few_rank_hands(30, 9)])
+    chosen, strengths = arrange_by_tables(hands, default_tables(rules))
+    keys = strength_keys()[strengths]
+    for hand, split, row_keys in zip(hands, chosen, keys):
+        arrangement, evaluated = cpoker.table(hand, rules=rules), arrangement_of_split(hand, int(split))
+        assert arrangement == evaluated and not arrangement.is_foul
+        # the row values it carries (from the kernel's strengths) are those of its cards
+        assert [v.key for v in arrangement.values] == [v.key for v in evaluated.values] == row_keys.tolist()
+
+
 @pytest.mark.parametrize("change, message", [
     ({"values": np.zeros((3, 5))}, "values must be a finite"),
     ({"wins": "high"}, "wins must be a finite"),

@@ -657,6 +657,22 @@ def _table_policy_serial(hands, row_values, row_bounds, row_wins, row_losses, sc
     return chosen, chosen_strengths
 
 
+@jit
+def _table_policy_one(hand, row_values, row_bounds, row_wins, row_losses, scoop, majority, rest_best, self_bounds,
+                      card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths, flush_strengths,
+                      rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values, middles, fronts):
+    """:func:`table_policy_hand` of one hand (13 sorted ids): ``(split, front, middle, back strengths)`` as scalars.
+
+    ``cpoker.table(hand)``'s kernel: no output arrays to allocate and box for one answer.
+    """
+    index5, index3, masks5, codes5, front_values, candidates, candidate_bounds = _policy_scratch()
+    return table_policy_hand(hand, row_values, row_bounds, row_wins, row_losses, scoop, majority, rest_best,
+                             self_bounds, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
+                             flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements,
+                             rest_values, middles, fronts, index5, index3, masks5, codes5, front_values, candidates,
+                             candidate_bounds)
+
+
 @jit(parallel=True)
 def _table_policy(hands, row_values, row_bounds, row_wins, row_losses, scoop, majority, rest_best, self_bounds,
                   card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths, flush_strengths,
