@@ -51,7 +51,7 @@ class Arrangement:
         ``"error"`` (default) or ``"foul"``.
     """
 
-    __slots__ = ("front", "middle", "back", "hand", "_values", "_foul_reason")
+    __slots__ = ("front", "middle", "back", "hand", "_values", "_keys", "_foul_reason")
 
     def __init__(self, front: CardsLike, middle: CardsLike, back: CardsLike,
                  hand: Optional[CardsLike] = None, misset: str = "error") -> None:
@@ -62,31 +62,31 @@ class Arrangement:
         self.back: tuple[Card, ...] = parse_cards(back, unique=False)
         self.hand: Optional[frozenset[Card]] = frozenset(parse_cards(hand, count=13)) if hand is not None else None
         self._values: Optional[tuple[HandValue, HandValue, HandValue]] = None
+        self._keys: Optional[tuple[int, int, int]] = None  # row keys known before their values are made
         misset_reason = self._find_misset()
         if misset_reason is not None and misset == "error":
             raise ArrangementError(f"not a valid arrangement: {misset_reason}")
         self._foul_reason = misset_reason or self._find_order_foul()
 
     @classmethod
-    def _of_ids(cls, front: Sequence[int], middle: Sequence[int], back: Sequence[int],
-                keys: Optional[Sequence[int]] = None) -> "Arrangement":
-        """An arrangement of rows known to be well formed (distinct ids, 3/5/5): no parsing, no misset check.
+    def _of_cards(cls, front: tuple[Card, ...], middle: tuple[Card, ...], back: tuple[Card, ...],
+                  keys: Optional[Sequence[int]] = None) -> "Arrangement":
+        """An arrangement of rows known to be well formed (distinct cards, 3/5/5): no parsing, no misset check.
 
         ``keys`` are the rows' strength keys when the caller has them (the kernels do).
         """
         self = cls.__new__(cls)
-        self.front = tuple(CARDS[c] for c in front)
-        self.middle = tuple(CARDS[c] for c in middle)
-        self.back = tuple(CARDS[c] for c in back)
+        self.front, self.middle, self.back = front, middle, back
         self.hand = None
+        self._values = None
         if keys is None:
+            self._keys = None
             self._foul_reason = self._find_order_foul()
         else:
-            front_key, middle_key, back_key = keys
-            self._values = (HandValue(front_key, 3), HandValue(middle_key, 5), HandValue(back_key, 5))
-            # keys on one scale: two integer comparisons (the message only for a foul)
+            # the rows' HandValues are made when first asked for; keys on one scale order the rows
+            self._keys = front_key, middle_key, back_key = keys
             in_order = front_key <= middle_key <= back_key
-            self._foul_reason = None if in_order else self._order_foul(*self._values)
+            self._foul_reason = None if in_order else self._order_foul(*self._row_values())
         return self
 
     @classmethod
@@ -151,6 +151,12 @@ class Arrangement:
     @property
     def values(self) -> Optional[tuple[HandValue, HandValue, HandValue]]:
         """Strengths of front, middle and back, or ``None`` when the rows can't be evaluated."""
+        return self._row_values()
+
+    def _row_values(self) -> Optional[tuple[HandValue, HandValue, HandValue]]:
+        if self._values is None and self._keys is not None:
+            front_key, middle_key, back_key = self._keys
+            self._values = (HandValue(front_key, 3), HandValue(middle_key, 5), HandValue(back_key, 5))
         return self._values
 
     @property
@@ -166,9 +172,10 @@ class Arrangement:
         return self._require_values()[2]
 
     def _require_values(self) -> tuple[HandValue, HandValue, HandValue]:
-        if self._values is None:
+        values = self._row_values()
+        if values is None:
             raise ArrangementError(f"rows cannot be evaluated: {self._foul_reason}")
-        return self._values
+        return values
 
     def format(self, symbols: bool = False) -> str:
         """``"front / middle / back"`` in canonical card order."""
@@ -178,9 +185,10 @@ class Arrangement:
         """Plain data for JSON output."""
         out: dict = {name: format_cards(row) for name, row in zip(ROW_NAMES, self.rows)}
         out["foul"] = self.foul_reason
-        if self._values is not None:
+        values = self._row_values()
+        if values is not None:
             out["rows"] = {name: {"category": v.category, "description": v.describe(), "key": v.key}
-                           for name, v in zip(ROW_NAMES, self._values)}
+                           for name, v in zip(ROW_NAMES, values)}
         return out
 
     def __eq__(self, other: object) -> bool:
@@ -245,9 +253,10 @@ def arrangement_of_split(hand_ids: np.ndarray, split: int, keys: Optional[Sequen
 
     back, middle, front = split_tables().splits[split].tolist()
     positions5, positions3 = _subset_positions()
-    hand = hand_ids.tolist()
-    return Arrangement._of_ids([hand[p] for p in positions3[front]], [hand[p] for p in positions5[middle]],
-                               [hand[p] for p in positions5[back]], keys)
+    hand = [CARDS[c] for c in hand_ids.tolist()]
+    return Arrangement._of_cards(tuple([hand[p] for p in positions3[front]]),
+                                 tuple([hand[p] for p in positions5[middle]]),
+                                 tuple([hand[p] for p in positions5[back]]), keys)
 
 
 @functools.cache

@@ -37,6 +37,8 @@ SIGNALS = (int(signal.SIGINT), int(signal.SIGTERM))
 class Shield:
     """State of the outermost :func:`shielded` block (one per process)."""
 
+    __slots__ = ("hard_exit", "pending", "first", "depth", "count", "previous", "commits")
+
     def __init__(self, hard_exit: bool) -> None:
         self.hard_exit = hard_exit  # a second signal ends the process at once (the command line)
         self.pending: Optional[int] = None  # received and not yet acted on
