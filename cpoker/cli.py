@@ -3,11 +3,11 @@
 No game logic lives here.  ``main(argv)`` returns the exit status, so tests
 call it directly.  Bad input prints one line on standard error and exits 2.
 SIGINT (Ctrl-C) and SIGTERM never interrupt a kernel: long jobs stop at the
-next block and print their partial result, anything else prints
-``cpoker: interrupted`` and writes nothing -- unless its file (``--out``,
-``tables build``) was already written, which is then reported as usual; either
-way the status is 128 + the signal number (130 for Ctrl-C, 143 for SIGTERM).
-A second Ctrl-C ends the process at once.
+next block and print their partial result; a command that has its result
+when the signal comes prints it (and writes its file) as usual; one that has
+none yet prints ``cpoker: interrupted`` and writes nothing.  Either way the
+status is 128 + the signal number (130 for Ctrl-C, 143 for SIGTERM).  A second
+Ctrl-C ends the process at once.
 """
 
 from __future__ import annotations
@@ -804,12 +804,16 @@ def _run_command(argv: Optional[Sequence[str]]) -> "tuple[int, str]":
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the ``cpoker`` command; returns the exit status (see the module docstring)."""
+    from . import interrupts
     from .interrupts import shielded
 
     try:
         with shielded(hard_exit=True) as shield:
             status, text = _run_command(argv)
-        # leaving the block restored the handlers, or raised Interrupted for a signal no job acted on
+            # the command has its result (complete, or partial for a signal its job acted on): a signal since
+            # then only sets the exit status -- the result, and any file it wrote, are reported as usual
+            interrupts.consume()
+        # leaving the block restored the handlers, or raised Interrupted for a signal that came before any result
     except CpokerError as error:
         return _fail(str(error))
     except Interrupted as stop:

@@ -3,11 +3,7 @@
 Writes are atomic: the data goes to a temporary file in the target's
 directory, is flushed to disk, and then replaces the target with
 ``os.replace`` -- a reader sees the old file or the new one, never half of
-one, and an interrupted or failed write leaves the old file untouched.  A
-SIGINT or SIGTERM that no job has acted on stops a write before its
-``os.replace`` (:class:`~cpoker.errors.Interrupted`, nothing written); one
-after it no longer stops the command (see :func:`cpoker.interrupts.note_commit`),
-so a file on disk always comes with its report.
+one, and an interrupted or failed write leaves the old file untouched.
 Reads are capped in size and decoded strictly, so a binary, Latin-1 or
 gigabyte-sized file gives a clear error instead of a traceback or a stall.
 """
@@ -19,8 +15,7 @@ import tempfile
 from pathlib import Path
 from typing import Type
 
-from . import interrupts
-from .errors import CpokerError, Interrupted, OptionError
+from .errors import CpokerError, OptionError
 
 MAX_INPUT_BYTES = 16 * 2**20  # deal files, rules files: real ones are a few hundred bytes
 
@@ -72,11 +67,8 @@ def atomic_write(path: "str | os.PathLike", data: bytes) -> None:
             os.chmod(temporary, 0o666 & ~umask)
         except OSError:
             pass
-        if interrupts.stop_requested():  # a signal no job acted on: the command stops, writing nothing
-            raise Interrupted(interrupts.consume() or 2)
         os.replace(temporary, target)
         temporary = None
-        interrupts.note_commit()
     except OSError as error:
         if target.is_dir():
             raise OptionError(f"cannot write {path}: it is a directory") from None

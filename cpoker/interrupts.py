@@ -37,7 +37,7 @@ SIGNALS = (int(signal.SIGINT), int(signal.SIGTERM))
 class Shield:
     """State of the outermost :func:`shielded` block (one per process)."""
 
-    __slots__ = ("hard_exit", "pending", "first", "depth", "count", "previous", "commits")
+    __slots__ = ("hard_exit", "pending", "first", "depth", "count", "previous")
 
     def __init__(self, hard_exit: bool) -> None:
         self.hard_exit = hard_exit  # a second signal ends the process at once (the command line)
@@ -46,7 +46,6 @@ class Shield:
         self.depth = 0
         self.count = 0  # signals received so far: a job of several passes compares it between passes
         self.previous: dict = {}
-        self.commits = 0  # files written inside the block (see note_commit)
 
     def handle(self, signum: int, frame) -> None:  # runs in the main thread, between bytecodes
         if self.first is not None and self.hard_exit:
@@ -66,10 +65,7 @@ class shielded:
 
     Nested blocks share the outermost one.  On leaving the outermost block the
     previous handlers come back, and a signal that no job acted on (see
-    :func:`consume`) is raised as :class:`~cpoker.errors.Interrupted` --
-    unless the block has written a file (:func:`note_commit`): the command
-    then finishes and reports what it wrote, as a file on disk without its
-    report would leave the user guessing.
+    :func:`consume`) is raised as :class:`~cpoker.errors.Interrupted`.
     ``hard_exit`` (the command line) makes a second signal end the process at
     once, for a user who does not want to wait for the kernel in flight.
     ``with shielded() as shield`` gives the shield, or ``None`` off the main thread.
@@ -110,7 +106,7 @@ class shielded:
         shield, _active = _active, None
         for signum, handler in shield.previous.items():
             _signal.signal(signum, handler if handler is not None else _signal.SIG_DFL)
-        if kind is None and shield.pending is not None and not shield.commits:
+        if kind is None and shield.pending is not None:
             raise Interrupted(shield.pending)
 
 
@@ -166,13 +162,3 @@ def signals_seen() -> int:
     return 0 if _active is None else _active.count
 
 
-
-def note_commit() -> None:
-    """Record that a file was written for good (:func:`cpoker.files.atomic_write`, after its ``os.replace``).
-
-    A signal that arrives later no longer makes the current shield raise
-    :class:`~cpoker.errors.Interrupted` when it closes: the command's output
-    then follows its file.  (A signal before the write stops the write itself.)
-    """
-    if _active is not None:
-        _active.commits += 1

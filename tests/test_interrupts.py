@@ -111,32 +111,35 @@ def test_a_signal_between_self_play_passes_returns_the_tables_so_far(monkeypatch
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
-def test_the_cli_never_leaves_a_file_without_its_report(monkeypatch, tmp_path, capsys):
-    """Real signals just before, during and after ``tables build`` writes its file."""
+def test_a_command_that_has_its_result_reports_it_whatever_signal_comes_next(monkeypatch, tmp_path, capsys):
+    """Real signals while ``tables build`` ends a pass, flushes its file to disk, takes the file's digest."""
     from cpoker import PolicyTables, cli, files
     from cpoker.policy import RowModel
 
     out = tmp_path / "t.npz"
-    # between passes: the partial tables are written and reported
+    # between passes: the build stops; its partial tables are written and reported
     with monkeypatch.context() as patch:
         patch.setattr(RowModel, "from_distribution", _signal_on_call(RowModel.from_distribution, 3))
         assert cli.main([*TABLES_BUILD, "--out", str(out)]) == 130
     reported = json.loads(capsys.readouterr().out)
     assert reported["partial"] and reported["iterations"] == 2 == PolicyTables.load(out).iterations
-    # while the file is being flushed, before it replaces the old one: nothing is written
+    # after the build, while the file is flushed, or once it is written: the complete build is reported
+    for owner, name, signum in ((files.os, "fsync", signal.SIGTERM), (cli, "_sha256", signal.SIGINT)):
+        out.unlink()
+        with monkeypatch.context() as patch:
+            patch.setattr(owner, name, _signal_on_call(getattr(owner, name), 1, signum))
+            assert cli.main([*TABLES_BUILD, "--out", str(out)]) == 128 + signum
+        captured = capsys.readouterr()
+        reported = json.loads(captured.out)
+        assert captured.err == "" and not reported["partial"] and reported["iterations"] == 6
+        assert PolicyTables.load(out).iterations == 6 and [p.name for p in tmp_path.iterdir()] == ["t.npz"]
+    # before any result (the first pass has no block done): nothing is written
     out.unlink()
     with monkeypatch.context() as patch:
-        patch.setattr(files.os, "fsync", _signal_on_call(os.fsync, 1, signal.SIGTERM))
-        assert cli.main([*TABLES_BUILD, "--out", str(out)]) == 143
+        patch.setattr(files, "check_writable", _signal_on_call(files.check_writable, 1))
+        assert cli.main([*TABLES_BUILD, "--out", str(out)]) == 130
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err == "cpoker: interrupted\n" and not list(tmp_path.iterdir())
-    # once the file is written (while its digest is taken): the complete build is reported
-    with monkeypatch.context() as patch:
-        patch.setattr(cli, "_sha256", _signal_on_call(cli._sha256, 1))
-        assert cli.main([*TABLES_BUILD, "--out", str(out)]) == 130
-    reported = json.loads(capsys.readouterr().out)
-    assert not reported["partial"] and reported["iterations"] == 6 == PolicyTables.load(out).iterations
-    assert [p.name for p in tmp_path.iterdir()] == ["t.npz"]
 
 
 # --- whole processes -------------------------------------------------------------------------
