@@ -79,6 +79,35 @@ def test_a_signal_before_the_first_block_raises_interrupted():
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
+def test_the_shield_holds_a_real_signal_until_the_outermost_block_ends():
+    """Nested blocks share one shield; off the main thread there is none; an error in the block wins."""
+    import threading
+
+    from cpoker.interrupts import shielded
+
+    before = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+    with pytest.raises(Interrupted) as stop:
+        with shielded() as outer:
+            with shielded() as inner:
+                assert inner is outer and signal.getsignal(signal.SIGINT) != before[0]
+                os.kill(os.getpid(), signal.SIGTERM)
+                time.sleep(0.01)  # (the handler runs at the next bytecode: it only records the signal)
+            assert outer.pending == signal.SIGTERM  # the inner block ended without raising
+    assert stop.value.signum == signal.SIGTERM
+    assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before
+    seen = []
+    worker = threading.Thread(target=lambda: seen.append(shielded().__enter__()))
+    worker.start()
+    worker.join()
+    assert seen == [None] and signal.getsignal(signal.SIGINT) is before[0]  # off the main thread: nothing
+    with pytest.raises(ValueError, match="a failure in the block"):
+        with shielded():
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.01)
+            raise ValueError("a failure in the block")
+    assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before
+
+
 def _signal_on_call(function, call: int, signum: int = signal.SIGINT):
     """``function``, sending this process a real signal on its ``call``-th call (before running it)."""
     calls = []
