@@ -221,6 +221,7 @@ def solve(hand: CardsLike, opponents: int = 1, samples: int = 2000, seed: Option
     >>> s.best.is_foul
     False
     """
+    from . import interrupts
     from .interrupts import shielded
     from .policy import resolve_tables
 
@@ -241,8 +242,12 @@ def solve(hand: CardsLike, opponents: int = 1, samples: int = 2000, seed: Option
             return _solve_table(hand_ids, opponents, rules, tables, time.perf_counter())
         seed = _new_seed() if seed is None else seed
         _warm_up_mc(hand_ids, rules, opponent, opponent_name, tables, device)
-        return _solve_mc(hand_ids, opponents, samples, seed, rules, opponent, opponent_name, tables,
-                         time.perf_counter(), progress, device, compared, deadline)
+        solution = _solve_mc(hand_ids, opponents, samples, seed, rules, opponent, opponent_name, tables,
+                             time.perf_counter(), progress, device, compared, deadline)
+        # the blocks are done: a signal since then (during the candidates' statistics) leaves the result as it
+        # is, complete or partial, as one after the last block does (see cpoker.runner.run_blocks)
+        interrupts.consume()
+        return solution
 
 
 _warm: set = set()

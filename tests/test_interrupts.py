@@ -121,6 +121,21 @@ def _signal_on_call(function, call: int, signum: int = signal.SIGINT):
     return wrapped
 
 
+def test_a_signal_after_the_last_block_of_a_solve_keeps_its_complete_result(monkeypatch):
+    """A real SIGINT while the best candidates' statistics are computed, after every block of samples."""
+    from cpoker._kernels import montecarlo
+
+    whole = cpoker.solve(HAND, samples=3_000, seed=3)  # (also loads the kernels: no signal in the warm-up)
+    monkeypatch.setattr(montecarlo, "_candidate_results", _signal_on_call(montecarlo._candidate_results, 1))
+    try:
+        solved = cpoker.solve(HAND, samples=3_000, seed=3)
+    except Interrupted:  # (a KeyboardInterrupt: it would end the whole test session)
+        pytest.fail("the solve raised Interrupted and lost its complete result")
+    assert not solved.partial and solved.samples == 3_000 and solved.stderr > 0
+    assert (solved.ev, solved.best) == (whole.ev, whole.best)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
 TABLES_BUILD = ("tables", "build", "--hands", "300", "--max-iterations", "6", "--tolerance", "0", "--json")
 
 
