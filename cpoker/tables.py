@@ -121,6 +121,10 @@ LOOKUP_SIZES = (5, 6, 7)  # hand sizes of the evaluator's row-displacement table
 RANK_CONSTANTS = (1, 2, 6, 23, 99, 454, 2032, 8699, 22855, 83662, 262350, 636346, 1479182)
 KEY_FIELD = (1 << SUIT_SHIFT) - 1  # the rank key's bits in an evaluator code (its sums stay below 2**23)
 ROW_SHIFT = 10  # row displacement: slot = key + displacements[key >> ROW_SHIFT]
+# the rows a sum of up to 7 rank constants can reach; five cards of one suit are looked up at their rank key plus
+# FLUSH_KEY_OFFSET, in rows of their own after those (a 5-card flush's ranks are all of the hand's ranks)
+_KEY_ROWS = (7 * RANK_CONSTANTS[-1] >> ROW_SHIFT) + 1
+FLUSH_KEY_OFFSET = _KEY_ROWS << ROW_SHIFT
 ROWS = "rows"  # the hash of every 3-card and 5-card rank multiset, to dense strength indices
 REST = "rest"  # the hash of every 8-card rank multiset (what a back leaves), to its best middle and front
 # (slot bits, bucket bits) per table: about 0.75-0.9 keys per slot and 6-7 per bucket
@@ -144,6 +148,11 @@ class RowDisplacement(NamedTuple):
     The method of OMPEval: the key range is cut into rows of ``2**ROW_SHIFT``
     keys, and each row is shifted (its displacement) to where its keys land on
     free slots, the fullest rows first.  No multiplication, two loads.
+
+    The 5-card table also holds every flush, at its rank key plus
+    ``FLUSH_KEY_OFFSET``: five cards of one suit have five distinct ranks, so
+    the rank key names the flush, and the evaluator adds the offset when the
+    suit counters show one -- a multiply by 0 or 1 instead of a branch.
     """
 
     displacements: np.ndarray  # (rows,) int32
@@ -151,7 +160,7 @@ class RowDisplacement(NamedTuple):
 
 
 class LookupTables(NamedTuple):
-    """Everything the lookup evaluators read: ~1.3 MB, shipped in ``cpoker/data/lookup_tables.npz``."""
+    """Everything the lookup evaluators read: ~1.5 MB, shipped in ``cpoker/data/lookup_tables.npz``."""
 
     card_codes: np.ndarray  # (256,) int64: 8**rank + (16**suit << 40) for ids 0..51, then zeros (the policy's)
     flush_keys: np.ndarray  # (8192,) int32: best flush of a rank set (0 below five ranks)
@@ -221,8 +230,13 @@ def search_rank_constants(max_cards: int = 7) -> tuple:
     return tuple(constants)
 
 
-def row_displacement(keys: np.ndarray, values: np.ndarray, shift: int = ROW_SHIFT) -> RowDisplacement:
-    """Place distinct ``keys`` with their ``values`` (see :class:`RowDisplacement`), fullest rows first."""
+def row_displacement(keys: np.ndarray, values: np.ndarray, shift: int = ROW_SHIFT,
+                     regions: int = 1) -> RowDisplacement:
+    """Place distinct ``keys`` with their ``values`` (see :class:`RowDisplacement`), fullest rows first.
+
+    ``regions``: how many key ranges of ``7 * RANK_CONSTANTS[-1]`` the
+    displacements cover (2 for the 5-card table and its flushes).
+    """
     rows, columns = keys >> shift, keys & ((1 << shift) - 1)
     order = np.lexsort((columns, rows))
     rows, columns, values = rows[order], columns[order], values[order]
@@ -232,7 +246,7 @@ def row_displacement(keys: np.ndarray, values: np.ndarray, shift: int = ROW_SHIF
     # every row a sum of up to 7 codes can reach, so that garbage input (check=False) still reads inside
     # the tables: rows without keys point at slots 0 .. 2**shift - 1, and the table runs 2**shift past
     # the last row's base
-    n_rows = (7 * RANK_CONSTANTS[-1] >> shift) + 1
+    n_rows = ((7 * RANK_CONSTANTS[-1] >> shift) + 1) * regions
     displacements = -(np.arange(n_rows, dtype=np.int64) << shift)
     table = np.zeros(len(occupied) + (1 << shift), dtype=np.int32)
     last_base = 0
@@ -350,7 +364,13 @@ def build_lookup_tables() -> LookupTables:
     for size in LOOKUP_SIZES:
         masks, words = _representative_masks(size)
         counts = (words[:, None] >> (3 * np.arange(13))) & 7
-        by_size[size] = row_displacement(counts @ constants, keys_of_masks(masks, 5 if size == 5 else 7))
+        keys, values = counts @ constants, keys_of_masks(masks, 5 if size == 5 else 7)
+        if size == 5:  # and the 1,287 flushes, after the rows of the rank keys (see RowDisplacement)
+            flushes = ranks[popcount == 5]
+            flush_counts = (flushes[:, None] >> np.arange(13)) & 1
+            keys = np.r_[keys, flush_counts @ constants + FLUSH_KEY_OFFSET]
+            values = np.r_[values, flush_keys[flushes]]
+        by_size[size] = row_displacement(keys, values, regions=2 if size == 5 else 1)
     hashes = {}
     row_words, row_strengths = [], []
     for size in (3, 5):

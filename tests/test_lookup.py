@@ -45,20 +45,27 @@ def test_best_of_n_lookup_agrees_with_the_bit_sliced_kernel(width):
 
 
 def test_every_rank_multiset_has_its_own_slot():
-    """49,205 seven-card, 18,395 six-card and 6,175 five-card rank multisets, each in a slot of its own."""
-    from cpoker.tables import RANK_CONSTANTS, ROW_SHIFT, _representative_masks
+    """49,205 seven-card, 18,395 six-card and 6,175 five-card rank multisets, each in a slot of its own;
+    the 5-card table also holds the 1,287 flushes (rank key + FLUSH_KEY_OFFSET): 7,462 five-card classes."""
+    from cpoker.tables import FLUSH_KEY_OFFSET, RANK_CONSTANTS, ROW_SHIFT, _representative_masks
 
     tables = lookup_tables()
-    for size, count in ((5, 6_175), (6, 18_395), (7, 49_205)):
+    constants = np.array(RANK_CONSTANTS)
+    flush_keys = np.array([constants[[i for i in range(13) if r >> i & 1]].sum()
+                           for r in range(1 << 13) if bin(r).count("1") == 5]) + FLUSH_KEY_OFFSET
+    for size, count in ((5, 6_175 + 1_287), (6, 18_395), (7, 49_205)):
         table = tables.by_size[size]
         assert (table.values != 0).sum() == count
         _, words = _representative_masks(size)
-        keys = ((words[:, None] >> (3 * np.arange(13))) & 7) @ np.array(RANK_CONSTANTS)
+        keys = ((words[:, None] >> (3 * np.arange(13))) & 7) @ constants
+        keys = np.r_[keys, flush_keys] if size == 5 else keys
         slots = keys + table.displacements[keys >> ROW_SHIFT]
         assert len(np.unique(slots)) == count and slots.min() >= 0 and slots.max() < len(table.values)
         # what garbage can reach stays inside the table
         reach = np.arange(7 * RANK_CONSTANTS[-1] + 1)
-        assert (reach + tables.by_size[size].displacements[reach >> ROW_SHIFT]).max() < len(table.values)
+        reach = np.r_[reach, reach + FLUSH_KEY_OFFSET] if size == 5 else reach
+        reached = reach + table.displacements[reach >> ROW_SHIFT]
+        assert reached.min() >= 0 and reached.max() < len(table.values)
 
 
 def test_the_rank_constants_are_found_again_and_keep_sums_apart():
