@@ -160,5 +160,3 @@ def received() -> Optional[int]:
 def signals_seen() -> int:
     """How many signals the current shield has received (0 outside a shield)."""
     return 0 if _active is None else _active.count
-
-
