@@ -1,8 +1,10 @@
 """The CUDA backend on a real GPU: correctness against the CPU at scale, then speed.
 
-    python benchmarks/gpu.py [--quick | --tiny]
+    python benchmarks/gpu.py [--quick | --tiny] [--out FILE.json]
 
 ``--tiny`` is a dry run for numba's simulator (``NUMBA_ENABLE_CUDASIM=1``).
+Each stage is reported on standard error as it ends, and the JSON so far is
+rewritten to ``--out`` after each one: a run cut short still tells what it saw.
 
 Prints one JSON object.  Speeds are kernel time on device-resident data
 (evaluations or hands per second) and end-to-end time through the public API
@@ -22,6 +24,18 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
+
+
+def stage(out: dict, name: str, started: float, path: "str | None") -> float:
+    """Report a finished stage (standard error, and the JSON so far to ``path``); returns the time now."""
+    now = time.perf_counter()
+    print(f"[{now - STARTED:7.1f} s] {name} ({now - started:.1f} s)", file=sys.stderr, flush=True)
+    if path:
+        Path(path).write_text(json.dumps(out, indent=1))
+    return now
+
+
+STARTED = time.perf_counter()
 
 
 def best_of(function, repeats=3):
@@ -54,26 +68,39 @@ def measure_evaluation(cuda, kernels, name: str, masks: np.ndarray, n_cards: int
     launch()
     seconds = best_of(launch)
     cpu_rows = min(len(masks), 2_000_000)
-    cpu_seconds = best_of(lambda: keys_of_masks(masks[:cpu_rows], n_cards))
+    cpu_masks = masks[:cpu_rows]
+    batch = cpoker.evaluate_batch if n_cards == 5 else cpoker.evaluate_best_batch
+    batch(cpu_masks[:100], check=False)
     return {f"{name} GPU evals/s (kernel, device data)": len(masks) * tile / seconds,
             f"{name} GPU evals/s (API, host arrays)": len(masks) / best_of(through_the_api, 2),
-            f"{name} CPU evals/s (one core)": cpu_rows / cpu_seconds}
+            f"{name} CPU evals/s (bit-sliced kernel, one core)":
+                cpu_rows / best_of(lambda: keys_of_masks(cpu_masks, n_cards)),
+            f"{name} CPU evals/s (API, {os.cpu_count()} cores)":
+                cpu_rows / best_of(lambda: batch(cpu_masks, check=False))}
 
 
 SIZES = {  # check rows, check hands, evaluation rows, tile, policy hands, CPU policy hands, build hands
-    "full": (2_000_000, 50_000, 10_000_000, 10, 2_000_000, 40_000, 10_000_000),
+    "full": (2_000_000, 50_000, 4_000_000, 25, 2_000_000, 40_000, 1_000_000),
     "quick": (200_000, 5_000, 10_000_000, 1, 200_000, 40_000, 1_000_000),
     "tiny": (50, 1, 200, 1, 2, 2, 20),
 }
 
 
-def main(size: str) -> dict:
+def main(size: str, path: "str | None" = None) -> dict:
+    import numba
+
     import cuda_check
 
     from cpoker.devices import cuda_runtime
     from cpoker.policy import arrange_by_tables, default_tables, sample_hands
 
-    out = {}
+    out = {"numba": numba.__version__, "numpy": np.__version__, "cpu_count": os.cpu_count()}
+    try:
+        from importlib.metadata import version
+
+        out["numba-cuda"] = version("numba-cuda")
+    except Exception:  # noqa: BLE001 -- the simulator needs no numba-cuda
+        out["numba-cuda"] = None
     started = time.perf_counter()
     cuda, kernels, tables = cuda_runtime()
     try:
@@ -84,6 +111,7 @@ def main(size: str) -> dict:
     check_rows, check_hands, rows, tile, policy_hands, cpu_policy_hands, build_hands = SIZES[size]
     out["correctness"] = cuda_check.main(check_rows, check_hands)
     out["compile_and_check_seconds"] = time.perf_counter() - started
+    started = stage(out, "compiled and checked against the CPU", started, path)
 
     # 5-card and 7-card evaluation: 10M distinct random hands, tiled on the device to 100M
     uniforms = np.random.default_rng(1).random((rows, 52), dtype=np.float32)
@@ -93,6 +121,7 @@ def main(size: str) -> dict:
     masks7 = np.bitwise_or.reduce(np.int64(1) << ids5.astype(np.int64), axis=1)
     for name, masks, n_cards in (("5-card", masks5, 5), ("7-card", masks7, 7)):
         out.update(measure_evaluation(cuda, kernels, name, masks, n_cards, tile))
+        started = stage(out, f"{name} evaluation", started, path)
 
     # the table policy
     values = default_tables()
@@ -104,6 +133,7 @@ def main(size: str) -> dict:
     cpu_seconds = best_of(lambda: arrange_by_tables(cpu_hands, values), 2)
     out["table policy GPU hands/s (API)"] = len(hands) / gpu_seconds
     out[f"table policy CPU hands/s ({os.cpu_count()} cores)"] = len(cpu_hands) / cpu_seconds
+    started = stage(out, "table policy", started, path)
 
     # a self-play build on the GPU, in a fresh process (the command a user runs)
     command = [sys.executable, "-m", "cpoker", "tables", "build", "--device", "cuda", "--hands", str(build_hands),
@@ -114,9 +144,11 @@ def main(size: str) -> dict:
     out["tables build --device cuda"] = {"hands": build_hands, "iterations": 3,
                                          "seconds": time.perf_counter() - started, "status": build.returncode,
                                          "stderr": build.stderr[-300:]}
+    stage(out, "tables build", started, path)
     return out
 
 
 if __name__ == "__main__":
     size = "quick" if "--quick" in sys.argv else "tiny" if "--tiny" in sys.argv else "full"
-    print(json.dumps(main(size), indent=1))
+    path = sys.argv[sys.argv.index("--out") + 1] if "--out" in sys.argv else None
+    print(json.dumps(main(size, path), indent=1))

@@ -19,8 +19,35 @@ def random_rows(count: int, width: int, seed: int) -> np.ndarray:
     return np.argsort(rng.random((count, 52)), axis=1)[:, :width].astype(np.uint8)
 
 
+cuda = None
+
+
+def rank_leaves_equal() -> bool:
+    """The GPU's bit-instruction leaves give the CPU's tables on all 8,192 rank sets (see evaluate.count_ranks)."""
+    from cpoker._kernels import evaluate
+    from cpoker._kernels.cuda import THREADS, device_twins, import_cuda
+
+    global cuda  # a module global: the simulator swaps it for its own inside kernels
+    cuda = import_cuda()
+    twins = device_twins(cuda)
+    count_ranks, top_rank, straight_top = twins["count_ranks"], twins["top_rank"], twins["straight_top"]
+
+    @cuda.jit
+    def leaves(out):
+        ranks = cuda.grid(1)
+        if ranks < out.shape[0]:
+            out[ranks, 0] = count_ranks(ranks)
+            out[ranks, 1] = top_rank(ranks)
+            out[ranks, 2] = straight_top(ranks)
+
+    out = cuda.to_device(np.full((1 << 13, 3), -1, dtype=np.int64))
+    leaves[(1 << 13) // THREADS, THREADS](out)
+    expected = np.stack([evaluate.POPCOUNT, evaluate.TOP_BIT, evaluate.STRAIGHT_TOP], axis=1)
+    return bool(np.array_equal(out.copy_to_host(), expected))
+
+
 def main(rows: int, hands: int) -> dict:
-    report = {}
+    report = {"rank_leaves_equal": rank_leaves_equal()}
     for width, evaluate in ((3, evaluate_batch), (5, evaluate_batch), (6, evaluate_best_batch),
                             (7, evaluate_best_batch)):
         ids = random_rows(rows, width, width)

@@ -30,6 +30,26 @@ def test_cuda_kernels_match_the_cpu_kernels_under_the_simulator():
     assert all(report.values()), report
 
 
+def test_device_twins_read_no_module_level_array():
+    """A global array read by a device function becomes a constant-memory copy per function (64 KiB in all):
+    real GPUs refused the kernels once for that ("too much global constant data"), which the simulator cannot see.
+    The twins read tables only through arguments, or through the leaves that cuda.py replaces."""
+    import numpy as np
+
+    from cpoker._kernels.cuda import GPU_LEAVES, TWINNED
+
+    for module, names in TWINNED.items():
+        for name in names:
+            code = getattr(module, name).py_func.__code__
+            arrays = [global_name for global_name in code.co_names
+                      if isinstance(getattr(module, global_name, None), np.ndarray)]
+            assert not arrays, f"{module.__name__}.{name} reads the module-level array(s) {arrays}"
+    from cpoker._kernels import evaluate
+
+    for name in GPU_LEAVES:  # each leaf has its CPU counterpart of the same name
+        assert hasattr(getattr(evaluate, name), "py_func")
+
+
 def _has_gpu() -> bool:
     try:
         from cpoker.devices import cuda_runtime

@@ -43,11 +43,40 @@ def import_cuda():
     return cuda
 
 
+def count_ranks(ranks):
+    """:func:`.evaluate.count_ranks` with the population-count instruction."""
+    return cuda.popc(np.int64(ranks))
+
+
+def top_rank(ranks):
+    """:func:`.evaluate.top_rank` from the count of leading zeros of 32 bits (``ranks | 1``: 0 maps to 0)."""
+    ranks = np.int32(ranks)
+    return (ranks != 0) * (np.int64(1) << np.int64(31 - cuda.clz(ranks | np.int32(1))))
+
+
+def straight_top(ranks):
+    """:func:`.evaluate.straight_top`: the top of the highest run of five, else the wheel's 5, else 0."""
+    ranks = np.int64(ranks)
+    run = ranks & (ranks >> 1) & (ranks >> 2) & (ranks >> 3) & (ranks >> 4)
+    if run:
+        return top_rank(run) << 4
+    return np.int64(1 << 3) if ranks & evaluate.WHEEL == evaluate.WHEEL else np.int64(0)
+
+
+# evaluate's table leaves, replaced on the GPU (see evaluate.count_ranks): constant memory holds 64 KiB per module,
+# numba copies a global array into each function that reads it, and a warp's reads of different entries serialise
+GPU_LEAVES = {"count_ranks": count_ranks, "top_rank": top_rank, "straight_top": straight_top}
+
+
 def device_twins(cuda) -> dict:
     """A namespace holding a CUDA device function for every per-hand kernel, built from its source."""
     namespace: dict = {}
     for module in TWINNED:
         namespace.update(module.__dict__)
+    leaves = dict(globals(), cuda=cuda)  # the leaves call each other as device functions: straight_top, top_rank
+    for name, leaf in GPU_LEAVES.items():
+        namespace[name] = cuda.jit(device=True)(types.FunctionType(leaf.__code__, leaves, name))
+        leaves[name] = namespace[name]
     for module, names in TWINNED.items():
         for name in names:
             source = getattr(module, name).py_func

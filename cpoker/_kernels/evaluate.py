@@ -110,10 +110,33 @@ def _rank_tables():
 POPCOUNT, TOP_BIT, STRAIGHT_TOP = _rank_tables()
 
 
+# The kernels read the three tables only through these three leaves.  On the CPU
+# they are one load each (inlined).  Their CUDA twins compute the same values
+# with bit instructions (cuda.py): there a table would be a constant-memory copy
+# per function that reads it (64 KiB in all) and a serialised read whenever the
+# threads of a warp ask for different entries.
+@jit
+def count_ranks(ranks):
+    """The number of ranks in a 13-bit rank set."""
+    return POPCOUNT[ranks]
+
+
+@jit
+def top_rank(ranks):
+    """The highest rank of a rank set, as a one-bit set (0 for the empty set)."""
+    return np.int64(TOP_BIT[ranks])
+
+
+@jit
+def straight_top(ranks):
+    """The top card of the best straight in a rank set, as a one-bit set (0 if none; the wheel's is the 5)."""
+    return np.int64(STRAIGHT_TOP[ranks])
+
+
 @jit
 def _top_ranks(ranks, count):
     """The ``count`` highest ranks of a rank set (clears the lowest bits)."""
-    while POPCOUNT[ranks] > count:
+    while count_ranks(ranks) > count:
         ranks &= ranks - 1
     return ranks
 
@@ -126,31 +149,31 @@ def best_key(mask):
     ranks = s | h | d | c
     flush_ranks = 0
     for suited in (s, h, d, c):
-        if POPCOUNT[suited] >= 5:
+        if count_ranks(suited) >= 5:
             flush_ranks = suited
     if flush_ranks:
-        top = STRAIGHT_TOP[flush_ranks]
+        top = straight_top(flush_ranks)
         if top:
-            return _make_key(STRAIGHT_FLUSH, np.int64(top), 0)
+            return _make_key(STRAIGHT_FLUSH, top, 0)
     if quads:
-        top_quads = np.int64(TOP_BIT[quads])  # eight cards may hold two
-        return _make_key(QUADS, top_quads, np.int64(TOP_BIT[ranks ^ top_quads]))
+        top_quads = top_rank(quads)  # eight cards may hold two
+        return _make_key(QUADS, top_quads, top_rank(ranks ^ top_quads))
     if trips:
-        high_trips = np.int64(TOP_BIT[trips])
+        high_trips = top_rank(trips)
         second = (trips ^ high_trips) | pairs
         if second:
-            return _make_key(FULL_HOUSE, high_trips, np.int64(TOP_BIT[second]))
+            return _make_key(FULL_HOUSE, high_trips, top_rank(second))
     if flush_ranks:
         return _make_key(FLUSH, _top_ranks(flush_ranks, 5), 0)
-    top = STRAIGHT_TOP[ranks]
+    top = straight_top(ranks)
     if top:
-        return _make_key(STRAIGHT, np.int64(top), 0)
+        return _make_key(STRAIGHT, top, 0)
     if trips:
         return _make_key(TRIPS, trips, _top_ranks(singles, 2))
     if pairs:
         if pairs & (pairs - 1):
             two = _top_ranks(pairs, 2)
-            return _make_key(TWO_PAIR, two, np.int64(TOP_BIT[ranks ^ two]))
+            return _make_key(TWO_PAIR, two, top_rank(ranks ^ two))
         return _make_key(PAIR, pairs, _top_ranks(singles, 3))
     return _make_key(HIGH_CARD, _top_ranks(ranks, 5), 0)
 
@@ -162,10 +185,10 @@ def best_front_key(mask):
     singles, pairs, trips, quads = _rank_groups(s, h, d, c)
     ranks = s | h | d | c
     if trips | quads:
-        return _make_key(TRIPS, np.int64(TOP_BIT[trips | quads]), 0)
+        return _make_key(TRIPS, top_rank(trips | quads), 0)
     if pairs:
-        top_pair = np.int64(TOP_BIT[pairs])
-        return _make_key(PAIR, top_pair, np.int64(TOP_BIT[ranks ^ top_pair]))
+        top_pair = top_rank(pairs)
+        return _make_key(PAIR, top_pair, top_rank(ranks ^ top_pair))
     return _make_key(HIGH_CARD, _top_ranks(ranks, 3), 0)
 
 

@@ -11,7 +11,7 @@ import numba
 import numpy as np
 
 from .._jit import jit
-from .evaluate import POPCOUNT, TOP_BIT, key3, key5
+from .evaluate import count_ranks, key3, key5, top_rank
 from .lookup import FLUSH_BITS, RANK_FIELD, SUIT_BIAS, flush_ranks, perfect_hash_slot, perfect_hash_value
 
 
@@ -354,7 +354,7 @@ def best_split_by_row_values(rank5, rank3, front_values, middles, fronts, row_va
     plain = np.int64(0)  # the hand's cards in suits of at most four cards
     for suit in range(4):
         ranks = (hand_mask >> (13 * suit)) & 0x1FFF
-        if POPCOUNT[ranks] <= 4:
+        if count_ranks(ranks) <= 4:
             plain |= ranks << (13 * suit)
     has_bonus = scoop != 0.0 or majority != 0.0
     best, best_value = -1, -np.inf
@@ -522,7 +522,7 @@ def row_shape(key):
     category = key >> 26
     major = (key >> 13) & 0x1FFF
     if category == 0 or category == 5:
-        major = np.int64(TOP_BIT[major])
+        major = top_rank(major)
     return (category << 13) | major
 
 
