@@ -79,10 +79,11 @@ def measure_evaluation(cuda, kernels, name: str, masks: np.ndarray, n_cards: int
                 cpu_rows / best_of(lambda: batch(cpu_masks, check=False))}
 
 
-SIZES = {  # check rows, check hands, evaluation rows, tile, policy hands, CPU policy hands, build hands
-    "full": (2_000_000, 50_000, 4_000_000, 25, 2_000_000, 40_000, 1_000_000),
-    "quick": (200_000, 5_000, 10_000_000, 1, 200_000, 40_000, 1_000_000),
-    "tiny": (50, 1, 200, 1, 2, 2, 20),
+SIZES = {  # check rows, check hands, evaluation rows, tile, policy hands, CPU policy hands, self-play hands,
+    #         build hands, build iterations, match deals (the command: 10x)
+    "full": (2_000_000, 50_000, 4_000_000, 25, 2_000_000, 40_000, 10_000_000, 100_000_000, 2, 10_000_000),
+    "quick": (200_000, 5_000, 10_000_000, 1, 200_000, 40_000, 1_000_000, 1_000_000, 3, 100_000),
+    "tiny": (50, 1, 200, 1, 2, 2, 3, 20, 2, 2),
 }
 
 
@@ -108,7 +109,8 @@ def main(size: str, path: "str | None" = None) -> dict:
         out["device"] = name.decode() if isinstance(name, bytes) else str(name)
     except AttributeError:  # the simulator
         out["device"] = "simulator"
-    check_rows, check_hands, rows, tile, policy_hands, cpu_policy_hands, build_hands = SIZES[size]
+    (check_rows, check_hands, rows, tile, policy_hands, cpu_policy_hands, self_play_hands, build_hands,
+     build_iterations, match_deals) = SIZES[size]
     out["correctness"] = cuda_check.main(check_rows, check_hands)
     out["compile_and_check_seconds"] = time.perf_counter() - started
     started = stage(out, "compiled and checked against the CPU", started, path)
@@ -133,15 +135,74 @@ def main(size: str, path: "str | None" = None) -> dict:
     cpu_seconds = best_of(lambda: arrange_by_tables(cpu_hands, values), 2)
     out["table policy GPU hands/s (API)"] = len(hands) / gpu_seconds
     out[f"table policy CPU hands/s ({os.cpu_count()} cores)"] = len(cpu_hands) / cpu_seconds
+    device_hands = cuda.to_device(hands)
+    model_arguments = [cuda.to_device(a) if isinstance(a, np.ndarray) else a for a in values.model.kernel_arguments()]
+    chosen = cuda.device_array(len(hands), dtype=np.int32)
+    chosen_strengths = cuda.device_array((len(hands), 3), dtype=np.int16)
+    for threads in (64, 128, 256):  # the block size: occupancy against the local memory each thread holds
+        def launch(threads=threads):
+            kernels["table_policy"][-(-len(hands) // threads), threads](
+                device_hands, *model_arguments, *tables["policy_lookups"], *tables["split_columns"], chosen,
+                chosen_strengths)
+            cuda.synchronize()
+
+        launch()
+        out[f"table policy GPU hands/s (kernel, device data, {threads} threads a block)"] = \
+            len(hands) / best_of(launch, 2)
     started = stage(out, "table policy", started, path)
+
+    # self-play passes: hands dealt on the GPU from the seeded stream (greedy start, then the policy)
+    from cpoker.devices import self_play_cuda
+    from cpoker.policy import arrange_greedy, sample_block
+
+    self_play_cuda(1, 0, 1000, None)
+    self_play_cuda(1, 0, 1000, values.model)
+    out["self-play greedy GPU hands/s (dealt on the GPU)"] = \
+        self_play_hands / best_of(lambda: self_play_cuda(2026, 0, self_play_hands, None), 2)
+    out["self-play policy GPU hands/s (dealt on the GPU)"] = \
+        self_play_hands / best_of(lambda: self_play_cuda(2026, 0, self_play_hands, values.model), 2)
+    sample_block(1, 0, 100)
+    arrange_greedy(hands[:100])
+    out[f"dealing CPU hands/s ({os.cpu_count()} cores)"] = 10 * cpu_policy_hands / best_of(
+        lambda: sample_block(2026, 0, 10 * cpu_policy_hands), 2)
+    out[f"self-play greedy CPU hands/s ({os.cpu_count()} cores)"] = cpu_policy_hands / best_of(
+        lambda: arrange_greedy(sample_block(2026, 0, cpu_policy_hands)), 2)
+    started = stage(out, "self-play passes", started, path)
+
+    # matches and simulations: dealt on the host (every core), arranged on the GPU ~2**18 hands a call
+    import cpoker
+
+    hand = "2s 2h Ad / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac"
+    for device in ("cuda", "cpu"):  # compiled and warm
+        cpoker.match(["table", "greedy"], deals=min(1000, match_deals), seed=1, device=device)
+        cpoker.simulate(hand, opponents=3, samples=min(1000, match_deals), seed=1, device=device)
+    for device, deals in (("GPU", match_deals), (f"CPU, {os.cpu_count()} cores", max(1000, match_deals // 100))):
+        name = "cuda" if device == "GPU" else "cpu"
+        seconds = best_of(lambda deals=deals, name=name: cpoker.match(["table", "greedy"], deals=deals, seed=1,
+                                                                      device=name), 1)
+        out[f"match table-greedy deals/s ({device})"] = deals / seconds
+        seconds = best_of(lambda deals=deals, name=name: cpoker.simulate(hand, opponents=3, samples=deals, seed=1,
+                                                                         device=name), 1)
+        out[f"simulate 3 opponents samples/s ({device})"] = deals / seconds
+    started = stage(out, "matches and simulations", started, path)
+
+    command = [sys.executable, "-m", "cpoker", "match", "table", "greedy", "--deals", str(10 * match_deals),
+               "--device", "cuda", "--seed", "1", "--json"]
+    match_started = time.perf_counter()
+    played = subprocess.run(command, capture_output=True, text=True, cwd=ROOT,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    out["match --device cuda"] = {"deals": 10 * match_deals, "seconds": time.perf_counter() - match_started,
+                                  "status": played.returncode, "stdout": played.stdout[-400:],
+                                  "stderr": played.stderr[-300:]}
+    started = stage(out, "cpoker match --device cuda", started, path)
 
     # a self-play build on the GPU, in a fresh process (the command a user runs)
     command = [sys.executable, "-m", "cpoker", "tables", "build", "--device", "cuda", "--hands", str(build_hands),
-               "--max-iterations", "3", "--tolerance", "0", "--out", "/tmp/gpu_tables.npz", "--json"]
+               "--max-iterations", str(build_iterations), "--tolerance", "0", "--out", "/tmp/gpu_tables.npz", "--json"]
     started = time.perf_counter()
     build = subprocess.run(command, capture_output=True, text=True, cwd=ROOT,
                            env={**os.environ, "PYTHONPATH": str(ROOT)})
-    out["tables build --device cuda"] = {"hands": build_hands, "iterations": 3,
+    out["tables build --device cuda"] = {"hands": build_hands, "iterations": build_iterations,
                                          "seconds": time.perf_counter() - started, "status": build.returncode,
                                          "stderr": build.stderr[-300:]}
     stage(out, "tables build", started, path)

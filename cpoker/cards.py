@@ -241,14 +241,37 @@ def as_card_array(cards: Iterable[int]) -> np.ndarray:
     return np.asarray([int(c) for c in cards], dtype=np.uint8)
 
 
-def deal_from(rest: np.ndarray, rng: np.random.Generator, count: int, hands: int) -> np.ndarray:
-    """``(count, hands, 13)`` hands dealt from the cards ``rest``, each sorted by id.
+def pcg64_halves(bit_generator: np.random.PCG64) -> tuple[np.uint64, np.uint64, np.uint64, np.uint64]:
+    """A PCG64's state (high, low) and increment (high, low) as uint64, the dealing kernels' arguments."""
+    state = bit_generator.state["state"]
+    low = (1 << 64) - 1
+    return (np.uint64(state["state"] >> 64), np.uint64(state["state"] & low), np.uint64(state["inc"] >> 64),
+            np.uint64(state["inc"] & low))
 
-    A full stable argsort of uniform draws: the same generator state gives the
-    same deal on every machine.
+
+def deal_from(rest: np.ndarray, rng: np.random.Generator, count: int, hands: int) -> np.ndarray:
+    """``(count, hands, 13)`` hands dealt from the cards ``rest`` (sorted ids), each sorted by id.
+
+    Deal ``i`` draws ``rng.random(len(rest))``; the cards in the order of their
+    draws (a stable argsort) go 13 to each hand in turn: the same generator
+    state gives the same deal on every machine.  With NumPy's default PCG64
+    the draws are made in a parallel kernel (:mod:`cpoker._kernels.deal`),
+    which leaves ``rng`` where ``rng.random((count, len(rest)))`` would.
     """
-    order = np.argsort(rng.random((count, len(rest))), axis=1, kind="stable")
-    return np.sort(rest[order[:, :13 * hands]].reshape(count, hands, 13), axis=2)
+    from ._kernels.deal import deal_block
+
+    rest = np.asarray(rest)
+    bit_generator = rng.bit_generator
+    if type(bit_generator) is not np.random.PCG64 or len(rest) > 63 or 13 * hands > len(rest):
+        order = np.argsort(rng.random((count, len(rest))), axis=1, kind="stable")
+        return np.sort(rest[order[:, :13 * hands]].reshape(count, hands, 13), axis=2)
+    dealt = deal_block(*pcg64_halves(bit_generator), count, np.ascontiguousarray(rest), hands)
+    buffered = bit_generator.state  # random() leaves the 32-bit buffer alone; advance() would clear it
+    bit_generator.advance(count * len(rest))
+    state = bit_generator.state
+    state["has_uint32"], state["uinteger"] = buffered["has_uint32"], buffered["uinteger"]
+    bit_generator.state = state
+    return dealt
 
 
 def deal(players: int = 4, seed: "int | np.random.Generator | None" = None) -> list[tuple[Card, ...]]:
@@ -263,3 +286,17 @@ def deal(players: int = 4, seed: "int | np.random.Generator | None" = None) -> l
     order = rng.permutation(DECK_SIZE)
     return [tuple(sorted((Card(int(c)) for c in order[13 * p:13 * p + 13]), key=lambda c: (-c.rank, c.suit)))
             for p in range(players)]
+
+
+def deal_seeded(rest: np.ndarray, seeds: "list", counts: "list[int]", hands: int) -> np.ndarray:
+    """``deal_from(rest, np.random.default_rng(seed), count, hands)`` for each ``(seed, count)``, concatenated.
+
+    One kernel deals every stream, in parallel: what a GPU job needs, whose
+    arrangement calls take many blocks of deals at once.
+    """
+    from ._kernels.deal import deal_streams
+
+    if len(seeds) == 1:  # one stream: deal_from, serial for a small block
+        return deal_from(np.asarray(rest), np.random.default_rng(seeds[0]), counts[0], hands)
+    states = np.array([pcg64_halves(np.random.PCG64(seed)) for seed in seeds], dtype=np.uint64).reshape(-1, 4)
+    return deal_streams(states, np.asarray(counts, dtype=np.int64), np.ascontiguousarray(rest), hands)

@@ -2,11 +2,13 @@
 
 The CUDA kernels are the CPU kernels' own source compiled for the GPU (see
 :mod:`cpoker._kernels.cuda`), so keys and table-policy choices are identical.
-Cards are dealt on the host from the same seeded streams on either device, so
-simulations, matches and self-play give the same results too.  What runs on
-the GPU: batch evaluation and the table policy (the opponent model inside every
-simulation, match and solve, and each self-play pass); greedy, plug-in
-strategies and settlement stay on the CPU, where they are cheap.
+Simulations, matches and solves deal on the host from the same seeded streams
+on either device; a self-play pass deals on the GPU, each thread stepping the
+sample's PCG64 stream with the CPU's own dealing kernel (:mod:`cpoker._kernels.deal`),
+so all of them give the same results on both.  What runs on the GPU: batch
+evaluation, the table policy (the opponent model inside every simulation,
+match and solve), and whole self-play passes (dealing, the greedy start, the
+policy); plug-in strategies and settlement stay on the CPU.
 
 ``device="cuda"`` needs an NVIDIA GPU with its driver and the ``numba-cuda``
 package (``pip install "cpoker[cuda]"``); without them it raises
@@ -52,8 +54,9 @@ def cuda_runtime():
     # the policy's lookup arguments, in the kernel's order: arrays on the device, integers as they are
     lookups = tuple(cuda.to_device(np.ascontiguousarray(x)) if isinstance(x, np.ndarray) else x
                     for x in (*row_lookup_arguments(), *rest_lookup_arguments()))
-    tables = {"policy_lookups": lookups, "split_columns": (cuda.to_device(split_tables().middles),
-                                                       cuda.to_device(split_tables().fronts))}
+    tables = {"policy_lookups": lookups, "row_lookups": lookups[:len(row_lookup_arguments())],
+              "split_columns": (cuda.to_device(split_tables().middles), cuda.to_device(split_tables().fronts)),
+              "deck": cuda.to_device(np.arange(52, dtype=np.uint8))}
     return cuda, kernels, tables
 
 
@@ -96,23 +99,64 @@ def settle_pairs_cuda(a: np.ndarray, b: np.ndarray, scoring_method: int, royalti
     return out
 
 
-def table_policy_cuda(hands: np.ndarray, model: "RowModel") -> tuple[np.ndarray, np.ndarray]:
-    """The table policy on the GPU: the same ``(chosen, strengths)`` as the CPU kernel."""
+def _model_arguments(model: "RowModel | None") -> tuple:
+    """The policy kernels' arguments after the hands, up to the split columns: the model's arrays on the device
+    and the lookups (greedy when ``model`` is None: the row lookups only)."""
+    cuda, _, tables = cuda_runtime()
+    if model is None:
+        return tables["row_lookups"]
+    values, bounds, wins, losses, scoop, majority, rest_best, self_bounds = model.kernel_arguments()
+    return (*(cuda.to_device(array) for array in (values, bounds, wins, losses)), scoop, majority,
+            *(cuda.to_device(array) for array in (rest_best, self_bounds)), *tables["policy_lookups"])
+
+
+def _arrange_in_batches(count: int, launch) -> tuple[np.ndarray, np.ndarray]:
+    """``(chosen, strengths)`` of ``count`` hands, ``launch(offset, size, chosen, strengths)`` filling each batch."""
     from ._kernels.cuda import THREADS
 
-    cuda, kernels, tables = cuda_runtime()
-    values, bounds, wins, losses, scoop, majority, rest_best, self_bounds = model.kernel_arguments()
-    arrays = [cuda.to_device(array) for array in (values, bounds, wins, losses)]
-    search = [cuda.to_device(array) for array in (rest_best, self_bounds)]
-    chosen = np.empty(hands.shape[0], dtype=np.int32)
-    strengths = np.empty((hands.shape[0], 3), dtype=np.int16)
-    for start in range(0, hands.shape[0], GPU_BATCH):
-        part = np.ascontiguousarray(hands[start:start + GPU_BATCH], dtype=np.uint8)
-        part_chosen = cuda.device_array(len(part), dtype=np.int32)
-        part_strengths = cuda.device_array((len(part), 3), dtype=np.int16)
-        kernels["table_policy"][-(-len(part) // THREADS), THREADS](
-            cuda.to_device(part), *arrays, scoop, majority, *search, *tables["policy_lookups"],
-            *tables["split_columns"], part_chosen, part_strengths)
-        chosen[start:start + len(part)] = part_chosen.copy_to_host()
-        strengths[start:start + len(part)] = part_strengths.copy_to_host()
+    cuda, _, _ = cuda_runtime()
+    chosen = np.empty(count, dtype=np.int32)
+    strengths = np.empty((count, 3), dtype=np.int16)
+    for offset in range(0, count, GPU_BATCH):
+        size = min(GPU_BATCH, count - offset)
+        part_chosen = cuda.device_array(size, dtype=np.int32)
+        part_strengths = cuda.device_array((size, 3), dtype=np.int16)
+        launch(-(-size // THREADS), THREADS, offset, size, part_chosen, part_strengths)
+        chosen[offset:offset + size] = part_chosen.copy_to_host()
+        strengths[offset:offset + size] = part_strengths.copy_to_host()
     return chosen, strengths
+
+
+def arrange_cuda(hands: np.ndarray, model: "RowModel | None") -> tuple[np.ndarray, np.ndarray]:
+    """The table policy under ``model`` (greedy when None) on the GPU: the CPU kernel's ``(chosen, strengths)``."""
+    cuda, kernels, tables = cuda_runtime()
+    kernel = kernels["greedy" if model is None else "table_policy"]
+    arguments = (*_model_arguments(model), *tables["split_columns"])
+
+    def launch(blocks, threads, offset, size, chosen, strengths):
+        part = cuda.to_device(np.ascontiguousarray(hands[offset:offset + size], dtype=np.uint8))
+        kernel[blocks, threads](part, *arguments, chosen, strengths)
+
+    return _arrange_in_batches(hands.shape[0], launch)
+
+
+def self_play_cuda(seed: int, start: int, count: int, model: "RowModel | None") -> tuple[np.ndarray, np.ndarray]:
+    """Hands ``start .. start + count`` of ``sample_hands(N, seed)`` arranged on the GPU: ``(chosen, strengths)``.
+
+    Each thread deals its hand from the seeded PCG64 stream (the CPU's
+    ``deal_hands``) and arranges it by the table policy under ``model``, or
+    greedily when ``model`` is None: the same answers as
+    ``arrange_by_tables(sample_block(seed, start, count), model)``, with no hands
+    crossing to the device.
+    """
+    from .policy import stream_state
+
+    cuda, kernels, tables = cuda_runtime()
+    kernel = kernels["self_play_greedy" if model is None else "self_play_policy"]
+    state = stream_state(seed, start)
+    arguments = (tables["deck"], *_model_arguments(model), *tables["split_columns"])
+
+    def launch(blocks, threads, offset, size, chosen, strengths):
+        kernel[blocks, threads](*state, np.int64(offset), *arguments, chosen, strengths)
+
+    return _arrange_in_batches(count, launch)

@@ -384,10 +384,28 @@ def _hands_from_uniforms(uniforms: np.ndarray, deck: np.ndarray) -> np.ndarray:
 
 
 def sample_hands(count: int, seed: int, exclude: Optional[np.ndarray] = None) -> np.ndarray:
-    """``count`` random 13-card hands (sorted ``uint8`` ids per row), reproducible from ``seed``."""
+    """``count`` random 13-card hands (sorted ``uint8`` ids per row), reproducible from ``seed``.
+
+    Hand ``i``'s cards are those with the 13 smallest of 52 doubles
+    ``default_rng(seed).random((count, 52))[i]`` (of the deck less ``exclude``).
+    """
+    if exclude is None or len(exclude) == 0:
+        return sample_block(seed, 0, count)
     rng = np.random.default_rng(seed)
-    deck = np.setdiff1d(np.arange(52), exclude if exclude is not None else [])
+    deck = np.setdiff1d(np.arange(52), exclude)
     return _hands_from_uniforms(rng.random((count, len(deck))), deck)
+
+
+FULL_DECK = np.arange(52, dtype=np.uint8)
+
+
+def stream_state(seed: int, start: int) -> tuple[np.uint64, np.uint64, np.uint64, np.uint64]:
+    """The PCG64 state (high, low) and increment (high, low) of ``sample_hands(N, seed)`` at hand ``start``."""
+    from .cards import pcg64_halves
+
+    bit_generator = np.random.PCG64(seed)
+    bit_generator.advance(52 * start)
+    return pcg64_halves(bit_generator)
 
 
 def sample_block(seed: int, start: int, count: int) -> np.ndarray:
@@ -395,11 +413,13 @@ def sample_block(seed: int, start: int, count: int) -> np.ndarray:
 
     PCG64 is advanced past the earlier hands' draws (52 doubles each), so a
     block is a pure function of ``(seed, start, count)``: the sample is never
-    held in memory, and any worker can deal any block.
+    held in memory, and any worker can deal any block.  The draws and the
+    choice of the 13 smallest are made in a kernel (:mod:`cpoker._kernels.deal`)
+    on every core: 2.6x NumPy's ``random`` + ``argpartition`` on two cores.
     """
-    bit_generator = np.random.PCG64(seed)
-    bit_generator.advance(52 * start)
-    return _hands_from_uniforms(np.random.Generator(bit_generator).random((count, 52)), np.arange(52))
+    from ._kernels.deal import deal_block
+
+    return deal_block(*stream_state(seed, start), count, FULL_DECK, 1).reshape(count, 13)
 
 
 def _strength_histogram(strengths: np.ndarray, size: int) -> np.ndarray:
@@ -417,10 +437,10 @@ def arrange_by_tables(hands: np.ndarray, model: "PolicyTables | RowModel",
     if isinstance(model, PolicyTables):
         model = model.model
     if device == "cuda":
-        from .devices import table_policy_cuda
+        from .devices import arrange_cuda
 
         with shielded():
-            return table_policy_cuda(hands, model)
+            return arrange_cuda(hands, model)
     serial, parallel, _, block, arguments = _policy_kernels()
     with shielded():
         kernel = serial if len(hands) <= block else parallel  # the same answers either way
@@ -448,13 +468,16 @@ def _policy_kernels() -> tuple:
             (*row_lookup_arguments(), *rest_lookup_arguments(), split_tables().middles, split_tables().fronts))
 
 
-def arrange_greedy(hands: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Greedy split of each hand and its row strengths."""
+def arrange_greedy(hands: np.ndarray, device: str = "cpu") -> tuple[np.ndarray, np.ndarray]:
+    """Greedy split of each hand (sorted ``uint8`` ids, shape ``(N, 13)``) and its row strengths."""
     from ._kernels.splits import _greedy
 
-    t = split_tables()
     with shielded():
-        return _greedy(hands, strength_keys(), t.subsets5, t.subsets3, t.splits)
+        if device == "cuda":
+            from .devices import arrange_cuda
+
+            return arrange_cuda(hands, None)
+        return _greedy(hands, *row_lookup_arguments(), split_tables().middles, split_tables().fronts)
 
 
 
@@ -523,13 +546,20 @@ def build_tables(hands: int = BUILD_HANDS, seed: int = BUILD_SEED, max_iteration
     previous = np.full(hands, -1, dtype=np.int32)  # each hand's last choice: the only per-hand state
     history: list = []
 
-    def self_play_pass(arrange, description: str) -> "tuple[np.ndarray, int] | None":
+    def self_play_pass(model: "RowModel | None", description: str) -> "tuple[np.ndarray, int] | None":
+        """One pass over the sample: each hand arranged by the policy of ``model`` (greedily when None)."""
         counts = np.zeros((3, size), dtype=np.int64)
         changed = 0
 
         def work(block):
             index, count = block
-            chosen, strengths = arrange(sample_block(seed, index * chunk, count))
+            if device == "cuda":  # dealt on the GPU too: the hands never cross to it
+                from .devices import self_play_cuda
+
+                chosen, strengths = self_play_cuda(seed, index * chunk, count, model)
+            else:
+                hands = sample_block(seed, index * chunk, count)
+                chosen, strengths = arrange_greedy(hands) if model is None else arrange_by_tables(hands, model)
             return chosen, _strength_histogram(strengths, size)
 
         def combine(block, summary):
@@ -550,7 +580,7 @@ def build_tables(hands: int = BUILD_HANDS, seed: int = BUILD_SEED, max_iteration
 
     with shielded():
         seen = interrupts.signals_seen()  # a signal in the last block of a pass completes it, then stops the build
-        first = self_play_pass(arrange_greedy, "greedy start")
+        first = self_play_pass(None, "greedy start")
         if first is None or interrupts.signals_seen() > seen:
             raise Interrupted(interrupts.received() or 2)
         average = first[0] / hands
@@ -558,8 +588,7 @@ def build_tables(hands: int = BUILD_HANDS, seed: int = BUILD_SEED, max_iteration
         model = RowModel.from_distribution(average, rules)
         for iteration in range(1, max_iterations + 1):
             values = model.row_values
-            result = self_play_pass(functools.partial(arrange_by_tables, model=model, device=device),
-                                    f"self-play {iteration}/{max_iterations}")
+            result = self_play_pass(model, f"self-play {iteration}/{max_iterations}")
             if result is None:
                 partial = True
                 break

@@ -19,6 +19,7 @@ plug in here and nowhere else.
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -61,10 +62,18 @@ def stop_before_next_block(done: int, deadline: "float | None") -> bool:
     return bool(done) and deadline is not None and time.monotonic() > deadline
 
 
+def grouped(blocks: Iterable[Any], size: int):
+    """Consecutive blocks in lists of ``size`` (the last may be shorter), generated lazily."""
+    iterator = iter(blocks)
+    while chunk := list(itertools.islice(iterator, size)):
+        yield chunk
+
+
 def run_blocks(blocks: Iterable[Any], work: Callable[[Any], Any], combine: Callable[[Any, Any], None], *,
                total: int, progress: bool = False, unit: str = "deal", size: Callable[[Any], int] = None,
                description: str = "", backend: str = "local", scheduler: "str | None" = None,
-               deadline: "float | None" = None) -> bool:
+               deadline: "float | None" = None, group: int = 1,
+               work_many: "Callable[[list], list] | None" = None) -> bool:
     """Run ``work`` on each block and ``combine`` the summaries in block order.
 
     Parameters
@@ -83,6 +92,12 @@ def run_blocks(blocks: Iterable[Any], work: Callable[[Any], Any], combine: Calla
         A ``time.monotonic()`` after which no new block starts: the job then
         returns what it has, partial, like after a signal (the web server's time
         budget).  The first block always runs.
+    group, work_many
+        With ``group > 1``, ``work_many(blocks) -> summaries`` runs ``group``
+        consecutive blocks in one call (a GPU needs ~10**5 hands a launch, more
+        than one block holds); each summary is still combined on its own, in
+        order, so the result is the same.  Signals and the deadline are then
+        acted on between groups.
     backend, scheduler
         ``"local"`` runs the blocks here, one after another (numba threads inside
         each); ``"dask"`` sends them to a Dask cluster -- the one at
@@ -102,6 +117,17 @@ def run_blocks(blocks: Iterable[Any], work: Callable[[Any], Any], combine: Calla
         When a signal arrives before the first block completes: there is nothing to return.
     """
     size = size or (lambda block: block[1])
+    if group > 1 and work_many is not None:
+        blocks, work = grouped(blocks, group), work_many
+        combine_one, size_one = combine, size
+
+        def combine(chunk, summaries):
+            for block, summary in zip(chunk, summaries):
+                combine_one(block, summary)
+
+        def size(chunk):
+            return sum(size_one(block) for block in chunk)
+
     if check_backend(backend, scheduler) == "dask":
         from .backends.dask import run_blocks_dask
 

@@ -24,7 +24,7 @@ import numpy as np
 
 from ._jit import compile_notice
 from .arrange import ROW_NAMES, Arrangement, ArrangementLike, as_arrangement
-from .cards import deal_from
+from .cards import deal_seeded
 from .interrupts import shielded
 from .errors import MAX_DEALS, MAX_SAMPLES, MAX_SESSIONS, OptionError, check_int, check_seed
 from .rules import Rules, resolve_rules
@@ -40,6 +40,12 @@ if TYPE_CHECKING:  # pragma: no cover
 SAMPLE_CHUNK = 1_000
 DEAL_CHUNK = 500
 DEALS_PER_SESSION = 8
+GPU_HANDS_PER_CALL = 1 << 18  # hands a GPU arranges in one call: ~30 ms of table policy, enough to fill an H200
+
+
+def _blocks_per_call(device: str, hands_per_block: int) -> int:
+    """Blocks each arrangement call takes: one on the CPU, enough for ~GPU_HANDS_PER_CALL hands on a GPU."""
+    return 1 if device == "cpu" else max(1, GPU_HANDS_PER_CALL // hands_per_block)
 
 
 @contextmanager
@@ -159,16 +165,23 @@ def simulate(arrangement: ArrangementLike, opponents: int = 1, samples: int = 10
     outcomes = np.zeros((3, 3), dtype=np.int64)
     sweeps = np.zeros(2, dtype=np.int64)
 
+    def work_many(blocks):
+        counts = [count for _, count in blocks]
+        dealt = deal_seeded(rest, [[seed, index] for index, _ in blocks], counts, opponents)
+        all_keys = arrange_keys(opponent, dealt.reshape(-1, 13), tables, device, rules).reshape(-1, opponents, 3)
+        summaries = []
+        for start, count in zip(np.cumsum([0, *counts[:-1]]), counts):
+            keys = np.ascontiguousarray(all_keys[start:start + count], dtype=np.int32)
+            totals, block_outcomes, block_sweeps = _candidate_results(ours, keys)
+            if not rules.is_row_additive:
+                totals = _sample_totals(ours, keys, *kernel_rules)
+            points, point_counts = np.unique(totals[0], return_counts=True)
+            summaries.append((totals[0], dict(zip(points.tolist(), point_counts.tolist())), block_outcomes[0],
+                              block_sweeps[0]))
+        return summaries
+
     def work(block):
-        index, count = block
-        dealt = deal_from(rest, np.random.default_rng([seed, index]), count, opponents)
-        keys = np.ascontiguousarray(arrange_keys(opponent, dealt.reshape(-1, 13), tables, device, rules)
-                                    .reshape(count, opponents, 3), dtype=np.int32)
-        totals, block_outcomes, block_sweeps = _candidate_results(ours, keys)
-        if not rules.is_row_additive:
-            totals = _sample_totals(ours, keys, *kernel_rules)
-        points, counts = np.unique(totals[0], return_counts=True)
-        return totals[0], dict(zip(points.tolist(), counts.tolist())), block_outcomes[0], block_sweeps[0]
+        return work_many([block])[0]
 
     def combine(block, summary):
         nonlocal outcomes, sweeps
@@ -184,7 +197,8 @@ def simulate(arrangement: ArrangementLike, opponents: int = 1, samples: int = 10
         started = time.perf_counter()
         deadline = None if time_budget is None else time.monotonic() + float(time_budget)
         partial = run_blocks(blocks_of(samples, SAMPLE_CHUNK), work, combine, total=samples, progress=progress,
-                             backend=backend, scheduler=scheduler, deadline=deadline)
+                             backend=backend, scheduler=scheduler, deadline=deadline,
+                             group=_blocks_per_call(device, SAMPLE_CHUNK * opponents), work_many=work_many)
     done = moments.count
     ev, stderr = moments.mean(), moments.stderr()
     rows = {name: dict(zip(("win", "tie", "loss"), (outcomes[r] / (done * opponents)).tolist()))
@@ -319,20 +333,27 @@ def match(strategies: Sequence[StrategyLike], deals: int = 10_000, seed: Optiona
     sessions_done = 0
     n_deal_chunks = -(-deals // DEAL_CHUNK)
 
-    def work(block):
-        index, count = block
-        if index < n_deal_chunks:
-            hands = deal_from(deck, np.random.default_rng([seed, index]), count, players)
-            keys = _arrange_all(strategies, hands, tables, device, rules)
+    def work_many(blocks):
+        # a session draws from a stream apart from the match deals
+        seeds = [[seed, index] if index < n_deal_chunks else [seed, 1, index - n_deal_chunks] for index, _ in blocks]
+        counts = [count for _, count in blocks]
+        keys = _arrange_all(strategies, deal_seeded(deck, seeds, counts, players), tables, device, rules)
+        if any(index < n_deal_chunks for index, _ in blocks):
             # summed over the rotations: `players` times the points per deal, an exact integer
-            return "deals", sum(_seat_points(keys, [(i + r) % players for i in range(players)], rules)
-                                for r in range(players))
-        session = index - n_deal_chunks
-        rng = np.random.default_rng([seed, 1, session])  # a stream apart from the match deals
-        hands = deal_from(deck, rng, DEALS_PER_SESSION, players)
-        ledger = _seat_points(_arrange_all(strategies, hands, tables, device, rules), list(range(players)),
-                              rules).sum(axis=0)
-        return "session", np.array(places(ledger.tolist()))
+            rotated = sum(_seat_points(keys, [(i + r) % players for i in range(players)], rules)
+                          for r in range(players))
+        if any(index >= n_deal_chunks for index, _ in blocks):
+            seated = _seat_points(keys, list(range(players)), rules)
+        summaries = []
+        for (index, _), start, count in zip(blocks, np.cumsum([0, *counts[:-1]]), counts):
+            if index < n_deal_chunks:
+                summaries.append(("deals", rotated[start:start + count]))
+            else:
+                summaries.append(("session", np.array(places(seated[start:start + count].sum(axis=0).tolist()))))
+        return summaries
+
+    def work(block):
+        return work_many([block])[0]
 
     def combine(block, summary):
         nonlocal sessions_done
@@ -354,7 +375,8 @@ def match(strategies: Sequence[StrategyLike], deals: int = 10_000, seed: Optiona
             work((0, 2))  # compile (or load) the kernels first, so `seconds` is play time only
         started = time.perf_counter()
         partial = run_blocks(work_items, work, combine, total=deals + sessions * DEALS_PER_SESSION,
-                             progress=progress, backend=backend, scheduler=scheduler)
+                             progress=progress, backend=backend, scheduler=scheduler,
+                             group=_blocks_per_call(device, DEAL_CHUNK * players), work_many=work_many)
     scores = []
     for i, name in enumerate(names):
         moment = deal_moments[i]

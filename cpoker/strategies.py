@@ -176,7 +176,7 @@ def arrange_keys(strategy: StrategyLike, hands: np.ndarray, tables: "PolicyTable
     name, function = resolve_strategy(strategy, tables, rules)
     hands = np.sort(np.asarray(hands, dtype=np.uint8), axis=1)
     if function is greedy:
-        return strength_keys()[arrange_greedy(hands)[1]]
+        return strength_keys()[arrange_greedy(hands, device)[1]]
     if function is table:
         return strength_keys()[arrange_by_tables(hands, default_tables(rules), device)[1]]
     if isinstance(function, TablePolicy):

@@ -59,6 +59,24 @@ def main(rows: int, hands: int) -> dict:
         tables = default_tables(name)
         gpu, cpu = arrange_by_tables(sample, tables, "cuda"), arrange_by_tables(sample, tables)
         report[f"table_policy_{name}_equal"] = bool(np.array_equal(gpu[0], cpu[0]) and np.array_equal(gpu[1], cpu[1]))
+    from cpoker.devices import self_play_cuda
+    from cpoker.policy import arrange_greedy, sample_block
+
+    start = 10**9 + 7  # far into the stream: each thread jumps there
+    dealt = sample_block(3, start, hands)
+    for name, model in (("greedy", None), ("pagat", default_tables().model), ("2-4", default_tables("2-4").model)):
+        gpu = self_play_cuda(3, start, hands, model)
+        cpu = arrange_greedy(dealt) if model is None else arrange_by_tables(dealt, model)
+        report[f"self_play_{name}_equal"] = bool(np.array_equal(gpu[0], cpu[0]) and np.array_equal(gpu[1], cpu[1]))
+    import cpoker
+
+    small = max(2, hands)  # the simulator runs each GPU thread in Python
+    for name, kwargs in (("match", {"deals": small}), ("match_sessions", {"deals": 2, "sessions": 1})):
+        gpu, cpu = (cpoker.match(["table", "greedy"], seed=4, device=device, **kwargs) for device in ("cuda", "cpu"))
+        report[f"{name}_equal"] = gpu.to_dict()["scores"] == cpu.to_dict()["scores"]  # nan-free
+    gpu, cpu = (cpoker.simulate("2s 2h Ad / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac", opponents=2, samples=small, seed=4,
+                                device=device) for device in ("cuda", "cpu"))
+    report["simulate_equal"] = (gpu.ev, gpu.distribution) == (cpu.ev, cpu.distribution)
     from cpoker import Rules
     from cpoker._kernels.scoring import _pair_points_batch
     from cpoker.devices import settle_pairs_cuda

@@ -1,10 +1,10 @@
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 
 import cpoker
 from cpoker import Card, CardError, parse_cards
-from cpoker.cards import cards_mask, deal, format_cards, mask_cards
+from cpoker.cards import cards_mask, deal, deal_from, format_cards, mask_cards
 
 
 @pytest.mark.parametrize("text", ["As Kd Th 9c", "AS,KD,TH,9C", "as kd 10h 9c", "A♠ K♦ T♥ 9♣",
@@ -88,3 +88,33 @@ def test_public_api_names_resolve():
     assert np.asarray(parse_cards("As Kd")).tolist() == [12, 37]
     for name in cpoker.__all__:
         assert not type(getattr(cpoker, name)).__name__ == "module", name
+
+
+def numpy_deal_from(rest, rng, count, hands):
+    """The definition of a deal: a stable argsort of one double per card, 13 cards to each hand in turn."""
+    order = np.argsort(rng.random((count, len(rest))), axis=1, kind="stable")
+    return np.sort(rest[order[:, :13 * hands]].reshape(count, hands, 13), axis=2)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32), size=st.integers(13, 52), hands=st.integers(1, 4),
+       count=st.sampled_from([0, 1, 7, 500, 1025, 3000]), buffered=st.booleans(), data=st.data())
+def test_deals_are_numpys_stable_argsort_and_leave_the_generator_where_numpy_would(seed, size, hands, count,
+                                                                                    buffered, data):
+    """The dealing kernel steps PCG64 itself; the deals, their dtype and the generator afterwards are NumPy's."""
+    hands = min(hands, size // 13)
+    rest = np.sort(np.array(data.draw(st.permutations(range(52)))[:size]))
+    ours, theirs = np.random.default_rng(seed), np.random.default_rng(seed)
+    if buffered:  # a 32-bit draw leaves half a 64-bit output in the generator's buffer, which random() keeps
+        ours.integers(0, 7, dtype=np.uint32)
+        theirs.integers(0, 7, dtype=np.uint32)
+    dealt, expected = deal_from(rest, ours, count, hands), numpy_deal_from(rest, theirs, count, hands)
+    assert dealt.dtype == expected.dtype and np.array_equal(dealt, expected)
+    assert ours.bit_generator.state == theirs.bit_generator.state
+    assert np.array_equal(ours.integers(0, 2**31, 4, dtype=np.uint32), theirs.integers(0, 2**31, 4, dtype=np.uint32))
+
+
+def test_deals_from_other_generators_take_numpys_path():
+    rest = np.arange(52)
+    dealt = deal_from(rest, np.random.Generator(np.random.MT19937(3)), 20, 4)
+    assert np.array_equal(dealt, numpy_deal_from(rest, np.random.Generator(np.random.MT19937(3)), 20, 4))

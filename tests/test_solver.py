@@ -1,12 +1,15 @@
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from conftest import random_hands
 from naive import settle_pair
 
 import cpoker
 from cpoker import CardError, OptionError, solve
 from cpoker.arrange import arrangement_of_split, parse_hand
-from cpoker.policy import PolicyTables, RowModel, arrange_by_tables, arrange_greedy, build_tables, default_tables
+from cpoker.policy import (PolicyTables, RowModel, arrange_by_tables, arrange_greedy, build_tables, default_tables,
+                           sample_block, sample_hands)
 from cpoker.rules import PRESETS, Rules
 from cpoker.solver import deal_opponents
 from cpoker.strategies import arrange_keys, resolve_strategy
@@ -189,6 +192,31 @@ def test_greedy_takes_the_strongest_back_then_middle_and_never_fouls():
         assert arrangement.back_value.key == found.back_keys.max()
         assert arrangement.middle_value.key == found.middle_keys[same_back].max()
     assert not cpoker.greedy(HAND).is_foul
+
+
+def numpy_sample_block(seed: int, start: int, count: int) -> np.ndarray:
+    """The sample's definition in NumPy: the 13 cards with the smallest of 52 PCG64 doubles, in card order."""
+    bit_generator = np.random.PCG64(seed)
+    bit_generator.advance(52 * start)
+    uniforms = np.random.Generator(bit_generator).random((count, 52))
+    return np.sort(np.argpartition(uniforms, 13, axis=1)[:, :13], axis=1).astype(np.uint8)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**63), start=st.one_of(st.integers(0, 10**4), st.integers(0, 10**12)),
+       count=st.integers(0, 600))
+def test_sample_blocks_are_numpys_stream(seed, start, count):
+    """The kernel steps PCG64 itself (128-bit arithmetic in halves, jump-ahead): the very hands NumPy deals."""
+    assert np.array_equal(sample_block(seed, start, count), numpy_sample_block(seed, start, count))
+
+
+def test_sample_blocks_tile_the_sample_and_sample_hands_is_its_start():
+    whole = sample_block(2026, 0, 1_500)
+    assert np.array_equal(whole, numpy_sample_block(2026, 0, 1_500))
+    assert np.array_equal(np.concatenate([sample_block(2026, 0, 700), sample_block(2026, 700, 800)]), whole)
+    assert np.array_equal(sample_hands(1_500, 2026), whole)
+    excluded = sample_hands(50, 3, exclude=np.array([0, 51]))  # a smaller deck: NumPy's path
+    assert excluded.shape == (50, 13) and not np.isin(excluded, [0, 51]).any()
 
 
 def test_table_builds_are_bit_for_bit_reproducible(tmp_path):

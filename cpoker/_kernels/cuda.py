@@ -1,14 +1,16 @@
 """The per-hand kernels compiled for NVIDIA GPUs from the very same Python source.
 
-Every per-hand function of :mod:`.evaluate`, :mod:`.splits` and :mod:`.scoring`
-(strength keys, best-of-7, subset keys, the table policy's search, the pair
-settlement with scoring bonuses and royalties) is an ``@jit`` function of
-scalars and small arrays.  Here each one's code object is re-bound in a
-namespace where the helpers it calls are *their* CUDA twins, and compiled with
+Every per-hand function of :mod:`.evaluate`, :mod:`.splits`, :mod:`.scoring`
+and :mod:`.deal` (strength keys, best-of-7, subset strengths, the table
+policy's search, greedy, the pair settlement with scoring bonuses and
+royalties, the seeded deal) is an ``@jit`` function of scalars and small
+arrays.  Here each one's code object is re-bound in a namespace where the
+helpers it calls are *their* CUDA twins, and compiled with
 ``numba.cuda.jit(device=True)``: one source, two targets, so the GPU cannot
-drift from the CPU.  The kernels below only add the thread layout: a
-grid-stride loop for batch evaluation, one thread per hand (its scratch in
-local memory) for the table policy.
+drift from the CPU.  Only three leaves differ (:data:`GPU_LEAVES`: bit
+instructions where the CPU reads small tables).  The kernels below only add
+the thread layout: a grid-stride loop for batch evaluation, one thread per
+hand (its scratch in local memory) for the table policy and self-play.
 
 Nothing here is imported unless ``device="cuda"`` is asked for.  Under
 ``NUMBA_ENABLE_CUDASIM=1`` numba's simulator runs these kernels on the CPU,
@@ -21,13 +23,14 @@ import types
 
 import numpy as np
 
-from . import evaluate, lookup, scoring, splits
+from . import deal, evaluate, lookup, scoring, splits
 
 TWINNED = {
+    deal: ("_mul_high", "_mul128", "_add128", "pcg_step", "pcg_output", "pcg_advance", "deal_hands"),
     evaluate: ("_suit_ranks", "_rank_groups", "_make_key", "key5", "key3", "mask_of_ids", "_top_ranks", "best_key"),
     lookup: ("perfect_hash_value", "perfect_hash_slot", "flush_ranks"),
     splits: ("subset_strengths", "hand_subsets", "rows_bonus", "strength_threshold", "best_split_by_row_values",
-             "table_policy_hand"),
+             "table_policy_hand", "greedy_hand"),
     scoring: ("_royalty", "pair_parts", "pair_points"),
 }
 N_SUBSETS5, N_SUBSETS3 = 1287, 286
@@ -49,9 +52,12 @@ def count_ranks(ranks):
 
 
 def top_rank(ranks):
-    """:func:`.evaluate.top_rank` from the count of leading zeros of 32 bits (``ranks | 1``: 0 maps to 0)."""
-    ranks = np.int32(ranks)
-    return (ranks != 0) * (np.int64(1) << np.int64(31 - cuda.clz(ranks | np.int32(1))))
+    """:func:`.evaluate.top_rank` from the count of leading zeros of 32 bits (``ranks | 1``: 0 maps to 0).
+
+    The argument of ``clz`` is cast after the ``|``: numba widens int32 operations to 64 bits, and the
+    simulator's ``clz`` counts 32 bits whatever it is given.
+    """
+    return (ranks != 0) * (np.int64(1) << np.int64(31 - cuda.clz(np.int32(ranks | 1))))
 
 
 def straight_top(ranks):
@@ -95,9 +101,9 @@ def build_kernels(cuda_module) -> dict:
     cuda = cuda_module
     twins = device_twins(cuda)
     key3, key5, best_key, mask_of_ids = twins["key3"], twins["key5"], twins["best_key"], twins["mask_of_ids"]
-    table_policy_hand = twins["table_policy_hand"]
+    table_policy_hand, greedy_hand, deal_hands = twins["table_policy_hand"], twins["greedy_hand"], twins["deal_hands"]
     pair_points = twins["pair_points"]
-    from numba import float64, int32, int64, uint16
+    from numba import float64, int32, int64, uint8, uint16, uint64
 
     @cuda.jit
     def settle_pairs(a, b, scoring_method, royalties, require_win, out):
@@ -132,15 +138,12 @@ def build_kernels(cuda_module) -> dict:
             else:
                 out[i] = best_key(masks[i])
 
-    @cuda.jit
-    def table_policy(hands, row_values, row_bounds, row_wins, row_losses, scoop, majority, rest_best, self_bounds,
-                     card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths, flush_strengths,
-                     rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values, middles, fronts,
-                     chosen, chosen_strengths):
-        """One thread per hand: the CPU's ``table_policy_hand`` with scratch in local memory."""
-        h = cuda.grid(1)
-        if h >= hands.shape[0]:
-            return
+    @cuda.jit(device=True)
+    def policy_into(hand, h, row_values, row_bounds, row_wins, row_losses, scoop, majority, rest_best, self_bounds,
+                    card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths, flush_strengths,
+                    rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values, middles, fronts,
+                    chosen, chosen_strengths):
+        """The CPU's ``table_policy_hand`` of ``hand``, its scratch in local memory, stored at row ``h``."""
         index5 = cuda.local.array(N_SUBSETS5, uint16)
         index3 = cuda.local.array(N_SUBSETS3, uint16)
         masks5 = cuda.local.array(N_SUBSETS5, int64)
@@ -149,7 +152,7 @@ def build_kernels(cuda_module) -> dict:
         candidates = cuda.local.array(N_SUBSETS5, int32)
         candidate_bounds = cuda.local.array(N_SUBSETS5, float64)
         best, front, middle, back = table_policy_hand(
-            hands[h], row_values, row_bounds, row_wins, row_losses, scoop, majority, rest_best, self_bounds,
+            hand, row_values, row_bounds, row_wins, row_losses, scoop, majority, rest_best, self_bounds,
             card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths, flush_strengths,
             rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values, middles, fronts, index5,
             index3, masks5, codes5, front_values, candidates, candidate_bounds)
@@ -158,5 +161,77 @@ def build_kernels(cuda_module) -> dict:
         chosen_strengths[h, 1] = middle
         chosen_strengths[h, 2] = back
 
+    @cuda.jit(device=True)
+    def greedy_into(hand, h, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
+                    flush_strengths, middles, fronts, chosen, chosen_strengths):
+        """The CPU's ``greedy_hand`` of ``hand``, its scratch in local memory, stored at row ``h``."""
+        index5 = cuda.local.array(N_SUBSETS5, uint16)
+        index3 = cuda.local.array(N_SUBSETS3, uint16)
+        masks5 = cuda.local.array(N_SUBSETS5, int64)
+        codes5 = cuda.local.array(N_SUBSETS5, int64)
+        best, front, middle, back = greedy_hand(hand, card_codes, multiplier, bucket_shift, slot_mask, displacements,
+                                                strengths, flush_strengths, middles, fronts, index5, index3, masks5,
+                                                codes5)
+        chosen[h] = best
+        chosen_strengths[h, 0] = front
+        chosen_strengths[h, 1] = middle
+        chosen_strengths[h, 2] = back
+
+    @cuda.jit
+    def table_policy(hands, row_values, row_bounds, row_wins, row_losses, scoop, majority, rest_best, self_bounds,
+                     card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths, flush_strengths,
+                     rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values, middles, fronts,
+                     chosen, chosen_strengths):
+        """One thread per hand: the CPU's ``table_policy_hand``."""
+        h = cuda.grid(1)
+        if h < hands.shape[0]:
+            policy_into(hands[h], h, row_values, row_bounds, row_wins, row_losses, scoop, majority, rest_best,
+                        self_bounds, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
+                        flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values,
+                        middles, fronts, chosen, chosen_strengths)
+
+    @cuda.jit
+    def greedy(hands, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths, flush_strengths,
+               middles, fronts, chosen, chosen_strengths):
+        """One thread per hand: the CPU's ``greedy_hand``."""
+        h = cuda.grid(1)
+        if h < hands.shape[0]:
+            greedy_into(hands[h], h, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
+                        flush_strengths, middles, fronts, chosen, chosen_strengths)
+
+    @cuda.jit
+    def self_play_policy(state_high, state_low, inc_high, inc_low, first, deck, row_values, row_bounds, row_wins,
+                         row_losses, scoop, majority, rest_best, self_bounds, card_codes, multiplier, bucket_shift,
+                         slot_mask, displacements, strengths, flush_strengths, rest_multiplier, rest_shift,
+                         rest_slot_mask, rest_displacements, rest_values, middles, fronts, chosen, chosen_strengths):
+        """Hand ``first + h`` of the sample, dealt by thread ``h`` from the seeded stream, arranged by the policy.
+
+        A self-play pass on the GPU: the hands never exist outside the thread that deals them.
+        """
+        h = cuda.grid(1)
+        if h < chosen.shape[0]:
+            hand = cuda.local.array((1, 1, 13), uint8)
+            deal_hands(state_high, state_low, inc_high, inc_low, first + h, 1, deck, cuda.local.array(13, uint64), hand,
+                       0)
+            policy_into(hand[0, 0], h, row_values, row_bounds, row_wins, row_losses, scoop, majority, rest_best,
+                        self_bounds, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
+                        flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values,
+                        middles, fronts, chosen, chosen_strengths)
+
+    @cuda.jit
+    def self_play_greedy(state_high, state_low, inc_high, inc_low, first, deck, card_codes, multiplier, bucket_shift,
+                         slot_mask, displacements, strengths, flush_strengths, middles, fronts, chosen,
+                         chosen_strengths):
+        """The greedy start of self-play: :func:`self_play_policy` with the CPU's ``greedy_hand``."""
+        h = cuda.grid(1)
+        if h >= chosen.shape[0]:
+            return
+        hand = cuda.local.array((1, 1, 13), uint8)
+        deal_hands(state_high, state_low, inc_high, inc_low, first + h, 1, deck, cuda.local.array(13, uint64), hand,
+                   0)
+        greedy_into(hand[0, 0], h, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
+                    flush_strengths, middles, fronts, chosen, chosen_strengths)
+
     return {"keys_from_ids": keys_from_ids, "keys_from_masks": keys_from_masks, "table_policy": table_policy,
-            "settle_pairs": settle_pairs}
+            "settle_pairs": settle_pairs, "greedy": greedy, "self_play_policy": self_play_policy,
+            "self_play_greedy": self_play_greedy}

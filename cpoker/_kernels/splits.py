@@ -704,42 +704,58 @@ def _table_policy(hands, row_values, row_bounds, row_wins, row_losses, scoop, ma
 
 
 @jit
-def _greedy_block(hands, start, stop, strength_keys, subsets5, subsets3, splits, chosen, strengths):
-    """Strongest back, then strongest middle from the other 8, front the rest.
+def greedy_hand(hand, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths, flush_strengths,
+                middles, fronts, index5, index3, masks5, codes5):
+    """Greedy split of one hand: ``(split, front, middle, back strengths)``.
 
-    Among equally strong backs the first subset wins.  The result cannot foul
-    (the middle is the best 5 of 8 cards that include the front), and the
-    middle search only admits non-fouling splits, so none is ever returned.
+    Strongest back, then strongest middle from the other 8, front the rest.
+    Among equally strong backs the first subset wins, and among middles the
+    first split.  The result cannot foul (the middle is the best 5 of 8 cards
+    that include the front), and the middle search only admits non-fouling
+    splits, so none is ever returned.  Dense strengths order rows as their
+    keys do, so this is the greedy choice by keys.  Scratch as in
+    :func:`table_policy_hand` (its first four arrays).
     """
-    keys5 = np.empty(subsets5.shape[0], dtype=np.int32)
-    keys3 = np.empty(subsets3.shape[0], dtype=np.int32)
+    subset_strengths(hand, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
+                     flush_strengths, index5, index3, masks5, codes5)
+    best_back = 0
+    for i in range(index5.shape[0]):
+        if index5[i] > index5[best_back]:
+            best_back = i
+    best = 56 * best_back
+    best_middle = -1
+    for k in range(56 * best_back, 56 * best_back + 56):
+        middle = np.int64(index5[middles[k]])
+        if middle > best_middle and middle >= index3[fronts[k]]:
+            best_middle = middle
+            best = k
+    return best, index3[fronts[best]], index5[middles[best]], index5[best_back]
+
+
+@jit
+def _greedy_block(hands, start, stop, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
+                  flush_strengths, middles, fronts, chosen, chosen_strengths):
+    """Greedy split of ``hands[start:stop]`` (see :func:`greedy_hand`)."""
+    index5, index3, masks5, codes5, _, _, _ = _policy_scratch()
     for h in range(start, stop):
-        subset_keys(hands[h], subsets5, subsets3, keys5, keys3)
-        best_back = 0
-        for i in range(keys5.shape[0]):
-            if keys5[i] > keys5[best_back]:
-                best_back = i
-        best = -1
-        best_middle = np.int32(-1)
-        for k in range(56 * best_back, 56 * best_back + 56):
-            middle = keys5[splits[k, 1]]
-            if middle > best_middle and middle >= keys3[splits[k, 2]]:
-                best_middle = middle
-                best = k
+        best, front, middle, back = greedy_hand(hands[h], card_codes, multiplier, bucket_shift, slot_mask,
+                                                displacements, strengths, flush_strengths, middles, fronts, index5,
+                                                index3, masks5, codes5)
         chosen[h] = best
-        strengths[h, 0] = np.searchsorted(strength_keys, keys3[splits[best, 2]])
-        strengths[h, 1] = np.searchsorted(strength_keys, keys5[splits[best, 1]])
-        strengths[h, 2] = np.searchsorted(strength_keys, keys5[best_back])
+        chosen_strengths[h, 0] = front
+        chosen_strengths[h, 1] = middle
+        chosen_strengths[h, 2] = back
 
 
 @jit(parallel=True)
-def _greedy(hands, strength_keys, subsets5, subsets3, splits):
-    """Greedy arrangement of each hand (see :func:`_greedy_block`), blocks in parallel."""
+def _greedy(hands, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths, flush_strengths,
+            middles, fronts):
+    """Greedy arrangement of each hand (see :func:`greedy_hand`), blocks in parallel."""
     n_hands = hands.shape[0]
     chosen = np.empty(n_hands, dtype=np.int32)
-    strengths = np.empty((n_hands, 3), dtype=np.int16)
+    chosen_strengths = np.empty((n_hands, 3), dtype=np.int16)
     n_blocks = (n_hands + BLOCK - 1) // BLOCK
     for block in numba.prange(n_blocks):
-        _greedy_block(hands, block * BLOCK, min(n_hands, (block + 1) * BLOCK), strength_keys, subsets5,
-                      subsets3, splits, chosen, strengths)
-    return chosen, strengths
+        _greedy_block(hands, block * BLOCK, min(n_hands, (block + 1) * BLOCK), card_codes, multiplier, bucket_shift,
+                      slot_mask, displacements, strengths, flush_strengths, middles, fronts, chosen, chosen_strengths)
+    return chosen, chosen_strengths
