@@ -78,7 +78,8 @@ def _seed_option(sub: argparse.ArgumentParser, default=None, drawn: bool = True)
 
 def _device_option(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--device", choices=("cpu", "cuda"), default="cpu",
-                     help="where the table policy runs: cpu (default) or cuda (an NVIDIA GPU); same results")
+                     help="where hands are arranged (table policy, greedy; self-play passes whole): cpu (default) or "
+                          "cuda (an NVIDIA GPU); same results")
 
 
 def _backend_options(sub: argparse.ArgumentParser) -> None:

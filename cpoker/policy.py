@@ -510,7 +510,8 @@ def build_tables(hands: int = BUILD_HANDS, seed: int = BUILD_SEED, max_iteration
     chunk
         Hands per block (default 2,000 on the CPU, 1,000,000 on a GPU); never changes the result.
     device
-        ``"cpu"`` or ``"cuda"``: where the table policy runs (identical tables).
+        ``"cpu"`` or ``"cuda"``: where the self-play passes run (identical tables); on a GPU
+        each pass deals and arranges its hands there, and only the choices come back.
     backend, scheduler
         ``"local"`` or ``"dask"`` (see :mod:`cpoker.runner`): where the blocks run (identical tables).
     rules
