@@ -6,9 +6,10 @@ Simulations, matches and solves deal on the host from the same seeded streams
 on either device; a self-play pass deals on the GPU, each thread stepping the
 sample's PCG64 stream with the CPU's own dealing kernel (:mod:`cpoker._kernels.deal`),
 so all of them give the same results on both.  What runs on the GPU: batch
-evaluation, the table policy (the opponent model inside every simulation,
-match and solve), and whole self-play passes (dealing, the greedy start, the
-policy); plug-in strategies and settlement stay on the CPU.
+evaluation, the table policy and greedy (as match strategies and as the
+opponents of simulations and solves), and whole self-play passes (dealing,
+the greedy start, the policy); plug-in strategies and settlement stay on the
+CPU.
 
 ``device="cuda"`` needs an NVIDIA GPU with its driver and the ``numba-cuda``
 package (``pip install "cpoker[cuda]"``); without them it raises
@@ -111,7 +112,11 @@ def _model_arguments(model: "RowModel | None") -> tuple:
 
 
 def _arrange_in_batches(count: int, launch) -> tuple[np.ndarray, np.ndarray]:
-    """``(chosen, strengths)`` of ``count`` hands, ``launch(offset, size, chosen, strengths)`` filling each batch."""
+    """``(chosen, strengths)`` of ``count`` hands in batches of at most ``GPU_BATCH``.
+
+    ``launch(blocks, threads, offset, size, chosen, strengths)`` starts the kernel that fills the device arrays
+    ``chosen`` and ``strengths`` with hands ``offset .. offset + size``.
+    """
     from ._kernels.cuda import THREADS
 
     cuda, _, _ = cuda_runtime()
