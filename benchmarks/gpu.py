@@ -139,16 +139,27 @@ def main(size: str, path: "str | None" = None) -> dict:
     model_arguments = [cuda.to_device(a) if isinstance(a, np.ndarray) else a for a in values.model.kernel_arguments()]
     chosen = cuda.device_array(len(hands), dtype=np.int32)
     chosen_strengths = cuda.device_array((len(hands), 3), dtype=np.int16)
-    for threads in (64, 128, 256):  # the block size: occupancy against the local memory each thread holds
-        def launch(threads=threads):
-            kernels["table_policy"][-(-len(hands) // threads), threads](
+    expected = arrange_by_tables(hands[:100_000], values, "cuda")[0]
+    # the block size, then a register cap (more threads resident to hide local memory's latency): the same code,
+    # so the same answers, which are checked
+    variants = [(None, 64), (None, 128), (None, 256), (56, 128), (48, 128), (40, 128), (32, 128)]
+    for registers, threads in variants if out["device"] != "simulator" else variants[:3]:  # no caps to simulate
+        kernel = kernels["table_policy"]
+        if registers is not None:
+            kernel = cuda.jit(max_registers=registers)(kernel.py_func)
+
+        def launch(kernel=kernel, threads=threads):
+            kernel[-(-len(hands) // threads), threads](
                 device_hands, *model_arguments, *tables["policy_lookups"], *tables["split_columns"], chosen,
                 chosen_strengths)
             cuda.synchronize()
 
         launch()
-        out[f"table policy GPU hands/s (kernel, device data, {threads} threads a block)"] = \
-            len(hands) / best_of(launch, 2)
+        cap = "" if registers is None else f", at most {registers} registers"
+        name = f"table policy GPU hands/s (kernel, device data, {threads} threads a block{cap})"
+        out[name] = len(hands) / best_of(launch, 2)
+        if not np.array_equal(chosen.copy_to_host()[:len(expected)], expected):
+            out[name] = "differs from the CPU"
     started = stage(out, "table policy", started, path)
 
     # self-play passes: hands dealt on the GPU from the seeded stream (greedy start, then the policy)
