@@ -42,6 +42,7 @@ def check_device(device: object) -> str:
 def cuda_runtime():
     """``(numba.cuda, kernels, device tables)``, or an :class:`OptionError` saying what is missing."""
     from ._kernels.cuda import build_kernels, import_cuda
+    from .policy import FULL_DECK
     from .tables import rest_lookup_arguments, row_lookup_arguments, split_tables
 
     try:
@@ -57,7 +58,7 @@ def cuda_runtime():
                     for x in (*row_lookup_arguments(), *rest_lookup_arguments()))
     tables = {"policy_lookups": lookups, "row_lookups": lookups[:len(row_lookup_arguments())],
               "split_columns": (cuda.to_device(split_tables().middles), cuda.to_device(split_tables().fronts)),
-              "deck": cuda.to_device(np.arange(52, dtype=np.uint8))}
+              "deck": cuda.to_device(FULL_DECK)}
     return cuda, kernels, tables
 
 

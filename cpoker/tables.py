@@ -121,10 +121,16 @@ LOOKUP_SIZES = (5, 6, 7)  # hand sizes of the evaluator's row-displacement table
 RANK_CONSTANTS = (1, 2, 6, 23, 99, 454, 2032, 8699, 22855, 83662, 262350, 636346, 1479182)
 KEY_FIELD = (1 << SUIT_SHIFT) - 1  # the rank key's bits in an evaluator code (its sums stay below 2**23)
 ROW_SHIFT = 10  # row displacement: slot = key + displacements[key >> ROW_SHIFT]
-# the rows a sum of up to 7 rank constants can reach; five cards of one suit are looked up at their rank key plus
-# FLUSH_KEY_OFFSET, in rows of their own after those (a 5-card flush's ranks are all of the hand's ranks)
-_KEY_ROWS = (7 * RANK_CONSTANTS[-1] >> ROW_SHIFT) + 1
-FLUSH_KEY_OFFSET = _KEY_ROWS << ROW_SHIFT
+
+
+def _key_rows(shift: int = ROW_SHIFT) -> int:
+    """The rows of ``2**shift`` keys that a sum of up to 7 rank constants can reach."""
+    return (7 * RANK_CONSTANTS[-1] >> shift) + 1
+
+
+# five cards of one suit are looked up at their rank key plus FLUSH_KEY_OFFSET, in rows of their own after those
+# of the rank keys (a 5-card flush's ranks are all of the hand's ranks)
+FLUSH_KEY_OFFSET = _key_rows() << ROW_SHIFT
 ROWS = "rows"  # the hash of every 3-card and 5-card rank multiset, to dense strength indices
 REST = "rest"  # the hash of every 8-card rank multiset (what a back leaves), to its best middle and front
 # (slot bits, bucket bits) per table: about 0.75-0.9 keys per slot and 6-7 per bucket
@@ -246,7 +252,7 @@ def row_displacement(keys: np.ndarray, values: np.ndarray, shift: int = ROW_SHIF
     # every row a sum of up to 7 codes can reach, so that garbage input (check=False) still reads inside
     # the tables: rows without keys point at slots 0 .. 2**shift - 1, and the table runs 2**shift past
     # the last row's base
-    n_rows = ((7 * RANK_CONSTANTS[-1] >> shift) + 1) * regions
+    n_rows = _key_rows(shift) * regions
     displacements = -(np.arange(n_rows, dtype=np.int64) << shift)
     table = np.zeros(len(occupied) + (1 << shift), dtype=np.int32)
     last_base = 0

@@ -224,13 +224,12 @@ def build_kernels(cuda_module) -> dict:
                          chosen_strengths):
         """The greedy start of self-play: :func:`self_play_policy` with the CPU's ``greedy_hand``."""
         h = cuda.grid(1)
-        if h >= chosen.shape[0]:
-            return
-        hand = cuda.local.array((1, 1, 13), uint8)
-        deal_hands(state_high, state_low, inc_high, inc_low, first + h, 1, deck, cuda.local.array(13, uint64), hand,
-                   0)
-        greedy_into(hand[0, 0], h, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
-                    flush_strengths, middles, fronts, chosen, chosen_strengths)
+        if h < chosen.shape[0]:
+            hand = cuda.local.array((1, 1, 13), uint8)
+            deal_hands(state_high, state_low, inc_high, inc_low, first + h, 1, deck, cuda.local.array(13, uint64), hand,
+                       0)
+            greedy_into(hand[0, 0], h, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
+                        flush_strengths, middles, fronts, chosen, chosen_strengths)
 
     return {"keys_from_ids": keys_from_ids, "keys_from_masks": keys_from_masks, "table_policy": table_policy,
             "settle_pairs": settle_pairs, "greedy": greedy, "self_play_policy": self_play_policy,

@@ -34,7 +34,7 @@ from .._jit import jit
 
 MULTIPLIER_HIGH = np.uint64(2549297995355413924)  # PCG's default 128-bit multiplier
 MULTIPLIER_LOW = np.uint64(4865540595714422341)
-CARDS_PER_HAND, DECK = 13, 52
+CARDS_PER_HAND = 13
 SUB_BLOCK = 256  # hands a CPU thread deals after one jump
 
 
