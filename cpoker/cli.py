@@ -534,22 +534,31 @@ def _cmd_tables(args) -> int:
             raise OptionError(f"no tables are shipped for the rules {rules.name!r}; give a tables FILE")
         tables = PolicyTables.load(path)
         info = {"path": str(path), "sha256": _sha256(path), "rules": tables.rules.to_dict(), "hands": tables.hands,
-                "seed": tables.seed, "iterations": tables.iterations, "history": list(tables.history)}
+                "seed": tables.seed, "iterations": tables.iterations, "partial": tables.partial,
+                "resumable": tables.previous_distribution is not None, "history": list(tables.history)}
         if args.json:
             _print_json(info)
         else:
+            unfinished = (f" (unfinished: 'cpoker tables build --resume {path}' continues it)" if info["resumable"]
+                          else " (partial)" if tables.partial else "")
             print(f"{path}\nsha256 {info['sha256']}\nrules {tables.rules.name}: self-play on {tables.hands} hands, "
-                  f"seed {tables.seed}, {tables.iterations} iterations")
+                  f"seed {tables.seed}, {tables.iterations} iterations{unfinished}")
             for step in tables.history:
                 print(f"  iteration {step['iteration']:3d}: {100 * step['changed']:6.2f}% of hands changed "
                       f"arrangement, row values moved {step['values_moved']:.4f}")
         return 0
     show_progress = not args.quiet and sys.stderr.isatty()
-    default_out = tables_file(rules.name) if _shipped_tables_path(rules) else "policy_tables_custom.npz"
+    resume = PolicyTables.load(args.resume) if args.resume else None  # checked against the options by build_tables
+    if resume is not None:
+        default_out = args.resume  # the unfinished build's file becomes the finished one's
+    else:
+        default_out = tables_file(rules.name) if _shipped_tables_path(rules) else "policy_tables_custom.npz"
     out = check_writable(args.out or default_out)  # before minutes of self-play, not after
     tables = build_tables(hands=args.hands, seed=args.seed, max_iterations=args.max_iterations,
                           tolerance=args.tolerance, progress=show_progress, device=args.device,
-                          backend=args.backend, scheduler=args.scheduler, rules=rules)
+                          backend=args.backend, scheduler=args.scheduler, rules=args.rules, resume=resume,
+                          checkpoint=_checkpoint_writer(out) if args.checkpoint else None)
+    rules = tables.rules
     tables.save(out)
     digest = _sha256(out)
     shipped = _shipped_tables_path(rules)
@@ -557,18 +566,37 @@ def _cmd_tables(args) -> int:
     last = tables.history[-1]
     if args.json:
         _print_json({"out": str(out), "sha256": digest, "identical_to_shipped": same, "rules": rules.to_dict(),
-                     "hands": args.hands,
-                     "seed": args.seed, "iterations": tables.iterations, "partial": tables.partial,
+                     "hands": tables.hands, "seed": tables.seed, "iterations": tables.iterations,
+                     "resumed_after": resume.iterations if resume else None, "partial": tables.partial,
                      "history": list(tables.history)})
     else:
         status = (f" (PARTIAL: stopped during iteration {tables.iterations + 1}; the file holds the tables of "
-                  f"iteration {tables.iterations})" if tables.partial else "")
-        print(f"wrote {out} ({rules.name} rules) after {tables.iterations} iterations on {args.hands} hands, "
-              f"seed {args.seed} "
+                  f"iteration {tables.iterations}; 'cpoker tables build --resume {out}' continues it)"
+                  if tables.partial else "")
+        resumed = f", resumed after iteration {resume.iterations}" if resume else ""
+        print(f"wrote {out} ({rules.name} rules) after {tables.iterations} iterations on {tables.hands} hands, "
+              f"seed {tables.seed}{resumed} "
               f"(last: {100 * last['changed']:.2f}% of hands changed, values moved {last['values_moved']:.4f})"
               + status)
         print(f"sha256 {digest}" + ("  (identical to the shipped tables)" if same else ""))
     return PARTIAL if tables.partial else 0
+
+
+def _checkpoint_writer(out: Path):
+    """Save each checkpoint over ``out`` (atomically); a failed write is reported once and the build goes on."""
+    failed: list = []
+
+    def save(tables) -> None:
+        if failed:
+            return
+        try:
+            tables.save(out)
+        except OSError as error:
+            failed.append(error)
+            print(f"cpoker: warning: cannot write the checkpoint {out} ({error.strerror or error}); "
+                  "the build goes on without checkpoints", file=sys.stderr)
+
+    return save
 
 
 # --- serve ------------------------------------------------------------------------------------
@@ -623,7 +651,7 @@ def _cmd_serve(args) -> int:
 
 def make_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``cpoker`` command."""
-    from .errors import MAX_DEALS, MAX_ITERATIONS, MAX_SAMPLES, MAX_SESSIONS, MAX_TABLE_HANDS
+    from .errors import MAX_DEALS, MAX_ITERATIONS, MAX_SAMPLES, MAX_SEED, MAX_SESSIONS, MAX_TABLE_HANDS
     from .policy import DEFAULT_BUILD
 
     parser = _Parser(prog="cpoker", description="Closed 13-card Chinese poker: evaluate, score, deal, solve, "
@@ -764,9 +792,11 @@ def make_parser() -> argparse.ArgumentParser:
                               epilog="examples: cpoker tables build --rules 2-4\n"
                                      "          cpoker tables build --rules house.toml --hands 20000 --out house.npz",
                               formatter_class=argparse.RawDescriptionHelpFormatter)
-    build.add_argument("--hands", type=_int_in(1, MAX_TABLE_HANDS), default=DEFAULT_BUILD["hands"],
-                       help=f"self-play sample size (default {DEFAULT_BUILD['hands']})")
-    _seed_option(build, DEFAULT_BUILD["seed"], drawn=False)
+    build.add_argument("--hands", type=_int_in(1, MAX_TABLE_HANDS), default=None,
+                       help=f"self-play sample size (default {DEFAULT_BUILD['hands']}; resuming: the build's)")
+    build.add_argument("--seed", type=_int_in(0, MAX_SEED), default=None,
+                       help=f"seed of the sample, 0 to 2**63-1 (default {DEFAULT_BUILD['seed']}; "
+                            "resuming: the build's)")
     build.add_argument("--max-iterations", type=_int_in(1, MAX_ITERATIONS), default=DEFAULT_BUILD["max_iterations"])
     build.add_argument("--tolerance", type=_fraction, default=DEFAULT_BUILD["tolerance"],
                        help="stop when fewer hands than this share (0 to 1) change arrangement")
@@ -774,6 +804,13 @@ def make_parser() -> argparse.ArgumentParser:
     build.add_argument("--out", default=None,
                        help="output file (default: the shipped file's name, policy_tables.npz for pagat, "
                             "policy_tables_2-4.npz for 2-4, ...; policy_tables_custom.npz for a rules file)")
+    build.add_argument("--checkpoint", action="store_true",
+                       help="after every iteration, save the tables so far to the output file, which --resume "
+                            "continues: a build killed outright loses one pass at most")
+    build.add_argument("--resume", metavar="FILE", default=None,
+                       help="continue the unfinished build in FILE (a checkpoint, or tables a signal stopped) to the "
+                            "very tables it would have made uninterrupted; its sample and rules are kept, and the "
+                            "output goes to FILE unless --out says otherwise")
     build.add_argument("--quiet", action="store_true", help="no progress bar")
     _device_option(build)
     _backend_options(build)

@@ -23,7 +23,7 @@ import zipfile
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 import numpy as np
 
@@ -222,6 +222,11 @@ class PolicyTables:
         The rules the policy plays under (its :class:`RowModel`): the rules of
         the self-play that learned the distribution, unless re-valued by
         :func:`default_tables` for house rules.
+    previous_distribution
+        Only in the tables of an unfinished build (``partial``: stopped by a
+        signal, or a checkpoint): the average before the last iteration, from
+        which :func:`build_tables` (``resume=``) replays that iteration's
+        choices and continues exactly where the build stopped.
     """
 
     distribution: np.ndarray
@@ -230,23 +235,17 @@ class PolicyTables:
     history: tuple = field(default=())
     partial: bool = False
     rules: "Rules" = field(default=None)  # type: ignore[assignment]  # None: the default rules
+    previous_distribution: Optional[np.ndarray] = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if self.rules is None:
             object.__setattr__(self, "rules", DEFAULT_RULES)
         elif not isinstance(self.rules, Rules):
             raise OptionError(f"tables' rules must be a Rules object, got {type(self.rules).__name__}")
-
-        size = len(strength_keys())
-        try:
-            distribution = np.asarray(self.distribution, dtype=np.float64)
-        except (TypeError, ValueError):
-            distribution = np.empty(0)
-        if (distribution.shape != (3, size) or not np.isfinite(distribution).all() or (distribution < 0).any()
-                or not np.allclose(distribution.sum(axis=1), 1.0)):
-            raise OptionError(f"tables need a (3, {size}) distribution of probabilities (each row summing to 1), "
-                              f"got shape {distribution.shape}")
-        object.__setattr__(self, "distribution", distribution)
+        object.__setattr__(self, "distribution", _checked_distribution(self.distribution, "distribution"))
+        if self.previous_distribution is not None:
+            object.__setattr__(self, "previous_distribution",
+                               _checked_distribution(self.previous_distribution, "previous distribution"))
 
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
@@ -281,6 +280,8 @@ class PolicyTables:
             fields["rules"] = self.rules.to_toml()
         meta = json.dumps(fields, sort_keys=True)
         arrays = {"distribution": np.ascontiguousarray(self.distribution, dtype=np.float64), "meta": np.array(meta)}
+        if self.previous_distribution is not None:  # an unfinished build's, to resume it
+            arrays["previous_distribution"] = np.ascontiguousarray(self.previous_distribution, dtype=np.float64)
         out = io.BytesIO()
         with zipfile.ZipFile(out, "w") as archive:
             for name, array in arrays.items():
@@ -313,8 +314,10 @@ class PolicyTables:
                 meta = json.loads(str(data["meta"]))
                 distribution = np.asarray(data["distribution"], dtype=np.float64)
                 rules = Rules.from_toml_text(meta["rules"], f"{path} (rules)") if "rules" in meta else None
+                previous = (np.asarray(data["previous_distribution"], dtype=np.float64)
+                            if "previous_distribution" in data.files else None)
                 tables = cls(distribution, int(meta["hands"]), int(meta["seed"]), tuple(meta["history"]),
-                             bool(meta.get("partial", False)), rules)
+                             bool(meta.get("partial", False)), rules, previous)
         except OSError as error:
             raise OptionError(f"cannot read tables file {path}: {error.strerror or error}") from None
         except (OptionError, RulesError) as error:  # our own checks of the distribution and the rules
@@ -323,6 +326,20 @@ class PolicyTables:
             raise OptionError(f"{path} is not a cpoker tables file ({type(error).__name__}: "
                               f"{str(error)[:80]})") from None
         return tables
+
+
+def _checked_distribution(distribution, what: str) -> np.ndarray:
+    """``distribution`` as float64, once checked to be ``(3, S)`` probabilities, each row summing to 1."""
+    size = len(strength_keys())
+    try:
+        array = np.asarray(distribution, dtype=np.float64)
+    except (TypeError, ValueError):
+        array = np.empty(0)
+    if (array.shape != (3, size) or not np.isfinite(array).all() or (array < 0).any()
+            or not np.allclose(array.sum(axis=1), 1.0)):
+        raise OptionError(f"tables need a (3, {size}) {what} of probabilities (each row summing to 1), "
+                          f"got shape {array.shape}")
+    return array
 
 
 def tables_file(preset: str) -> str:
@@ -487,24 +504,27 @@ DEFAULT_BUILD = {"hands": BUILD_HANDS, "seed": BUILD_SEED, "max_iterations": BUI
                  "tolerance": BUILD_TOLERANCE}
 
 
-def build_tables(hands: int = BUILD_HANDS, seed: int = BUILD_SEED, max_iterations: int = BUILD_MAX_ITERATIONS,
-                 tolerance: float = BUILD_TOLERANCE, progress: bool = False, chunk: Optional[int] = None,
-                 device: str = "cpu", backend: str = "local", scheduler: Optional[str] = None,
-                 rules: "Rules | str | None" = None) -> PolicyTables:
+def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
+                 max_iterations: int = BUILD_MAX_ITERATIONS, tolerance: float = BUILD_TOLERANCE,
+                 progress: bool = False, chunk: Optional[int] = None, device: str = "cpu", backend: str = "local",
+                 scheduler: Optional[str] = None, rules: "Rules | str | None" = None,
+                 resume: "PolicyTables | str | Path | None" = None,
+                 checkpoint: "Callable[[PolicyTables], None] | None" = None) -> PolicyTables:
     """Learn the table policy by fictitious self-play (see module docstring).
 
     Parameters
     ----------
     hands
-        Size of the fixed sample of random hands (at most 10**8; the sample is
-        dealt block by block, never held, and only each hand's last choice,
-        4 bytes, is kept between iterations).
+        Size of the fixed sample of random hands (default 100,000; at most
+        10**8; the sample is dealt block by block, never held, and only each
+        hand's last choice, 4 bytes, is kept between iterations).
     seed
-        Seed of the sample; the same ``(hands, seed, max_iterations, tolerance)``
-        give bit-identical tables.
+        Seed of the sample (default 2026); the same ``(hands, seed,
+        max_iterations, tolerance, rules)`` give bit-identical tables.
     max_iterations, tolerance
         Stop when the share of hands whose arrangement changed falls below
-        ``tolerance`` (0 to 1), or after ``max_iterations``.
+        ``tolerance`` (0 to 1), or after ``max_iterations`` (counted from the
+        start of the build, resumed or not).
     progress
         Show a progress bar (tqdm) on standard error.
     chunk
@@ -519,26 +539,50 @@ def build_tables(hands: int = BUILD_HANDS, seed: int = BUILD_SEED, max_iteration
         default pagat): each hand's choice maximises its expected settlement
         under them against the average opponent, scoring bonus and royalties
         included (:class:`RowModel`, which says what is approximated).
+    resume
+        The tables of an unfinished build (a checkpoint, or what a signal
+        stopped; or their file): the build continues from its last completed
+        iteration and ends with the very tables the build would have made
+        uninterrupted, byte for byte.  Its sample and rules are the build's;
+        ``hands``, ``seed`` and ``rules``, when given, must agree.  The
+        choices of that last iteration are not stored (4 bytes a hand), so
+        the first pass replays it, and the replay must give the stored
+        distribution back exactly: a file that does not continue this build
+        is refused.
+    checkpoint
+        Called with the tables so far (``partial=True``, resumable) after
+        every iteration that does not end the build, e.g. to save them: a
+        build killed outright (SIGKILL, a lost node, a job's time limit)
+        then loses one pass at most.  Its exceptions propagate.
 
     A SIGINT or SIGTERM stops the build at the next block: the tables of the
-    last completed iteration are returned with ``partial=True``.
+    last completed iteration are returned with ``partial=True`` (and can be resumed).
 
     Raises
     ------
     OptionError
-        For sizes, seeds or a tolerance out of range.
+        For sizes, seeds or a tolerance out of range, and for ``resume`` tables
+        that are not an unfinished build, disagree with the options given, or do
+        not continue this build.
     Interrupted
-        When a signal arrives before the first iteration completes.
+        When a signal arrives before the first iteration completes (or, resuming,
+        before the replay does).
     """
     from .errors import MAX_ITERATIONS, MAX_TABLE_HANDS, Interrupted, check_fraction, check_int, check_seed
     from . import interrupts
     from .devices import check_device
     from .runner import blocks_of, check_backend, run_blocks
 
-    hands = check_int("hands", hands, 1, MAX_TABLE_HANDS)
-    seed = check_seed(seed)
+    if resume is not None:
+        resume = _resumable(resume, hands, seed, rules)
+        hands, seed, rules = resume.hands, resume.seed, resume.rules
+    hands = check_int("hands", BUILD_HANDS if hands is None else hands, 1, MAX_TABLE_HANDS)
+    seed = check_seed(BUILD_SEED if seed is None else seed)
     rules = resolve_rules(rules)
     max_iterations = check_int("max_iterations", max_iterations, 1, MAX_ITERATIONS)
+    if resume is not None and max_iterations <= resume.iterations:
+        raise OptionError(f"the build to resume has done {resume.iterations} iterations already: "
+                          f"max_iterations must be more, got {max_iterations}")
     tolerance = check_fraction("tolerance", tolerance)
     device = check_device(device)
     check_backend(backend, scheduler)
@@ -581,33 +625,72 @@ def build_tables(hands: int = BUILD_HANDS, seed: int = BUILD_SEED, max_iteration
 
     with shielded():
         seen = interrupts.signals_seen()  # a signal in the last block of a pass completes it, then stops the build
-        first = self_play_pass(None, "greedy start")
-        if first is None or interrupts.signals_seen() > seen:
-            raise Interrupted(interrupts.received() or 2)
-        average = first[0] / hands
+        if resume is None:
+            first = self_play_pass(None, "greedy start")
+            if first is None or interrupts.signals_seen() > seen:
+                raise Interrupted(interrupts.received() or 2)
+            done, average = 0, first[0] / hands
+        else:  # replay the last completed iteration: its choices are the next pass's "previous"
+            done, before = resume.iterations, resume.previous_distribution
+            history.extend(resume.history)
+            replay = self_play_pass(RowModel.from_distribution(before, rules), f"replaying iteration {done}")
+            if replay is None or interrupts.signals_seen() > seen:
+                raise Interrupted(interrupts.received() or 2)
+            if not np.array_equal(_averaged(before, replay[0] / hands, done), resume.distribution):
+                raise OptionError(f"these tables do not continue a build of {hands} hands, seed {seed}, under the "
+                                  f"rules {rules.name!r}: replaying iteration {done} gives another distribution "
+                                  "(a changed file, or one written by another version of cpoker)")
+            average = resume.distribution
         partial = False
         model = RowModel.from_distribution(average, rules)
-        for iteration in range(1, max_iterations + 1):
+        for iteration in range(done + 1, max_iterations + 1):
             values = model.row_values
             result = self_play_pass(model, f"self-play {iteration}/{max_iterations}")
             if result is None:
                 partial = True
                 break
-            response = result[0] / hands
-            new_average = average + (response - average) / iteration if iteration > 1 else response
+            new_average = _averaged(average, result[0] / hands, iteration)
             changed = 1.0 if iteration == 1 else result[1] / hands
             new_model = RowModel.from_distribution(new_average, rules)  # the next iteration's model
             moved = float(np.abs(new_model.row_values - values).max())
             history.append({"iteration": iteration, "changed": changed, "values_moved": moved})
-            average, model = new_average, new_model
-            if changed < tolerance:
+            before, average, model = average, new_average, new_model
+            if changed < tolerance or iteration == max_iterations:
                 break
             if interrupts.signals_seen() > seen:
                 partial = True
                 break
-        if not history:
+            if checkpoint is not None:
+                checkpoint(PolicyTables(average, hands, seed, tuple(history), True, rules, before))
+        if len(history) == done:
             raise Interrupted(interrupts.received() or 2)
         # a signal between two passes (while the next model is made) stopped the build: it is acted on, so
         # leaving the shield returns these tables instead of raising Interrupted and losing them
         interrupts.consume()
-    return PolicyTables(average, hands, seed, tuple(history), partial, rules)
+    return PolicyTables(average, hands, seed, tuple(history), partial, rules, before if partial else None)
+
+
+def _averaged(average: np.ndarray, response: np.ndarray, iteration: int) -> np.ndarray:
+    """Fictitious play's running average after ``iteration`` best responses (the first is taken whole)."""
+    return average + (response - average) / iteration if iteration > 1 else response
+
+
+def _resumable(resume: "PolicyTables | str | Path", hands: Optional[int], seed: Optional[int],
+               rules: "Rules | str | None") -> PolicyTables:
+    """The tables of an unfinished build, once checked against the options given with them."""
+    if isinstance(resume, (str, Path)):
+        resume = PolicyTables.load(resume)
+    elif not isinstance(resume, PolicyTables):
+        raise OptionError(f"resume takes the tables of an unfinished build or their file, got {type(resume).__name__}")
+    if not resume.partial or resume.previous_distribution is None:
+        raise OptionError(f"there is nothing to resume: these tables are a finished build ({resume.iterations} "
+                          "iterations; only an interrupted build or a checkpoint continues: build again with more "
+                          "iterations)" if not resume.partial else
+                          "these partial tables cannot be resumed: they were written before builds could be")
+    for name, given, own in (("hands", hands, resume.hands), ("seed", seed, resume.seed)):
+        if given is not None and given != own:
+            raise OptionError(f"the build to resume has {name}={own}; {name}={given} would be another build")
+    if rules is not None and resolve_rules(rules) != resume.rules:
+        raise OptionError(f"the build to resume plays the rules {resume.rules.name!r}, "
+                          f"not {resolve_rules(rules).name!r}")
+    return resume

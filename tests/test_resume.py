@@ -1,0 +1,183 @@
+"""Checkpoints and resumed builds: an unfinished self-play build continues to the very tables, byte for byte.
+
+The last test kills a real ``cpoker tables build --checkpoint`` process outright (SIGKILL: no handler
+runs, nothing is flushed) and resumes it from the checkpoint it left.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from cpoker import OptionError, PolicyTables, cli
+from cpoker.policy import build_tables
+
+HANDS, SEED = 600, 4
+
+
+@pytest.fixture(scope="module")
+def pagat_build():
+    """A 6-iteration build and the checkpoints it handed out on the way (after iterations 1 to 5)."""
+    checkpoints: list = []
+    full = build_tables(hands=HANDS, seed=SEED, max_iterations=6, tolerance=0, checkpoint=checkpoints.append)
+    return full, checkpoints
+
+
+def test_every_checkpoint_resumes_to_the_uninterrupted_tables_byte_for_byte(pagat_build, tmp_path):
+    full, checkpoints = pagat_build
+    assert [c.iterations for c in checkpoints] == [1, 2, 3, 4, 5]
+    assert all(c.partial and c.previous_distribution is not None for c in checkpoints)
+    assert not full.partial and full.previous_distribution is None  # a finished build carries no resume state
+    assert [c.history for c in checkpoints] == [full.history[:k] for k in range(1, 6)]
+    for checkpoint in checkpoints:
+        resumed = build_tables(resume=checkpoint, max_iterations=6, tolerance=0)
+        assert resumed.to_bytes() == full.to_bytes(), checkpoint.iterations
+    # through a file, as the command line does; the resume state survives the round trip
+    path = tmp_path / "checkpoint.npz"
+    checkpoints[2].save(path)
+    loaded = PolicyTables.load(path)
+    assert np.array_equal(loaded.previous_distribution, checkpoints[2].previous_distribution)
+    assert build_tables(resume=path, max_iterations=6, tolerance=0).to_bytes() == full.to_bytes()
+
+
+def test_a_resumed_build_stops_where_the_uninterrupted_one_converges_under_any_rules():
+    checkpoints: list = []
+    converged = build_tables(hands=400, seed=SEED, max_iterations=60, tolerance=0.01, rules="2-4",
+                             checkpoint=checkpoints.append)
+    assert converged.history[-1]["changed"] < 0.01 < checkpoints[-1].history[-1]["changed"]
+    for checkpoint in (checkpoints[0], checkpoints[-1]):
+        resumed = build_tables(resume=checkpoint, max_iterations=60, tolerance=0.01, rules="2-4")
+        assert resumed.to_bytes() == converged.to_bytes()
+
+
+def test_tables_a_real_signal_stopped_resume_to_the_uninterrupted_tables(pagat_build, monkeypatch):
+    """SIGINT while the build makes iteration 3's model: the partial tables of iteration 2, resumable."""
+    from cpoker.policy import RowModel
+
+    full, _ = pagat_build
+    make_model, calls = RowModel.from_distribution, []
+
+    def signalling(*args, **kwargs):  # made after the greedy start, then once per iteration
+        calls.append(1)
+        if len(calls) == 3:
+            os.kill(os.getpid(), signal.SIGINT)
+        return make_model(*args, **kwargs)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(RowModel, "from_distribution", signalling)
+        stopped = build_tables(hands=HANDS, seed=SEED, max_iterations=6, tolerance=0)
+    assert stopped.partial and stopped.iterations == 2 and stopped.previous_distribution is not None
+    assert build_tables(resume=stopped, max_iterations=6, tolerance=0).to_bytes() == full.to_bytes()
+
+
+def test_what_cannot_be_resumed_is_refused_by_name(pagat_build):
+    full, checkpoints = pagat_build
+    two = checkpoints[1]
+    refusals = [
+        (dict(resume=full), "nothing to resume: these tables are a finished build (6 iterations"),
+        (dict(resume=two, hands=HANDS + 1), f"has hands={HANDS}; hands={HANDS + 1} would be another build"),
+        (dict(resume=two, seed=SEED + 1), f"has seed={SEED}; seed={SEED + 1} would be another build"),
+        (dict(resume=two, rules="1-6"), "plays the rules 'pagat', not '1-6'"),
+        (dict(resume=two, max_iterations=2), "has done 2 iterations already: max_iterations must be more"),
+        (dict(resume="no such file.npz"), "cannot read tables file no such file.npz"),
+        (dict(resume=42), "resume takes the tables of an unfinished build or their file, got int"),
+        (dict(resume=PolicyTables(two.distribution, HANDS, SEED, two.history, True)),
+         "cannot be resumed: they were written before builds could be"),
+    ]
+    # a distribution that is not what this sample's replay gives: changed, or from another build
+    blended = (two.distribution + checkpoints[0].distribution) / 2
+    changed = PolicyTables(blended, HANDS, SEED, two.history, True, None, two.previous_distribution)
+    refusals.append((dict(resume=changed), "do not continue a build of 600 hands, seed 4, under the rules 'pagat': "
+                                           "replaying iteration 2 gives another distribution"))
+    moved = PolicyTables(two.distribution, HANDS, SEED + 1, two.history, True, None, two.previous_distribution)
+    refusals.append((dict(resume=moved), "do not continue a build of 600 hands, seed 5"))
+    for options, message in refusals:
+        with pytest.raises(OptionError, match=re.escape(message)):
+            build_tables(**options)
+    # options that agree with the build are accepted
+    again = build_tables(resume=two, hands=HANDS, seed=SEED, rules="pagat", max_iterations=3, tolerance=0)
+    assert again.history == full.history[:3]
+
+
+def test_the_command_line_resumes_into_the_file_and_refuses_in_one_line(tmp_path, capsys):
+    out, other = tmp_path / "t.npz", tmp_path / "other.npz"
+    base = ["tables", "build", "--hands", "500", "--seed", "3", "--tolerance", "0", "--json"]
+    assert cli.main([*base, "--max-iterations", "4", "--out", str(other)]) == 0
+    uninterrupted = json.loads(capsys.readouterr().out)
+    # a checkpointed build: the checkpoint of iteration 2 is what an outright kill would leave
+    checkpoints: list = []
+    build_tables(hands=500, seed=3, max_iterations=4, tolerance=0, checkpoint=checkpoints.append)
+    checkpoints[1].save(out)
+    assert cli.main(["tables", "info", str(out), "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["partial"] and info["resumable"] and info["iterations"] == 2
+    assert cli.main(["tables", "build", "--resume", str(out), "--max-iterations", "4", "--tolerance", "0",
+                     "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["out"] == str(out) and report["resumed_after"] == 2 and not report["partial"]
+    assert report["sha256"] == uninterrupted["sha256"] == hashlib.sha256(out.read_bytes()).hexdigest()
+    for extra, message in ((["--resume", str(out)], "there is nothing to resume"),
+                           (["--resume", str(tmp_path / "missing.npz")], "cannot read tables file"),
+                           (["--resume", str(other), "--hands", "7"], "nothing to resume")):
+        assert cli.main(["tables", "build", *extra]) == 2
+        captured = capsys.readouterr()
+        assert captured.out == "" and captured.err.count("\n") == 1 and message in captured.err
+
+
+def test_a_checkpoint_that_cannot_be_written_is_reported_once_and_the_build_goes_on(tmp_path, capsys, monkeypatch):
+    out = tmp_path / "t.npz"
+    save, calls = PolicyTables.save, []
+
+    def failing_once(self, path):
+        calls.append(self.partial)
+        if len(calls) == 1:
+            raise OSError(28, "No space left on device")
+        return save(self, path)
+
+    monkeypatch.setattr(PolicyTables, "save", failing_once)
+    assert cli.main(["tables", "build", "--hands", "300", "--max-iterations", "4", "--tolerance", "0",
+                     "--checkpoint", "--json", "--out", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == (f"cpoker: warning: cannot write the checkpoint {out} (No space left on device); "
+                            "the build goes on without checkpoints\n")
+    assert calls == [True, False]  # the failed checkpoint, none after it, then the finished tables
+    assert PolicyTables.load(out).iterations == 4 == json.loads(captured.out)["iterations"]
+
+
+def test_a_build_killed_outright_resumes_from_its_checkpoint_to_the_same_file(tmp_path):
+    """A real process, a real SIGKILL once its checkpoint holds two iterations, a real resumed process."""
+    out = tmp_path / "t.npz"
+    options = ["--hands", "3000", "--seed", "9", "--max-iterations", "40", "--tolerance", "0"]
+    reference = build_tables(hands=3000, seed=9, max_iterations=40, tolerance=0)
+    command = [sys.executable, "-m", "cpoker", "tables", "build", *options, "--quiet", "--json"]
+    process = subprocess.Popen([*command, "--checkpoint", "--out", str(out)], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and process.poll() is None:
+            if out.exists() and PolicyTables.load(out).iterations >= 2:
+                break
+            time.sleep(0.05)
+        assert process.poll() is None, "the build ended before it could be killed"
+        process.kill()
+        process.wait(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    checkpoint = PolicyTables.load(out)
+    assert checkpoint.partial and 2 <= checkpoint.iterations < 40
+    resumed = subprocess.run([*command[:5], "--resume", str(out), "--max-iterations", "40", "--tolerance", "0",
+                              "--quiet", "--json"], capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0 and resumed.stderr == "", resumed.stderr
+    report = json.loads(resumed.stdout)
+    assert report["resumed_after"] == checkpoint.iterations and report["iterations"] == 40
+    assert out.read_bytes() == reference.to_bytes()
