@@ -242,7 +242,7 @@ def _cmd_solve(args) -> int:
 
     solution = solve(" ".join(args.hand), opponents=args.opponents, samples=args.samples, seed=args.seed,
                      rules=args.rules, method=args.method, opponent=args.opponent, tables=args.tables,
-                     progress=_show_progress(args), device=args.device)
+                     progress=_show_progress(args), device=args.device, compare=args.compare)
     if args.json:
         _print_json(solution.to_dict())
         return PARTIAL if solution.partial else 0
@@ -274,12 +274,34 @@ def _cmd_solve(args) -> int:
                 print(f"  {i}. {shown:<50} EV {candidate.ev:+.3f}  [{low:+.3f}, {high:+.3f}]")
             else:
                 print(f"  {i}. {shown:<50} table value {candidate.ev:+.3f}")
+    if solution.compared is not None:
+        _print_compared(solution, sym)
     print(f"({solution.candidates} non-fouling arrangements scored in {solution.seconds:.2f} s)")
     if solution.declare_natural:
         natural = solution.natural
         print(f"DECLARE the natural {natural.kind}: it wins {natural.payout} from each opponent "
               f"({natural.payout * solution.opponents:+d} per deal), more than the best arrangement.")
     return PARTIAL if solution.partial else 0
+
+
+def _print_compared(solution, symbols: bool) -> None:
+    """Your arrangement (``--compare``) beside the best one: its value and what it costs."""
+    yours = solution.compared
+    shown = yours.arrangement.format(symbols=symbols)
+    if solution.method == "table":
+        print(f"your arrangement: {shown}  table value {yours.ev:+.3f}, {solution.ev_lost:.3f} below the best"
+              + (f" (it fouls: {yours.arrangement.foul_reason})" if yours.arrangement.is_foul else ""))
+        return
+    if yours.arrangement.is_foul:
+        print(f"your arrangement: {shown}  fouls ({yours.arrangement.foul_reason}): {yours.ev:+.3f} points per deal")
+    else:
+        low, high = yours.interval
+        print(f"your arrangement: {shown}  EV {yours.ev:+.3f}  [{low:+.3f}, {high:+.3f}]")
+    low, high = solution.ev_lost_interval
+    verdict = ("it scores as the best one on every sample" if solution.ev_lost == 0 == solution.ev_lost_stderr
+               else f"it costs {solution.ev_lost:.3f} points per deal, 95% interval [{low:.3f}, {high:.3f}] "
+                    "(both scored on the same samples)")
+    print(f"  {verdict}")
 
 
 def _cmd_natural(args) -> int:
@@ -706,6 +728,9 @@ def make_parser() -> argparse.ArgumentParser:
                      help="opponent model: table (default: the tables of the rules in force), table@RULES, greedy, "
                           "or package.module:function")
     sub.add_argument("--rules", default=None, help=RULES_HELP)
+    sub.add_argument("--compare", metavar="ARRANGEMENT", default=None,
+                     help='your own arrangement of the hand, "front / middle / back": scored on the same samples as '
+                          "the best one, with what it costs and its 95%% interval")
     _tables_option(sub)
     _device_option(sub)
     sub.add_argument("--quiet", action="store_true", help="no progress bar (none is shown off a terminal)")

@@ -82,6 +82,14 @@ class Solution:
         ``{"front": {"win": p, "tie": p, "loss": p}, ...}`` per opponent row.
     alternatives
         The next best arrangements of different row strengths, best first.
+    compared, ev_lost, ev_lost_stderr
+        With ``solve(compare=...)``: that arrangement (say, the one a player
+        chose) scored like the best one, and what it costs, ``ev - compared.ev``
+        (never negative).  Under the Monte Carlo method both are scored on the
+        very same samples, so ``ev_lost_stderr`` is the standard error of the
+        paired difference, far below either EV's; ``ev_lost_interval`` is its
+        95% interval.  Under the table method they are table values and the
+        standard error is ``None``.
     """
 
     hand: tuple
@@ -102,6 +110,8 @@ class Solution:
     partial: bool = False  # a signal stopped the sampling: the answer rests on `samples` of `requested_samples`
     requested_samples: int = 0
     compared: Optional[Candidate] = None  # solve(compare=...): that arrangement scored on the same samples
+    ev_lost: Optional[float] = None
+    ev_lost_stderr: Optional[float] = None
 
     @property
     def interval(self) -> Optional[tuple[float, float]]:
@@ -109,6 +119,13 @@ class Solution:
         if self.stderr is None:
             return None
         return self.ev - Z95 * self.stderr, self.ev + Z95 * self.stderr
+
+    @property
+    def ev_lost_interval(self) -> Optional[tuple[float, float]]:
+        """95% interval of :attr:`ev_lost` (``None`` without a comparison, or under the table method)."""
+        if self.ev_lost is None or self.ev_lost_stderr is None:
+            return None
+        return self.ev_lost - Z95 * self.ev_lost_stderr, self.ev_lost + Z95 * self.ev_lost_stderr
 
     @property
     def declare_natural(self) -> bool:
@@ -137,8 +154,9 @@ class Solution:
             "non_fouling_candidates": self.candidates,
             "seconds": self.seconds,
             "declare_natural": None if self.natural is None else self.natural.to_dict(),  # type: ignore[attr-defined]
-            "compared": None if self.compared is None else {**self.compared.to_dict(),
-                                                            "ev_lost": self.ev - self.compared.ev},
+            "compared": None if self.compared is None else {
+                **self.compared.to_dict(), "ev_lost": self.ev_lost, "ev_lost_stderr": self.ev_lost_stderr,
+                "ev_lost_interval_95": None if self.ev_lost_interval is None else list(self.ev_lost_interval)},
         }
 
 
@@ -239,7 +257,7 @@ def solve(hand: CardsLike, opponents: int = 1, samples: int = 2000, seed: Option
     with shielded():
         if method == "table":
             _warm_up_table()
-            return _solve_table(hand_ids, opponents, rules, tables, time.perf_counter())
+            return _solve_table(hand_ids, opponents, rules, tables, time.perf_counter(), compared)
         seed = _new_seed() if seed is None else seed
         _warm_up_mc(hand_ids, rules, opponent, opponent_name, tables, device)
         solution = _solve_mc(hand_ids, opponents, samples, seed, rules, opponent, opponent_name, tables,
@@ -346,8 +364,9 @@ def _best_distinct(totals: np.ndarray, table_value: np.ndarray, split_ids: np.nd
     return _distinct_best(np.lexsort((split_ids, -table_value, -totals)), row_keys, count)
 
 
-def _solve_table(hand_ids, opponents, rules, tables, started) -> Solution:
+def _solve_table(hand_ids, opponents, rules, tables, started, compared=None) -> Solution:
     from ._kernels.splits import best_distinct_splits
+    from .scoring import fouled_hand_points
     from .tables import rest_lookup_arguments, row_lookup_arguments, split_tables, strength_keys
 
     t = split_tables()
@@ -358,9 +377,19 @@ def _solve_table(hand_ids, opponents, rules, tables, started) -> Solution:
     picked = range(len(split_ids))
     found = [Candidate(arrangement_of_split(hand_ids, int(split_ids[p]), row_keys[p].tolist()),
                        opponents * float(table_value[p]), None) for p in picked]
+    other = ev_lost = None
+    if compared is not None:  # its table value; a foul's points (the policy never plays one)
+        arrangement = compared[0]
+        if arrangement.is_foul:
+            value = float(opponents * fouled_hand_points(rules))
+        else:
+            dense = (np.searchsorted(strength_keys(), [value.key]) for value in arrangement.values)
+            value = opponents * float(tables.model.split_values(*dense)[0])  # front, middle, back
+        other, ev_lost = Candidate(arrangement, value, None), found[0].ev - value
     return Solution(tuple(int(c) for c in hand_ids), found[0].arrangement, found[0].ev, None, {},
                     tuple(found[1:]), "table", "table", opponents, 0, None, rules, int(n_valid),
-                    time.perf_counter() - started, _natural_worth_declaring(hand_ids, rules, opponents, found[0].ev))
+                    time.perf_counter() - started, _natural_worth_declaring(hand_ids, rules, opponents, found[0].ev),
+                    compared=other, ev_lost=ev_lost)
 
 
 SOLVE_BLOCK = 4_096  # samples per block
@@ -455,9 +484,14 @@ def _solve_mc(hand_ids, opponents, samples, seed, rules, opponent, opponent_name
     totals = sums[0][rows[:, 0]] + sums[1][rows[:, 1]] + sums[2][rows[:, 2]] + (sums[3] if has_bonus else 0)
     # highest total first; equal totals: higher table value, then lower split id
     picked = _best_distinct(totals, table_value, split_ids, row_keys, N_ALTERNATIVES + 1)
-    picked_keys = np.ascontiguousarray(row_keys[picked])
-    moments = [Moments() for _ in picked]
-    outcomes = np.zeros((len(picked), 3, 3), dtype=np.int64)
+    # the compared arrangement, a candidate unless it fouls, is scored beside them, sample by sample, so its
+    # cost (the best's points minus its own) has the paired difference's much smaller interval
+    compared_at = _compared_position(compared, split_ids)
+    scored = list(picked) + ([compared_at] if compared_at is not None else [])
+    picked_keys = np.ascontiguousarray(row_keys[scored])
+    moments = [Moments() for _ in scored]
+    lost = Moments()
+    outcomes = np.zeros((len(scored), 3, 3), dtype=np.int64)
 
     def statistics_of_block(block):
         keys = kept[block[0]]
@@ -471,36 +505,51 @@ def _solve_mc(hand_ids, opponents, samples, seed, rules, opponent, opponent_name
         per_sample, block_outcomes = summary
         for i, moment in enumerate(moments):
             moment.add(per_sample[i])
+        if compared is not None:  # a foul's points are the same in every sample: the best's spread alone
+            lost.add(per_sample[0] - per_sample[-1] if compared_at is not None else per_sample[0])
         outcomes += block_outcomes
 
     with shielded():  # a few kernel calls over kept rows: a signal waits for them
         for block in done:
             if block[0] in kept:
                 add_statistics(block, statistics_of_block(block))
-    found = []
     counted = max(moments[0].count, 1)
-    for i, position in enumerate(picked):
-        probabilities = {
-            name: dict(zip(("win", "tie", "loss"), (outcomes[i, r] / (counted * opponents)).tolist()))
-            for r, name in enumerate(ROW_NAMES)
-        } if moments[i].count else {}
-        ev = float(totals[position]) / n_done
-        found.append(Candidate(arrangement_of_split(hand_ids, int(split_ids[position])), ev,
-                               moments[i].stderr(count=n_done), probabilities))
+
+    def probabilities(i: int) -> dict:
+        return {name: dict(zip(("win", "tie", "loss"), (outcomes[i, r] / (counted * opponents)).tolist()))
+                for r, name in enumerate(ROW_NAMES)} if moments[i].count else {}
+
+    found = [Candidate(arrangement_of_split(hand_ids, int(split_ids[position])), float(totals[position]) / n_done,
+                       moments[i].stderr(count=n_done), probabilities(i)) for i, position in enumerate(picked)]
     best = found[0]
     declared = _natural_worth_declaring(hand_ids, rules, opponents, best.ev)
-    other = None
+    other, cost = None, None
     if compared is not None:
-        arrangement, split = compared
-        where = np.searchsorted(split_ids, split)
-        if arrangement.is_foul or where >= len(split_ids) or split_ids[where] != split:
-            ev = float(opponents * fouled_hand_points(rules))  # fouls lose every row (a lost scoop)
+        arrangement = compared[0]
+        if compared_at is None:  # fouls lose every row (a lost scoop), whatever the opponents hold
+            other = Candidate(arrangement, float(opponents * fouled_hand_points(rules)), 0.0, FOULED_ROWS)
         else:
-            ev = float(totals[where]) / n_done
-        other = Candidate(arrangement, ev, None)
+            other = Candidate(arrangement, float(totals[compared_at]) / n_done, moments[-1].stderr(count=n_done),
+                              probabilities(len(scored) - 1))
+        cost = (best.ev - other.ev, lost.stderr(count=n_done))
     return Solution(tuple(int(c) for c in hand_ids), best.arrangement, best.ev, best.stderr, best.rows,
                     tuple(found[1:]), "mc", opponent_name, opponents, n_done, seed, rules, len(split_ids),
-                    time.perf_counter() - started, declared, partial, samples, other)
+                    time.perf_counter() - started, declared, partial, samples, other,
+                    *(cost if cost is not None else (None, None)))
+
+
+FOULED_ROWS = {name: {"win": 0.0, "tie": 0.0, "loss": 1.0} for name in ROW_NAMES}
+
+
+def _compared_position(compared: "tuple[Arrangement, int] | None", split_ids: np.ndarray) -> Optional[int]:
+    """Where the compared arrangement is among the candidates ``split_ids`` (sorted); ``None`` if it fouls."""
+    if compared is None:
+        return None
+    arrangement, split = compared
+    where = int(np.searchsorted(split_ids, split))
+    if arrangement.is_foul or where >= len(split_ids) or split_ids[where] != split:
+        return None
+    return where
 
 
 

@@ -4,6 +4,7 @@ import sys
 
 import pytest
 
+import cpoker
 from cpoker.cli import main
 
 HAND = "As Ad Kc Kd Qs Jh Th 9c 7s 6d 4h 3c 2s"
@@ -71,6 +72,24 @@ def test_solve_prints_rows_ev_and_alternatives(capsys):
     assert status == 0 and "table policy" in out
 
 
+def test_solve_compare_says_what_your_arrangement_costs(capsys):
+    solution = cpoker.solve(HAND, samples=300, seed=2)
+    mine = solution.alternatives[1].arrangement.format()
+    status, out, _ = run(capsys, "solve", HAND, "--samples", "300", "--seed", "2", "--compare", mine)
+    compared = cpoker.solve(HAND, samples=300, seed=2, compare=mine)
+    low, high = compared.ev_lost_interval
+    assert status == 0 and f"your arrangement: {mine}" in out
+    assert f"it costs {compared.ev_lost:.3f} points per deal, 95% interval [{low:.3f}, {high:.3f}]" in out
+    status, out, _ = run(capsys, "solve", HAND, "--samples", "300", "--seed", "2", "--compare",
+                         solution.best.format(), "--json")
+    data = json.loads(out)["compared"]
+    assert data["ev_lost"] == 0 and data["ev_lost_interval_95"] == [0, 0]
+    status, out, _ = run(capsys, "solve", HAND, "--samples", "300", "--seed", "2", "--compare", solution.best.format())
+    assert "it scores as the best one on every sample" in out
+    status, out, _ = run(capsys, "solve", HAND, "--method", "table", "--compare", mine)
+    assert status == 0 and "below the best" in out
+
+
 @pytest.mark.parametrize("argv, message", [
     (["eval", "As Ks Xs Js Ts"], "unknown rank 'X'"),
     (["eval", "As Ks"], "3 or 5 cards"),
@@ -81,6 +100,8 @@ def test_solve_prints_rows_ev_and_alternatives(capsys):
     (["solve", HAND, "--samples", "0"], "--samples: must be 1 to 1,000,000,000, got 0"),
     (["solve", HAND, "--samples", "many"], "expected a whole number, got 'many'"),
     (["solve", HAND, "--method", "exact"], "invalid choice"),
+    (["solve", HAND, "--compare", "As Ad Kc / Kd Qs Jh Th 9c / 7s 6d 4h 3c 5c"], "card 5c is not in the hand"),
+    (["solve", HAND, "--compare", "As Ad / Kd Qs Jh Th 9c / 7s 6d 4h 3c 2s"], "front has 2 cards, needs 3"),
     (["score", "--player", A], "2 to 4 players, got 1"),
     (["score"], "--player"),
     (["score", "--player", A, "--player", A], "held by both"),

@@ -270,6 +270,57 @@ def test_solve_ev_equals_an_independent_settlement_of_the_same_samples():
     assert solution.ev == pytest.approx(total / samples, abs=1e-12)
 
 
+@pytest.mark.parametrize("rules, opponents", [("pagat", 2), ("2-4", 1)])
+def test_what_a_compared_arrangement_costs_is_the_paired_difference_on_the_same_samples(rules, opponents):
+    """EV lost and its standard error, against an independent settlement of the very samples."""
+    from cpoker.scoring import pair_points
+
+    samples, seed = 60, 5
+    first = solve(HAND, opponents=opponents, samples=samples, seed=seed, rules=rules)
+    mine = first.alternatives[2].arrangement
+    solution = solve(HAND, opponents=opponents, samples=samples, seed=seed, rules=rules, compare=mine)
+    assert (solution.best, solution.ev, solution.stderr) == (first.best, first.ev, first.stderr)  # unchanged
+    dealt = deal_opponents(parse_hand(HAND), opponents, samples, seed)
+    best_points, my_points = np.zeros(samples), np.zeros(samples)
+    for s, sample in enumerate(dealt):
+        for opponent_hand in sample:
+            theirs = cpoker.table(opponent_hand.tolist(), rules=rules)
+            best_points[s] += pair_points(solution.best, theirs, rules)
+            my_points[s] += pair_points(mine, theirs, rules)
+    difference = best_points - my_points
+    assert solution.compared.ev == pytest.approx(my_points.mean(), abs=1e-12)
+    assert solution.compared.stderr == pytest.approx(my_points.std(ddof=1) / np.sqrt(samples), rel=1e-9)
+    assert solution.ev_lost == pytest.approx(difference.mean(), abs=1e-12) and solution.ev_lost > 0
+    assert solution.ev_lost_stderr == pytest.approx(difference.std(ddof=1) / np.sqrt(samples), rel=1e-9)
+    low, high = solution.ev_lost_interval
+    assert low < solution.ev_lost < high
+    # the pairing is the point: the difference is known far better than either EV
+    assert solution.ev_lost_stderr < min(solution.stderr, solution.compared.stderr)
+    data = solution.to_dict()["compared"]
+    assert data["ev_lost"] == solution.ev_lost and data["ev_lost_interval_95"] == [low, high]
+    assert set(data["arrangement"]["rows"]) == {"front", "middle", "back"} and data["row_probabilities"]
+
+
+def test_comparing_the_best_a_foul_or_under_the_table_method():
+    best = solve(HAND, samples=300, seed=2)
+    same = solve(HAND, samples=300, seed=2, compare=best.best.format())
+    assert same.ev_lost == 0 and same.ev_lost_stderr == 0 and same.compared.rows == best.row_probabilities
+    ordered = sorted(cpoker.parse_cards(HAND), key=lambda c: -c.rank)
+    foul = cpoker.Arrangement(ordered[:3], ordered[3:8], ordered[8:])
+    fouled = solve(HAND, samples=300, seed=2, compare=foul)
+    assert fouled.compared.ev == -3 and fouled.ev_lost == pytest.approx(best.ev + 3)
+    assert fouled.ev_lost_stderr == pytest.approx(best.stderr)  # the foul's points never vary
+    assert fouled.compared.rows["back"] == {"win": 0.0, "tie": 0.0, "loss": 1.0}
+    by_table = solve(HAND, method="table", compare=best.alternatives[0].arrangement)
+    model = default_tables().model
+    dense = [np.searchsorted(strength_keys(), [v.key]) for v in best.alternatives[0].arrangement.values]
+    assert by_table.compared.ev == pytest.approx(model.split_values(*dense)[0])
+    assert by_table.ev_lost == pytest.approx(by_table.ev - by_table.compared.ev) and by_table.ev_lost >= 0
+    assert by_table.ev_lost_stderr is None and by_table.ev_lost_interval is None
+    assert solve(HAND, method="table", compare=foul).compared.ev == -3
+    assert best.compared is None and best.ev_lost is None and best.to_dict()["compared"] is None
+
+
 def test_solve_maximises_over_every_non_fouling_split():
     samples, seed = 25, 8
     solution = solve(HAND, samples=samples, seed=seed)

@@ -217,7 +217,9 @@ def test_the_page_in_a_real_browser(server, tmp_path):
         page.wait_for_function("document.querySelector('[data-testid=foul]').textContent.startsWith('Valid')")
         page.click("[data-testid=submit]")
         page.wait_for_selector("[data-testid=ev-lost]", timeout=60_000)
-        assert float(page.inner_text("[data-testid=ev-lost]")) >= 0
+        lost = float(page.inner_text("[data-testid=ev-lost]"))
+        low, high = map(float, page.inner_text("[data-testid=ev-lost-interval]").strip("[]").split(","))
+        assert lost >= 0 and low <= lost <= high  # the paired interval of what the choice cost
         assert "1 hand(s)" in page.inner_text("[data-testid=session]")
         page.screenshot(path=str(shots / "train.png"), full_page=True)
 

@@ -266,10 +266,13 @@ $("submit").addEventListener("click", async () => {
     }));
     status.textContent = "";
     const yours = solution.compared;
-    const lost = solution.ev - yours.ev;
+    const lost = yours.ev_lost;
+    const [low, high] = yours.ev_lost_interval_95;  // paired: both arrangements scored on the same samples
     $("verdict").innerHTML = `<p class="ev">Your EV <span data-testid="your-ev">${yours.ev.toFixed(3)}</span> · ` +
       `best EV <span data-testid="train-best-ev">${solution.ev.toFixed(3)}</span> · ` +
-      `EV lost <span data-testid="ev-lost">${lost.toFixed(3)}</span></p><p>The best arrangement:</p><div id="train-best"></div>`;
+      `EV lost <span data-testid="ev-lost">${lost.toFixed(3)}</span> ` +
+      `<span class="interval" data-testid="ev-lost-interval">[${low.toFixed(3)}, ${high.toFixed(3)}]</span></p>` +
+      `<p>The best arrangement:</p><div id="train-best"></div>`;
     showArrangement($("train-best"), solution.best, solution.row_probabilities);
     const s = session();
     localStorage.setItem(SESSION_KEY, JSON.stringify({ hands: s.hands + 1, lost: s.lost + lost }));
