@@ -243,6 +243,7 @@ class PolicyTables:
         elif not isinstance(self.rules, Rules):
             raise OptionError(f"tables' rules must be a Rules object, got {type(self.rules).__name__}")
         object.__setattr__(self, "distribution", _checked_distribution(self.distribution, "distribution"))
+        object.__setattr__(self, "history", _checked_history(self.history))
         if self.previous_distribution is not None:
             object.__setattr__(self, "previous_distribution",
                                _checked_distribution(self.previous_distribution, "previous distribution"))
@@ -340,6 +341,21 @@ def _checked_distribution(distribution, what: str) -> np.ndarray:
         raise OptionError(f"tables need a (3, {size}) {what} of probabilities (each row summing to 1), "
                           f"got shape {array.shape}")
     return array
+
+
+def _checked_history(history) -> tuple:
+    """``history`` as a tuple, once checked to be iterations 1, 2, ... with their two figures (a file's may not be)."""
+    if not isinstance(history, (tuple, list)):
+        raise OptionError(f"tables' history must be a list of iterations, got {type(history).__name__}")
+    for position, step in enumerate(history, 1):
+        if (not isinstance(step, dict) or set(step) != {"iteration", "changed", "values_moved"}
+                or step["iteration"] != position or isinstance(step["iteration"], bool)
+                or not all(isinstance(step[name], (int, float)) and not isinstance(step[name], bool)
+                           and 0 <= step[name] < float("inf") for name in ("changed", "values_moved"))
+                or step["changed"] > 1):
+            raise OptionError(f"iteration {position} of the tables' history is not "
+                              "{'iteration': n, 'changed': share, 'values_moved': amount}: " + repr(step)[:60])
+    return tuple(history)
 
 
 def tables_file(preset: str) -> str:

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cpoker import OptionError, PolicyTables
+from cpoker import OptionError, PolicyTables, cli
 from cpoker.files import atomic_write, check_writable, read_text
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -131,3 +131,16 @@ def test_tables_files_that_are_not_ours_are_refused(tmp_path):
                           ("missing.npz", "cannot read tables file")):
         with pytest.raises(OptionError, match=message):
             PolicyTables.load(tmp_path / name)
+    # a sound distribution with a history that is not ours: refused at load, never a traceback in what reads it
+    flat = np.full((3, 7917), 1 / 7917)
+    step = {"iteration": 1, "changed": 1.0, "values_moved": 0.5}
+    for history, message in (([{"x": 1}], "iteration 1 of the tables' history is not"),
+                             ([step, step], "iteration 2 of the tables' history is not"),
+                             ([{**step, "changed": 2.0}], "iteration 1"),
+                             ([{**step, "values_moved": float("nan")}], "iteration 1"),
+                             ([{**step, "iteration": True}], "iteration 1"), (5, "not a cpoker tables file")):
+        np.savez(tmp_path / "history.npz", distribution=flat,
+                 meta=np.array(json.dumps({"hands": 1, "seed": 1, "history": history})))
+        with pytest.raises(OptionError, match=message):
+            PolicyTables.load(tmp_path / "history.npz")
+        assert cli.main(["tables", "info", str(tmp_path / "history.npz")]) == 2
