@@ -698,11 +698,12 @@ def _resumable(resume: "PolicyTables | str | Path", hands: Optional[int], seed: 
         resume = PolicyTables.load(resume)
     elif not isinstance(resume, PolicyTables):
         raise OptionError(f"resume takes the tables of an unfinished build or their file, got {type(resume).__name__}")
-    if not resume.partial or resume.previous_distribution is None:
-        raise OptionError(f"there is nothing to resume: these tables are a finished build ({resume.iterations} "
-                          "iterations; only an interrupted build or a checkpoint continues: build again with more "
-                          "iterations)" if not resume.partial else
-                          "these partial tables cannot be resumed: they were written before builds could be")
+    if not resume.partial:
+        done = f"{resume.iterations} iteration" + "s" * (resume.iterations != 1)
+        raise OptionError(f"there is nothing to resume: these tables are a finished build ({done}; only an "
+                          "interrupted build or a checkpoint continues: build again with more iterations)")
+    if resume.previous_distribution is None:
+        raise OptionError("these partial tables cannot be resumed: they were written before builds could be")
     for name, given, own in (("hands", hands, resume.hands), ("seed", seed, resume.seed)):
         if given is not None and given != own:
             raise OptionError(f"the build to resume has {name}={own}; {name}={given} would be another build")
