@@ -4,6 +4,12 @@
 ``nogil=True`` lets threads run kernels side by side, and
 ``error_model="numpy"`` drops the Python-style division checks from hot loops.
 
+A cache file that cannot be read back (truncated or overwritten by a disk
+error, a sync tool, a full file system) is a cache miss, never a crash: the
+kernel is compiled again and the file rewritten, with one warning.  numba
+itself raises the unpickling error from the first call of every such kernel,
+so each command would fail until the user found and deleted the cache.
+
 numba caches next to the sources (``__pycache__``) or, failing that, in the
 user's cache directory (``~/.cache/numba``), and raises at decoration time
 when neither is writable -- a read-only install run by a user without a home
@@ -46,7 +52,66 @@ def fallback_cache_dir() -> "str | None":
     return path if _writable_directory(path) else None
 
 
+try:  # numba's cache classes (numba.core.caching, stable since 0.49); without them, numba's own behaviour
+    from numba.core.caching import FunctionCache, IndexDataCacheFile
+except ImportError:  # pragma: no cover - a numba that moved them
+    FunctionCache = IndexDataCacheFile = None
+
+_unreadable_reported = False
+
+
+def _report_unreadable(path: str, error: Exception) -> None:
+    global _unreadable_reported
+    if not _unreadable_reported:
+        _unreadable_reported = True
+        warnings.warn(f"cpoker: a compiled-kernel cache file under {os.path.dirname(path)} could not be read "
+                      f"({type(error).__name__}: {str(error)[:80]}); the kernels concerned are compiled again and "
+                      "their cache files rewritten", RuntimeWarning, stacklevel=2)
+
+
+if FunctionCache is not None:
+    class _TolerantCacheFile(IndexDataCacheFile):
+        """numba's index and data files, where one that cannot be read back counts as missing."""
+
+        def _load_index(self):
+            try:
+                return super()._load_index()
+            except Exception as error:  # an empty index: the next save writes a good one over it
+                _report_unreadable(self._index_path, error)
+                return {}
+
+        def load(self, key):
+            try:
+                return super().load(key)
+            except Exception as error:  # the data file: compiled again, and saved over under the same name
+                _report_unreadable(self._index_path, error)
+                return None
+
+    class _TolerantFunctionCache(FunctionCache):
+        """A function's cache whose loaded entries, if they cannot be rebuilt, count as missing too."""
+
+        def _load_overload(self, sig, target_context):
+            try:
+                return super()._load_overload(sig, target_context)
+            except Exception as error:
+                _report_unreadable(self._cache_file._index_path, error)
+                return None
+
+
+def _tolerant(dispatcher):
+    """``dispatcher`` with its cache (if any) reading unreadable files as misses (same state, subclasses)."""
+    cache = getattr(dispatcher, "_cache", None)
+    if FunctionCache is not None and type(cache) is FunctionCache and type(cache._cache_file) is IndexDataCacheFile:
+        cache.__class__ = _TolerantFunctionCache
+        cache._cache_file.__class__ = _TolerantCacheFile
+    return dispatcher
+
+
 def _compile(func, options):
+    return _tolerant(_cached_or_not(func, options))
+
+
+def _cached_or_not(func, options):
     global _fallback
     if not options.get("cache") or _fallback is False:
         return numba.njit(**{**options, "cache": False})(func)

@@ -893,10 +893,17 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     return status
 
 
+def _warning_line(message, category, filename, lineno, file=None, line=None) -> None:
+    """A warning as one line on stderr, like cpoker's errors (no source location: this is a command)."""
+    print(f"cpoker: warning: {str(message).removeprefix('cpoker: ')}", file=sys.stderr)
+
+
 def run() -> None:
     """The console-script entry point: ``cpoker ...`` on the command line."""
     import signal
+    import warnings
 
+    warnings.showwarning = _warning_line
     try:
         status = main()
     except KeyboardInterrupt:  # a signal in the instant before the handlers were installed

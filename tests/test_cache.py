@@ -1,4 +1,4 @@
-"""cpoker works when numba cannot cache where it wants to.
+"""cpoker works when numba cannot cache where it wants to, or cannot read back what it cached.
 
 A read-only install used by a user without a home (``nobody``, a locked-down
 container) leaves numba no cache location, and numba then refuses to
@@ -12,6 +12,7 @@ read-only mount makes a directory truly unwritable.
 from __future__ import annotations
 
 import os
+import pickle
 import shutil
 import subprocess
 import sys
@@ -33,7 +34,7 @@ def _namespaces_work() -> bool:
     return probe.returncode == 0
 
 
-pytestmark = pytest.mark.skipif(not _namespaces_work(), reason="needs unshare -rm (user and mount namespaces)")
+needs_namespaces = pytest.mark.skipif(not _namespaces_work(), reason="needs unshare -rm (user and mount namespaces)")
 
 # evaluate_batch runs a kernel (a single evaluate() is a Python lookup and compiles nothing)
 PROGRAM = ("import cpoker, warnings; warnings.simplefilter('default'); "
@@ -50,6 +51,7 @@ def _run_read_only(tmp_path: Path, script: str, extra_mounts: str = "") -> subpr
                           timeout=600)
 
 
+@needs_namespaces
 def test_read_only_install_without_a_home_caches_in_the_temporary_directory(tmp_path):
     first = _run_read_only(tmp_path, PROGRAM)
     assert first.returncode == 0 and first.stdout.strip() == "royal flush", first.stderr[-800:]
@@ -60,6 +62,7 @@ def test_read_only_install_without_a_home_caches_in_the_temporary_directory(tmp_
     assert again.returncode == 0 and again.stdout.strip() == "royal flush"
 
 
+@needs_namespaces
 def test_nowhere_writable_compiles_without_a_cache_and_says_so_once(tmp_path):
     fallback = tmp_path / f"cpoker-numba-cache-{os.getuid()}"
     fallback.mkdir()
@@ -67,3 +70,42 @@ def test_nowhere_writable_compiles_without_a_cache_and_says_so_once(tmp_path):
     result = _run_read_only(tmp_path, PROGRAM, read_only_fallback)
     assert result.returncode == 0 and result.stdout.strip() == "royal flush", result.stderr[-800:]
     assert result.stderr.count("no writable directory for the compiled-kernel cache") == 1
+
+
+# --- cache files that cannot be read back ----------------------------------------------------
+
+CORRUPTIONS = {
+    "truncated data": lambda path: path.write_bytes(path.read_bytes()[:100]) if path.suffix == ".nbc" else None,
+    "garbage index": lambda path: path.write_text("garbage\n") if path.suffix == ".nbi" else None,
+    "foreign data": lambda path: path.write_bytes(pickle.dumps(("not", "a", "kernel"))) if path.suffix == ".nbc"
+    else None,
+}
+
+
+@pytest.mark.parametrize("corruption", sorted(CORRUPTIONS))
+def test_an_unreadable_cache_is_recompiled_and_rewritten_with_one_warning(tmp_path, corruption):
+    """Real processes, a real cache on disk: corrupt its files, run again, then once more."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(ROOT)}
+
+    def run() -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-c", PROGRAM], capture_output=True, text=True, env=env,
+                              cwd=tmp_path, timeout=600)
+
+    assert run().stdout.strip() == "royal flush"
+    files = [p for p in (tmp_path / "cache").rglob("*") if p.suffix in (".nbi", ".nbc")]
+    assert files
+    for path in files:
+        CORRUPTIONS[corruption](path)
+    recovered = run()
+    assert recovered.returncode == 0 and recovered.stdout.strip() == "royal flush", recovered.stderr[-800:]
+    assert recovered.stderr.count("compiled-kernel cache file under") == 1 and "Traceback" not in recovered.stderr
+    again = run()  # the files were rewritten: read back without a word
+    assert again.returncode == 0 and again.stdout.strip() == "royal flush" and again.stderr == ""
+
+
+def test_the_command_line_prints_a_warning_as_one_line(capsys):
+    from cpoker import cli
+
+    cli._warning_line(RuntimeWarning("cpoker: the cache was odd"), RuntimeWarning, "x.py", 1)
+    cli._warning_line(UserWarning("something else"), UserWarning, "y.py", 2)
+    assert capsys.readouterr().err == "cpoker: warning: the cache was odd\ncpoker: warning: something else\n"
