@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from . import __version__
-from .errors import CpokerError, Interrupted
+from .errors import CpokerError, InstallationError, Interrupted
 
 EXIT_USAGE = 2
 PARTIAL = -1  # returned by a command whose result is partial: main turns it into 128 + the signal number
@@ -879,6 +879,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         # leaving the block restored the handlers, or raised Interrupted for a signal that came before any result
     except CpokerError as error:
         return _fail(str(error))
+    except InstallationError as error:  # not the user's input: status 1
+        _fail(str(error))
+        return 1
     except Interrupted as stop:
         print("cpoker: interrupted", file=sys.stderr)
         return 128 + stop.signum

@@ -36,6 +36,14 @@ class StrategyError(OptionError):
     """A strategy that cannot be loaded, or that failed or answered nonsense on a hand."""
 
 
+class InstallationError(RuntimeError):
+    """One of cpoker's own data files (lookup or shipped policy tables) is missing or damaged.
+
+    Not an input error: nothing the caller passed is wrong, and reinstalling
+    cpoker (or rebuilding the file with the command the message gives) mends it.
+    """
+
+
 class Interrupted(KeyboardInterrupt):
     """A job stopped by SIGINT or SIGTERM before it had any result to return.
 

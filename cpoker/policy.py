@@ -308,7 +308,7 @@ class PolicyTables:
         OptionError
             When the file is missing, unreadable, or not a cpoker tables file.
         """
-        from .errors import RulesError
+        from .errors import InstallationError, RulesError
 
         try:
             with np.load(path, allow_pickle=False) as data:
@@ -321,6 +321,8 @@ class PolicyTables:
                              bool(meta.get("partial", False)), rules, previous)
         except OSError as error:
             raise OptionError(f"cannot read tables file {path}: {error.strerror or error}") from None
+        except InstallationError:  # cpoker's own lookup tables, read to check the distribution: not this file
+            raise
         except (OptionError, RulesError) as error:  # our own checks of the distribution and the rules
             raise OptionError(f"{path} is not a cpoker tables file: {error}") from None
         except Exception as error:  # a zip, a .npy or a JSON that is not ours, in any of many ways
@@ -370,10 +372,16 @@ def shipped_tables_path(preset: str) -> Path:
 
 @functools.cache
 def _shipped_tables(preset: str) -> PolicyTables:
+    from .errors import InstallationError
+
     with resources.as_file(resources.files("cpoker") / "data" / tables_file(preset)) as path:
+        mend = f"reinstall cpoker, or rebuild the file with 'cpoker tables build --rules {preset} --out {path}'"
         if not path.exists():
-            raise FileNotFoundError(f"policy tables missing at {path}; run 'cpoker tables build --rules {preset}'")
-        return PolicyTables.load(path)
+            raise InstallationError(f"cpoker's {preset} policy tables are missing at {path}: {mend}")
+        try:
+            return PolicyTables.load(path)
+        except OptionError as error:
+            raise InstallationError(f"cpoker's {preset} policy tables cannot be read ({error}): {mend}") from None
 
 
 def default_tables(rules: "Rules | str | None" = None) -> PolicyTables:

@@ -416,8 +416,18 @@ def lookup_tables() -> LookupTables:
     """The shipped lookup tables (read once per process, ~1 ms); rebuild with :func:`build_lookup_tables`."""
     from importlib.resources import files
 
-    with np.load(files("cpoker") / "data" / LOOKUP_TABLES_FILE) as data:
-        arrays = {name: data[name] for name in data.files}
+    from .errors import InstallationError
+
+    path = files("cpoker") / "data" / LOOKUP_TABLES_FILE
+    try:
+        with np.load(path) as data:
+            return _lookup_tables_of({name: data[name] for name in data.files})
+    except Exception as error:  # missing, truncated, not a zip, a member missing: the install is damaged
+        raise InstallationError(f"cpoker's lookup tables {path} cannot be read ({type(error).__name__}: "
+                                f"{str(error)[:80]}); reinstall cpoker") from None
+
+
+def _lookup_tables_of(arrays: dict) -> LookupTables:
     hashes = {}
     for name in (ROWS, REST):
         multiplier, shift = (int(x) for x in arrays[f"hash{name}_parameters"])

@@ -8,6 +8,7 @@ file a reader keeps opening.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -144,3 +145,34 @@ def test_tables_files_that_are_not_ours_are_refused(tmp_path):
         with pytest.raises(OptionError, match=message):
             PolicyTables.load(tmp_path / "history.npz")
         assert cli.main(["tables", "info", str(tmp_path / "history.npz")]) == 2
+
+
+DAMAGES = {  # what happens to a copy of the installed package, and the line that must say so
+    "lookup tables truncated": ("lookup_tables.npz", b"PK\x03\x04 truncated", "cpoker's lookup tables"),
+    "lookup tables missing": ("lookup_tables.npz", None, "cpoker's lookup tables"),
+    "pagat tables missing": ("policy_tables.npz", None, "cpoker's pagat policy tables are missing"),
+    "pagat tables garbled": ("policy_tables.npz", b"junk", "cpoker's pagat policy tables cannot be read"),
+}
+
+
+@pytest.mark.parametrize("damage", sorted(DAMAGES))
+def test_a_damaged_installation_is_named_in_one_line_with_status_1(tmp_path, damage):
+    """A real copy of the package with one of its data files damaged, run as a real process."""
+    import shutil
+
+    import cpoker
+
+    name, content, message = DAMAGES[damage]
+    copy = tmp_path / "cpoker"
+    shutil.copytree(Path(cpoker.__file__).parent, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    if content is None:
+        (copy / "data" / name).unlink()
+    else:
+        (copy / "data" / name).write_bytes(content)
+    env = {**os.environ, "PYTHONPATH": str(tmp_path), "NUMBA_CACHE_DIR": str(tmp_path / "numba")}
+    result = subprocess.run([sys.executable, "-m", "cpoker", "solve", "As Ad Kc Kd Qs Jh Th 9c 7s 6d 4h 3c 2s",
+                             "--samples", "20", "--seed", "1"], capture_output=True, text=True, env=env,
+                            cwd=tmp_path, timeout=600)
+    assert result.returncode == 1 and result.stdout == "", result.stderr[-800:]
+    assert result.stderr.startswith(f"cpoker: error: {message}") and result.stderr.count("\n") == 1
+    assert "reinstall cpoker" in result.stderr
