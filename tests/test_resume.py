@@ -181,3 +181,38 @@ def test_a_build_killed_outright_resumes_from_its_checkpoint_to_the_same_file(tm
     report = json.loads(resumed.stdout)
     assert report["resumed_after"] == checkpoint.iterations and report["iterations"] == 40
     assert out.read_bytes() == reference.to_bytes()
+
+
+def test_real_signals_while_a_build_resumes_leave_a_file_that_still_resumes_to_the_same_bytes(tmp_path):
+    """SIGINT at several moments of a resumed build; whatever each leaves, resuming on ends with the same file."""
+    out = tmp_path / "t.npz"
+    reference = build_tables(hands=3000, seed=9, max_iterations=40, tolerance=0)
+    checkpoints: list = []
+    build_tables(hands=3000, seed=9, max_iterations=3, tolerance=0, checkpoint=checkpoints.append)
+    checkpoints[-1].save(out)  # an unfinished build of 2 iterations
+    resume = [sys.executable, "-m", "cpoker", "tables", "build", "--resume", str(out), "--max-iterations", "40",
+              "--tolerance", "0", "--quiet", "--json"]
+    outcomes = []
+    for delay in (0.2, 1.5, 3.0):
+        before, done = out.read_bytes(), PolicyTables.load(out).iterations
+        process = subprocess.Popen(resume, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(delay)
+        process.send_signal(signal.SIGINT)
+        stdout, stderr = process.communicate(timeout=300)
+        assert "Traceback" not in stderr, stderr
+        if process.returncode == 0:  # it had finished
+            outcomes.append("complete")
+            break
+        assert process.returncode == 130, (process.returncode, stderr)
+        if not stdout:  # before the replay was done: nothing written, the file as it was
+            assert stderr == "cpoker: interrupted\n" and out.read_bytes() == before
+            outcomes.append("interrupted")
+        else:  # the tables of the last completed iteration, resumable in their turn
+            report, saved = json.loads(stdout), PolicyTables.load(out)
+            assert report["partial"] and saved.partial and saved.previous_distribution is not None
+            assert saved.iterations == report["iterations"] > done  # at least one more iteration completed
+            outcomes.append("partial")
+    if outcomes[-1] != "complete":
+        finished = subprocess.run(resume, capture_output=True, text=True, timeout=300)
+        assert finished.returncode == 0, finished.stderr
+    assert out.read_bytes() == reference.to_bytes(), outcomes
