@@ -589,8 +589,9 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
         that are not an unfinished build, disagree with the options given, or do
         not continue this build.
     Interrupted
-        When a signal arrives before the first iteration completes (or, resuming,
-        before the replay does).
+        When a signal arrives before the first iteration completes (resuming:
+        the first iteration after those resumed, so the file to resume is
+        still what it was).
     """
     from .errors import MAX_ITERATIONS, MAX_TABLE_HANDS, Interrupted, check_fraction, check_int, check_seed
     from . import interrupts

@@ -383,7 +383,7 @@ def _solve_table(hand_ids, opponents, rules, tables, started, compared=None) -> 
         if arrangement.is_foul:
             value = float(opponents * fouled_hand_points(rules))
         else:
-            dense = (np.searchsorted(strength_keys(), [value.key]) for value in arrangement.values)
+            dense = (np.searchsorted(strength_keys(), [row.key]) for row in arrangement.values)
             value = opponents * float(tables.model.split_values(*dense)[0])  # front, middle, back
         other, ev_lost = Candidate(arrangement, value, None), found[0].ev - value
     return Solution(tuple(int(c) for c in hand_ids), found[0].arrangement, found[0].ev, None, {},
