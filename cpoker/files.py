@@ -3,7 +3,9 @@
 Writes are atomic: the data goes to a temporary file in the target's
 directory, is flushed to disk, and then replaces the target with
 ``os.replace`` -- a reader sees the old file or the new one, never half of
-one, and an interrupted or failed write leaves the old file untouched.
+one, and an interrupted or failed write leaves the old file untouched.  A
+path through a symbolic link is written where the link points (the link
+stays); a device, a FIFO or a socket is refused, as the rename would replace it.
 Reads are capped in size and decoded strictly, so a binary, Latin-1 or
 gigabyte-sized file gives a clear error instead of a traceback or a stall.
 """
@@ -24,16 +26,31 @@ def _reason(error: OSError) -> str:
     return error.strerror or error.__class__.__name__
 
 
+def _resolved(path: "str | os.PathLike") -> Path:
+    """``path``, or where it links to: a file reached through a symbolic link is written where the link points,
+    so the link stays a link (the atomic rename would otherwise replace the link itself)."""
+    return Path(os.path.realpath(path)) if os.path.islink(path) else Path(path)
+
+
+def _refuse_special(target: Path, path) -> None:
+    """Refuse to replace anything but a regular file (or a link to one) or nothing."""
+    if target.is_dir():
+        raise OptionError(f"cannot write {path}: it is a directory")
+    if target.exists() and not target.is_file():
+        raise OptionError(f"cannot write {path}: it is not a regular file (a device, a FIFO or a socket), "
+                          "which writing would replace")
+
+
 def check_writable(path: "str | os.PathLike") -> Path:
     """Fail early (before a long job) unless ``path`` can be written atomically.
 
     Its directory must exist and be writable, and the path itself must not be
-    a directory.
+    a directory or another special file (a device, a FIFO, a socket), which
+    the atomic rename would replace with a regular file.
     """
-    target = Path(path)
+    target = _resolved(path)
     directory = target.parent if str(target.parent) else Path(".")
-    if target.is_dir():
-        raise OptionError(f"cannot write {path}: it is a directory")
+    _refuse_special(target, path)
     if not directory.is_dir():
         raise OptionError(f"cannot write {path}: directory {directory} does not exist")
     try:
@@ -41,7 +58,7 @@ def check_writable(path: "str | os.PathLike") -> Path:
             pass
     except OSError as error:
         raise OptionError(f"cannot write {path}: {_reason(error)}") from None
-    return target
+    return Path(path)  # as given: atomic_write resolves a link again when it writes
 
 
 def atomic_write(path: "str | os.PathLike", data: bytes) -> None:
@@ -50,10 +67,11 @@ def atomic_write(path: "str | os.PathLike", data: bytes) -> None:
     Raises
     ------
     OptionError
-        When the directory is missing or not writable, or the target is a directory.
+        When the directory is missing or not writable, or the target is a directory or another special file.
     """
-    target = Path(path)
+    target = _resolved(path)
     directory = target.parent if str(target.parent) else Path(".")
+    _refuse_special(target, path)
     temporary = None
     try:
         handle, temporary = tempfile.mkstemp(dir=directory, prefix=f".{target.name}.", suffix=".tmp")

@@ -105,6 +105,34 @@ def test_atomic_write_errors_name_the_problem_and_keep_the_old_file(tmp_path):
     assert target.read_text() == "new" and len(list(tmp_path.iterdir())) == 1
 
 
+def test_outputs_never_replace_a_special_file_and_write_through_a_link(tmp_path, capsys):
+    """A FIFO (like a device) would be replaced by a regular file: refused; a link keeps pointing at the new file."""
+    import stat
+
+    from cpoker import cli
+
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    for attempt in (lambda: check_writable(fifo), lambda: atomic_write(fifo, b"data")):
+        with pytest.raises(OptionError, match="it is not a regular file"):
+            attempt()
+    assert cli.main(["simulate", "2s 2h Ad / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac", "--samples", "50", "--seed", "1",
+                     "--out", str(fifo)]) == 2
+    assert "pipe.json: it is not a regular file" in capsys.readouterr().err
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)  # still the FIFO
+    target, link = tmp_path / "real.json", tmp_path / "link.json"
+    target.write_text("old")
+    link.symlink_to(target)
+    assert check_writable(link) == link
+    atomic_write(link, b"new")
+    assert link.is_symlink() and target.read_text() == "new" and os.readlink(link) == str(target)
+    dangling = tmp_path / "dangling.json"
+    dangling.symlink_to(tmp_path / "later.json")
+    atomic_write(dangling, b"made")
+    assert dangling.is_symlink() and (tmp_path / "later.json").read_text() == "made"
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
 def test_reading_refuses_binary_latin1_huge_and_missing_files(tmp_path):
     (tmp_path / "latin1.toml").write_bytes("scoring = \"pagat\" # caf\xe9".encode("latin-1"))
     (tmp_path / "binary").write_bytes(bytes(range(256)))
