@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -53,6 +54,10 @@ def test_backend_options_are_checked():
         cpoker.simulate(A, samples=10, scheduler="tcp://127.0.0.1:1")
     with pytest.raises(cpoker.OptionError, match="cannot reach the Dask scheduler"):
         cpoker.simulate(A, samples=10, backend="dask", scheduler=f"tcp://127.0.0.1:{_free_port()}")
+    for address, reason in (("nonsense", "missing port number"), ("tcp://127.0.0.1", "missing port number"),
+                            ("foo://1.2.3.4:5", "unknown address scheme")):  # refused at once, not after 20 s
+        with pytest.raises(cpoker.OptionError, match=f"address '{re.escape(address)}' is not one .*{reason}"):
+            cpoker.match(["table", "greedy"], deals=10, backend="dask", scheduler=address)
 
 
 def _free_port() -> int:

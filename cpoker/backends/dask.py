@@ -38,6 +38,11 @@ def connect(scheduler: Optional[str]):
                                            dashboard_address=None, host="127.0.0.1")
         return distributed.Client(cluster), cluster
     try:
+        distributed.comm.parse_address(distributed.comm.resolve_address(scheduler))
+    except (ValueError, TypeError, OSError) as error:  # no port, an unknown protocol, a host that does not resolve
+        raise OptionError(f"the Dask scheduler address {scheduler!r} is not one a client can use, like "
+                          f"tcp://127.0.0.1:8786 ({error})") from None
+    try:
         return distributed.Client(scheduler, timeout="20s"), None
     except (OSError, TimeoutError) as error:
         raise OptionError(f"cannot reach the Dask scheduler at {scheduler}: {error}") from None
