@@ -99,18 +99,31 @@ def atomic_write(path: "str | os.PathLike", data: bytes) -> None:
                 pass
 
 
-def read_text(path: "str | os.PathLike", what: str, error: Type[CpokerError] = OptionError) -> str:
-    """The UTF-8 text of a small file, or ``error`` naming what is wrong with it."""
-    target = Path(path)
+def read_bytes(path: "str | os.PathLike", what: str, error: Type[CpokerError] = OptionError,
+               limit: int = MAX_INPUT_BYTES) -> bytes:
+    """The bytes of a file of at most ``limit`` bytes, or ``error`` naming what is wrong with it.
+
+    A FIFO is opened without waiting for a writer, so one that nobody writes
+    to reads as empty instead of hanging (a pipe that is being written, such
+    as ``/dev/stdin`` after ``|``, reads as usual).
+    """
     try:
-        with open(target, "rb") as stream:
-            data = stream.read(MAX_INPUT_BYTES + 1)
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(descriptor, "rb") as stream:
+            os.set_blocking(descriptor, True)  # from here, wait for a writer's data as any reader does
+            data = stream.read(limit + 1)
     except IsADirectoryError:
         raise error(f"cannot read {what} {path}: it is a directory") from None
     except OSError as failure:
         raise error(f"cannot read {what} {path}: {_reason(failure)}") from None
-    if len(data) > MAX_INPUT_BYTES:
-        raise error(f"{what} {path} is larger than {MAX_INPUT_BYTES // 2**20} MiB; is it the right file?")
+    if len(data) > limit:
+        raise error(f"{what} {path} is larger than {limit // 2**20} MiB; is it the right file?")
+    return data
+
+
+def read_text(path: "str | os.PathLike", what: str, error: Type[CpokerError] = OptionError) -> str:
+    """The UTF-8 text of a small file, or ``error`` naming what is wrong with it."""
+    data = read_bytes(path, what, error)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as failure:

@@ -309,9 +309,11 @@ class PolicyTables:
             When the file is missing, unreadable, or not a cpoker tables file.
         """
         from .errors import InstallationError, RulesError
+        from .files import read_bytes
 
+        content = read_bytes(path, "tables file", OptionError, limit=TABLES_FILE_LIMIT)
         try:
-            with np.load(path, allow_pickle=False) as data:
+            with np.load(io.BytesIO(content), allow_pickle=False) as data:
                 meta = json.loads(str(data["meta"]))
                 distribution = np.asarray(data["distribution"], dtype=np.float64)
                 rules = Rules.from_toml_text(meta["rules"], f"{path} (rules)") if "rules" in meta else None
@@ -319,8 +321,6 @@ class PolicyTables:
                             if "previous_distribution" in data.files else None)
                 tables = cls(distribution, int(meta["hands"]), int(meta["seed"]), tuple(meta["history"]),
                              bool(meta.get("partial", False)), rules, previous)
-        except OSError as error:
-            raise OptionError(f"cannot read tables file {path}: {error.strerror or error}") from None
         except InstallationError:  # cpoker's own lookup tables, read to check the distribution: not this file
             raise
         except (OptionError, RulesError) as error:  # our own checks of the distribution and the rules
@@ -329,6 +329,9 @@ class PolicyTables:
             raise OptionError(f"{path} is not a cpoker tables file ({type(error).__name__}: "
                               f"{str(error)[:80]})") from None
         return tables
+
+
+TABLES_FILE_LIMIT = 64 * 2**20  # a tables file is ~0.1-0.3 MB; anything far larger is the wrong file
 
 
 def _checked_distribution(distribution, what: str) -> np.ndarray:

@@ -179,7 +179,11 @@ class Rules:
         """House rules from a TOML file (the format :meth:`to_toml` writes)."""
         from .files import read_text
 
-        return cls.from_toml_text(read_text(path, "rules file", RulesError), str(path))
+        text = read_text(path, "rules file", RulesError)
+        if not text.strip():  # every field has a default, so an empty file would silently mean pagat
+            raise RulesError(f"rules file {path} is empty; write at least scoring = \"pagat\" (or 1-6, 2-4) "
+                             "for the base game, or use --rules pagat")
+        return cls.from_toml_text(text, str(path))
 
     @classmethod
     def from_toml_text(cls, text: str, source: str = "rules") -> "Rules":

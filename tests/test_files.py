@@ -204,3 +204,34 @@ def test_a_damaged_installation_is_named_in_one_line_with_status_1(tmp_path, dam
     assert result.returncode == 1 and result.stdout == "", result.stderr[-800:]
     assert result.stderr.startswith(f"cpoker: error: {message}") and result.stderr.count("\n") == 1
     assert "reinstall cpoker" in result.stderr
+
+
+def test_a_fifo_nobody_writes_to_reads_as_empty_and_a_pipe_as_usual(tmp_path):
+    """Real FIFOs and a real pipe, in real processes (a hang fails the test by its timeout, not the whole run)."""
+    hand = "As Ad Kc Kd Qs Jh Th 9c 7s 6d 4h 3c 2s"
+    for name, argv, message in (
+            ("deal.json", ["score", "--file"], "is not valid JSON"),
+            ("rules.toml", ["solve", hand, "--samples", "10", "--seed", "1", "--rules"], "is empty"),
+            ("t.npz", ["solve", hand, "--samples", "10", "--seed", "1", "--tables"], "is not a cpoker tables file")):
+        fifo = tmp_path / name
+        os.mkfifo(fifo)
+        result = subprocess.run([sys.executable, "-m", "cpoker", *argv, str(fifo)], capture_output=True, text=True,
+                                cwd=ROOT, timeout=120)
+        assert result.returncode == 2 and message in result.stderr and result.stderr.count("\n") == 1, result.stderr
+    deal = json.dumps({"players": ["2s 2h Ad / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac",
+                                   "3s 3h 4d / 6c 6d 8s 5c 2d / 9c 9d Th Ts As"]})
+    piped = subprocess.run([sys.executable, "-m", "cpoker", "score", "--file", "/dev/stdin", "--json"], input=deal,
+                           capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert piped.returncode == 0, piped.stderr
+    assert [p["result"] for p in json.loads(piped.stdout)["players"]] == [1, -1]
+
+
+def test_an_empty_rules_file_is_refused_rather_than_read_as_pagat(tmp_path):
+    from cpoker import Rules
+    from cpoker.errors import RulesError
+
+    (tmp_path / "empty.toml").write_text("  \n")
+    with pytest.raises(RulesError, match="is empty"):
+        Rules.from_toml(tmp_path / "empty.toml")
+    (tmp_path / "comment.toml").write_text("# the base game, on purpose\n")
+    assert Rules.from_toml(tmp_path / "comment.toml").scoring == "pagat"
