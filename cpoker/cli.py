@@ -887,7 +887,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 128 + stop.signum
     signum = shield.first if shield is not None else None
     try:
-        sys.stdout.write(text)
+        try:
+            sys.stdout.write(text)
+        except UnicodeEncodeError:  # a terminal or pipe that is not UTF-8 (cp1252, PYTHONIOENCODING=ascii...)
+            sys.stdout.write(_encodable(text, sys.stdout.encoding or "ascii"))
         sys.stdout.flush()
     except BrokenPipeError:
         return 0
@@ -899,6 +902,24 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 def _warning_line(message, category, filename, lineno, file=None, line=None) -> None:
     """A warning as one line on stderr, like cpoker's errors (no source location: this is a command)."""
     print(f"cpoker: warning: {str(message).removeprefix('cpoker: ')}", file=sys.stderr)
+
+
+# what the output's few non-ASCII characters become where stdout cannot encode them
+_ASCII_FALLBACK = str.maketrans({"█": "#", "♠": "s", "♥": "h", "♦": "d", "♣": "c", "±": "+/-", "×": "x",
+                                 "·": ".", "—": "-", "–": "-", "…": "...", "≥": ">=", "≤": "<="})
+
+
+def _encodable(text: str, encoding: str) -> str:
+    """``text`` with what ``encoding`` cannot write spelled in ASCII (the rest replaced): the result, not a crash."""
+    def fits(character: str) -> bool:
+        try:
+            character.encode(encoding)
+            return True
+        except (UnicodeEncodeError, LookupError):
+            return False
+
+    spelled = "".join(c if c.isascii() or fits(c) else c.translate(_ASCII_FALLBACK) for c in text)
+    return spelled.encode(encoding, errors="replace").decode(encoding, errors="replace")
 
 
 def run() -> None:

@@ -1,4 +1,5 @@
 import json
+import os
 import subprocess
 import sys
 
@@ -141,3 +142,13 @@ def test_python_dash_m_entry_point():
     assert result.returncode == 0 and "royal flush" in result.stdout
     result = subprocess.run([sys.executable, "-m", "cpoker", "eval", "As"], capture_output=True, text=True)
     assert result.returncode == 2 and result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+
+
+def test_output_to_a_stream_that_is_not_utf8_is_spelled_in_ascii_not_a_crash():
+    """A real process whose stdout is ASCII (a cp1252 console, PYTHONIOENCODING=ascii): the result, not a traceback."""
+    env = {**os.environ, "PYTHONIOENCODING": "ascii"}
+    for argv, expected in ((["eval", "As Ks Qs Js Ts", "--symbols"], "As Ks Qs Js Ts: royal flush"),
+                           (["simulate", A, "--samples", "200", "--seed", "1"], "| ###")):
+        result = subprocess.run([sys.executable, "-m", "cpoker", *argv], capture_output=True, env=env, timeout=300)
+        assert result.returncode == 0 and b"Traceback" not in result.stderr, result.stderr[-500:]
+        assert result.stdout.isascii() and expected in result.stdout.decode()
