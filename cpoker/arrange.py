@@ -105,7 +105,7 @@ class Arrangement:
     def _find_misset(self) -> Optional[str]:
         for name, row, size in zip(ROW_NAMES, self.rows, ROW_SIZES):
             if len(row) != size:
-                return f"wrong count: {name} has {len(row)} cards, needs {size}"
+                return f"wrong count: {name} has {len(row)} card{'s' * (len(row) != 1)}, needs {size}"
         seen: set[Card] = set()
         for card in self.cards:
             if card in seen:

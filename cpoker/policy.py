@@ -601,6 +601,8 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
     from .devices import check_device
     from .runner import blocks_of, check_backend, run_blocks
 
+    if checkpoint is not None and not callable(checkpoint):
+        raise OptionError(f"checkpoint must be a function of the tables so far, got {type(checkpoint).__name__}")
     if resume is not None:
         resume = _resumable(resume, hands, seed, rules)
         hands, seed, rules = resume.hands, resume.seed, resume.rules

@@ -160,11 +160,11 @@ class Solution:
         }
 
 
-def _check_options(opponents: int, samples: int, method: str) -> None:
+def _check_options(opponents: int, samples: int, method: str) -> tuple[int, int]:
+    """``(opponents, samples)`` as Python ints (a NumPy ``int8`` would overflow in the sample arithmetic)."""
     if not isinstance(method, str) or method not in METHODS:
         raise OptionError(f"unknown method {method!r}; use one of {', '.join(METHODS)}")
-    check_int("opponents", opponents, 1, MAX_OPPONENTS)
-    check_int("samples", samples, 1, MAX_SAMPLES)
+    return check_int("opponents", opponents, 1, MAX_OPPONENTS), check_int("samples", samples, 1, MAX_SAMPLES)
 
 
 def deal_opponents(hand_ids: np.ndarray, opponents: int, samples: int, seed: int) -> np.ndarray:
@@ -244,7 +244,7 @@ def solve(hand: CardsLike, opponents: int = 1, samples: int = 2000, seed: Option
     from .policy import resolve_tables
 
     hand_ids = parse_hand(hand)
-    _check_options(opponents, samples, method)
+    opponents, samples = _check_options(opponents, samples, method)
     seed = check_seed(seed)
     rules = resolve_rules(rules)
     tables = resolve_tables(tables, rules)

@@ -90,6 +90,7 @@ def test_what_cannot_be_resumed_is_refused_by_name(pagat_build):
         (dict(resume=two, max_iterations=2), "has done 2 iterations already: max_iterations must be more"),
         (dict(resume="no such file.npz"), "cannot read tables file no such file.npz"),
         (dict(resume=42), "resume takes the tables of an unfinished build or their file, got int"),
+        (dict(hands=50, checkpoint="t.npz"), "checkpoint must be a function of the tables so far, got str"),
         (dict(resume=PolicyTables(two.distribution, HANDS, SEED, two.history, True)),
          "cannot be resumed: they were written before builds could be"),
     ]

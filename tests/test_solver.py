@@ -301,6 +301,13 @@ def test_what_a_compared_arrangement_costs_is_the_paired_difference_on_the_same_
     assert set(data["arrangement"]["rows"]) == {"front", "middle", "back"} and data["row_probabilities"]
 
 
+def test_numpy_integers_are_taken_as_the_numbers_they_hold():
+    """np.int8 opponents used to overflow in the sample arithmetic (2,000,000 // opponents)."""
+    small = solve(HAND, samples=np.int16(300), seed=np.int64(4), opponents=np.int8(3))
+    assert small.opponents == 3 and type(small.opponents) is int and small.samples == 300
+    assert small.ev == solve(HAND, samples=300, seed=4, opponents=3).ev
+
+
 def test_comparing_the_best_a_foul_or_under_the_table_method():
     best = solve(HAND, samples=300, seed=2)
     same = solve(HAND, samples=300, seed=2, compare=best.best.format())
