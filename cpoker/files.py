@@ -108,9 +108,11 @@ def read_bytes(path: "str | os.PathLike", what: str, error: Type[CpokerError] = 
     as ``/dev/stdin`` after ``|``, reads as usual).
     """
     try:
-        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        nonblocking = getattr(os, "O_NONBLOCK", 0)  # POSIX; elsewhere a FIFO is opened as usual
+        descriptor = os.open(path, os.O_RDONLY | nonblocking)
         with os.fdopen(descriptor, "rb") as stream:
-            os.set_blocking(descriptor, True)  # from here, wait for a writer's data as any reader does
+            if nonblocking:
+                os.set_blocking(descriptor, True)  # from here, wait for a writer's data as any reader does
             data = stream.read(limit + 1)
     except IsADirectoryError:
         raise error(f"cannot read {what} {path}: it is a directory") from None
