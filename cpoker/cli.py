@@ -18,6 +18,7 @@ import hashlib
 import io
 import json
 import math
+import os
 import sys
 from pathlib import Path
 from typing import Optional, Sequence
@@ -347,6 +348,7 @@ def _write_out(path: str, data: dict, rows: list[dict]) -> None:
     """
     import csv
 
+    from .errors import OptionError
     from .files import atomic_write
 
     if Path(path).suffix.lower() == ".json":
@@ -357,7 +359,19 @@ def _write_out(path: str, data: dict, rows: list[dict]) -> None:
         writer.writeheader()
         writer.writerows(rows)
         text = buffer.getvalue()
-    atomic_write(path, text.encode("utf-8"))
+    try:
+        atomic_write(path, text.encode("utf-8"))
+    except OptionError as error:  # checked before the job, failed after it (a full disk): keep the result
+        _unwritten(f"{error}; the result is printed instead")
+
+
+_UNWRITTEN: list = []  # what a command computed but could not write, reported as status 1 (see _run_command)
+
+
+def _unwritten(message: str) -> None:
+    """Report a file the job's result could not be written to; the command still prints the result."""
+    print(f"cpoker: error: {message}", file=sys.stderr)
+    _UNWRITTEN.append(message)
 
 
 def _flatten(data, prefix: str = "") -> list[dict]:
@@ -581,7 +595,18 @@ def _cmd_tables(args) -> int:
                           backend=args.backend, scheduler=args.scheduler, rules=args.rules, resume=resume,
                           checkpoint=_checkpoint_writer(out) if args.checkpoint else None)
     rules = tables.rules
-    tables.save(out)
+    try:
+        tables.save(out)
+    except OptionError as error:  # checked before the build, failed after it (a full disk): save them elsewhere
+        import tempfile
+
+        rescue = Path(tempfile.gettempdir()) / f"cpoker-tables-{os.getpid()}.npz"
+        try:
+            tables.save(rescue)
+            _unwritten(f"{error}; the tables were saved to {rescue} instead")
+        except OptionError:
+            _unwritten(f"{error}; nor could the tables be saved to {rescue}: they are lost")
+        return 1
     digest = _sha256(out)
     shipped = _shipped_tables_path(rules)
     same = shipped is not None and shipped.exists() and _sha256(shipped) == digest
@@ -860,9 +885,10 @@ def _run_command(argv: Optional[Sequence[str]]) -> "tuple[int, str]":
         return EXIT_USAGE, parser.format_help()
     _notice.NOTICE["enabled"] = sys.stderr.isatty()
     output = io.StringIO()
+    _UNWRITTEN.clear()
     with contextlib.redirect_stdout(output):  # printed once the command is done, or not at all
         status = args.run(args)
-    return status, output.getvalue()
+    return ((status or 1) if _UNWRITTEN else status), output.getvalue()
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

@@ -235,3 +235,62 @@ def test_an_empty_rules_file_is_refused_rather_than_read_as_pagat(tmp_path):
         Rules.from_toml(tmp_path / "empty.toml")
     (tmp_path / "comment.toml").write_text("# the base game, on purpose\n")
     assert Rules.from_toml(tmp_path / "comment.toml").scoring == "pagat"
+
+
+def _namespaces_work() -> bool:
+    import shutil
+
+    if shutil.which("unshare") is None:
+        return False
+    probe = subprocess.run(["unshare", "-rm", "sh", "-c", "mount -t tmpfs tmpfs /mnt"], capture_output=True)
+    return probe.returncode == 0
+
+
+@pytest.mark.skipif(not _namespaces_work(), reason="needs unshare -rm (a private mount namespace)")
+def test_a_disk_that_fills_during_the_job_loses_no_result(tmp_path):
+    """A real full file system (a 64 KiB tmpfs, filled once the output was checked): the result survives."""
+    full = tmp_path / "full"
+    full.mkdir()
+    rescue_dir = tmp_path / "tmp"
+    rescue_dir.mkdir()
+
+    def run(*argv: str) -> subprocess.CompletedProcess:
+        # the output directory is checked when the job starts (an empty file fits), then filled to the last block
+        command = " ".join(f"'{a}'" for a in (sys.executable, "-c", FILL_THEN_RUN, str(full), *argv))
+        shell = f"mount -t tmpfs -o size=64k tmpfs {full} && exec {command}"
+        env = {**os.environ, "TMPDIR": str(rescue_dir), "PYTHONPATH": str(ROOT)}
+        return subprocess.run(["unshare", "-rm", "sh", "-c", shell], capture_output=True, text=True, env=env,
+                              cwd=ROOT, timeout=600)
+
+    simulated = run("simulate", "2s 2h Ad / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac", "--samples", "200", "--seed", "1",
+                    "--out", str(full / "r.json"))
+    assert simulated.returncode == 1 and "EV" in simulated.stdout, simulated.stderr[-500:]
+    assert "No space left on device; the result is printed instead" in simulated.stderr
+    assert simulated.stderr.count("\n") == 1
+    built = run("tables", "build", "--hands", "200", "--max-iterations", "2", "--out", str(full / "t.npz"))
+    assert built.returncode == 1 and "the tables were saved to" in built.stderr, built.stderr[-500:]
+    rescued = next(rescue_dir.glob("cpoker-tables-*.npz"))
+    assert PolicyTables.load(rescued).iterations == 2
+
+
+# Runs a cpoker command with the file system of argv[1] filled once the command has checked its output path.
+FILL_THEN_RUN = """
+import os, sys
+from cpoker import cli, files
+directory, argv = sys.argv[1], sys.argv[2:]
+checked = files.check_writable
+
+def check_then_fill(path):
+    result = checked(path)
+    filler = os.open(os.path.join(directory, "filler"), os.O_WRONLY | os.O_CREAT)
+    try:
+        while os.write(filler, b"x" * 4096):
+            pass
+    except OSError:  # the last block is taken
+        pass
+    os.close(filler)
+    return result
+
+files.check_writable = check_then_fill
+sys.exit(cli.main(argv))
+"""
