@@ -32,7 +32,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
 import cpoker
-from cpoker.errors import CpokerError
+from cpoker.errors import CpokerError, InstallationError
 
 MAX_BODY = 64 * 1024
 MAX_SAMPLES = 20_000
@@ -122,6 +122,10 @@ def create_app(workers: Optional[int] = None, time_budget: float = TIME_BUDGET) 
     @app.exception_handler(CpokerError)
     async def cpoker_error(request: Request, error: CpokerError):
         return JSONResponse({"detail": str(error)}, status_code=422)
+
+    @app.exception_handler(InstallationError)
+    async def installation_error(request: Request, error: InstallationError):  # the server's fault: a 500 that
+        return JSONResponse({"detail": str(error)}, status_code=500)  # names the damaged file and the mend
 
     async def limited(function, *args, **kwargs) -> Any:
         """Run a library call on a solver thread once a slot is free (503 if none frees up in time)."""
