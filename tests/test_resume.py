@@ -1,7 +1,7 @@
 """Checkpoints and resumed builds: an unfinished self-play build continues to the very tables, byte for byte.
 
-The last test kills a real ``cpoker tables build --checkpoint`` process outright (SIGKILL: no handler
-runs, nothing is flushed) and resumes it from the checkpoint it left.
+One test kills a real ``cpoker tables build --checkpoint`` process outright (SIGKILL: no handler runs,
+nothing is flushed) and resumes it from the checkpoint it left; another sends real SIGINTs to a resumed build.
 """
 
 from __future__ import annotations
