@@ -370,7 +370,7 @@ _UNWRITTEN: list = []  # what a command computed but could not write, reported a
 
 def _unwritten(message: str) -> None:
     """Report a file the job's result could not be written to; the command still prints the result."""
-    print(f"cpoker: error: {message}", file=sys.stderr)
+    _fail(message)
     _UNWRITTEN.append(message)
 
 

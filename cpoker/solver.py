@@ -383,8 +383,8 @@ def _solve_table(hand_ids, opponents, rules, tables, started, compared=None) -> 
         if arrangement.is_foul:
             value = float(opponents * fouled_hand_points(rules))
         else:
-            dense = (np.searchsorted(strength_keys(), [row.key]) for row in arrangement.values)
-            value = opponents * float(tables.model.split_values(*dense)[0])  # front, middle, back
+            dense = (np.array([row.strength_index]) for row in arrangement.values)  # front, middle, back
+            value = opponents * float(tables.model.split_values(*dense)[0])
         other, ev_lost = Candidate(arrangement, value, None), found[0].ev - value
     return Solution(tuple(int(c) for c in hand_ids), found[0].arrangement, found[0].ev, None, {},
                     tuple(found[1:]), "table", "table", opponents, 0, None, rules, int(n_valid),
