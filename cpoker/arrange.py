@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import functools
+import operator
 from collections.abc import Iterator, Sequence
 from typing import Optional, Union
 
@@ -19,6 +20,7 @@ import numpy as np
 from .cards import CARDS, Card, CardsLike, format_cards, parse_cards
 from .errors import ArrangementError, CardError
 from .evaluation import HandValue, value_of_cards
+from .tables import SPLITS_PER_BACK, split_tables
 
 ROW_NAMES = ("front", "middle", "back")
 ROW_SIZES = (3, 5, 5)
@@ -237,8 +239,11 @@ def parse_hand(hand: CardsLike) -> np.ndarray:
         Unless the input holds exactly 13 distinct known cards.
     """
     if isinstance(hand, np.ndarray) and hand.shape == (13,) and hand.dtype.kind in "ui":
-        ids = sorted(hand.tolist())  # card ids from the kernels or a batch: no Card objects on the way
+        given = hand.tolist()  # card ids from the kernels or a batch: no Card objects on the way
+        ids = sorted(given)
         if 0 <= ids[0] and ids[12] < 52 and len(set(ids)) == 13:
+            if ids == given and hand.dtype == np.uint8:
+                return hand.copy()  # already in order (a batch's row): 5x cheaper than building from the list
             return np.array(ids, dtype=np.uint8)
     cards = parse_cards(hand)  # anything else, and the error that names what is wrong
     if len(cards) != 13:
@@ -249,23 +254,23 @@ def parse_hand(hand: CardsLike) -> np.ndarray:
 def arrangement_of_split(hand_ids: np.ndarray, split: int, keys: Optional[Sequence[int]] = None) -> Arrangement:
     """The arrangement that split number ``split`` (0..72,071) makes of sorted hand ids (``keys``: of its rows,
     front first, when known)."""
-    from .tables import split_tables
-
-    back, middle, front = split_tables().splits[split].tolist()
-    positions5, positions3 = _subset_positions()
-    hand = [CARDS[c] for c in hand_ids.tolist()]
-    return Arrangement._of_cards(tuple([hand[p] for p in positions3[front]]),
-                                 tuple([hand[p] for p in positions5[middle]]),
-                                 tuple([hand[p] for p in positions5[back]]), keys)
+    rows5, rows3, middles, fronts = _split_rows()
+    hand = operator.itemgetter(*hand_ids.tolist())(CARDS)
+    return Arrangement._of_cards(rows3[fronts[split]](hand), rows5[middles[split]](hand),
+                                 rows5[split // SPLITS_PER_BACK](hand), keys)
 
 
 @functools.cache
-def _subset_positions() -> tuple[list, list]:
-    """The positions in each 5-subset and each 3-subset, as Python lists (cheaper to index one at a time)."""
-    from .tables import split_tables
+def _split_rows() -> tuple[list, list, np.ndarray, np.ndarray]:
+    """A getter of each 5-subset's and 3-subset's cards (from a hand's 13 Cards), and each split's middle and front.
 
+    Precomputed so that one arrangement costs a few lookups (``cpoker.table(hand)``'s path): the 1,573
+    getters return tuples of Cards directly.
+    """
     tables = split_tables()
-    return tables.subsets5.tolist(), tables.subsets3.tolist()
+    return ([operator.itemgetter(*positions) for positions in tables.subsets5.tolist()],
+            [operator.itemgetter(*positions) for positions in tables.subsets3.tolist()],
+            tables.middles, tables.fronts)
 
 
 class Arrangements(Sequence):

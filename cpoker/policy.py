@@ -185,6 +185,14 @@ class RowModel:
         return (self.values, self.bounds, self.wins, self.losses, float(self.scoop), float(self.majority),
                 self.rest_best, self.self_bounds)
 
+    @functools.cached_property
+    def search_arguments(self) -> tuple:
+        """:meth:`kernel_arguments` and the lookup tables after them: all the policy kernels take after the hands.
+
+        Made once per model, so that arranging one hand (``cpoker.table``) builds no tuple.
+        """
+        return (*self.kernel_arguments(), *_policy_kernels()[4])
+
 
 def _rest_best(values: np.ndarray) -> np.ndarray:
     """The best middle + front value of each 8-card rank multiset under row ``values``, float32 rounded up."""
@@ -397,6 +405,8 @@ def default_tables(rules: "Rules | str | None" = None) -> PolicyTables:
     response to that preset's players.  ``cpoker tables build --rules FILE``
     learns tables of their own.
     """
+    if rules is None or rules is DEFAULT_RULES:
+        return _shipped_tables("pagat")  # the common case, without comparing rules with every preset
     rules = resolve_rules(rules)
     name = rules.name
     if name in PRESETS:
@@ -485,10 +495,10 @@ def arrange_by_tables(hands: np.ndarray, model: "PolicyTables | RowModel",
 
         with shielded():
             return arrange_cuda(hands, model)
-    serial, parallel, _, block, arguments = _policy_kernels()
+    serial, parallel, _, block, _ = _policy_kernels()
     with shielded():
         kernel = serial if len(hands) <= block else parallel  # the same answers either way
-        return kernel(hands, *model.kernel_arguments(), *arguments)
+        return kernel(hands, *model.search_arguments)
 
 
 def arrange_one_by_tables(hand: np.ndarray, model: "PolicyTables | RowModel") -> tuple[int, int, int, int]:
@@ -498,9 +508,8 @@ def arrange_one_by_tables(hand: np.ndarray, model: "PolicyTables | RowModel") ->
     """
     if isinstance(model, PolicyTables):
         model = model.model
-    _, _, one, _, arguments = _policy_kernels()
     with shielded():
-        return one(hand, *model.kernel_arguments(), *arguments)
+        return _policy_kernels()[2](hand, *model.search_arguments)
 
 
 @functools.cache

@@ -249,7 +249,7 @@ class Rules:
     @property
     def name(self) -> str:
         for name, preset in PRESETS.items():
-            if preset == self:
+            if preset is self or preset == self:
                 return name
         return self.source or "custom"
 
