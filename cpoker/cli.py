@@ -44,6 +44,18 @@ def _fail(message: str) -> int:
     return EXIT_USAGE
 
 
+def _seconds(text: str) -> float:
+    """An argparse type: a number of seconds, 0 or more."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 <= value < math.inf:
+        shown = text if len(text) <= 30 else text[:27] + "..."
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, 0 or more, got {shown!r}")
+    return value
+
+
 def _int_in(low: int, high: int):
     """An argparse type: a whole number in ``low..high`` (the message names the range)."""
     def parse(text: str) -> int:
@@ -352,7 +364,7 @@ def _write_out(path: str, data: dict, rows: list[dict]) -> None:
     from .files import atomic_write
 
     if Path(path).suffix.lower() == ".json":
-        text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+        text = _json_text(data)
     else:
         buffer = io.StringIO(newline="")
         writer = csv.DictWriter(buffer, fieldnames=list(rows[0]))
@@ -363,6 +375,11 @@ def _write_out(path: str, data: dict, rows: list[dict]) -> None:
         atomic_write(path, text.encode("utf-8"))
     except OptionError as error:  # checked before the job, failed after it (a full disk): keep the result
         _unwritten(f"{error}; the result is printed instead")
+
+
+def _json_text(data: dict) -> str:
+    """A result as the JSON text of an ``--out FILE.json``."""
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
 _UNWRITTEN: list = []  # what a command computed but could not write, reported as status 1 (see _run_command)
@@ -400,11 +417,13 @@ def _histogram(distribution: dict, width: int = 40) -> list[str]:
     return lines
 
 
-def _save_and_print_json(args, result) -> Optional[int]:
-    """Write ``--out`` (all of ``result.to_dict()``) and, with ``--json``, print it; then return the exit status."""
+def _save_and_print_json(args, result, out: Optional[str] = None) -> Optional[int]:
+    """Write ``out`` (default ``--out``: all of ``result.to_dict()``) and, with ``--json``, print it; then return
+    the exit status."""
     data = result.to_dict()
-    if args.out:
-        _write_out(args.out, data, _flatten(data))
+    out = out or args.out
+    if out:
+        _write_out(out, data, _flatten(data))
     if args.json:
         _print_json(data)
         return PARTIAL if result.partial else 0
@@ -412,13 +431,26 @@ def _save_and_print_json(args, result) -> Optional[int]:
 
 
 def _cmd_simulate(args) -> int:
+    from .errors import OptionError
     from .simulation import simulate
 
-    _check_out(args.out)
-    result = simulate(args.arrangement, opponents=args.opponents, samples=args.samples, seed=args.seed,
-                      opponent=args.opponent, rules=args.rules, jobs=args.jobs, progress=_show_progress(args),
-                      tables=args.tables, device=args.device, backend=args.backend, scheduler=args.scheduler)
-    status = _save_and_print_json(args, result)
+    saved, out = _resumed_job(args, "simulate")
+    state = saved["state"] if saved else {}
+    arrangement = args.arrangement
+    if arrangement is None:
+        if not saved:
+            raise OptionError('give the arrangement to simulate, "FRONT / MIDDLE / BACK" (or --resume FILE.json)')
+        rows = saved.get("arrangement")
+        arrangement = " / ".join(str(rows.get(row)) for row in ("front", "middle", "back")) \
+            if isinstance(rows, dict) else str(rows)
+    result = simulate(arrangement, opponents=_given(args.opponents, saved, "opponents", 1),
+                      samples=_given(args.samples, saved, "requested_samples", 10_000), seed=args.seed,
+                      opponent=_given(args.opponent, state, "opponent", "table"), rules=_rules_of(args, saved),
+                      jobs=args.jobs, progress=_show_progress(args), tables=args.tables, device=args.device,
+                      backend=args.backend, scheduler=args.scheduler, resume=saved,
+                      checkpoint=_json_checkpoint(Path(out)) if args.checkpoint else None,
+                      checkpoint_seconds=args.checkpoint_seconds)
+    status = _save_and_print_json(args, result, out)
     if status is not None:
         return status
     arrangement = result.arrangement
@@ -427,12 +459,12 @@ def _cmd_simulate(args) -> int:
         print(f"FOUL: {arrangement.foul_reason}")
         print(f"exact value: {result.ev:+.0f} points per deal ({result.opponents} opponent(s) each win every row)")
         return 0
-    status = f"  (PARTIAL: stopped after {result.samples} of {result.requested_samples} samples)" \
-        if result.partial else ""
+    status = _partial_status(result.partial, f"{result.samples} of {result.requested_samples} samples", out,
+                             "simulate")
     low, high = result.interval
     print(f"EV {result.ev:+.4f} points per deal, 95% interval [{low:+.4f}, {high:+.4f}], against "
           f"{result.opponents} '{result.opponent_model}' opponent(s), {result.samples} samples, "
-          f"seed {result.seed}{status}")
+          f"seed {result.seed}{_resumed_after(saved, 'samples')}{status}")
     print(f"  {'row':<8}{'hand':<46}{'win':>7}{'tie':>7}{'loss':>7}")
     for name, value in zip(("front", "middle", "back"), arrangement.values):
         p = result.rows[name]
@@ -448,22 +480,29 @@ def _cmd_simulate(args) -> int:
 def _cmd_match(args) -> int:
     from .simulation import match
 
-    _check_out(args.out)
-    result = match(args.strategies, deals=args.deals, seed=args.seed, sessions=args.sessions, rules=args.rules,
-                   jobs=args.jobs, progress=_show_progress(args), tables=args.tables, device=args.device,
-                   backend=args.backend, scheduler=args.scheduler)
+    saved, out = _resumed_job(args, "match")
+    state = saved["state"] if saved else {}
+    strategies = args.strategies or state.get("strategies", [])
+    result = match(strategies, deals=_given(args.deals, saved, "requested_deals", 10_000), seed=args.seed,
+                   sessions=_given(args.sessions, state, "requested_sessions", 0), rules=_rules_of(args, saved),
+                   jobs=args.jobs,
+                   progress=_show_progress(args), tables=args.tables, device=args.device, backend=args.backend,
+                   scheduler=args.scheduler, resume=saved,
+                   checkpoint=_json_checkpoint(Path(out)) if args.checkpoint else None,
+                   checkpoint_seconds=args.checkpoint_seconds)
     data = result.to_dict()
-    if args.out:
+    if out:
         common = {k: data[k] for k in ("version", "format", "deals", "sessions", "seed", "partial")}
         common["strategies"] = " ".join(result.strategies)
         common["rules"] = result.rules.name
         rows = [{**common, **score, "interval_95": json.dumps(score["interval_95"])} for score in data["scores"]]
-        _write_out(args.out, data, rows)
+        _write_out(out, data, rows)
     if args.json:
         _print_json(data)
         return PARTIAL if result.partial else 0
-    status = f"  (PARTIAL: stopped after {result.deals} of {result.requested_deals} deals)" if result.partial else ""
-    print(f"{' vs '.join(result.strategies)}: {result.format} format, {result.deals} deals, seed {result.seed}{status}")
+    status = _partial_status(result.partial, f"{result.deals} of {result.requested_deals} deals", out, "match")
+    print(f"{' vs '.join(result.strategies)}: {result.format} format, {result.deals} deals, seed {result.seed}"
+          f"{_resumed_after(saved, 'deals')}{status}")
     header = f"  {'strategy':<28}{'points/deal':>12}   {'95% interval':<21}"
     if result.sessions:
         header += f"{'first place':>12}{'mean place':>12}"
@@ -476,6 +515,72 @@ def _cmd_match(args) -> int:
     if result.sessions:
         print(f"({result.sessions} sessions of 8 deals; tied players share a place)")
     return PARTIAL if result.partial else 0
+
+
+def _resumed_job(args, kind: str) -> "tuple[Optional[dict], Optional[str]]":
+    """``(saved result or None, output path)`` of a ``match``/``simulate`` command, checked before the job.
+
+    With ``--resume FILE`` the saved result is read (and checked further by the
+    job), and the result goes to FILE unless ``--out`` says otherwise;
+    ``--checkpoint`` needs a JSON output.
+    """
+    from .errors import OptionError
+    from .files import read_text
+
+    noun = "match" if kind == "match" else "simulation"
+    saved = None
+    if args.resume:
+        try:
+            saved = json.loads(read_text(args.resume, f"saved {noun}"))
+        except json.JSONDecodeError as error:
+            raise OptionError(f"saved {noun} {args.resume} is not JSON ({error})") from None
+        if not isinstance(saved, dict) or saved.get("kind") != kind or not isinstance(saved.get("state"), dict):
+            raise OptionError(f"{args.resume} is not a {noun} result that can be resumed "
+                              f"(cpoker {kind} --out FILE.json writes one)")
+    out = args.out or args.resume  # a resumed job's file becomes the continued one's
+    if args.checkpoint and not (out and Path(out).suffix.lower() == ".json"):
+        raise OptionError(f"--checkpoint saves the {noun} so far to its --out FILE.json; give one")
+    _check_out(out)
+    return saved, out
+
+
+def _rules_of(args, saved: Optional[dict]):
+    """``--rules`` as given, else a resumed job's rules."""
+    from .rules import Rules
+
+    if args.rules is not None or not saved:
+        return args.rules
+    return Rules.from_dict(saved.get("rules"), f"rules in {args.resume}")
+
+
+def _partial_status(partial: bool, done: str, out: Optional[str], kind: str) -> str:
+    """The note after a partial result: how far it got, and the command that continues it when it was saved."""
+    if not partial:
+        return ""
+    resumable = out and Path(out).suffix.lower() == ".json"
+    return f"  (PARTIAL: stopped after {done}" + (f"; 'cpoker {kind} --resume {out}' continues it)" if resumable
+                                                  else ")")
+
+
+def _resumed_after(saved: Optional[dict], unit: str) -> str:
+    if not saved:
+        return ""
+    done = saved.get("samples" if unit == "samples" else "deals")
+    return f", resumed after {done} {unit}" if isinstance(done, int) else ", resumed"
+
+
+def _given(value, saved: "dict | None", key: str, default):
+    """An option's value: as given, else the saved match's (a resumed match keeps its size), else the default."""
+    if value is not None:
+        return value
+    return saved.get(key, default) if saved else default
+
+
+def _json_checkpoint(out: Path):
+    """Save each partial result over ``out`` as JSON (atomically); a failed write is reported once, the job goes on."""
+    from .files import atomic_write
+
+    return _checkpoint_writer(out, lambda result: atomic_write(out, _json_text(result.to_dict()).encode("utf-8")))
 
 
 def _cmd_exploit(args) -> int:
@@ -629,19 +734,23 @@ def _cmd_tables(args) -> int:
     return PARTIAL if tables.partial else 0
 
 
-def _checkpoint_writer(out: Path):
-    """Save each checkpoint over ``out`` (atomically); a failed write is reported once and the build goes on."""
+def _checkpoint_writer(out: Path, write=None):
+    """Save each checkpoint over ``out`` (atomically); a failed write is reported once and the job goes on.
+
+    ``write(item)`` saves one (default: ``item.save(out)``, for tables).
+    """
     failed: list = []
 
-    def save(tables) -> None:
+    def save(item) -> None:
         if failed:
             return
         try:
-            tables.save(out)
-        except OSError as error:
+            write(item) if write is not None else item.save(out)
+        except (OSError, CpokerError) as error:  # saving raises OptionError("cannot write ...: reason")
             failed.append(error)
-            print(f"cpoker: warning: cannot write the checkpoint {out} ({error.strerror or error}); "
-                  "the build goes on without checkpoints", file=sys.stderr)
+            reason = error.strerror if isinstance(error, OSError) else str(error).rpartition(": ")[2]
+            print(f"cpoker: warning: cannot write the checkpoint {out} ({reason or error}); "
+                  "the job goes on without checkpoints", file=sys.stderr)
 
     return save
 
@@ -770,6 +879,17 @@ def make_parser() -> argparse.ArgumentParser:
         sub.add_argument("--quiet", action="store_true", help="no progress bar (none is shown off a terminal)")
         sub.add_argument("--out", help="save results with every parameter to FILE.json or FILE.csv")
 
+    def resume_options(sub: argparse.ArgumentParser, noun: str, more: str) -> None:
+        sub.add_argument("--checkpoint", action="store_true",
+                         help=f"save the {noun} so far to its --out FILE.json as it runs, for --resume")
+        sub.add_argument("--checkpoint-seconds", type=_seconds, default=10.0, metavar="SECONDS",
+                         help="with --checkpoint: seconds between saves (default 10)")
+        sub.add_argument("--resume", metavar="FILE.json", default=None,
+                         help=f"continue the {noun} saved in FILE.json (a checkpoint, a stopped {noun}, or a "
+                              f"finished one to extend with more --{more}) to the result of one unbroken run; "
+                              "what it played and its size default to the saved ones, and the result goes to "
+                              "FILE.json unless --out says otherwise")
+
     def long_run_options(sub: argparse.ArgumentParser) -> None:
         study_options(sub)
         _device_option(sub)
@@ -777,14 +897,15 @@ def make_parser() -> argparse.ArgumentParser:
 
     sub = command("simulate", "equity of one arrangement against random opponents",
                   'cpoker simulate "2s 2h Ad / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac" --opponents 3 --samples 20000')
-    sub.add_argument("arrangement", help='"FRONT / MIDDLE / BACK"')
-    sub.add_argument("--opponents", type=_int_in(1, 3), default=1, help="1 to 3 (default 1)")
-    sub.add_argument("--samples", type=_int_in(1, MAX_SAMPLES), default=10_000,
+    sub.add_argument("arrangement", nargs="?", default=None, help='"FRONT / MIDDLE / BACK"')
+    sub.add_argument("--opponents", type=_int_in(1, 3), default=None, help="1 to 3 (default 1)")
+    sub.add_argument("--samples", type=_int_in(1, MAX_SAMPLES), default=None,
                      help="deals to simulate (default 10000)")
-    sub.add_argument("--opponent", default="table",
+    sub.add_argument("--opponent", default=None,
                      help="opponent model: table (default: the tables of the rules in force), table@RULES, greedy, "
                           "or package.module:function")
     long_run_options(sub)
+    resume_options(sub, "simulation", "samples")
     sub.set_defaults(run=_cmd_simulate)
 
     sub = command("match", "play 2 to 4 strategies against each other",
@@ -796,11 +917,13 @@ def make_parser() -> argparse.ArgumentParser:
                           "or package.module:function (one per seat)")
     sub.add_argument("--strategy", action="append", default=[], dest="extra_strategies",
                      help="another seat's strategy as package.module:function (repeatable)")
-    sub.add_argument("--deals", type=_int_in(1, MAX_DEALS), default=10_000,
-                     help="deals, each played in every seat rotation")
-    sub.add_argument("--sessions", type=_int_in(0, MAX_SESSIONS), default=0,
+    sub.add_argument("--deals", type=_int_in(1, MAX_DEALS), default=None,
+                     help="deals, each played in every seat rotation (default 10000; with --resume, the saved "
+                          "match's)")
+    sub.add_argument("--sessions", type=_int_in(0, MAX_SESSIONS), default=None,
                      help="also play N 8-deal sessions and count first places")
     long_run_options(sub)
+    resume_options(sub, "match", "deals or --sessions")
     sub.set_defaults(run=_cmd_match)
 
     sub = command("exploit", "how much a best response wins against a strategy",

@@ -259,12 +259,25 @@ class PolicyTables:
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
         state.pop("model", None)  # derived (760 KB): recomputed where it is used, not shipped to Dask workers
+        state.pop("fingerprint", None)
         return state
 
     @functools.cached_property
     def model(self) -> RowModel:
         """What the policy maximises: the :class:`RowModel` of its rules against its distribution."""
         return RowModel.from_distribution(self.distribution, self.rules)
+
+    @functools.cached_property
+    def fingerprint(self) -> str:
+        """sha256 of what the policy plays by (the distribution and the rules), in hex.
+
+        A stopped match records it, so that it is continued with tables that play the same.
+        """
+        import hashlib
+
+        digest = hashlib.sha256(np.ascontiguousarray(self.distribution, dtype=np.float64).tobytes())
+        digest.update(self.rules.to_toml().encode("utf-8"))
+        return digest.hexdigest()
 
     @property
     def row_values(self) -> np.ndarray:

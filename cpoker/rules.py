@@ -253,6 +253,27 @@ class Rules:
                 return name
         return self.source or "custom"
 
+    @classmethod
+    def from_dict(cls, data: object, source: str = "rules") -> "Rules":
+        """The rules :meth:`to_dict` wrote (a saved result's ``rules``): a preset by its name, others field by field.
+
+        Raises
+        ------
+        RulesError
+            Unless ``data`` is such a mapping, with known fields and values.
+        """
+        if not isinstance(data, Mapping) or not isinstance(data.get("scoring"), str):
+            raise RulesError(f"{source}: not a rules record (a mapping with scoring, royalties, naturals)")
+        royalties = data.get("royalties")
+        if royalties is not None:
+            if not isinstance(royalties, Mapping) or set(royalties) != {"table", "require_win"}:
+                raise RulesError(f"{source}: royalties must be a mapping with table and require_win")
+            royalties = Royalties.from_mapping(royalties["table"], royalties["require_win"], source)
+        name = data.get("name") if isinstance(data.get("name"), str) else ""
+        rules = cls(data["scoring"], royalties, data.get("naturals"), source=name or source)
+        preset = PRESETS.get(name)
+        return preset if preset == rules else rules
+
     def to_dict(self) -> dict:
         return {"name": self.name, "scoring": self.scoring,
                 "royalties": None if self.royalties is None else {

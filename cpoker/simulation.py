@@ -13,9 +13,10 @@ marked ``partial``.
 from __future__ import annotations
 
 import itertools
+import math
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Optional
@@ -26,10 +27,12 @@ from ._jit import compile_notice
 from .arrange import ROW_NAMES, Arrangement, ArrangementLike, as_arrangement
 from .cards import deal_seeded
 from .interrupts import shielded
-from .errors import MAX_DEALS, MAX_SAMPLES, MAX_SESSIONS, OptionError, check_int, check_seed
+from .errors import MAX_DEALS, MAX_SAMPLES, MAX_SESSIONS, CpokerError, OptionError, check_int, check_seed
 from .rules import Rules, resolve_rules
 from .devices import check_device
+from . import saved
 from .runner import blocks_of, check_backend, run_blocks
+from .saved import saved_state
 from .solver import MAX_OPPONENTS, _new_seed
 from .stats import Moments
 from .strategies import StrategyLike, arrange_keys, resolve_strategy
@@ -67,6 +70,15 @@ def numba_threads(jobs: Optional[int]):
         numba.set_num_threads(previous)
 
 
+def _check_checkpoint(checkpoint: object, checkpoint_seconds: object) -> None:
+    """Refuse a checkpoint that is not callable, or seconds that are not a number of seconds 0 or more."""
+    if checkpoint is not None and not callable(checkpoint):
+        raise OptionError(f"checkpoint must be a function of the partial result, got {type(checkpoint).__name__}")
+    if isinstance(checkpoint_seconds, bool) or not isinstance(checkpoint_seconds, (int, float)) \
+            or not 0 <= checkpoint_seconds < math.inf:
+        raise OptionError(f"checkpoint_seconds must be a number of seconds, 0 or more, got {checkpoint_seconds!r}")
+
+
 @dataclass(frozen=True)
 class SimulationResult:
     """Equity of one arrangement against ``opponents`` players dealt from the other cards.
@@ -94,6 +106,8 @@ class SimulationResult:
     partial: bool = False
     requested_samples: int = 0
     seconds: float = 0.0
+    # the exact sums so far, for simulate(..., resume=...): see _SimulationTally
+    state: Optional[dict] = field(default=None, repr=False, compare=False)
 
     def to_dict(self) -> dict:
         from . import __version__
@@ -105,7 +119,7 @@ class SimulationResult:
             "ev": self.ev, "stderr": self.stderr, "interval_95": list(self.interval), "rows": self.rows,
             "scoop": self.scoop, "scooped": self.scooped,
             "distribution": {str(k): v for k, v in self.distribution.items()},
-            "fouled": self.fouled, "partial": self.partial, "seconds": self.seconds,
+            "fouled": self.fouled, "partial": self.partial, "seconds": self.seconds, "state": self.state,
         }
 
 
@@ -113,7 +127,9 @@ def simulate(arrangement: ArrangementLike, opponents: int = 1, samples: int = 10
              opponent: StrategyLike = "table", rules: "Rules | str | None" = None, jobs: Optional[int] = None,
              progress: bool = False, tables: "PolicyTables | str | None" = None, device: str = "cpu",
              backend: str = "local", scheduler: Optional[str] = None,
-             time_budget: Optional[float] = None) -> SimulationResult:
+             time_budget: Optional[float] = None, resume: "SimulationResult | dict | None" = None,
+             checkpoint: "Callable[[SimulationResult], None] | None" = None,
+             checkpoint_seconds: float = 10.0) -> SimulationResult:
     """Expected points of an arrangement against opponents dealt from the remaining 39 cards.
 
     An arrangement whose rows are out of order fouls; it is not simulated: it
@@ -126,6 +142,9 @@ def simulate(arrangement: ArrangementLike, opponents: int = 1, samples: int = 10
     them on a GPU; ``backend="dask"`` runs the blocks on a Dask cluster (the one
     at ``scheduler``, or a local one); neither changes a single result.  After
     ``time_budget`` seconds no new block starts and the result is ``partial``.
+    ``resume``, ``checkpoint`` and ``checkpoint_seconds`` continue and save a
+    long simulation as in :func:`match` (the same arrangement, opponents,
+    opponent model, rules and tables; the seed by default).
 
     Raises
     ------
@@ -150,20 +169,25 @@ def simulate(arrangement: ArrangementLike, opponents: int = 1, samples: int = 10
     opponent_name, _ = resolve_strategy(opponent, tables, rules)
     device = check_device(device)
     check_backend(backend, scheduler)
-    seed = _new_seed() if seed is None else seed
+    if resume is None:
+        seed = _new_seed() if seed is None else seed
     if arrangement.is_foul and rules.royalties is None:
         # every opponent is paid a scoop, whatever the cards: nothing to simulate
         loss = {name: {"win": 0.0, "tie": 0.0, "loss": 1.0} for name in ROW_NAMES}
         ev = float(opponents * fouled_hand_points(rules))
+        seed = _new_seed() if seed is None else seed  # (nothing to resume: the value is exact)
         return SimulationResult(arrangement, opponents, 0, seed, opponent_name, rules, ev, 0.0, (ev, ev), loss,
                                 0.0, 1.0, {int(ev): 1}, fouled=True, requested_samples=samples)
+    _check_checkpoint(checkpoint, checkpoint_seconds)
     ours = np.array([row_keys(arrangement)], dtype=np.int32)  # a foul under royalties: keys -1, simulated
     rest = np.setdiff1d(np.arange(52), [int(c) for c in arrangement.cards])
     kernel_rules = rules.kernel_arguments()
-    moments = Moments()
-    distribution: Counter = Counter()
-    outcomes = np.zeros((3, 3), dtype=np.int64)
-    sweeps = np.zeros(2, dtype=np.int64)
+    if resume is None:
+        tally = _SimulationTally()
+    else:
+        tally, seed = _SimulationTally.resumed(resume, arrangement, opponents, opponent_name, seed, rules, tables,
+                                               samples)
+    moments, distribution, outcomes, sweeps = tally.moments, tally.distribution, tally.outcomes, tally.sweeps
 
     def work_many(blocks):
         counts = [count for _, count in blocks]
@@ -184,30 +208,111 @@ def simulate(arrangement: ArrangementLike, opponents: int = 1, samples: int = 10
         return work_many([block])[0]
 
     def combine(block, summary):
-        nonlocal outcomes, sweeps
+        nonlocal next_checkpoint
         totals, counts, block_outcomes, block_sweeps = summary
         moments.add(totals)
         distribution.update(counts)
-        outcomes += block_outcomes
-        sweeps += block_sweeps
+        outcomes[:] += block_outcomes
+        sweeps[:] += block_sweeps
+        tally.blocks += 1
+        if checkpoint is not None and time.monotonic() >= next_checkpoint:
+            checkpoint(result(partial=moments.count < samples))
+            next_checkpoint = time.monotonic() + checkpoint_seconds
+
+    def result(partial: bool) -> SimulationResult:
+        done = moments.count
+        rows = {name: dict(zip(("win", "tie", "loss"), (outcomes[r] / (done * opponents)).tolist()))
+                for r, name in enumerate(ROW_NAMES)}
+        seconds = tally.seconds + time.perf_counter() - started
+        return SimulationResult(arrangement, opponents, done, seed, opponent_name, rules, moments.mean(),
+                                moments.stderr(), moments.interval(), rows, float(sweeps[0] / (done * opponents)),
+                                float(sweeps[1] / (done * opponents)), dict(sorted(distribution.items())),
+                                fouled=arrangement.is_foul, partial=partial, requested_samples=samples,
+                                seconds=seconds, state=tally.state(opponent_name, tables, seconds))
 
     with shielded(), numba_threads(jobs):
         with compile_notice():
             work((0, 2))  # compile (or load) the kernels first, so `seconds` is simulation time only
         started = time.perf_counter()
+        next_checkpoint = time.monotonic() + checkpoint_seconds
         deadline = None if time_budget is None else time.monotonic() + float(time_budget)
-        partial = run_blocks(blocks_of(samples, SAMPLE_CHUNK), work, combine, total=samples, progress=progress,
-                             backend=backend, scheduler=scheduler, deadline=deadline,
+        # the blocks this simulation lacks: a resumed one's first blocks are in its tally already
+        partial = run_blocks(blocks_of(samples - SAMPLE_CHUNK * tally.blocks, SAMPLE_CHUNK, tally.blocks), work,
+                             combine, total=samples - moments.count, progress=progress, backend=backend,
+                             scheduler=scheduler, deadline=deadline,
                              group=_blocks_per_call(device, SAMPLE_CHUNK * opponents), work_many=work_many)
-    done = moments.count
-    ev, stderr = moments.mean(), moments.stderr()
-    rows = {name: dict(zip(("win", "tie", "loss"), (outcomes[r] / (done * opponents)).tolist()))
-            for r, name in enumerate(ROW_NAMES)}
-    return SimulationResult(arrangement, opponents, done, seed, opponent_name, rules, ev, stderr,
-                            moments.interval(), rows, float(sweeps[0] / (done * opponents)),
-                            float(sweeps[1] / (done * opponents)), dict(sorted(distribution.items())),
-                            fouled=arrangement.is_foul, partial=partial, requested_samples=samples,
-                            seconds=time.perf_counter() - started)
+    return result(partial)
+
+
+SIMULATION_STATE = "cpoker simulate state 1"
+
+
+@dataclass
+class _SimulationTally:
+    """What a simulation has summed so far, exactly (see :class:`_MatchTally`)."""
+
+    moments: Moments = field(default_factory=Moments)
+    distribution: Counter = field(default_factory=Counter)
+    outcomes: np.ndarray = field(default_factory=lambda: np.zeros((3, 3), dtype=np.int64))
+    sweeps: np.ndarray = field(default_factory=lambda: np.zeros(2, dtype=np.int64))
+    blocks: int = 0
+    seconds: float = 0.0
+
+    def state(self, opponent_name: str, tables: "PolicyTables", seconds: float) -> dict:
+        """The tally as JSON-ready values, with what a continuation must agree on."""
+        m = self.moments
+        return {"format": SIMULATION_STATE, "opponent": opponent_name, "tables_sha256": tables.fingerprint,
+                "blocks": self.blocks, "moments": [m.count, m.total, m.squares],
+                "distribution": [[int(points), int(n)] for points, n in sorted(self.distribution.items())],
+                "outcomes": self.outcomes.tolist(), "sweeps": self.sweeps.tolist(), "seconds": seconds}
+
+    @classmethod
+    def resumed(cls, previous: "SimulationResult | dict", arrangement: Arrangement, opponents: int,
+                opponent_name: str, seed: Optional[int], rules: Rules, tables: "PolicyTables",
+                samples: int) -> "tuple[_SimulationTally, int]":
+        """The tally of a saved simulation, checked against this one; and its seed (see :meth:`_MatchTally.resumed`).
+
+        Raises
+        ------
+        OptionError
+            When ``previous`` is not a simulation that can be continued, or of
+            another arrangement, opponents, opponent model, seed, rules or tables,
+            or holds more samples than asked for.
+        """
+        data, state = saved_state(previous, "simulate", SIMULATION_STATE)
+        try:
+            n, total, squares = state["moments"]
+            tally = cls(Moments(saved.count(n), saved.integer(total), saved.count(squares)),
+                        Counter({saved.integer(points): saved.count(k) for points, k in state["distribution"]}),
+                        np.array([[saved.count(v) for v in row] for row in state["outcomes"]], dtype=np.int64),
+                        np.array([saved.count(v) for v in state["sweeps"]], dtype=np.int64),
+                        saved.count(state["blocks"]), float(state["seconds"]))
+            saved_seed = saved.count(data["seed"])
+            saved_rules = Rules.from_dict(data["rules"], "the saved simulation's rules")
+            saved_arrangement = Arrangement(*(data["arrangement"][row] for row in ROW_NAMES))
+            done = tally.moments.count
+            consistent = (tally.outcomes.shape == (3, 3) and tally.sweeps.shape == (2,)
+                          and sum(tally.distribution.values()) == done
+                          and (SAMPLE_CHUNK * (tally.blocks - 1) < done <= SAMPLE_CHUNK * tally.blocks
+                               or done == tally.blocks == 0))
+        except (KeyError, IndexError, TypeError, ValueError, CpokerError) as error:
+            raise saved.damaged("simulation", error) from None
+        if not consistent:
+            raise saved.damaged("simulation", ValueError("its sums do not fit together"))
+        same_rules = saved_rules == rules
+        saved.refuse_differences("simulation", {
+            "arrangement": (saved_arrangement.format(), arrangement.format() if saved_arrangement != arrangement
+                            else saved_arrangement.format()),
+            "opponents": (data.get("opponents"), opponents),
+            "opponent": (state.get("opponent"), opponent_name),
+            "seed": (saved_seed, saved_seed if seed is None else seed),
+            "rules": (saved_rules.name, rules.name if not same_rules else saved_rules.name),
+            "other tables (give the same --tables FILE): fingerprint": (
+                str(state.get("tables_sha256"))[:12],
+                tables.fingerprint[:12] if same_rules else str(state.get("tables_sha256"))[:12]),
+        })
+        saved.check_extent("simulation", "samples", done, samples, SAMPLE_CHUNK)
+        return tally, saved_seed
 
 
 @dataclass(frozen=True)
@@ -238,6 +343,8 @@ class MatchResult:
     seconds: float = 0.0
     # per-deal points (deals, players), kept only with match(..., keep_points=True)
     points: Optional[np.ndarray] = field(default=None, repr=False)
+    # the exact sums so far, for match(..., resume=...): see _MatchTally
+    state: Optional[dict] = field(default=None, repr=False, compare=False)
 
     def to_dict(self) -> dict:
         from . import __version__
@@ -250,6 +357,7 @@ class MatchResult:
                         "interval_95": list(s.interval),
                         "first_place_share": None if np.isnan(s.first_places) else s.first_places,
                         "mean_place": None if np.isnan(s.mean_place) else s.mean_place} for s in self.scores],
+            "state": self.state,
         }
 
 
@@ -289,11 +397,93 @@ def seat_names(names: Sequence[str]) -> tuple[str, ...]:
     return tuple(f"{name} (seat {seat})" if name in repeated else name for seat, name in enumerate(names, 1))
 
 
+MATCH_STATE = "cpoker match state 1"
+
+
+@dataclass
+class _MatchTally:
+    """What a match has summed so far, exactly: its blocks done, per-seat moments, session places.
+
+    Every block's draw depends on the seed and the block's index alone, and the
+    sums are exact integers, so a match continued from a tally (``match(...,
+    resume=...)``) ends with the very numbers of a match never stopped.
+    """
+
+    moments: list
+    first_places: list
+    place_sums: list
+    deal_blocks: int = 0
+    session_blocks: int = 0
+    seconds: float = 0.0
+
+    @classmethod
+    def empty(cls, players: int) -> "_MatchTally":
+        return cls([Moments() for _ in range(players)], [0] * players, [0] * players)
+
+    def state(self, raw_names: list, requested_sessions: int, tables: "PolicyTables", seconds: float) -> dict:
+        """The tally as JSON-ready values, with what a continuation must agree on."""
+        return {"format": MATCH_STATE, "strategies": list(raw_names), "requested_sessions": requested_sessions,
+                "tables_sha256": tables.fingerprint, "deal_blocks": self.deal_blocks,
+                "session_blocks": self.session_blocks,
+                "moments": [[m.count, m.total, m.squares] for m in self.moments],
+                "first_places": list(self.first_places), "place_sums": list(self.place_sums), "seconds": seconds}
+
+    @classmethod
+    def resumed(cls, previous: "MatchResult | dict", raw_names: list, seed: Optional[int], rules: Rules,
+                tables: "PolicyTables", deals: int, sessions: int) -> "tuple[_MatchTally, int]":
+        """The tally of a saved match (a :class:`MatchResult` or its ``to_dict()``), checked against this match.
+
+        Returns the tally and the seed (the saved one when ``seed`` is None).
+
+        Raises
+        ------
+        OptionError
+            When ``previous`` is not a match that can be continued, or was played
+            with other strategies, seed, rules or tables, or holds more deals or
+            sessions than asked for.
+        """
+        data, state = saved_state(previous, "match", MATCH_STATE)
+        try:
+            moments = [Moments(saved.count(n), saved.integer(total), saved.count(squares))
+                       for n, total, squares in state["moments"]]
+            tally = cls(moments, [saved.count(v) for v in state["first_places"]],
+                        [saved.count(v) for v in state["place_sums"]], saved.count(state["deal_blocks"]),
+                        saved.count(state["session_blocks"]), float(state["seconds"]))
+            saved_seed = saved.count(data["seed"])
+            saved_rules = Rules.from_dict(data["rules"], "the saved match's rules")
+            saved_names, digest = list(state["strategies"]), state["tables_sha256"]
+            done = moments[0].count
+            consistent = (len(moments) == len(tally.first_places) == len(tally.place_sums) == len(saved_names)
+                          and all(m.count == done for m in moments)
+                          and (DEAL_CHUNK * (tally.deal_blocks - 1) < done <= DEAL_CHUNK * tally.deal_blocks
+                               or done == tally.deal_blocks == 0))
+        except (KeyError, IndexError, TypeError, ValueError, CpokerError) as error:
+            raise saved.damaged("match", error) from None
+        if not consistent:
+            raise saved.damaged("match", ValueError("its sums do not fit together"))
+        same_rules = saved_rules == rules
+        saved.refuse_differences("match", {
+            "strategies": (" ".join(map(str, saved_names)), " ".join(raw_names)),
+            "seed": (saved_seed, saved_seed if seed is None else seed),
+            "rules": (saved_rules.name, rules.name if not same_rules else saved_rules.name),
+            # other rules mean other default tables: only the rules are named then
+            "other tables (give the same --tables FILE): fingerprint": (
+                digest[:12], tables.fingerprint[:12] if same_rules else digest[:12]),
+        })
+        saved.check_extent("match", "deals", done, deals, DEAL_CHUNK)
+        if tally.session_blocks > sessions:
+            raise OptionError(f"cannot resume: the saved match already has {tally.session_blocks:,} sessions; "
+                              "ask for at least as many")
+        return tally, saved_seed
+
+
 def match(strategies: Sequence[StrategyLike], deals: int = 10_000, seed: Optional[int] = None,
           sessions: int = 0, rules: "Rules | str | None" = None, jobs: Optional[int] = None,
           progress: bool = False, tables: "PolicyTables | str | None" = None,
           keep_points: bool = False, device: str = "cpu", backend: str = "local",
-          scheduler: Optional[str] = None) -> MatchResult:
+          scheduler: Optional[str] = None, resume: "MatchResult | dict | None" = None,
+          checkpoint: "Callable[[MatchResult], None] | None" = None,
+          checkpoint_seconds: float = 10.0) -> MatchResult:
     """Play 2-4 strategies against each other, one seat each.
 
     Every deal is played once per seat rotation, so each strategy plays each
@@ -309,6 +499,17 @@ def match(strategies: Sequence[StrategyLike], deals: int = 10_000, seed: Optiona
     ``deals`` (up to 10**10) or ``sessions`` (up to 10**9) unless
     ``keep_points`` asks for every deal's points in :attr:`MatchResult.points`.
     ``device`` and ``backend``/``scheduler`` as in :func:`simulate`.
+
+    A long match can be stopped and continued.  ``resume`` takes a match
+    result (or its ``to_dict()``, e.g. read back from ``cpoker match --out
+    FILE.json``): a partial one, or a complete one to extend with more deals or
+    sessions.  The match then plays only the blocks it lacks and returns
+    exactly the result of a match never stopped (its ``seconds`` add up).  It
+    must have the same strategies, rules and tables, and the seed (``None``
+    takes the saved one).  ``checkpoint(result)`` is called with the partial
+    result at most every ``checkpoint_seconds`` while the match runs, to save
+    it somewhere (a job killed outright then loses that much at most).
+    Plug-in strategies are taken to be the code that played before.
     """
     from .policy import resolve_tables
     from .scoring import places
@@ -320,17 +521,21 @@ def match(strategies: Sequence[StrategyLike], deals: int = 10_000, seed: Optiona
     seed = check_seed(seed)
     rules = resolve_rules(rules)
     tables = resolve_tables(tables, rules)
-    names = seat_names([resolve_strategy(s, tables, rules)[0] for s in strategies])
+    raw_names = [resolve_strategy(s, tables, rules)[0] for s in strategies]
+    names = seat_names(raw_names)
     device = check_device(device)
     check_backend(backend, scheduler)
-    seed = _new_seed() if seed is None else seed
+    _check_checkpoint(checkpoint, checkpoint_seconds)
     players = len(strategies)
+    if resume is None:
+        tally = _MatchTally.empty(players)
+    elif keep_points:
+        raise OptionError("keep_points cannot be combined with resume: the saved match kept no per-deal points")
+    else:
+        tally, seed = _MatchTally.resumed(resume, raw_names, seed, rules, tables, deals, sessions)
+    seed = _new_seed() if seed is None else seed
     deck = np.arange(52)
-    deal_moments = [Moments() for _ in range(players)]
     kept: list = []
-    first_places = np.zeros(players, dtype=np.int64)
-    place_sums = np.zeros(players, dtype=np.int64)
-    sessions_done = 0
     n_deal_chunks = -(-deals // DEAL_CHUNK)
 
     def work_many(blocks):
@@ -356,34 +561,49 @@ def match(strategies: Sequence[StrategyLike], deals: int = 10_000, seed: Optiona
         return work_many([block])[0]
 
     def combine(block, summary):
-        nonlocal sessions_done
+        nonlocal next_checkpoint
         kind, values = summary
         if kind == "deals":
             for i in range(players):
-                deal_moments[i].add(values[:, i])
+                tally.moments[i].add(values[:, i])
+            tally.deal_blocks += 1
             if keep_points:
                 kept.append(values / players)
         else:
-            first_places[:] += values == 1
-            place_sums[:] += values
-            sessions_done += 1
+            for i, place in enumerate(values.tolist()):
+                tally.first_places[i] += place == 1
+                tally.place_sums[i] += place
+            tally.session_blocks += 1
+        if checkpoint is not None and time.monotonic() >= next_checkpoint:
+            checkpoint(result(partial=tally.deal_blocks < n_deal_chunks or tally.session_blocks < sessions))
+            next_checkpoint = time.monotonic() + checkpoint_seconds
 
-    work_items = itertools.chain(blocks_of(deals, DEAL_CHUNK),
-                                 ((n_deal_chunks + s, DEALS_PER_SESSION) for s in range(sessions)))
+    def result(partial: bool) -> MatchResult:
+        scores = []
+        sessions_done = tally.session_blocks
+        for i, name in enumerate(names):
+            moment = tally.moments[i]
+            first = tally.first_places[i] / sessions_done if sessions_done else float("nan")
+            mean_place = tally.place_sums[i] / sessions_done if sessions_done else float("nan")
+            scores.append(StrategyScore(name, moment.mean(players), moment.stderr(players),
+                                        moment.interval(players), first, mean_place))
+        seconds = tally.seconds + time.perf_counter() - started
+        return MatchResult(names, tuple(scores), tally.moments[0].count, sessions_done, seed, rules,
+                           "duplicate" if players == 2 else "seat rotation", partial, deals, seconds,
+                           np.concatenate(kept) if keep_points and kept else None,
+                           tally.state(raw_names, sessions, tables, seconds))
+
+    # the blocks this match lacks: a resumed one's first blocks are in its tally already
+    work_items = itertools.chain(
+        blocks_of(deals - DEAL_CHUNK * tally.deal_blocks, DEAL_CHUNK, tally.deal_blocks),
+        ((n_deal_chunks + s, DEALS_PER_SESSION) for s in range(tally.session_blocks, sessions)))
+    remaining = deals - tally.moments[0].count + (sessions - tally.session_blocks) * DEALS_PER_SESSION
     with shielded(), numba_threads(jobs):
         with compile_notice():
             work((0, 2))  # compile (or load) the kernels first, so `seconds` is play time only
         started = time.perf_counter()
-        partial = run_blocks(work_items, work, combine, total=deals + sessions * DEALS_PER_SESSION,
+        next_checkpoint = time.monotonic() + checkpoint_seconds
+        partial = run_blocks(work_items, work, combine, total=remaining,
                              progress=progress, backend=backend, scheduler=scheduler,
                              group=_blocks_per_call(device, DEAL_CHUNK * players), work_many=work_many)
-    scores = []
-    for i, name in enumerate(names):
-        moment = deal_moments[i]
-        first = float(first_places[i] / sessions_done) if sessions_done else float("nan")
-        mean_place = float(place_sums[i] / sessions_done) if sessions_done else float("nan")
-        scores.append(StrategyScore(name, moment.mean(players), moment.stderr(players), moment.interval(players),
-                                    first, mean_place))
-    return MatchResult(names, tuple(scores), deal_moments[0].count, sessions_done, seed, rules,
-                       "duplicate" if players == 2 else "seat rotation", partial, deals,
-                       time.perf_counter() - started, np.concatenate(kept) if keep_points and kept else None)
+    return result(partial)

@@ -271,6 +271,16 @@ def test_a_disk_that_fills_during_the_job_loses_no_result(tmp_path):
     assert built.returncode == 1 and "the tables were saved to" in built.stderr, built.stderr[-500:]
     rescued = next(rescue_dir.glob("cpoker-tables-*.npz"))
     assert PolicyTables.load(rescued).iterations == 2
+    rescued.unlink()
+    # checkpoints that cannot be written: reported once, and the job goes on to its result
+    built = run("tables", "build", "--hands", "200", "--max-iterations", "3", "--checkpoint", "--out",
+                str(full / "t.npz"))
+    assert built.returncode == 1 and built.stderr.count("cannot write the checkpoint") == 1, built.stderr[-500:]
+    assert PolicyTables.load(next(rescue_dir.glob("cpoker-tables-*.npz"))).iterations == 3
+    played = run("match", "table", "greedy", "--deals", "2000", "--seed", "1", "--checkpoint",
+                 "--checkpoint-seconds", "0", "--out", str(full / "m.json"))
+    assert played.returncode == 1 and "table vs greedy" in played.stdout, played.stderr[-500:]
+    assert played.stderr.count("cannot write the checkpoint") == 1 and played.stderr.count("\n") == 2
 
 
 # Runs a cpoker command with the file system of argv[1] filled once the command has checked its output path.

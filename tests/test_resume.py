@@ -135,21 +135,26 @@ def test_the_command_line_resumes_into_the_file_and_refuses_in_one_line(tmp_path
 
 
 def test_a_checkpoint_that_cannot_be_written_is_reported_once_and_the_build_goes_on(tmp_path, capsys, monkeypatch):
+    """The write itself fails (the real disk-full case is in test_files); saving turns it into an OptionError."""
+    import errno
+
+    from cpoker import files
+
     out = tmp_path / "t.npz"
-    save, calls = PolicyTables.save, []
+    replace, calls = files.os.replace, []
 
-    def failing_once(self, path):
-        calls.append(self.partial)
+    def failing_once(source, target):
+        calls.append(PolicyTables.load(source).partial)
         if len(calls) == 1:
-            raise OSError(28, "No space left on device")
-        return save(self, path)
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return replace(source, target)
 
-    monkeypatch.setattr(PolicyTables, "save", failing_once)
+    monkeypatch.setattr(files.os, "replace", failing_once)
     assert cli.main(["tables", "build", "--hands", "300", "--max-iterations", "4", "--tolerance", "0",
                      "--checkpoint", "--json", "--out", str(out)]) == 0
     captured = capsys.readouterr()
     assert captured.err == (f"cpoker: warning: cannot write the checkpoint {out} (No space left on device); "
-                            "the build goes on without checkpoints\n")
+                            "the job goes on without checkpoints\n")
     assert calls == [True, False]  # the failed checkpoint, none after it, then the finished tables
     assert PolicyTables.load(out).iterations == 4 == json.loads(captured.out)["iterations"]
 

@@ -1,0 +1,83 @@
+"""Saved results that a job continues: what ``match(resume=...)`` and ``simulate(resume=...)`` read back.
+
+A long job's result carries ``state``: its exact running sums and the number
+of blocks they cover.  Every block's draw depends on the seed and the block's
+index alone, and the sums are exact integers, so a job continued from a saved
+state ends with the very numbers of a job never stopped.  This module reads
+such a state back from a result or its JSON and refuses, with the reason, one
+that is damaged or that belongs to another job.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from .errors import OptionError
+
+
+def saved_state(previous: object, kind: str, state_format: str) -> tuple[dict, dict]:
+    """``(data, state)`` of a saved ``kind`` result (``"match"``, ``"simulate"``): its ``to_dict()`` and ``state``.
+
+    Raises
+    ------
+    OptionError
+        Unless ``previous`` is such a result (an object with ``to_dict``, or that dict read back from JSON).
+    """
+    data = previous.to_dict() if hasattr(previous, "to_dict") else previous
+    state = data.get("state") if isinstance(data, Mapping) and data.get("kind") == kind else None
+    if not isinstance(state, Mapping) or state.get("format") != state_format:
+        raise OptionError(f"cannot resume: not a saved {kind} result of this cpoker version (write one with "
+                          f"{kind}(...).to_dict() or cpoker {kind} --out FILE.json)")
+    return dict(data), dict(state)
+
+
+def integer(value: object) -> int:
+    """An int of a saved state (JSON integers only: a float, a string or a bool is damage)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{value!r} is not an integer")
+    return value
+
+
+def count(value: object) -> int:
+    """An int 0 or more of a saved state."""
+    if integer(value) < 0:
+        raise ValueError(f"{value!r} is not a count")
+    return value
+
+
+def damaged(kind: str, error: Exception) -> OptionError:
+    """The error for a saved state that cannot be read (hand-edited, truncated, another format)."""
+    return OptionError(f"cannot resume: the saved {kind} is damaged ({type(error).__name__}: {error})")
+
+
+def refuse_differences(kind: str, differences: Mapping[str, tuple[object, object]]) -> None:
+    """Refuse a saved job whose settings differ from this job's: ``{what: (saved, now)}``, named in the error.
+
+    Raises
+    ------
+    OptionError
+        Naming every setting that differs.
+    """
+    named = [f"{what} {saved}, not {now}" for what, (saved, now) in differences.items() if saved != now]
+    if named:
+        raise OptionError(f"cannot resume: the saved {kind} was played with " + "; ".join(named))
+
+
+def check_extent(kind: str, unit: str, done: int, asked: int, block: int) -> None:
+    """Refuse to continue ``done`` units to ``asked`` when that would not be the unbroken job's blocks.
+
+    A job of ``asked`` units draws blocks of ``block``; the saved one's blocks
+    are its first ones only when ``done <= asked`` and every saved block was
+    whole (or the saved job is the whole job).
+
+    Raises
+    ------
+    OptionError
+        When the saved job has more units than asked for, or ends in a short block short of ``asked``.
+    """
+    if done > asked:
+        raise OptionError(f"cannot resume: the saved {kind} already has {done:,} {unit}; ask for at least as many")
+    if done < asked and done % block:
+        raise OptionError(f"cannot resume: the saved {kind}'s {done:,} {unit} end in a block of {done % block}, "
+                          f"not {block}, so more {unit} would be drawn otherwise; only a {kind} of a multiple "
+                          f"of {block} {unit} can be extended")

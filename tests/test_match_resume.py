@@ -1,0 +1,221 @@
+"""Stopped, killed and extended matches and simulations continue to the very result of one unbroken run.
+
+One test kills a real ``cpoker match --checkpoint`` process outright (SIGKILL: no handler runs) and resumes
+it from the file its checkpoints left; others stop a match and a simulation with a real SIGINT and resume the
+partial results.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from cpoker import OptionError, cli
+from cpoker.rules import PRESETS, Rules
+from cpoker.simulation import DEAL_CHUNK, SAMPLE_CHUNK, match, simulate
+
+ARRANGEMENT = "2s 2h Ad / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac"
+
+
+def _without_time(data: dict) -> dict:
+    """A match's JSON without its wall-clock seconds (the one thing a resumed match does not reproduce)."""
+    data = json.loads(json.dumps(data))
+    data.pop("seconds")
+    data["state"].pop("seconds")
+    return data
+
+
+@pytest.fixture(scope="module")
+def unbroken():
+    """Three strategies (seat rotation), deals and sessions, under 2-4 scoring: the reference."""
+    return match(["table", "greedy", "table@pagat"], deals=3000, seed=11, sessions=40, rules="2-4")
+
+
+def test_every_checkpoint_resumes_to_the_unbroken_match(unbroken):
+    checkpoints: list = []
+    match(["table", "greedy", "table@pagat"], deals=3000, seed=11, sessions=40, rules="2-4",
+          checkpoint=lambda result: checkpoints.append(result.to_dict()), checkpoint_seconds=0)
+    # one checkpoint a block: 6 blocks of deals, then the 40 sessions; the last is the complete match
+    assert len(checkpoints) == 3000 // DEAL_CHUNK + 40
+    assert [c["deals"] for c in checkpoints[:6]] == [500, 1000, 1500, 2000, 2500, 3000]
+    assert all(c["partial"] for c in checkpoints[:-1]) and not checkpoints[-1]["partial"]
+    reference = _without_time(unbroken.to_dict())
+    for saved in checkpoints[::5]:
+        saved = json.loads(json.dumps(saved))  # as read back from a file
+        resumed = match(["table", "greedy", "table@pagat"], deals=3000, sessions=40, rules="2-4", resume=saved)
+        assert _without_time(resumed.to_dict()) == reference
+        assert resumed.seed == 11  # the saved seed, when none is given
+
+
+def test_a_finished_match_extends_to_the_longer_match():
+    short = match(["table", "greedy"], deals=2 * DEAL_CHUNK, seed=3, sessions=5)
+    longer = match(["table", "greedy"], deals=5 * DEAL_CHUNK, seed=3, sessions=12)
+    extended = match(["table", "greedy"], deals=5 * DEAL_CHUNK, sessions=12, resume=short)
+    assert _without_time(extended.to_dict()) == _without_time(longer.to_dict())
+    assert extended.seconds > short.seconds  # the seconds of both runs
+
+
+def test_what_cannot_be_resumed_is_refused_with_the_reason():
+    saved = match(["table", "greedy"], deals=1000, seed=3).to_dict()
+    cases = {
+        "strategies table greedy, not greedy table": dict(strategies=["greedy", "table"]),
+        "seed 3, not 4": dict(seed=4),
+        "rules pagat, not 2-4": dict(rules="2-4"),
+        "already has 1,000 deals": dict(deals=600),
+        "kept no per-deal points": dict(keep_points=True),
+    }
+    for message, change in cases.items():
+        options = {"strategies": ["table", "greedy"], "deals": 2000, "resume": saved, **change}
+        with pytest.raises(OptionError, match=message):
+            match(**options)
+    odd = match(["table", "greedy"], deals=1234, seed=3)
+    with pytest.raises(OptionError, match="1,234 deals end in a block of 234"):
+        match(["table", "greedy"], deals=2000, resume=odd)
+    damaged = json.loads(json.dumps(saved))
+    damaged["state"]["moments"][0][0] = 999  # the seats' counts no longer agree
+    with pytest.raises(OptionError, match="damaged"):
+        match(["table", "greedy"], deals=2000, resume=damaged)
+    damaged["state"]["moments"] = "x"
+    with pytest.raises(OptionError, match="damaged"):
+        match(["table", "greedy"], deals=2000, resume=damaged)
+    with pytest.raises(OptionError, match="not a saved match result"):
+        match(["table", "greedy"], resume={"kind": "match"})
+
+
+def test_rules_read_back_from_a_saved_result_are_the_same_rules(tmp_path):
+    for preset in PRESETS.values():
+        assert Rules.from_dict(preset.to_dict()) is preset
+    house = Rules("2-4", {"front": {"three of a kind": 3}}, {"dragon": 13})
+    assert Rules.from_dict(json.loads(json.dumps(house.to_dict()))) == house
+
+
+def _cpoker(*argv: str) -> list[str]:
+    return [sys.executable, "-m", "cpoker", *argv]
+
+
+def test_a_match_killed_outright_resumes_from_its_checkpoint_to_the_unbroken_result(tmp_path):
+    """A real process, a real SIGKILL once its checkpoint holds some deals, a real resumed process."""
+    out = tmp_path / "m.json"
+    options = ["table", "greedy", "--deals", "200000", "--seed", "8", "--jobs", "1", "--quiet"]
+    process = subprocess.Popen(_cpoker("match", *options, "--out", str(out), "--checkpoint",
+                                       "--checkpoint-seconds", "0.2"),
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and process.poll() is None:
+            if out.exists() and json.loads(out.read_text())["deals"] >= 2 * DEAL_CHUNK:
+                break
+            time.sleep(0.05)
+        assert process.poll() is None, "the match ended before it could be killed"
+        process.kill()
+        process.wait(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    checkpoint = json.loads(out.read_text())  # whole: checkpoints are written atomically
+    assert checkpoint["partial"] and 2 * DEAL_CHUNK <= checkpoint["deals"] < 200000
+    # continued with fewer deals than first asked for: the 200,000 would take minutes here
+    resumed = subprocess.run(_cpoker("match", "--resume", str(out), "--deals", str(checkpoint["deals"] + 3000),
+                                     "--quiet"), capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0 and resumed.stderr == "", resumed.stderr
+    assert f"resumed after {checkpoint['deals']} deals" in resumed.stdout
+    reference = match(["table", "greedy"], deals=checkpoint["deals"] + 3000, seed=8)
+    assert _without_time(json.loads(out.read_text())) == _without_time(reference.to_dict())
+
+
+def test_a_match_a_real_sigint_stopped_resumes_to_the_unbroken_result(tmp_path):
+    out = tmp_path / "m.json"
+    command = _cpoker("match", "table", "greedy", "--deals", "200000", "--seed", "2", "--sessions", "30",
+                      "--quiet", "--out", str(out), "--checkpoint", "--checkpoint-seconds", "0.2")
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not out.exists():  # the first checkpoint: blocks are being played
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=120)
+    assert process.returncode == 130 and "Traceback" not in stderr, stderr
+    assert f"'cpoker match --resume {out}' continues it" in stdout
+    partial = json.loads(out.read_text())
+    assert partial["partial"] and 0 < partial["deals"] < 200000 and partial["sessions"] == 0
+    deals = partial["deals"] + 2 * DEAL_CHUNK
+    assert cli.main(["match", "--resume", str(out), "--deals", str(deals), "--quiet"]) == 0
+    reference = match(["table", "greedy"], deals=deals, seed=2, sessions=30)
+    assert _without_time(json.loads(out.read_text())) == _without_time(reference.to_dict())
+
+
+def test_command_line_refusals(tmp_path, capsys):
+    assert cli.main(["match", "table", "greedy", "--checkpoint"]) == 2
+    assert "--checkpoint saves the match so far to its --out FILE.json" in capsys.readouterr().err
+    (tmp_path / "other.json").write_text('{"kind": "simulate"}')
+    assert cli.main(["match", "--resume", str(tmp_path / "other.json")]) == 2
+    assert "is not a match result that can be resumed" in capsys.readouterr().err
+    (tmp_path / "broken.json").write_text('{"kind": "match", ')
+    assert cli.main(["match", "--resume", str(tmp_path / "broken.json")]) == 2
+    assert "is not JSON" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("rules", ["pagat", "seed001-royalties"])
+def test_every_simulation_checkpoint_resumes_to_the_unbroken_simulation(rules):
+    """Under royalties the points are settled jointly (another kernel) and a foul is simulated too."""
+    for arrangement in (ARRANGEMENT, "7c 7d 7h / 2s 3d 5h 9s Jd / Tc Jc Qc Kc Ac"):
+        if rules == "pagat" and arrangement != ARRANGEMENT:
+            continue  # a foul under pagat is exact, not simulated
+        unbroken = simulate(arrangement, opponents=2, samples=5 * SAMPLE_CHUNK, seed=4, rules=rules)
+        checkpoints: list = []
+        simulate(arrangement, opponents=2, samples=5 * SAMPLE_CHUNK, seed=4, rules=rules,
+                 checkpoint=lambda result: checkpoints.append(result.to_dict()), checkpoint_seconds=0)
+        assert [c["samples"] for c in checkpoints] == [1000, 2000, 3000, 4000, 5000]
+        for saved in checkpoints:
+            resumed = simulate(arrangement, opponents=2, samples=5 * SAMPLE_CHUNK, rules=rules,
+                               resume=json.loads(json.dumps(saved)))
+            assert _without_time(resumed.to_dict()) == _without_time(unbroken.to_dict())
+        short = simulate(arrangement, opponents=2, samples=2 * SAMPLE_CHUNK, seed=4, rules=rules)
+        extended = simulate(arrangement, opponents=2, samples=5 * SAMPLE_CHUNK, rules=rules, resume=short)
+        assert _without_time(extended.to_dict()) == _without_time(unbroken.to_dict())
+
+
+def test_what_cannot_continue_a_simulation_is_refused_with_the_reason():
+    saved = simulate(ARRANGEMENT, opponents=2, samples=1500, seed=4)
+    cases = {
+        "opponents 2, not 1": {"opponents": 1},
+        "opponent table, not greedy": {"opponent": "greedy"},
+        "seed 4, not 5": {"seed": 5},
+        "arrangement Ad 2s 2h": {"arrangement": "2s 2h Ac / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ad"},
+        "1,500 samples end in a block of 500": {"samples": 4000},
+        "already has 1,500 samples": {"samples": 1000},
+    }
+    for message, change in cases.items():
+        options = {"arrangement": ARRANGEMENT, "opponents": 2, "samples": 1500, "resume": saved, **change}
+        with pytest.raises(OptionError, match=message):
+            simulate(**options)
+    damaged = json.loads(json.dumps(saved.to_dict()))
+    damaged["state"]["distribution"][0][1] += 1  # no longer sums to the samples
+    with pytest.raises(OptionError, match="damaged"):
+        simulate(ARRANGEMENT, opponents=2, samples=1500, resume=damaged)
+    with pytest.raises(OptionError, match="not a saved simulate result"):
+        simulate(ARRANGEMENT, resume=match(["table", "greedy"], deals=10, seed=1))
+
+
+def test_a_simulation_a_real_sigint_stopped_resumes_to_the_unbroken_result(tmp_path):
+    out = tmp_path / "s.json"
+    command = _cpoker("simulate", ARRANGEMENT, "--opponents", "3", "--samples", "2000000", "--seed", "6",
+                      "--quiet", "--out", str(out), "--checkpoint", "--checkpoint-seconds", "0.2")
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not out.exists():
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=120)
+    assert process.returncode == 130 and "Traceback" not in stderr, stderr
+    assert f"'cpoker simulate --resume {out}' continues it" in stdout
+    partial = json.loads(out.read_text())
+    assert partial["partial"] and 0 < partial["samples"] < 2000000
+    samples = partial["samples"] + 2 * SAMPLE_CHUNK
+    assert cli.main(["simulate", "--resume", str(out), "--samples", str(samples), "--quiet"]) == 0
+    reference = simulate(ARRANGEMENT, opponents=3, samples=samples, seed=6)
+    assert _without_time(json.loads(out.read_text())) == _without_time(reference.to_dict())
