@@ -10,9 +10,11 @@ that is damaged or that belongs to another job.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 
 from .errors import OptionError
+from .stats import Moments
 
 
 def saved_state(previous: object, kind: str, state_format: str) -> tuple[dict, dict]:
@@ -43,6 +45,33 @@ def count(value: object) -> int:
     if integer(value) < 0:
         raise ValueError(f"{value!r} is not a count")
     return value
+
+
+def text(value: object) -> str:
+    """A string of a saved state."""
+    if not isinstance(value, str):
+        raise ValueError(f"{value!r} is not text")
+    return value
+
+
+def moments(values: object) -> Moments:
+    """Saved ``[count, total, squares]``, checked to be sums a job could have made (no float overflow later).
+
+    Points per deal are small integers, so ``squares <= count * 10**12``, and
+    ``total**2 <= count * squares`` holds for any real sums (Cauchy-Schwarz).
+    """
+    n, total, squares = values
+    n, total, squares = count(n), integer(total), count(squares)
+    if squares > n * 10**12 or total * total > n * squares:
+        raise ValueError(f"[{n}, {total}, {squares}] are not the sums of {n} deals' points")
+    return Moments(n, total, squares)
+
+
+def seconds(value: object) -> float:
+    """Saved seconds: a finite number, 0 or more."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < math.inf:
+        raise ValueError(f"{value!r} is not a number of seconds")
+    return float(value)
 
 
 def damaged(kind: str, error: Exception) -> OptionError:

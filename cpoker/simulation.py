@@ -281,21 +281,24 @@ class _SimulationTally:
         """
         data, state = saved_state(previous, "simulate", SIMULATION_STATE)
         try:
-            n, total, squares = state["moments"]
-            tally = cls(Moments(saved.count(n), saved.integer(total), saved.count(squares)),
+            tally = cls(saved.moments(state["moments"]),
                         Counter({saved.integer(points): saved.count(k) for points, k in state["distribution"]}),
                         np.array([[saved.count(v) for v in row] for row in state["outcomes"]], dtype=np.int64),
                         np.array([saved.count(v) for v in state["sweeps"]], dtype=np.int64),
-                        saved.count(state["blocks"]), float(state["seconds"]))
-            saved_seed = saved.count(data["seed"])
+                        saved.count(state["blocks"]), saved.seconds(state["seconds"]))
+            saved_seed = check_seed(saved.count(data["seed"]))
             saved_rules = Rules.from_dict(data["rules"], "the saved simulation's rules")
             saved_arrangement = Arrangement(*(data["arrangement"][row] for row in ROW_NAMES))
+            digest = saved.text(state["tables_sha256"])
             done = tally.moments.count
+            saved_opponents = check_int("saved opponents", data["opponents"], 1, MAX_OPPONENTS)
+            seated = done * saved_opponents  # one outcome a row, an opponent and a sample
             consistent = (tally.outcomes.shape == (3, 3) and tally.sweeps.shape == (2,)
+                          and (tally.outcomes.sum(axis=1) == seated).all() and tally.sweeps.sum() <= seated
                           and sum(tally.distribution.values()) == done
                           and (SAMPLE_CHUNK * (tally.blocks - 1) < done <= SAMPLE_CHUNK * tally.blocks
                                or done == tally.blocks == 0))
-        except (KeyError, IndexError, TypeError, ValueError, CpokerError) as error:
+        except (KeyError, IndexError, TypeError, ValueError, OverflowError, CpokerError) as error:
             raise saved.damaged("simulation", error) from None
         if not consistent:
             raise saved.damaged("simulation", ValueError("its sums do not fit together"))
@@ -303,13 +306,12 @@ class _SimulationTally:
         saved.refuse_differences("simulation", {
             "arrangement": (saved_arrangement.format(), arrangement.format() if saved_arrangement != arrangement
                             else saved_arrangement.format()),
-            "opponents": (data.get("opponents"), opponents),
+            "opponents": (saved_opponents, opponents),
             "opponent": (state.get("opponent"), opponent_name),
             "seed": (saved_seed, saved_seed if seed is None else seed),
             "rules": (saved_rules.name, rules.name if not same_rules else saved_rules.name),
             "other tables (give the same --tables FILE): fingerprint": (
-                str(state.get("tables_sha256"))[:12],
-                tables.fingerprint[:12] if same_rules else str(state.get("tables_sha256"))[:12]),
+                digest[:12], tables.fingerprint[:12] if same_rules else digest[:12]),
         })
         saved.check_extent("simulation", "samples", done, samples, SAMPLE_CHUNK)
         return tally, saved_seed
@@ -444,20 +446,22 @@ class _MatchTally:
         """
         data, state = saved_state(previous, "match", MATCH_STATE)
         try:
-            moments = [Moments(saved.count(n), saved.integer(total), saved.count(squares))
-                       for n, total, squares in state["moments"]]
+            moments = [saved.moments(values) for values in state["moments"]]
             tally = cls(moments, [saved.count(v) for v in state["first_places"]],
                         [saved.count(v) for v in state["place_sums"]], saved.count(state["deal_blocks"]),
-                        saved.count(state["session_blocks"]), float(state["seconds"]))
-            saved_seed = saved.count(data["seed"])
+                        saved.count(state["session_blocks"]), saved.seconds(state["seconds"]))
+            saved_seed = check_seed(saved.count(data["seed"]))
             saved_rules = Rules.from_dict(data["rules"], "the saved match's rules")
-            saved_names, digest = list(state["strategies"]), state["tables_sha256"]
+            saved_names, digest = list(state["strategies"]), saved.text(state["tables_sha256"])
             done = moments[0].count
+            sessions_done = tally.session_blocks
             consistent = (len(moments) == len(tally.first_places) == len(tally.place_sums) == len(saved_names)
                           and all(m.count == done for m in moments)
+                          and all(first <= sessions_done and sessions_done <= total <= len(moments) * sessions_done
+                                  for first, total in zip(tally.first_places, tally.place_sums))
                           and (DEAL_CHUNK * (tally.deal_blocks - 1) < done <= DEAL_CHUNK * tally.deal_blocks
                                or done == tally.deal_blocks == 0))
-        except (KeyError, IndexError, TypeError, ValueError, CpokerError) as error:
+        except (KeyError, IndexError, TypeError, ValueError, OverflowError, CpokerError) as error:
             raise saved.damaged("match", error) from None
         if not consistent:
             raise saved.damaged("match", ValueError("its sums do not fit together"))

@@ -14,6 +14,8 @@ import sys
 import time
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from cpoker import OptionError, cli
 from cpoker.rules import PRESETS, Rules
@@ -168,7 +170,8 @@ def test_every_simulation_checkpoint_resumes_to_the_unbroken_simulation(rules):
         unbroken = simulate(arrangement, opponents=2, samples=5 * SAMPLE_CHUNK, seed=4, rules=rules)
         checkpoints: list = []
         simulate(arrangement, opponents=2, samples=5 * SAMPLE_CHUNK, seed=4, rules=rules,
-                 checkpoint=lambda result: checkpoints.append(result.to_dict()), checkpoint_seconds=0)
+                 checkpoint=checkpoints.append, checkpoint_seconds=0)
+        checkpoints = [c.to_dict() for c in checkpoints]
         assert [c["samples"] for c in checkpoints] == [1000, 2000, 3000, 4000, 5000]
         for saved in checkpoints:
             resumed = simulate(arrangement, opponents=2, samples=5 * SAMPLE_CHUNK, rules=rules,
@@ -219,3 +222,54 @@ def test_a_simulation_a_real_sigint_stopped_resumes_to_the_unbroken_result(tmp_p
     assert cli.main(["simulate", "--resume", str(out), "--samples", str(samples), "--quiet"]) == 0
     reference = simulate(ARRANGEMENT, opponents=3, samples=samples, seed=6)
     assert _without_time(json.loads(out.read_text())) == _without_time(reference.to_dict())
+
+
+def _leaves(data, path=()):
+    """Paths of every value in nested dicts and lists."""
+    items = data.items() if isinstance(data, dict) else enumerate(data) if isinstance(data, list) else ()
+    found = [path] if path else []
+    for key, value in items:
+        found += _leaves(value, (*path, key))
+    return found
+
+
+JUNK = st.one_of(st.integers(-10**30, 10**30), st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=5),
+                 st.none(), st.booleans(), st.lists(st.integers(-3, 10**20), max_size=4),
+                 st.dictionaries(st.text(max_size=3), st.integers(), max_size=2))
+
+
+@pytest.fixture(scope="module")
+def saved_runs():
+    return {"match": match(["table", "greedy"], deals=DEAL_CHUNK, seed=1, sessions=2).to_dict(),
+            "simulate": simulate(ARRANGEMENT, samples=SAMPLE_CHUNK, seed=1).to_dict()}
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, database=None,
+          suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_a_damaged_saved_run_is_resumed_exactly_or_refused_cleanly(saved_runs, data):
+    """Any one value of a saved result replaced by junk: the run continues, or an OptionError names the problem."""
+    kind = data.draw(st.sampled_from(["match", "simulate"]))
+    damaged = json.loads(json.dumps(saved_runs[kind]))
+    paths = [p for p in _leaves(damaged) if p[0] in ("seed", "rules", "arrangement", "opponents", "state")]
+    path = data.draw(st.sampled_from(paths))
+    target = damaged
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = data.draw(JUNK)
+    try:
+        if kind == "match":
+            result = match(["table", "greedy"], deals=2 * DEAL_CHUNK, sessions=3, resume=damaged)
+        else:
+            result = simulate(ARRANGEMENT, samples=2 * SAMPLE_CHUNK, resume=damaged)
+    except OptionError as error:
+        assert str(error).startswith("cannot resume") or "rules" in str(error), error
+        return
+    # accepted: the junk was a value a real run could have saved (another seed, other counts that fit
+    # together), so the run goes on from it; its result is still well formed
+    json.dumps(result.to_dict(), allow_nan=False)
+    if kind == "simulate":
+        assert all(0 <= p <= 1 for row in result.rows.values() for p in row.values())
+        assert 0 <= result.scoop <= 1 and 0 <= result.scooped <= 1
+    else:
+        assert all(0 <= s.first_places <= 1 and 1 <= s.mean_place <= 2 for s in result.scores)
