@@ -193,6 +193,11 @@ class RowModel:
         """
         return (*self.kernel_arguments(), *_policy_kernels()[4])
 
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state.pop("search_arguments", None)  # the lookup tables (MBs): each process has its own
+        return state
+
 
 def _rest_best(values: np.ndarray) -> np.ndarray:
     """The best middle + front value of each 8-card rank multiset under row ``values``, float32 rounded up."""
