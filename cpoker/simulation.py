@@ -302,16 +302,12 @@ class _SimulationTally:
             raise saved.damaged("simulation", error) from None
         if not consistent:
             raise saved.damaged("simulation", ValueError("its sums do not fit together"))
-        same_rules = saved_rules == rules
         saved.refuse_differences("simulation", {
             "arrangement": (saved_arrangement.format(), arrangement.format() if saved_arrangement != arrangement
                             else saved_arrangement.format()),
             "opponents": (saved_opponents, opponents),
             "opponent": (state.get("opponent"), opponent_name),
-            "seed": (saved_seed, saved_seed if seed is None else seed),
-            "rules": (saved_rules.name, rules.name if not same_rules else saved_rules.name),
-            "other tables (give the same --tables FILE): fingerprint": (
-                digest[:12], tables.fingerprint[:12] if same_rules else digest[:12]),
+            **saved.same_play(saved_seed, seed, saved_rules, rules, digest, tables),
         })
         saved.check_extent("simulation", "samples", done, samples, SAMPLE_CHUNK)
         return tally, saved_seed
@@ -465,14 +461,9 @@ class _MatchTally:
             raise saved.damaged("match", error) from None
         if not consistent:
             raise saved.damaged("match", ValueError("its sums do not fit together"))
-        same_rules = saved_rules == rules
         saved.refuse_differences("match", {
             "strategies": (" ".join(map(str, saved_names)), " ".join(raw_names)),
-            "seed": (saved_seed, saved_seed if seed is None else seed),
-            "rules": (saved_rules.name, rules.name if not same_rules else saved_rules.name),
-            # other rules mean other default tables: only the rules are named then
-            "other tables (give the same --tables FILE): fingerprint": (
-                digest[:12], tables.fingerprint[:12] if same_rules else digest[:12]),
+            **saved.same_play(saved_seed, seed, saved_rules, rules, digest, tables),
         })
         saved.check_extent("match", "deals", done, deals, DEAL_CHUNK)
         if tally.session_blocks > sessions:

@@ -75,6 +75,10 @@ def test_what_cannot_be_resumed_is_refused_with_the_reason():
         options = {"strategies": ["table", "greedy"], "deals": 2000, "resume": saved, **change}
         with pytest.raises(OptionError, match=message):
             match(**options)
+    house = match(["table", "greedy"], deals=500, seed=3, rules=Rules("2-4", naturals={"dragon": 13}, source="h.toml"))
+    with pytest.raises(OptionError, match="rules h.toml as saved, not h.toml as given now"):  # the file was edited
+        match(["table", "greedy"], deals=1000, resume=house, rules=Rules("2-4", naturals={"dragon": 26},
+                                                                         source="h.toml"))
     odd = match(["table", "greedy"], deals=1234, seed=3)
     with pytest.raises(OptionError, match="1,234 deals end in a block of 234"):
         match(["table", "greedy"], deals=2000, resume=odd)
