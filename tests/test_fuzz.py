@@ -222,7 +222,8 @@ def cli_case(draw) -> list[str]:
     if command == "natural":
         return ["natural", draw(hand_text)] + options(draw, {**common, "--rules": rules_name})
     long_run = {"--seed": number, "--rules": st.one_of(rules_name, hostile_file()), "--jobs": number,
-                "--quiet": None, "--out": out_path(), "--tables": hostile_file()}
+                "--quiet": None, "--out": out_path(), "--tables": hostile_file(), "--resume": hostile_file(),
+                "--checkpoint": None, "--checkpoint-seconds": st.sampled_from(["0", "0.5", "-1", "nan", "inf", "x"])}
     if command == "simulate":
         return ["simulate", draw(arrangement_text())] + options(draw, {
             **common, **long_run, "--opponents": number, "--opponent": strategy_name,
