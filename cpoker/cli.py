@@ -527,7 +527,7 @@ def _resumed_job(args, kind: str) -> "tuple[Optional[dict], Optional[str]]":
     from .errors import OptionError
     from .files import read_text
 
-    noun = "match" if kind == "match" else "simulation"
+    noun = {"match": "match", "simulate": "simulation", "exploit": "study"}[kind]
     saved = None
     if args.resume:
         try:
@@ -545,7 +545,7 @@ def _resumed_job(args, kind: str) -> "tuple[Optional[dict], Optional[str]]":
 
 
 def _rules_of(args, saved: Optional[dict]):
-    """``--rules`` as given, else a resumed job's rules."""
+    """``--rules`` as given, else a resumed job's rules (``saved``: a result, or the state holding its rules)."""
     from .rules import Rules
 
     if args.rules is not None or not saved:
@@ -565,7 +565,7 @@ def _partial_status(partial: bool, done: str, out: Optional[str], kind: str) -> 
 def _resumed_after(saved: Optional[dict], unit: str) -> str:
     if not saved:
         return ""
-    done = saved.get("samples" if unit == "samples" else "deals")
+    done = saved.get(unit if unit in ("samples", "hands") else "deals")
     return f", resumed after {done} {unit}" if isinstance(done, int) else ", resumed"
 
 
@@ -584,22 +584,32 @@ def _json_checkpoint(out: Path):
 
 
 def _cmd_exploit(args) -> int:
+    from .errors import OptionError
     from .exploitability import exploit
     from .simulation import numba_threads
 
-    _check_out(args.out)
+    saved, out = _resumed_job(args, "exploit")
+    state = saved["state"] if saved else {}
+    strategy = args.strategy or (saved or {}).get("strategy")
+    if not strategy:
+        raise OptionError("give the STRATEGY to study (or --resume FILE.json)")
+    saved_counts = state.get("sample_counts")
+    saved_trend = isinstance(saved_counts, list) and len(saved_counts) == 3
     with numba_threads(args.jobs):
-        result = exploit(args.strategy, rules=args.rules, hands=args.hands, samples=args.samples, seed=args.seed,
-                         tables=args.tables, trend=args.trend, progress=_show_progress(args), backend=args.backend,
-                         scheduler=args.scheduler)
-    status = _save_and_print_json(args, result)
+        result = exploit(strategy, rules=_rules_of(args, state), hands=_given(args.hands, saved, "hands", 2000),
+                         samples=_given(args.samples, saved, "samples", 2000), seed=args.seed, tables=args.tables,
+                         trend=args.trend if args.trend is not None else saved_trend, progress=_show_progress(args),
+                         backend=args.backend, scheduler=args.scheduler, resume=saved,
+                         checkpoint=_json_checkpoint(Path(out)) if args.checkpoint else None,
+                         checkpoint_seconds=args.checkpoint_seconds)
+    status = _save_and_print_json(args, result, out)
     if status is not None:
         return status
-    status = f"  (PARTIAL: stopped after {result.hands} hands)" if result.partial else ""
+    status = _partial_status(result.partial, f"{result.hands} hands", out, "exploit")
     low, high = result.interval
     print(f"best response against '{result.strategy}' under {result.rules.name}: {result.hands} hands, "
           f"{result.samples} samples to choose and {result.samples} fresh samples to score each, "
-          f"seed {result.seed}{status}")
+          f"seed {result.seed}{_resumed_after(saved, 'hands')}{status}")
     print(f"gain {result.gain:+.4f} points per hand, 95% interval [{low:+.4f}, {high:+.4f}]; the choices differ "
           f"in value on {_percent(result.differ).strip()} of hands")
     print("a lower bound: a solver with more samples can only find more"
@@ -929,13 +939,15 @@ def make_parser() -> argparse.ArgumentParser:
     sub = command("exploit", "how much a best response wins against a strategy",
                   "cpoker exploit table --hands 2000 --seed 1\n"
                   "         cpoker exploit greedy --rules 2-4 --hands 500 --samples 4000 --trend --json")
-    sub.add_argument("strategy", help="table, table@RULES, greedy, or package.module:function")
-    sub.add_argument("--hands", type=_int_in(1, 10**6), default=2000, help="random hands to study (default 2000)")
-    sub.add_argument("--samples", type=_int_in(4, MAX_SAMPLES), default=2000,
+    sub.add_argument("strategy", nargs="?", default=None,
+                     help="table, table@RULES, greedy, or package.module:function")
+    sub.add_argument("--hands", type=_int_in(1, 10**6), default=None, help="random hands to study (default 2000)")
+    sub.add_argument("--samples", type=_int_in(4, MAX_SAMPLES), default=None,
                      help="deals per hand to choose the best response, and again to score (default 2000)")
-    sub.add_argument("--trend", action="store_true", help="also with 1/4 and 1/2 of the samples")
+    sub.add_argument("--trend", action="store_true", default=None, help="also with 1/4 and 1/2 of the samples")
     study_options(sub)
     _backend_options(sub)
+    resume_options(sub, "study", "hands")
     sub.set_defaults(run=_cmd_exploit)
 
     sub = command("odds", "how often a row wins, ties or loses against a table-policy opponent",

@@ -57,12 +57,13 @@ def text(value: object) -> str:
 def moments(values: object) -> Moments:
     """Saved ``[count, total, squares]``, checked to be sums a job could have made (no float overflow later).
 
-    Points per deal are small integers, so ``squares <= count * 10**12``, and
-    ``total**2 <= count * squares`` holds for any real sums (Cauchy-Schwarz).
+    A deal's points stay far below 10**9 whatever the rules (royalty units are at
+    most 10**6), so ``squares <= count * 10**18``, and ``total**2 <= count *
+    squares`` holds for any real sums (Cauchy-Schwarz).
     """
     n, total, squares = values
     n, total, squares = count(n), integer(total), count(squares)
-    if squares > n * 10**12 or total * total > n * squares:
+    if squares > n * 10**18 or total * total > n * squares:
         raise ValueError(f"[{n}, {total}, {squares}] are not the sums of {n} deals' points")
     return Moments(n, total, squares)
 

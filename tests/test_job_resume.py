@@ -1,8 +1,9 @@
-"""Stopped, killed and extended matches and simulations continue to the very result of one unbroken run.
+"""Stopped, killed and extended matches, simulations and exploitability studies continue to the very result
+of one unbroken run.
 
 One test kills a real ``cpoker match --checkpoint`` process outright (SIGKILL: no handler runs) and resumes
-it from the file its checkpoints left; others stop a match and a simulation with a real SIGINT and resume the
-partial results.
+it from the file its checkpoints left; others stop a match, a simulation and a study with a real SIGINT and
+resume the partial results.
 """
 
 from __future__ import annotations
@@ -13,12 +14,14 @@ import subprocess
 import sys
 import time
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cpoker import OptionError, cli
 from cpoker.rules import PRESETS, Rules
+from cpoker.exploitability import BLOCK_HANDS, exploit
 from cpoker.simulation import DEAL_CHUNK, SAMPLE_CHUNK, match, simulate
 
 ARRANGEMENT = "2s 2h Ad / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac"
@@ -245,7 +248,8 @@ JUNK = st.one_of(st.integers(-10**30, 10**30), st.floats(allow_nan=True, allow_i
 @pytest.fixture(scope="module")
 def saved_runs():
     return {"match": match(["table", "greedy"], deals=DEAL_CHUNK, seed=1, sessions=2).to_dict(),
-            "simulate": simulate(ARRANGEMENT, samples=SAMPLE_CHUNK, seed=1).to_dict()}
+            "simulate": simulate(ARRANGEMENT, samples=SAMPLE_CHUNK, seed=1).to_dict(),
+            "exploit": exploit("greedy", hands=BLOCK_HANDS, samples=8, seed=1, trend=True).to_dict()}
 
 
 @settings(max_examples=60, deadline=None, derandomize=True, database=None,
@@ -253,9 +257,10 @@ def saved_runs():
 @given(data=st.data())
 def test_a_damaged_saved_run_is_resumed_exactly_or_refused_cleanly(saved_runs, data):
     """Any one value of a saved result replaced by junk: the run continues, or an OptionError names the problem."""
-    kind = data.draw(st.sampled_from(["match", "simulate"]))
+    kind = data.draw(st.sampled_from(["match", "simulate", "exploit"]))
     damaged = json.loads(json.dumps(saved_runs[kind]))
-    paths = [p for p in _leaves(damaged) if p[0] in ("seed", "rules", "arrangement", "opponents", "state")]
+    paths = [p for p in _leaves(damaged)
+             if p[0] in ("seed", "rules", "arrangement", "opponents", "state", "hands", "samples", "strategy")]
     path = data.draw(st.sampled_from(paths))
     target = damaged
     for key in path[:-1]:
@@ -264,8 +269,10 @@ def test_a_damaged_saved_run_is_resumed_exactly_or_refused_cleanly(saved_runs, d
     try:
         if kind == "match":
             result = match(["table", "greedy"], deals=2 * DEAL_CHUNK, sessions=3, resume=damaged)
-        else:
+        elif kind == "simulate":
             result = simulate(ARRANGEMENT, samples=2 * SAMPLE_CHUNK, resume=damaged)
+        else:
+            result = exploit("greedy", hands=2 * BLOCK_HANDS, samples=8, trend=True, resume=damaged)
     except OptionError as error:
         assert str(error).startswith("cannot resume") or "rules" in str(error), error
         return
@@ -275,5 +282,56 @@ def test_a_damaged_saved_run_is_resumed_exactly_or_refused_cleanly(saved_runs, d
     if kind == "simulate":
         assert all(0 <= p <= 1 for row in result.rows.values() for p in row.values())
         assert 0 <= result.scoop <= 1 and 0 <= result.scooped <= 1
-    else:
+    elif kind == "match":
         assert all(0 <= s.first_places <= 1 and 1 <= s.mean_place <= 2 for s in result.scores)
+    else:
+        assert result.hands == 2 * BLOCK_HANDS and np.isfinite(result.gain)
+
+
+def test_every_study_checkpoint_resumes_to_the_unbroken_study():
+    options = {"hands": 5 * BLOCK_HANDS, "samples": 40, "trend": True, "rules": "2-4"}
+    unbroken = exploit("greedy", seed=3, **options)
+    checkpoints: list = []
+    exploit("greedy", seed=3, checkpoint=checkpoints.append, checkpoint_seconds=0, **options)
+    assert [c.hands for c in checkpoints] == [8, 16, 24, 32, 40] and not checkpoints[-1].partial
+    for saved in checkpoints[::2]:
+        resumed = exploit("greedy", resume=json.loads(json.dumps(saved.to_dict())), **options)
+        assert _without_time(resumed.to_dict()) == _without_time(unbroken.to_dict())
+        assert (resumed.gains == unbroken.gains).all() and resumed.seed == 3
+    short = exploit("greedy", seed=3, **{**options, "hands": 2 * BLOCK_HANDS})
+    extended = exploit("greedy", resume=short, **options)
+    assert _without_time(extended.to_dict()) == _without_time(unbroken.to_dict())
+
+
+def test_what_cannot_continue_a_study_is_refused_with_the_reason():
+    saved = exploit("greedy", hands=12, samples=40, seed=3)
+    cases = {
+        "strategy greedy, not table": {"strategy": "table"},
+        r"samples \(and trend\) 40, not 10 20 40": {"trend": True},
+        "seed 3, not 4": {"seed": 4},
+        "12 hands end in a block of 4": {"hands": 20},
+        "already has 12 hands": {"hands": 8},
+    }
+    for message, change in cases.items():
+        with pytest.raises(OptionError, match=message):
+            exploit(**{"strategy": "greedy", "hands": 12, "samples": 40, "resume": saved, **change})
+
+
+def test_a_study_a_real_sigint_stopped_resumes_to_the_unbroken_result(tmp_path):
+    out = tmp_path / "e.json"
+    command = _cpoker("exploit", "greedy", "--hands", "4000", "--samples", "100", "--seed", "5", "--quiet",
+                      "--out", str(out), "--checkpoint", "--checkpoint-seconds", "0.2")
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not out.exists():
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=120)
+    assert process.returncode == 130 and "Traceback" not in stderr, stderr
+    assert f"'cpoker exploit --resume {out}' continues it" in stdout
+    partial = json.loads(out.read_text())
+    assert partial["partial"] and 0 < partial["hands"] < 4000 and partial["hands"] % BLOCK_HANDS == 0
+    hands = partial["hands"] + 2 * BLOCK_HANDS
+    assert cli.main(["exploit", "--resume", str(out), "--hands", str(hands), "--quiet"]) == 0
+    reference = exploit("greedy", hands=hands, samples=100, seed=5)
+    assert _without_time(json.loads(out.read_text())) == _without_time(reference.to_dict())
