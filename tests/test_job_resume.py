@@ -137,26 +137,6 @@ def test_a_match_killed_outright_resumes_from_its_checkpoint_to_the_unbroken_res
     assert _without_time(json.loads(out.read_text())) == _without_time(reference.to_dict())
 
 
-def test_a_match_a_real_sigint_stopped_resumes_to_the_unbroken_result(tmp_path):
-    out = tmp_path / "m.json"
-    command = _cpoker("match", "table", "greedy", "--deals", "200000", "--seed", "2", "--sessions", "30",
-                      "--quiet", "--out", str(out), "--checkpoint", "--checkpoint-seconds", "0.2")
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and not out.exists():  # the first checkpoint: blocks are being played
-        time.sleep(0.05)
-    process.send_signal(signal.SIGINT)
-    stdout, stderr = process.communicate(timeout=120)
-    assert process.returncode == 130 and "Traceback" not in stderr, stderr
-    assert f"'cpoker match --resume {out}' continues it" in stdout
-    partial = json.loads(out.read_text())
-    assert partial["partial"] and 0 < partial["deals"] < 200000 and partial["sessions"] == 0
-    deals = partial["deals"] + 2 * DEAL_CHUNK
-    assert cli.main(["match", "--resume", str(out), "--deals", str(deals), "--quiet"]) == 0
-    reference = match(["table", "greedy"], deals=deals, seed=2, sessions=30)
-    assert _without_time(json.loads(out.read_text())) == _without_time(reference.to_dict())
-
-
 def test_command_line_refusals(tmp_path, capsys):
     assert cli.main(["match", "table", "greedy", "--checkpoint"]) == 2
     assert "--checkpoint saves the match so far to its --out FILE.json" in capsys.readouterr().err
@@ -209,26 +189,6 @@ def test_what_cannot_continue_a_simulation_is_refused_with_the_reason():
         simulate(ARRANGEMENT, opponents=2, samples=1500, resume=damaged)
     with pytest.raises(OptionError, match="not a saved simulate result"):
         simulate(ARRANGEMENT, resume=match(["table", "greedy"], deals=10, seed=1))
-
-
-def test_a_simulation_a_real_sigint_stopped_resumes_to_the_unbroken_result(tmp_path):
-    out = tmp_path / "s.json"
-    command = _cpoker("simulate", ARRANGEMENT, "--opponents", "3", "--samples", "2000000", "--seed", "6",
-                      "--quiet", "--out", str(out), "--checkpoint", "--checkpoint-seconds", "0.2")
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and not out.exists():
-        time.sleep(0.05)
-    process.send_signal(signal.SIGINT)
-    stdout, stderr = process.communicate(timeout=120)
-    assert process.returncode == 130 and "Traceback" not in stderr, stderr
-    assert f"'cpoker simulate --resume {out}' continues it" in stdout
-    partial = json.loads(out.read_text())
-    assert partial["partial"] and 0 < partial["samples"] < 2000000
-    samples = partial["samples"] + 2 * SAMPLE_CHUNK
-    assert cli.main(["simulate", "--resume", str(out), "--samples", str(samples), "--quiet"]) == 0
-    reference = simulate(ARRANGEMENT, opponents=3, samples=samples, seed=6)
-    assert _without_time(json.loads(out.read_text())) == _without_time(reference.to_dict())
 
 
 def _leaves(data, path=()):
@@ -317,21 +277,34 @@ def test_what_cannot_continue_a_study_is_refused_with_the_reason():
             exploit(**{"strategy": "greedy", "hands": 12, "samples": 40, "resume": saved, **change})
 
 
-def test_a_study_a_real_sigint_stopped_resumes_to_the_unbroken_result(tmp_path):
-    out = tmp_path / "e.json"
-    command = _cpoker("exploit", "greedy", "--hands", "4000", "--samples", "100", "--seed", "5", "--quiet",
-                      "--out", str(out), "--checkpoint", "--checkpoint-seconds", "0.2")
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+# a long run of each kind, the unit its result counts, the block, and the unbroken run of n units
+SIGINT_CASES = {
+    "match": (["match", "table", "greedy", "--deals", "200000", "--seed", "2", "--sessions", "30"], "deals",
+              DEAL_CHUNK, lambda n: match(["table", "greedy"], deals=n, seed=2, sessions=30)),
+    "simulate": (["simulate", ARRANGEMENT, "--opponents", "3", "--samples", "2000000", "--seed", "6"], "samples",
+                 SAMPLE_CHUNK, lambda n: simulate(ARRANGEMENT, opponents=3, samples=n, seed=6)),
+    "exploit": (["exploit", "greedy", "--hands", "4000", "--samples", "100", "--seed", "5"], "hands",
+                BLOCK_HANDS, lambda n: exploit("greedy", hands=n, samples=100, seed=5)),
+}
+
+
+@pytest.mark.parametrize("kind", SIGINT_CASES)
+def test_a_run_a_real_sigint_stopped_resumes_to_the_unbroken_result(tmp_path, kind):
+    """A real SIGINT once the run has checkpointed; its partial result, continued a little, is the unbroken run."""
+    argv, unit, block, unbroken = SIGINT_CASES[kind]
+    out = tmp_path / "run.json"
+    process = subprocess.Popen(_cpoker(*argv, "--quiet", "--out", str(out), "--checkpoint", "--checkpoint-seconds",
+                                       "0.2"), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and not out.exists():
+    while time.monotonic() < deadline and not out.exists():  # the first checkpoint: blocks are being played
         time.sleep(0.05)
     process.send_signal(signal.SIGINT)
     stdout, stderr = process.communicate(timeout=120)
     assert process.returncode == 130 and "Traceback" not in stderr, stderr
-    assert f"'cpoker exploit --resume {out}' continues it" in stdout
+    assert f"'cpoker {kind} --resume {out}' continues it" in stdout
     partial = json.loads(out.read_text())
-    assert partial["partial"] and 0 < partial["hands"] < 4000 and partial["hands"] % BLOCK_HANDS == 0
-    hands = partial["hands"] + 2 * BLOCK_HANDS
-    assert cli.main(["exploit", "--resume", str(out), "--hands", str(hands), "--quiet"]) == 0
-    reference = exploit("greedy", hands=hands, samples=100, seed=5)
-    assert _without_time(json.loads(out.read_text())) == _without_time(reference.to_dict())
+    assert partial["partial"] and 0 < partial[unit] < int(argv[argv.index(f"--{unit}") + 1])
+    assert partial[unit] % block == 0
+    more = partial[unit] + 2 * block
+    assert cli.main([kind, "--resume", str(out), f"--{unit}", str(more), "--quiet"]) == 0
+    assert _without_time(json.loads(out.read_text())) == _without_time(unbroken(more).to_dict())
