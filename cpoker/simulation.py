@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import numbers
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -74,8 +75,8 @@ def _check_checkpoint(checkpoint: object, checkpoint_seconds: object) -> None:
     """Refuse a checkpoint that is not callable, or seconds that are not a number of seconds 0 or more."""
     if checkpoint is not None and not callable(checkpoint):
         raise OptionError(f"checkpoint must be a function of the partial result, got {type(checkpoint).__name__}")
-    if isinstance(checkpoint_seconds, bool) or not isinstance(checkpoint_seconds, (int, float)) \
-            or not 0 <= checkpoint_seconds < math.inf:
+    if isinstance(checkpoint_seconds, (bool, np.bool_)) or not isinstance(checkpoint_seconds, numbers.Real) \
+            or not 0 <= checkpoint_seconds < math.inf:  # NumPy numbers welcome, as everywhere else
         raise OptionError(f"checkpoint_seconds must be a number of seconds, 0 or more, got {checkpoint_seconds!r}")
 
 

@@ -308,3 +308,14 @@ def test_a_run_a_real_sigint_stopped_resumes_to_the_unbroken_result(tmp_path, ki
     more = partial[unit] + 2 * block
     assert cli.main([kind, "--resume", str(out), f"--{unit}", str(more), "--quiet"]) == 0
     assert _without_time(json.loads(out.read_text())) == _without_time(unbroken(more).to_dict())
+
+
+def test_checkpoint_options_are_checked_and_numpy_numbers_welcome():
+    calls: list = []
+    match(["table", "greedy"], deals=2 * DEAL_CHUNK, seed=1, checkpoint=calls.append, checkpoint_seconds=np.int64(0))
+    assert [c.deals for c in calls] == [DEAL_CHUNK, 2 * DEAL_CHUNK]
+    for seconds in (-1, float("nan"), float("inf"), True, "1"):
+        with pytest.raises(OptionError, match="checkpoint_seconds must be a number of seconds"):
+            simulate(ARRANGEMENT, samples=10, checkpoint=calls.append, checkpoint_seconds=seconds)
+    with pytest.raises(OptionError, match="checkpoint must be a function"):
+        exploit("greedy", hands=1, samples=4, checkpoint="file.json")
