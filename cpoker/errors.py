@@ -97,6 +97,21 @@ def check_seed(seed: object, name: str = "seed") -> "int | None":
     return check_int(name, seed, 0, MAX_SEED)
 
 
+def check_seconds(name: str, value: object, positive: bool = False) -> float:
+    """A number of seconds, 0 or more (above 0 when ``positive``) and below 10**6, e.g. a time budget.
+
+    NumPy numbers are welcome; booleans, strings, NaN and infinities are refused.
+    """
+    import numpy as np
+
+    ok = (not isinstance(value, (bool, np.bool_)) and isinstance(value, (int, float, np.integer, np.floating))
+          and (0.0 < float(value) if positive else 0.0 <= float(value)) and float(value) < 1e6)  # type: ignore
+    if not ok:
+        raise OptionError(f"{name} must be a number of seconds, {'above 0' if positive else '0 or more'} "
+                          f"(below 1,000,000), got {value!r}")
+    return float(value)  # type: ignore[arg-type]
+
+
 def check_fraction(name: str, value: object) -> float:
     """A finite real number in ``0..1`` (NaN, infinities and strings are refused)."""
     import numpy as np

@@ -13,8 +13,6 @@ marked ``partial``.
 from __future__ import annotations
 
 import itertools
-import math
-import numbers
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -28,7 +26,8 @@ from ._jit import compile_notice
 from .arrange import ROW_NAMES, Arrangement, ArrangementLike, as_arrangement
 from .cards import deal_seeded
 from .interrupts import shielded
-from .errors import MAX_DEALS, MAX_SAMPLES, MAX_SESSIONS, CpokerError, OptionError, check_int, check_seed
+from .errors import (MAX_DEALS, MAX_SAMPLES, MAX_SESSIONS, CpokerError, OptionError, check_int, check_seconds,
+                     check_seed)
 from .rules import Rules, resolve_rules
 from .devices import check_device
 from . import saved
@@ -75,9 +74,7 @@ def _check_checkpoint(checkpoint: object, checkpoint_seconds: object) -> None:
     """Refuse a checkpoint that is not callable, or seconds that are not a number of seconds 0 or more."""
     if checkpoint is not None and not callable(checkpoint):
         raise OptionError(f"checkpoint must be a function of the partial result, got {type(checkpoint).__name__}")
-    if isinstance(checkpoint_seconds, (bool, np.bool_)) or not isinstance(checkpoint_seconds, numbers.Real) \
-            or not 0 <= checkpoint_seconds < math.inf:  # NumPy numbers welcome, as everywhere else
-        raise OptionError(f"checkpoint_seconds must be a number of seconds, 0 or more, got {checkpoint_seconds!r}")
+    check_seconds("checkpoint_seconds", checkpoint_seconds)
 
 
 @dataclass(frozen=True)
@@ -180,6 +177,7 @@ def simulate(arrangement: ArrangementLike, opponents: int = 1, samples: int = 10
         return SimulationResult(arrangement, opponents, 0, seed, opponent_name, rules, ev, 0.0, (ev, ev), loss,
                                 0.0, 1.0, {int(ev): 1}, fouled=True, requested_samples=samples)
     _check_checkpoint(checkpoint, checkpoint_seconds)
+    time_budget = None if time_budget is None else check_seconds("time_budget", time_budget, True)
     ours = np.array([row_keys(arrangement)], dtype=np.int32)  # a foul under royalties: keys -1, simulated
     rest = np.setdiff1d(np.arange(52), [int(c) for c in arrangement.cards])
     kernel_rules = rules.kernel_arguments()

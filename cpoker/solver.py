@@ -27,7 +27,7 @@ import numpy as np
 
 from .arrange import ROW_NAMES, Arrangement, ArrangementLike, arrangement_of_split, parse_hand
 from .cards import CardsLike, deal_from, format_cards
-from .errors import MAX_SAMPLES, OptionError, check_int, check_seed
+from .errors import MAX_SAMPLES, OptionError, check_int, check_seconds, check_seed
 from .naturals import Natural
 from .rules import Rules, resolve_rules
 from .devices import check_device
@@ -251,9 +251,7 @@ def solve(hand: CardsLike, opponents: int = 1, samples: int = 2000, seed: Option
     opponent_name, _ = resolve_strategy(opponent, tables, rules)
     device = check_device(device)
     compared = _compare_split(hand_ids, compare) if compare is not None else None
-    if time_budget is not None and not (isinstance(time_budget, (int, float)) and 0 < time_budget < 1e6):
-        raise OptionError(f"time_budget must be a number of seconds > 0, got {time_budget!r}")
-    deadline = None if time_budget is None else time.monotonic() + time_budget
+    deadline = None if time_budget is None else time.monotonic() + check_seconds("time_budget", time_budget, True)
     with shielded():
         if method == "table":
             _warm_up_table()

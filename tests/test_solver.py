@@ -308,6 +308,19 @@ def test_numpy_integers_are_taken_as_the_numbers_they_hold():
     assert small.ev == solve(HAND, samples=300, seed=4, opponents=3).ev
 
 
+def test_time_budgets_take_numpy_numbers_and_refuse_what_is_not_a_time():
+    """One check for solve, simulate and exploit: np.int64 was refused, True taken as 1 s, simulate took anything."""
+    arrangement = "2s 2h Ad / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac"
+    calls = [lambda budget: solve(HAND, samples=50, seed=1, time_budget=budget),
+             lambda budget: cpoker.simulate(arrangement, samples=50, seed=1, time_budget=budget),
+             lambda budget: cpoker.exploit("greedy", hands=1, samples=4, seed=1, time_budget=budget)]
+    for call in calls:
+        assert not call(np.int64(60)).partial and not call(np.float32(60.5)).partial
+        for budget in (True, "5", float("nan"), -1, 0, float("inf"), 10**7):
+            with pytest.raises(OptionError, match="time_budget must be a number of seconds, above 0"):
+                call(budget)
+
+
 def test_comparing_the_best_a_foul_or_under_the_table_method():
     best = solve(HAND, samples=300, seed=2)
     same = solve(HAND, samples=300, seed=2, compare=best.best.format())
