@@ -508,8 +508,12 @@ def match(strategies: Sequence[StrategyLike], deals: int = 10_000, seed: Optiona
     from .policy import resolve_tables
     from .scoring import places
 
+    if isinstance(strategies, np.ndarray):
+        strategies = strategies.tolist()  # names in a NumPy array, e.g. a column of a study's table
     if isinstance(strategies, str) or not isinstance(strategies, Sequence) or not 2 <= len(strategies) <= 4:
-        raise OptionError("a match needs 2 to 4 strategies, one per seat")
+        shown = f"{type(strategies).__name__}" if not isinstance(strategies, (str, Sequence)) else \
+            f"{len(strategies)}" if not isinstance(strategies, str) else "one string"
+        raise OptionError(f"a match needs 2 to 4 strategies, one per seat, got {shown}")
     deals = check_int("deals", deals, 1, MAX_DEALS)
     sessions = check_int("sessions", sessions, 0, MAX_SESSIONS)
     seed = check_seed(seed)
