@@ -204,6 +204,15 @@ def test_match_names_each_seat_of_a_repeated_strategy(capsys):
     assert status == 0 and "greedy (seat 2)" in out and "greedy (seat 3)" in out
 
 
+def test_match_strategies_from_a_numpy_array_or_refused_with_their_count(capsys):
+    assert cpoker.match(np.array(["table", "greedy"]), deals=20, seed=1).strategies == ("table", "greedy")
+    for strategies, shown in (("table", "one string"), (["table"], "1"), ({"table": 1}, "dict")):
+        with pytest.raises(OptionError, match=f"2 to 4 strategies, one per seat, got {shown}"):
+            cpoker.match(strategies, deals=20)
+    status, _, err = cli(capsys, "match", "table")
+    assert status == 2 and err == "cpoker: error: a match needs 2 to 4 strategies, one per seat, got 1\n"
+
+
 def test_solve_labels_table_values_apart_from_evs(capsys):
     status, out, _ = cli(capsys, "solve", HAND, "--method", "table")
     assert status == 0 and "table value" in out and "not an EV" in out and " EV " not in out.split("\n", 2)[2]
@@ -211,7 +220,6 @@ def test_solve_labels_table_values_apart_from_evs(capsys):
     data = json.loads(out)
     low, high = data["interval_95"]
     assert low < data["ev"] < high and data["alternatives"][0]["interval_95"] and not data["partial"]
-
 
 def test_a_built_table_can_be_used_everywhere(capsys, tmp_path):
     path = tmp_path / "mine.npz"
