@@ -149,15 +149,9 @@ def _read_deal_file(path: str) -> list:
     :class:`ArrangementError` naming the player.
     """
     from .errors import ArrangementError
-    from .files import read_text
+    from .files import read_json
 
-    text = read_text(path, "deal file", ArrangementError)
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise ArrangementError(f"{path} is not valid JSON: {error.msg} at line {error.lineno}") from None
-    except (ValueError, RecursionError) as error:  # a 5,000-digit number, absurd nesting
-        raise ArrangementError(f"{path} cannot be read as a deal: {str(error)[:100]}") from None
+    data = read_json(path, "deal file", ArrangementError)
     players = data.get("players") if isinstance(data, dict) else data
     if not isinstance(players, list):
         raise ArrangementError(f"{path}: expected a list of arrangements or {{\"players\": [...]}}")
@@ -525,15 +519,12 @@ def _resumed_job(args, kind: str) -> "tuple[Optional[dict], Optional[str]]":
     ``--checkpoint`` needs a JSON output.
     """
     from .errors import OptionError
-    from .files import read_text
+    from .files import read_json
 
     noun = {"match": "match", "simulate": "simulation", "exploit": "study"}[kind]
     saved = None
     if args.resume:
-        try:
-            saved = json.loads(read_text(args.resume, f"saved {noun}"))
-        except json.JSONDecodeError as error:
-            raise OptionError(f"saved {noun} {args.resume} is not JSON ({error})") from None
+        saved = read_json(args.resume, f"saved {noun}")
         if not isinstance(saved, dict) or saved.get("kind") != kind or not isinstance(saved.get("state"), dict):
             raise OptionError(f"{args.resume} is not a {noun} result that can be resumed "
                               f"(cpoker {kind} --out FILE.json writes one)")

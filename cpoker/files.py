@@ -131,3 +131,20 @@ def read_text(path: "str | os.PathLike", what: str, error: Type[CpokerError] = O
     except UnicodeDecodeError as failure:
         raise error(f"{what} {path} is not UTF-8 text (byte {failure.start}: "
                     f"{data[failure.start:failure.start + 1]!r})") from None
+
+
+def read_json(path: "str | os.PathLike", what: str, error: Type[CpokerError] = OptionError) -> object:
+    """The JSON value of a small file, or ``error`` naming what is wrong with it.
+
+    Invalid JSON, a number of thousands of digits and absurd nesting (Python's
+    parser recurses) are all refused the same way, with the parser's reason.
+    """
+    import json
+
+    text = read_text(path, what, error)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as failure:
+        raise error(f"{what} {path} is not valid JSON: {failure.msg} at line {failure.lineno}") from None
+    except (ValueError, RecursionError) as failure:  # a 5,000-digit number, absurd nesting
+        raise error(f"{what} {path} cannot be read: {str(failure)[:100]}") from None

@@ -145,7 +145,10 @@ def test_command_line_refusals(tmp_path, capsys):
     assert "is not a match result that can be resumed" in capsys.readouterr().err
     (tmp_path / "broken.json").write_text('{"kind": "match", ')
     assert cli.main(["match", "--resume", str(tmp_path / "broken.json")]) == 2
-    assert "is not JSON" in capsys.readouterr().err
+    assert "is not valid JSON" in capsys.readouterr().err
+    (tmp_path / "nested.json").write_text("[" * 100_000 + "]" * 100_000)
+    assert cli.main(["match", "--resume", str(tmp_path / "nested.json")]) == 2
+    assert "cannot be read: maximum recursion depth" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("rules", ["pagat", "seed001-royalties"])
