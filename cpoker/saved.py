@@ -93,18 +93,19 @@ def refuse_differences(kind: str, differences: Mapping[str, tuple[object, object
         raise OptionError(f"cannot resume: the saved {kind} was played with " + "; ".join(named))
 
 
-def same_play(saved_seed: int, seed: "int | None", saved_rules, rules, digest: str, tables) -> dict:
+def same_play(saved_seed: int, seed: "int | None", saved_rules, rules, saved_tables: str, tables: str) -> dict:
     """The settings every job must share with its saved run, for :func:`refuse_differences`: the seed (``None``
-    takes the saved one), the rules and the policy's tables (compared only under the same rules: other rules
-    mean other default tables, and only the rules are named then)."""
+    takes the saved one), the rules, and the fingerprint of the tables its strategies play by
+    (:func:`cpoker.strategies.tables_fingerprint`; compared under the same rules only: other rules mean other
+    default tables, and only the rules are named then)."""
     same_rules = saved_rules == rules
     saved_name, name = saved_rules.name, rules.name
     if not same_rules and saved_name == name:  # house rules of one name (a file edited since), told apart
         saved_name, name = f"{saved_name} as saved", f"{name} as given now"
     return {"seed": (saved_seed, saved_seed if seed is None else seed),
             "rules": (saved_name, saved_name if same_rules else name),
-            "other tables (give the same --tables FILE): fingerprint": (
-                digest[:12], tables.fingerprint[:12] if same_rules else digest[:12])}
+            "other tables (the same --tables FILE, or table@FILE.npz as it was): fingerprint": (
+                saved_tables[:12], tables[:12] if same_rules else saved_tables[:12])}
 
 
 def check_extent(kind: str, unit: str, done: int, asked: int, block: int) -> None:

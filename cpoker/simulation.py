@@ -35,7 +35,7 @@ from .runner import blocks_of, check_backend, run_blocks
 from .saved import saved_state
 from .solver import MAX_OPPONENTS, _new_seed
 from .stats import Moments
-from .strategies import StrategyLike, arrange_keys, resolve_strategy
+from .strategies import StrategyLike, arrange_keys, resolve_strategy, tables_fingerprint
 
 if TYPE_CHECKING:  # pragma: no cover
     from .policy import PolicyTables
@@ -181,11 +181,12 @@ def simulate(arrangement: ArrangementLike, opponents: int = 1, samples: int = 10
     ours = np.array([row_keys(arrangement)], dtype=np.int32)  # a foul under royalties: keys -1, simulated
     rest = np.setdiff1d(np.arange(52), [int(c) for c in arrangement.cards])
     kernel_rules = rules.kernel_arguments()
+    played_tables = tables_fingerprint([opponent], tables, rules)
     if resume is None:
         tally = _SimulationTally()
     else:
-        tally, seed = _SimulationTally.resumed(resume, arrangement, opponents, opponent_name, seed, rules, tables,
-                                               samples)
+        tally, seed = _SimulationTally.resumed(resume, arrangement, opponents, opponent_name, seed, rules,
+                                               played_tables, samples)
     moments, distribution, outcomes, sweeps = tally.moments, tally.distribution, tally.outcomes, tally.sweeps
 
     def work_many(blocks):
@@ -227,7 +228,7 @@ def simulate(arrangement: ArrangementLike, opponents: int = 1, samples: int = 10
                                 moments.stderr(), moments.interval(), rows, float(sweeps[0] / (done * opponents)),
                                 float(sweeps[1] / (done * opponents)), dict(sorted(distribution.items())),
                                 fouled=arrangement.is_foul, partial=partial, requested_samples=samples,
-                                seconds=seconds, state=tally.state(opponent_name, tables, seconds))
+                                seconds=seconds, state=tally.state(opponent_name, played_tables, seconds))
 
     with shielded(), numba_threads(jobs):
         with compile_notice():
@@ -257,17 +258,17 @@ class _SimulationTally:
     blocks: int = 0
     seconds: float = 0.0
 
-    def state(self, opponent_name: str, tables: "PolicyTables", seconds: float) -> dict:
+    def state(self, opponent_name: str, played_tables: str, seconds: float) -> dict:
         """The tally as JSON-ready values, with what a continuation must agree on."""
         m = self.moments
-        return {"format": SIMULATION_STATE, "opponent": opponent_name, "tables_sha256": tables.fingerprint,
+        return {"format": SIMULATION_STATE, "opponent": opponent_name, "tables_sha256": played_tables,
                 "blocks": self.blocks, "moments": [m.count, m.total, m.squares],
                 "distribution": [[int(points), int(n)] for points, n in sorted(self.distribution.items())],
                 "outcomes": self.outcomes.tolist(), "sweeps": self.sweeps.tolist(), "seconds": seconds}
 
     @classmethod
     def resumed(cls, previous: "SimulationResult | dict", arrangement: Arrangement, opponents: int,
-                opponent_name: str, seed: Optional[int], rules: Rules, tables: "PolicyTables",
+                opponent_name: str, seed: Optional[int], rules: Rules, played_tables: str,
                 samples: int) -> "tuple[_SimulationTally, int]":
         """The tally of a saved simulation, checked against this one; and its seed (see :meth:`_MatchTally.resumed`).
 
@@ -306,7 +307,7 @@ class _SimulationTally:
                             else saved_arrangement.format()),
             "opponents": (saved_opponents, opponents),
             "opponent": (state.get("opponent"), opponent_name),
-            **saved.same_play(saved_seed, seed, saved_rules, rules, digest, tables),
+            **saved.same_play(saved_seed, seed, saved_rules, rules, digest, played_tables),
         })
         saved.check_extent("simulation", "samples", done, samples, SAMPLE_CHUNK)
         return tally, saved_seed
@@ -417,17 +418,17 @@ class _MatchTally:
     def empty(cls, players: int) -> "_MatchTally":
         return cls([Moments() for _ in range(players)], [0] * players, [0] * players)
 
-    def state(self, raw_names: list, requested_sessions: int, tables: "PolicyTables", seconds: float) -> dict:
+    def state(self, raw_names: list, requested_sessions: int, played_tables: str, seconds: float) -> dict:
         """The tally as JSON-ready values, with what a continuation must agree on."""
         return {"format": MATCH_STATE, "strategies": list(raw_names), "requested_sessions": requested_sessions,
-                "tables_sha256": tables.fingerprint, "deal_blocks": self.deal_blocks,
+                "tables_sha256": played_tables, "deal_blocks": self.deal_blocks,
                 "session_blocks": self.session_blocks,
                 "moments": [[m.count, m.total, m.squares] for m in self.moments],
                 "first_places": list(self.first_places), "place_sums": list(self.place_sums), "seconds": seconds}
 
     @classmethod
     def resumed(cls, previous: "MatchResult | dict", raw_names: list, seed: Optional[int], rules: Rules,
-                tables: "PolicyTables", deals: int, sessions: int) -> "tuple[_MatchTally, int]":
+                played_tables: str, deals: int, sessions: int) -> "tuple[_MatchTally, int]":
         """The tally of a saved match (a :class:`MatchResult` or its ``to_dict()``), checked against this match.
 
         Returns the tally and the seed (the saved one when ``seed`` is None).
@@ -462,7 +463,7 @@ class _MatchTally:
             raise saved.damaged("match", ValueError("its sums do not fit together"))
         saved.refuse_differences("match", {
             "strategies": (" ".join(map(str, saved_names)), " ".join(raw_names)),
-            **saved.same_play(saved_seed, seed, saved_rules, rules, digest, tables),
+            **saved.same_play(saved_seed, seed, saved_rules, rules, digest, played_tables),
         })
         saved.check_extent("match", "deals", done, deals, DEAL_CHUNK)
         if tally.session_blocks > sessions:
@@ -525,12 +526,13 @@ def match(strategies: Sequence[StrategyLike], deals: int = 10_000, seed: Optiona
     check_backend(backend, scheduler)
     _check_checkpoint(checkpoint, checkpoint_seconds)
     players = len(strategies)
+    played_tables = tables_fingerprint(strategies, tables, rules)
     if resume is None:
         tally = _MatchTally.empty(players)
     elif keep_points:
         raise OptionError("keep_points cannot be combined with resume: the saved match kept no per-deal points")
     else:
-        tally, seed = _MatchTally.resumed(resume, raw_names, seed, rules, tables, deals, sessions)
+        tally, seed = _MatchTally.resumed(resume, raw_names, seed, rules, played_tables, deals, sessions)
     seed = _new_seed() if seed is None else seed
     deck = np.arange(52)
     kept: list = []
@@ -589,7 +591,7 @@ def match(strategies: Sequence[StrategyLike], deals: int = 10_000, seed: Optiona
         return MatchResult(names, tuple(scores), tally.moments[0].count, sessions_done, seed, rules,
                            "duplicate" if players == 2 else "seat rotation", partial, deals, seconds,
                            np.concatenate(kept) if keep_points and kept else None,
-                           tally.state(raw_names, sessions, tables, seconds))
+                           tally.state(raw_names, sessions, played_tables, seconds))
 
     # the blocks this match lacks: a resumed one's first blocks are in its tally already
     work_items = itertools.chain(

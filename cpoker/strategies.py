@@ -136,6 +136,24 @@ def resolve_strategy(strategy: StrategyLike, tables: "PolicyTables | str | None"
                         "table@FILE.npz, or give package.module:function")
 
 
+def tables_fingerprint(strategies: "list[StrategyLike]", tables: "PolicyTables", rules: "Rules") -> str:
+    """sha256 (hex) of the policy tables each strategy plays by, in seat order: what a saved run records.
+
+    ``table`` and ``table@...`` play by their tables, ``mc`` arranges its
+    opponents by ``tables``; greedy and plug-ins read none (``-``).  A run
+    continued with other tables -- another ``--tables`` file, or a
+    ``table@FILE.npz`` rewritten since -- then shows another fingerprint.
+    """
+    import hashlib
+
+    parts = []
+    for strategy in strategies:
+        name, function = resolve_strategy(strategy, tables, rules)
+        parts.append(function.tables.fingerprint if isinstance(function, TablePolicy)
+                     else tables.fingerprint if name == "mc" else "-")
+    return hashlib.sha256(" ".join(parts).encode("ascii")).hexdigest()
+
+
 def _call_strategy(name: str, function: Strategy, hand: list) -> Arrangement:
     """A plug-in's arrangement of ``hand``; its failures and nonsense answers become :class:`StrategyError`."""
     from .cards import format_cards

@@ -96,6 +96,29 @@ def test_what_cannot_be_resumed_is_refused_with_the_reason():
         match(["table", "greedy"], resume={"kind": "match"})
 
 
+def test_the_tables_each_strategy_plays_by_are_fingerprinted_and_only_those(tmp_path):
+    """A table@FILE.npz rewritten since the run is refused; tables that no strategy reads do not matter."""
+    from cpoker.policy import default_tables
+
+    path = tmp_path / "mine.npz"
+    default_tables("pagat").save(path)
+    saved = match([f"table@{path}", "greedy"], deals=DEAL_CHUNK, seed=2)
+    default_tables("2-4").save(path)  # the same name, other tables
+    with pytest.raises(OptionError, match=r"other tables \(the same --tables FILE, or table@FILE.npz as it was\)"):
+        match([f"table@{path}", "greedy"], deals=2 * DEAL_CHUNK, resume=saved)
+    default_tables("pagat").save(path)
+    match([f"table@{path}", "greedy"], deals=2 * DEAL_CHUNK, resume=saved)  # as it was: it continues
+    # greedy reads no tables: a simulation against it continues whatever --tables says
+    first = simulate(ARRANGEMENT, opponent="greedy", samples=SAMPLE_CHUNK, seed=2)
+    continued = simulate(ARRANGEMENT, opponent="greedy", samples=2 * SAMPLE_CHUNK, resume=first,
+                         tables=default_tables("2-4"))
+    assert continued.to_dict()["scoop"] == simulate(ARRANGEMENT, opponent="greedy", samples=2 * SAMPLE_CHUNK,
+                                                    seed=2).to_dict()["scoop"]
+    with pytest.raises(OptionError, match="other tables"):  # the table opponent does read them
+        simulate(ARRANGEMENT, samples=2 * SAMPLE_CHUNK, tables=default_tables("2-4"),
+                 resume=simulate(ARRANGEMENT, samples=SAMPLE_CHUNK, seed=2))
+
+
 def test_rules_read_back_from_a_saved_result_are_the_same_rules(tmp_path):
     for preset in PRESETS.values():
         assert Rules.from_dict(preset.to_dict()) is preset
