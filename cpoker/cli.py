@@ -479,9 +479,8 @@ def _cmd_match(args) -> int:
     strategies = args.strategies or state.get("strategies", [])
     result = match(strategies, deals=_given(args.deals, saved, "requested_deals", 10_000), seed=args.seed,
                    sessions=_given(args.sessions, state, "requested_sessions", 0), rules=_rules_of(args, saved),
-                   jobs=args.jobs,
-                   progress=_show_progress(args), tables=args.tables, device=args.device, backend=args.backend,
-                   scheduler=args.scheduler, resume=saved,
+                   jobs=args.jobs, progress=_show_progress(args), tables=args.tables, device=args.device,
+                   backend=args.backend, scheduler=args.scheduler, resume=saved,
                    checkpoint=_json_checkpoint(Path(out)) if args.checkpoint else None,
                    checkpoint_seconds=args.checkpoint_seconds)
     data = result.to_dict()
@@ -512,7 +511,7 @@ def _cmd_match(args) -> int:
 
 
 def _resumed_job(args, kind: str) -> "tuple[Optional[dict], Optional[str]]":
-    """``(saved result or None, output path)`` of a ``match``/``simulate`` command, checked before the job.
+    """``(saved result or None, output path)`` of a ``match``/``simulate``/``exploit`` command, checked first.
 
     With ``--resume FILE`` the saved result is read (and checked further by the
     job), and the result goes to FILE unless ``--out`` says otherwise;
@@ -561,7 +560,7 @@ def _resumed_after(saved: Optional[dict], unit: str) -> str:
 
 
 def _given(value, saved: "dict | None", key: str, default):
-    """An option's value: as given, else the saved match's (a resumed match keeps its size), else the default."""
+    """An option's value: as given, else the saved run's (a resumed run keeps its size), else the default."""
     if value is not None:
         return value
     return saved.get(key, default) if saved else default

@@ -276,7 +276,8 @@ class PolicyTables:
     def fingerprint(self) -> str:
         """sha256 of what the policy plays by (the distribution and the rules), in hex.
 
-        A stopped match records it, so that it is continued with tables that play the same.
+        A saved run records it (:func:`cpoker.strategies.tables_fingerprint`), so that it is continued only
+        with tables that play the same.
         """
         import hashlib
 

@@ -1,7 +1,7 @@
-"""Saved results that a job continues: what ``match(resume=...)`` and ``simulate(resume=...)`` read back.
+"""Saved results that a job continues: what ``match``, ``simulate`` and ``exploit`` read back with ``resume=``.
 
-A long job's result carries ``state``: its exact running sums and the number
-of blocks they cover.  Every block's draw depends on the seed and the block's
+A long job's result carries ``state``: its exact running sums (a study's
+per-hand gains) and the number of blocks they cover.  Every block's draw depends on the seed and the block's
 index alone, and the sums are exact integers, so a job continued from a saved
 state ends with the very numbers of a job never stopped.  This module reads
 such a state back from a result or its JSON and refuses, with the reason, one
@@ -13,8 +13,15 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-from .errors import OptionError
+from .errors import OptionError, check_seconds
 from .stats import Moments
+
+
+def check_checkpoint(checkpoint: object, checkpoint_seconds: object) -> None:
+    """Refuse a ``checkpoint`` that is not callable, or ``checkpoint_seconds`` that are not a number of seconds."""
+    if checkpoint is not None and not callable(checkpoint):
+        raise OptionError(f"checkpoint must be a function of the partial result, got {type(checkpoint).__name__}")
+    check_seconds("checkpoint_seconds", checkpoint_seconds)
 
 
 def saved_state(previous: object, kind: str, state_format: str) -> tuple[dict, dict]:

@@ -32,7 +32,6 @@ from .rules import Rules, resolve_rules
 from .devices import check_device
 from . import saved
 from .runner import blocks_of, check_backend, run_blocks
-from .saved import saved_state
 from .solver import MAX_OPPONENTS, _new_seed
 from .stats import Moments
 from .strategies import StrategyLike, arrange_keys, resolve_strategy, tables_fingerprint
@@ -68,13 +67,6 @@ def numba_threads(jobs: Optional[int]):
         yield int(jobs)
     finally:
         numba.set_num_threads(previous)
-
-
-def _check_checkpoint(checkpoint: object, checkpoint_seconds: object) -> None:
-    """Refuse a checkpoint that is not callable, or seconds that are not a number of seconds 0 or more."""
-    if checkpoint is not None and not callable(checkpoint):
-        raise OptionError(f"checkpoint must be a function of the partial result, got {type(checkpoint).__name__}")
-    check_seconds("checkpoint_seconds", checkpoint_seconds)
 
 
 @dataclass(frozen=True)
@@ -176,7 +168,7 @@ def simulate(arrangement: ArrangementLike, opponents: int = 1, samples: int = 10
         seed = _new_seed() if seed is None else seed  # (nothing to resume: the value is exact)
         return SimulationResult(arrangement, opponents, 0, seed, opponent_name, rules, ev, 0.0, (ev, ev), loss,
                                 0.0, 1.0, {int(ev): 1}, fouled=True, requested_samples=samples)
-    _check_checkpoint(checkpoint, checkpoint_seconds)
+    saved.check_checkpoint(checkpoint, checkpoint_seconds)
     time_budget = None if time_budget is None else check_seconds("time_budget", time_budget, True)
     ours = np.array([row_keys(arrangement)], dtype=np.int32)  # a foul under royalties: keys -1, simulated
     rest = np.setdiff1d(np.arange(52), [int(c) for c in arrangement.cards])
@@ -279,7 +271,7 @@ class _SimulationTally:
             another arrangement, opponents, opponent model, seed, rules or tables,
             or holds more samples than asked for.
         """
-        data, state = saved_state(previous, "simulate", SIMULATION_STATE)
+        data, state = saved.saved_state(previous, "simulate", SIMULATION_STATE)
         try:
             tally = cls(saved.moments(state["moments"]),
                         Counter({saved.integer(points): saved.count(k) for points, k in state["distribution"]}),
@@ -440,7 +432,7 @@ class _MatchTally:
             with other strategies, seed, rules or tables, or holds more deals or
             sessions than asked for.
         """
-        data, state = saved_state(previous, "match", MATCH_STATE)
+        data, state = saved.saved_state(previous, "match", MATCH_STATE)
         try:
             moments = [saved.moments(values) for values in state["moments"]]
             tally = cls(moments, [saved.count(v) for v in state["first_places"]],
@@ -524,7 +516,7 @@ def match(strategies: Sequence[StrategyLike], deals: int = 10_000, seed: Optiona
     names = seat_names(raw_names)
     device = check_device(device)
     check_backend(backend, scheduler)
-    _check_checkpoint(checkpoint, checkpoint_seconds)
+    saved.check_checkpoint(checkpoint, checkpoint_seconds)
     players = len(strategies)
     played_tables = tables_fingerprint(strategies, tables, rules)
     if resume is None:
