@@ -1,11 +1,12 @@
 """Saved results that a job continues: what ``match``, ``simulate`` and ``exploit`` read back with ``resume=``.
 
 A long job's result carries ``state``: its exact running sums (a study's
-per-hand gains) and the number of blocks they cover.  Every block's draw depends on the seed and the block's
-index alone, and the sums are exact integers, so a job continued from a saved
-state ends with the very numbers of a job never stopped.  This module reads
-such a state back from a result or its JSON and refuses, with the reason, one
-that is damaged or that belongs to another job.
+per-hand gains) and the number of blocks they cover.  Every block's draw
+depends on the seed and the block's index alone, and what is saved is exact
+(integers; floats that JSON writes and reads back bit for bit), so a job
+continued from a saved state ends with the very numbers of a job never
+stopped.  This module reads such a state back from a result or its JSON and
+refuses, with the reason, one that is damaged or that belongs to another job.
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ def check_checkpoint(checkpoint: object, checkpoint_seconds: object) -> None:
 
 
 def saved_state(previous: object, kind: str, state_format: str) -> tuple[dict, dict]:
-    """``(data, state)`` of a saved ``kind`` result (``"match"``, ``"simulate"``): its ``to_dict()`` and ``state``.
+    """``(data, state)`` of a saved ``kind`` result (``"match"``, ``"simulate"``, ``"exploit"``): its ``to_dict()``
+    and ``state``.
 
     Raises
     ------
