@@ -34,3 +34,17 @@ def test_settlement_kernel(benchmark):
     _candidate_results(ours, opponents[:10])
     benchmark.pedantic(_candidate_results, args=(ours, opponents), rounds=20)
     report_rate(benchmark, 30_000, "opponent settlements/s")
+
+
+@pytest.mark.parametrize("checkpoints", ["none", "every block"])
+def test_match_with_checkpoints(benchmark, checkpoints, tmp_path):
+    """A checkpoint (the partial result as JSON, written atomically, as `--checkpoint` does) after every
+    500-deal block, against none: the difference over 40 blocks is what one costs (`--checkpoint` writes one
+    every 10 s)."""
+    from cpoker.cli import _json_checkpoint
+
+    save = _json_checkpoint(tmp_path / "run.json") if checkpoints == "every block" else None
+    match(["table", "greedy"], deals=100, seed=0)
+    benchmark.pedantic(match, args=(["table", "greedy"],),
+                       kwargs={"deals": 20_000, "seed": 1, "checkpoint": save, "checkpoint_seconds": 0}, rounds=3)
+    report_rate(benchmark, 20_000, f"duplicate deals/s, checkpoints: {checkpoints}")
