@@ -73,7 +73,8 @@ def run_blocks(blocks: Iterable[Any], work: Callable[[Any], Any], combine: Calla
                total: int, progress: bool = False, unit: str = "deal", size: Callable[[Any], int] = None,
                description: str = "", backend: str = "local", scheduler: "str | None" = None,
                deadline: "float | None" = None, group: int = 1,
-               work_many: "Callable[[list], list] | None" = None) -> bool:
+               work_many: "Callable[[list], list] | None" = None,
+               checkpoint: "Callable[[], None] | None" = None, checkpoint_seconds: float = 10.0) -> bool:
     """Run ``work`` on each block and ``combine`` the summaries in block order.
 
     Parameters
@@ -98,6 +99,10 @@ def run_blocks(blocks: Iterable[Any], work: Callable[[Any], Any], combine: Calla
         than one block holds); each summary is still combined on its own, in
         order, so the result is the same.  Signals and the deadline are then
         acted on between groups.
+    checkpoint, checkpoint_seconds
+        ``checkpoint()`` is called after a block is combined, at most every
+        ``checkpoint_seconds`` (the first time that long after the start), for
+        the job to save what it has (``cpoker match --checkpoint``).
     backend, scheduler
         ``"local"`` runs the blocks here, one after another (numba threads inside
         each); ``"dask"`` sends them to a Dask cluster -- the one at
@@ -117,6 +122,8 @@ def run_blocks(blocks: Iterable[Any], work: Callable[[Any], Any], combine: Calla
         When a signal arrives before the first block completes: there is nothing to return.
     """
     size = size or (lambda block: block[1])
+    if checkpoint is not None:
+        combine = _checkpointed(combine, checkpoint, checkpoint_seconds)
     if group > 1 and work_many is not None:
         blocks, work = grouped(blocks, group), work_many
         combine_one, size_one = combine, size
@@ -143,6 +150,21 @@ def run_blocks(blocks: Iterable[Any], work: Callable[[Any], Any], combine: Calla
             bar.update(size(block))
         interrupts.consume()  # a signal after the last block: the result is complete
     return False
+
+
+def _checkpointed(combine: Callable[[Any, Any], None], checkpoint: Callable[[], None],
+                  seconds: float) -> Callable[[Any, Any], None]:
+    """``combine``, then ``checkpoint()`` once ``seconds`` have passed since the start or the last checkpoint."""
+    due = time.monotonic() + seconds
+
+    def combine_and_checkpoint(block, summary) -> None:
+        nonlocal due
+        combine(block, summary)
+        if time.monotonic() >= due:
+            checkpoint()
+            due = time.monotonic() + seconds
+
+    return combine_and_checkpoint
 
 
 def blocks_of(total: int, size: int, first_index: int = 0):

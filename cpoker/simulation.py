@@ -200,16 +200,12 @@ def simulate(arrangement: ArrangementLike, opponents: int = 1, samples: int = 10
         return work_many([block])[0]
 
     def combine(block, summary):
-        nonlocal next_checkpoint
         totals, counts, block_outcomes, block_sweeps = summary
         moments.add(totals)
         distribution.update(counts)
         outcomes[:] += block_outcomes
         sweeps[:] += block_sweeps
         tally.blocks += 1
-        if checkpoint is not None and time.monotonic() >= next_checkpoint:
-            checkpoint(result(partial=moments.count < samples))
-            next_checkpoint = time.monotonic() + checkpoint_seconds
 
     def result(partial: bool) -> SimulationResult:
         done = moments.count
@@ -226,13 +222,15 @@ def simulate(arrangement: ArrangementLike, opponents: int = 1, samples: int = 10
         with compile_notice():
             work((0, 2))  # compile (or load) the kernels first, so `seconds` is simulation time only
         started = time.perf_counter()
-        next_checkpoint = time.monotonic() + checkpoint_seconds
-        deadline = None if time_budget is None else time.monotonic() + float(time_budget)
+        deadline = None if time_budget is None else time.monotonic() + time_budget
         # the blocks this simulation lacks: a resumed one's first blocks are in its tally already
         partial = run_blocks(blocks_of(samples - SAMPLE_CHUNK * tally.blocks, SAMPLE_CHUNK, tally.blocks), work,
                              combine, total=samples - moments.count, progress=progress, backend=backend,
                              scheduler=scheduler, deadline=deadline,
-                             group=_blocks_per_call(device, SAMPLE_CHUNK * opponents), work_many=work_many)
+                             group=_blocks_per_call(device, SAMPLE_CHUNK * opponents), work_many=work_many,
+                             checkpoint=None if checkpoint is None else lambda: checkpoint(
+                                 result(partial=moments.count < samples)),
+                             checkpoint_seconds=checkpoint_seconds)
     return result(partial)
 
 
@@ -553,7 +551,6 @@ def match(strategies: Sequence[StrategyLike], deals: int = 10_000, seed: Optiona
         return work_many([block])[0]
 
     def combine(block, summary):
-        nonlocal next_checkpoint
         kind, values = summary
         if kind == "deals":
             for i in range(players):
@@ -566,9 +563,6 @@ def match(strategies: Sequence[StrategyLike], deals: int = 10_000, seed: Optiona
                 tally.first_places[i] += place == 1
                 tally.place_sums[i] += place
             tally.session_blocks += 1
-        if checkpoint is not None and time.monotonic() >= next_checkpoint:
-            checkpoint(result(partial=tally.deal_blocks < n_deal_chunks or tally.session_blocks < sessions))
-            next_checkpoint = time.monotonic() + checkpoint_seconds
 
     def result(partial: bool) -> MatchResult:
         scores = []
@@ -594,8 +588,10 @@ def match(strategies: Sequence[StrategyLike], deals: int = 10_000, seed: Optiona
         with compile_notice():
             work((0, 2))  # compile (or load) the kernels first, so `seconds` is play time only
         started = time.perf_counter()
-        next_checkpoint = time.monotonic() + checkpoint_seconds
         partial = run_blocks(work_items, work, combine, total=remaining,
                              progress=progress, backend=backend, scheduler=scheduler,
-                             group=_blocks_per_call(device, DEAL_CHUNK * players), work_many=work_many)
+                             group=_blocks_per_call(device, DEAL_CHUNK * players), work_many=work_many,
+                             checkpoint=None if checkpoint is None else lambda: checkpoint(
+                                 result(partial=tally.deal_blocks < n_deal_chunks or tally.session_blocks < sessions)),
+                             checkpoint_seconds=checkpoint_seconds)
     return result(partial)
