@@ -441,9 +441,7 @@ def _cmd_simulate(args) -> int:
                       samples=_given(args.samples, saved, "requested_samples", 10_000), seed=args.seed,
                       opponent=_given(args.opponent, state, "opponent", "table"), rules=_rules_of(args, saved),
                       jobs=args.jobs, progress=_show_progress(args), tables=args.tables, device=args.device,
-                      backend=args.backend, scheduler=args.scheduler, resume=saved,
-                      checkpoint=_json_checkpoint(Path(out)) if args.checkpoint else None,
-                      checkpoint_seconds=args.checkpoint_seconds)
+                      backend=args.backend, scheduler=args.scheduler, resume=saved, **_checkpointing(args, out))
     status = _save_and_print_json(args, result, out)
     if status is not None:
         return status
@@ -480,9 +478,7 @@ def _cmd_match(args) -> int:
     result = match(strategies, deals=_given(args.deals, saved, "requested_deals", 10_000), seed=args.seed,
                    sessions=_given(args.sessions, state, "requested_sessions", 0), rules=_rules_of(args, saved),
                    jobs=args.jobs, progress=_show_progress(args), tables=args.tables, device=args.device,
-                   backend=args.backend, scheduler=args.scheduler, resume=saved,
-                   checkpoint=_json_checkpoint(Path(out)) if args.checkpoint else None,
-                   checkpoint_seconds=args.checkpoint_seconds)
+                   backend=args.backend, scheduler=args.scheduler, resume=saved, **_checkpointing(args, out))
     data = result.to_dict()
     if out:
         common = {k: data[k] for k in ("version", "format", "deals", "sessions", "seed", "partial")}
@@ -555,7 +551,7 @@ def _partial_status(partial: bool, done: str, out: Optional[str], kind: str) -> 
 def _resumed_after(saved: Optional[dict], unit: str) -> str:
     if not saved:
         return ""
-    done = saved.get(unit if unit in ("samples", "hands") else "deals")
+    done = saved.get(unit)  # the saved result's deals, samples or hands
     return f", resumed after {done} {unit}" if isinstance(done, int) else ", resumed"
 
 
@@ -564,6 +560,13 @@ def _given(value, saved: "dict | None", key: str, default):
     if value is not None:
         return value
     return saved.get(key, default) if saved else default
+
+
+def _checkpointing(args, out: Optional[str]) -> dict:
+    """A job's ``checkpoint``/``checkpoint_seconds`` from ``--checkpoint``/``--checkpoint-seconds``."""
+    if not args.checkpoint:
+        return {"checkpoint": None}
+    return {"checkpoint": _json_checkpoint(Path(out)), "checkpoint_seconds": args.checkpoint_seconds}
 
 
 def _json_checkpoint(out: Path):
@@ -589,9 +592,7 @@ def _cmd_exploit(args) -> int:
         result = exploit(strategy, rules=_rules_of(args, state), hands=_given(args.hands, saved, "hands", 2000),
                          samples=_given(args.samples, saved, "samples", 2000), seed=args.seed, tables=args.tables,
                          trend=args.trend if args.trend is not None else saved_trend, progress=_show_progress(args),
-                         backend=args.backend, scheduler=args.scheduler, resume=saved,
-                         checkpoint=_json_checkpoint(Path(out)) if args.checkpoint else None,
-                         checkpoint_seconds=args.checkpoint_seconds)
+                         backend=args.backend, scheduler=args.scheduler, resume=saved, **_checkpointing(args, out))
     status = _save_and_print_json(args, result, out)
     if status is not None:
         return status
