@@ -119,6 +119,24 @@ def test_the_tables_each_strategy_plays_by_are_fingerprinted_and_only_those(tmp_
                  resume=simulate(ARRANGEMENT, samples=SAMPLE_CHUNK, seed=2))
 
 
+def test_a_tables_file_is_read_once_per_version_not_at_every_block(tmp_path, monkeypatch):
+    """table@FILE.npz is resolved at every block: the file is read (and modelled) again only once it changes."""
+    from cpoker.policy import PolicyTables, default_tables
+
+    path = tmp_path / "mine.npz"
+    default_tables("pagat").save(path)
+    loads: list = []
+    load = PolicyTables.load.__func__
+    monkeypatch.setattr(PolicyTables, "load", classmethod(lambda cls, p: loads.append(p) or load(cls, p)))
+    played = match([f"table@{path}", "greedy"], deals=4 * DEAL_CHUNK, seed=2)
+    assert len(loads) == 1
+    same = match(["table@pagat", "greedy"], deals=4 * DEAL_CHUNK, seed=2)
+    assert [(s.points, s.stderr) for s in played.scores] == [(s.points, s.stderr) for s in same.scores]
+    default_tables("2-4").save(path)  # rewritten: read again
+    match([f"table@{path}", "greedy"], deals=DEAL_CHUNK, seed=2)
+    assert len(loads) == 2
+
+
 def test_rules_read_back_from_a_saved_result_are_the_same_rules():
     for preset in PRESETS.values():
         assert Rules.from_dict(preset.to_dict()) is preset
