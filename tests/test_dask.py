@@ -71,6 +71,19 @@ def _wait_for_workers(address: str, count: int, timeout: float = 90) -> None:
         client.wait_for_workers(count, timeout=timeout)
 
 
+def _worker_with_blocks_in_flight(address: str, run: subprocess.Popen, workers: list) -> subprocess.Popen:
+    """The worker process that holds blocks of the running job, once both workers hold some."""
+    with distributed.Client(address, timeout="30s") as client:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and run.poll() is None:
+            busy = [worker for worker, tasks in client.processing().items() if tasks]
+            if len(busy) == 2:  # the match is under way on both workers
+                pid = client.run(os.getpid, workers=busy[:1])[busy[0]]
+                return next(process for process in workers if process.pid == pid)
+            time.sleep(0.02)
+    raise AssertionError(f"the job never had blocks on both workers (it exited with {run.poll()})")
+
+
 def test_real_scheduler_and_workers_survive_a_killed_worker(tmp_path):
     port = _free_port()
     address = f"tcp://127.0.0.1:{port}"
@@ -87,9 +100,9 @@ def test_real_scheduler_and_workers_survive_a_killed_worker(tmp_path):
         command = [sys.executable, "-m", "cpoker", "match", "table", "greedy", "--deals", "40000", "--seed", "9",
                    "--backend", "dask", "--scheduler", address, "--json"]
         run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env)
-        time.sleep(6)  # the match is under way on both workers
+        victim = _worker_with_blocks_in_flight(address, run, workers)  # not a fixed sleep: a fast machine finished
         assert run.poll() is None, run.communicate()
-        workers[0].kill()  # no goodbye: its blocks in flight are lost and recomputed elsewhere
+        victim.kill()  # no goodbye: its blocks in flight are lost and recomputed elsewhere
         stdout, stderr = run.communicate(timeout=600)
         assert run.returncode == 0, stderr[-2000:]
         result = json.loads(stdout)
