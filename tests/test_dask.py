@@ -124,9 +124,12 @@ def test_real_scheduler_and_workers_survive_a_killed_worker(tmp_path):
 def test_ctrl_c_cancels_the_cluster_job_and_prints_the_partial_result(tmp_path):
     out = tmp_path / "r.json"
     run = subprocess.Popen([sys.executable, "-m", "cpoker", "match", "table", "greedy", "--deals", "2000000",
-                            "--seed", "1", "--backend", "dask", "--out", str(out)], stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, text=True, cwd=ROOT)
-    time.sleep(12)  # the local cluster is up and blocks are coming back
+                            "--seed", "1", "--backend", "dask", "--out", str(out), "--checkpoint",
+                            "--checkpoint-seconds", "0.2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           cwd=ROOT)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not out.exists():  # a checkpoint: the cluster is up, blocks come back
+        time.sleep(0.05)
     run.send_signal(signal.SIGINT)
     stdout, stderr = run.communicate(timeout=120)
     assert run.returncode == 130 and "Traceback" not in stderr, stderr[-2000:]
