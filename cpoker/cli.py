@@ -677,14 +677,17 @@ def _cmd_tables(args) -> int:
         tables = PolicyTables.load(path)
         info = {"path": str(path), "sha256": _sha256(path), "rules": tables.rules.to_dict(), "hands": tables.hands,
                 "seed": tables.seed, "iterations": tables.iterations, "partial": tables.partial,
-                "resumable": tables.previous_distribution is not None, "history": list(tables.history)}
+                "resumable": tables.previous_distribution is not None, "history": list(tables.history),
+                "card_removal": tables.removal is not None}
         if args.json:
             _print_json(info)
         else:
             unfinished = (f" (unfinished: 'cpoker tables build --resume {path}' continues it)" if info["resumable"]
                           else " (partial)" if tables.partial else "")
+            removal = "with" if tables.removal is not None else "without"
             print(f"{path}\nsha256 {info['sha256']}\nrules {tables.rules.name}: self-play on {tables.hands} hands, "
-                  f"seed {tables.seed}, {tables.iterations} iterations{unfinished}")
+                  f"seed {tables.seed}, {tables.iterations} iterations{unfinished}; {removal} a card-removal "
+                  "correction")
             for step in tables.history:
                 print(f"  iteration {step['iteration']:3d}: {100 * step['changed']:6.2f}% of hands changed "
                       f"arrangement, row values moved {step['values_moved']:.4f}")
@@ -699,7 +702,8 @@ def _cmd_tables(args) -> int:
     tables = build_tables(hands=args.hands, seed=args.seed, max_iterations=args.max_iterations,
                           tolerance=args.tolerance, progress=show_progress, device=args.device,
                           backend=args.backend, scheduler=args.scheduler, rules=args.rules, resume=resume,
-                          checkpoint=_checkpoint_writer(out) if args.checkpoint else None)
+                          checkpoint=_checkpoint_writer(out) if args.checkpoint else None,
+                          removal_deals=args.removal_deals)
     rules = tables.rules
     try:
         tables.save(out)
@@ -808,7 +812,8 @@ def _cmd_serve(args) -> int:
 
 def make_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``cpoker`` command."""
-    from .errors import MAX_DEALS, MAX_ITERATIONS, MAX_SAMPLES, MAX_SEED, MAX_SESSIONS, MAX_TABLE_HANDS
+    from .errors import (MAX_DEALS, MAX_ITERATIONS, MAX_REMOVAL_DEALS, MAX_SAMPLES, MAX_SEED, MAX_SESSIONS,
+                         MAX_TABLE_HANDS)
     from .policy import DEFAULT_BUILD
 
     parser = _Parser(prog="cpoker", description="Closed 13-card Chinese poker: evaluate, score, deal, solve, "
@@ -977,6 +982,9 @@ def make_parser() -> argparse.ArgumentParser:
     build.add_argument("--tolerance", type=_fraction, default=DEFAULT_BUILD["tolerance"],
                        help="stop when fewer hands than this share (0 to 1) change arrangement")
     build.add_argument("--rules", default=None, help=RULES_HELP + "; the self-play plays under them")
+    build.add_argument("--removal-deals", type=_int_in(0, MAX_REMOVAL_DEALS), default=None,
+                       help="deals of four hands from which the finished policy's card-removal correction is "
+                            f"learned (default {DEFAULT_BUILD['removal_deals']:,}, about 10 s; 0 for none)")
     build.add_argument("--out", default=None,
                        help="output file (default: the shipped file's name, policy_tables.npz for pagat, "
                             "policy_tables_2-4.npz for 2-4, ...; policy_tables_custom.npz for a rules file)")

@@ -107,9 +107,8 @@ def _model_arguments(model: "RowModel | None") -> tuple:
     cuda, _, tables = cuda_runtime()
     if model is None:
         return tables["row_lookups"]
-    values, bounds, wins, losses, scoop, majority, rest_best, self_bounds = model.kernel_arguments()
-    return (*(cuda.to_device(array) for array in (values, bounds, wins, losses)), scoop, majority,
-            *(cuda.to_device(array) for array in (rest_best, self_bounds)), *tables["policy_lookups"])
+    arguments = model.kernel_arguments()  # arrays and the two bonus units (scalars)
+    return (*(cuda.to_device(a) if isinstance(a, np.ndarray) else a for a in arguments), *tables["policy_lookups"])
 
 
 def _arrange_in_batches(count: int, launch) -> tuple[np.ndarray, np.ndarray]:

@@ -56,6 +56,12 @@ class RowModel:
     expectation).  Naturals are declared before arranging, whatever the
     arrangement, so they leave the choice alone and are not modelled.
 
+    The opponent is dealt from the cards a hand leaves, not from a full deck:
+    with ``removal`` (:mod:`cpoker.removal`) each hand's row values, wins and
+    losses move by its card-removal correction, a linear function of 64
+    features of the hand (the counts of its ranks and suits), per row and
+    row shape.
+
     Attributes
     ----------
     values, bounds, wins, losses
@@ -77,6 +83,10 @@ class RowModel:
         front: its value, the middle and front bounds at its strength and the
         bonus of three rows that strong; the same without the front (a hand's
         best front is added).
+    removal
+        ``(65, Q * 3 * 169)`` float64 card-removal terms (:mod:`cpoker.removal`;
+        Q = 1 without a scoring bonus, 3 with one), or ``None``: every hand is
+        valued against the full-deck distribution.
     """
 
     values: np.ndarray
@@ -85,6 +95,7 @@ class RowModel:
     losses: np.ndarray
     scoop: float = 0.0
     majority: float = 0.0
+    removal: Optional[np.ndarray] = field(default=None, repr=False, compare=False)
     rest_best: np.ndarray = field(init=False, repr=False, compare=False)
     self_bounds: np.ndarray = field(init=False, repr=False, compare=False)
 
@@ -121,6 +132,10 @@ class RowModel:
             unit = getattr(self, name)
             if not isinstance(unit, (int, float, np.integer, np.floating)) or not np.isfinite(unit) or unit < 0:
                 raise OptionError(f"a RowModel's {name} must be a finite number of units, 0 or more, got {unit!r}")
+        if self.removal is not None:
+            from .removal import check_terms
+
+            object.__setattr__(self, "removal", check_terms(self.removal, 3 if self.scoop or self.majority else 1))
         object.__setattr__(self, "rest_best", _rest_best(self.values))
         object.__setattr__(self, "self_bounds", self._self_bounds())
 
@@ -138,8 +153,10 @@ class RowModel:
         return bounds
 
     @classmethod
-    def from_distribution(cls, distribution: np.ndarray, rules: "Rules | None" = None) -> "RowModel":
-        """The model of ``rules`` (default pagat) against rows drawn from ``distribution`` (``(3, S)``)."""
+    def from_distribution(cls, distribution: np.ndarray, rules: "Rules | None" = None,
+                          removal: Optional[np.ndarray] = None) -> "RowModel":
+        """The model of ``rules`` (default pagat) against rows drawn from ``distribution`` (``(3, S)``),
+        with the card-removal terms ``removal`` if given."""
         rules = DEFAULT_RULES if rules is None else rules
         distribution = np.asarray(distribution, dtype=np.float64)
         wins = np.cumsum(distribution, axis=1) - distribution
@@ -159,7 +176,7 @@ class RowModel:
         arrays = [np.ascontiguousarray(a) for a in (values, bounds, wins, losses)]
         for array in arrays:
             array.flags.writeable = False
-        return cls(*arrays, 3.0 if rules.scoring == "1-6" else 0.0, 1.0 if rules.scoring == "2-4" else 0.0)
+        return cls(*arrays, 3.0 if rules.scoring == "1-6" else 0.0, 1.0 if rules.scoring == "2-4" else 0.0, removal)
 
     @property
     def row_values(self) -> np.ndarray:
@@ -171,21 +188,54 @@ class RowModel:
         """``(4, 3, S)``: values, bounds, wins, losses, stacked (a copy, for inspection)."""
         return np.stack([self.values, self.bounds, self.wins, self.losses])
 
-    def split_values(self, front: np.ndarray, middle: np.ndarray, back: np.ndarray) -> np.ndarray:
-        """Value of splits given their rows' dense strengths (arrays of one shape), the kernels' formula."""
+    def split_values(self, front: np.ndarray, middle: np.ndarray, back: np.ndarray,
+                     hand: Optional[np.ndarray] = None) -> np.ndarray:
+        """Value of splits of ``hand`` given their rows' dense strengths (arrays of one shape), the kernels' formula.
+
+        ``hand`` (13 card ids) is needed when the model corrects for card removal, and ignored otherwise.
+        """
         from ._kernels.splits import rows_bonus
 
-        value = self.values[2, back] + self.values[1, middle] + self.values[0, front]
+        values = [self.values[row, strengths] for row, strengths in enumerate((front, middle, back))]
+        wins = [self.wins[row, strengths] for row, strengths in enumerate((front, middle, back))]
+        losses = [self.losses[row, strengths] for row, strengths in enumerate((front, middle, back))]
+        if self.removal is not None:
+            if hand is None:
+                raise OptionError("this model corrects each hand's values for card removal: give the hand")
+            corrections = self.hand_corrections(hand)  # (Q, 3, shapes)
+            shapes = [_strength_shapes()[strengths] for strengths in (front, middle, back)]
+            values = [values[row] + corrections[0, row, shapes[row]] for row in range(3)]
+            if self.scoop or self.majority:
+                wins = [np.clip(wins[row] + corrections[1, row, shapes[row]], 0.0, 1.0) for row in range(3)]
+                losses = [np.clip(losses[row] + corrections[2, row, shapes[row]], 0.0, 1.0) for row in range(3)]
+        value = values[2] + values[1] + values[0]
         if not (self.scoop or self.majority):
             return value
-        return value + rows_bonus.py_func(self.wins[0, front], self.wins[1, middle], self.wins[2, back],
-                                          self.losses[0, front], self.losses[1, middle], self.losses[2, back],
-                                          self.scoop, self.majority)
+        return value + rows_bonus.py_func(*wins, *losses, self.scoop, self.majority)
+
+    def hand_corrections(self, hand) -> np.ndarray:
+        """``(Q, 3, 169)``: the card-removal correction of ``hand`` (13 card ids) by quantity, row and row shape.
+
+        Zero without a correction; Q = 1 (values) without a scoring bonus, else 3 (values, wins, losses).
+        """
+        from ._kernels.removal import N_SHAPES, hand_correction
+        from .arrange import parse_hand
+
+        if self.removal is None:
+            return np.zeros((1, 3, N_SHAPES))
+        mask = 0
+        for card in parse_hand(hand).tolist():
+            mask |= 1 << card
+        out = np.empty(self.removal.shape[1])
+        hand_correction(np.int64(mask), self.removal, out)
+        return out.reshape(-1, 3, N_SHAPES)
 
     def kernel_arguments(self) -> tuple:
-        """``(values, bounds, wins, losses, scoop, majority, rest_best, self_bounds)``, the policy kernels' order."""
+        """``(values, bounds, wins, losses, scoop, majority, rest_best, self_bounds, removal terms, shapes)``,
+        the policy kernels' order (without a card-removal correction, one row of zero terms)."""
         return (self.values, self.bounds, self.wins, self.losses, float(self.scoop), float(self.majority),
-                self.rest_best, self.self_bounds)
+                self.rest_best, self.self_bounds, _NO_REMOVAL if self.removal is None else self.removal,
+                _strength_shapes())
 
     @functools.cached_property
     def search_arguments(self) -> tuple:
@@ -199,6 +249,15 @@ class RowModel:
         state = dict(self.__dict__)
         state.pop("search_arguments", None)  # the lookup tables (MBs): each process has its own
         return state
+
+
+_NO_REMOVAL = np.zeros((1, 1))
+
+
+def _strength_shapes() -> np.ndarray:
+    from .removal import strength_buckets
+
+    return strength_buckets()
 
 
 def _rest_best(values: np.ndarray) -> np.ndarray:
@@ -242,6 +301,10 @@ class PolicyTables:
         signal, or a checkpoint): the average before the last iteration, from
         which :func:`build_tables` (``resume=``) replays that iteration's
         choices and continues exactly where the build stopped.
+    removal
+        The card-removal correction learned after self-play (:mod:`cpoker.removal`):
+        ``(65, Q * 3 * 169)`` float32, or ``None`` (tables of an unfinished build,
+        a build with ``removal_deals=0``, or files written before cpoker 0.2).
     """
 
     distribution: np.ndarray
@@ -251,6 +314,7 @@ class PolicyTables:
     partial: bool = False
     rules: "Rules" = field(default=None)  # type: ignore[assignment]  # None: the default rules
     previous_distribution: Optional[np.ndarray] = field(default=None, repr=False)
+    removal: Optional[np.ndarray] = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if self.rules is None:
@@ -262,6 +326,10 @@ class PolicyTables:
         if self.previous_distribution is not None:
             object.__setattr__(self, "previous_distribution",
                                _checked_distribution(self.previous_distribution, "previous distribution"))
+        if self.removal is not None:
+            from .removal import check_terms, quantities
+
+            object.__setattr__(self, "removal", check_terms(self.removal, quantities(self.rules), np.float32))
 
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
@@ -272,11 +340,11 @@ class PolicyTables:
     @functools.cached_property
     def model(self) -> RowModel:
         """What the policy maximises: the :class:`RowModel` of its rules against its distribution."""
-        return RowModel.from_distribution(self.distribution, self.rules)
+        return RowModel.from_distribution(self.distribution, self.rules, self.removal)
 
     @functools.cached_property
     def fingerprint(self) -> str:
-        """sha256 of what the policy plays by (the distribution and the rules), in hex.
+        """sha256 of what the policy plays by (the distribution, the rules and the card-removal terms), in hex.
 
         A saved run records it (:func:`cpoker.strategies.tables_fingerprint`), so that it is continued only
         with tables that play the same.
@@ -285,6 +353,8 @@ class PolicyTables:
 
         digest = hashlib.sha256(np.ascontiguousarray(self.distribution, dtype=np.float64).tobytes())
         digest.update(self.rules.to_toml().encode("utf-8"))
+        if self.removal is not None:
+            digest.update(np.ascontiguousarray(self.removal, dtype=np.float32).tobytes())
         return digest.hexdigest()
 
     @property
@@ -312,6 +382,8 @@ class PolicyTables:
         arrays = {"distribution": np.ascontiguousarray(self.distribution, dtype=np.float64), "meta": np.array(meta)}
         if self.previous_distribution is not None:  # an unfinished build's, to resume it
             arrays["previous_distribution"] = np.ascontiguousarray(self.previous_distribution, dtype=np.float64)
+        if self.removal is not None:
+            arrays["removal"] = np.ascontiguousarray(self.removal, dtype=np.float32)
         out = io.BytesIO()
         with zipfile.ZipFile(out, "w") as archive:
             for name, array in arrays.items():
@@ -348,8 +420,11 @@ class PolicyTables:
                 rules = Rules.from_toml_text(meta["rules"], f"{path} (rules)") if "rules" in meta else None
                 previous = (np.asarray(data["previous_distribution"], dtype=np.float64)
                             if "previous_distribution" in data.files else None)
+                removal = data["removal"] if "removal" in data.files else None
+                if removal is not None and removal.dtype != np.float32:
+                    raise OptionError(f"its card-removal terms are {removal.dtype}, not float32")
                 tables = cls(distribution, int(meta["hands"]), int(meta["seed"]), tuple(meta["history"]),
-                             bool(meta.get("partial", False)), rules, previous)
+                             bool(meta.get("partial", False)), rules, previous, removal)
         except InstallationError:  # cpoker's own lookup tables, read to check the distribution: not this file
             raise
         except (OptionError, RulesError) as error:  # our own checks of the distribution and the rules
@@ -423,7 +498,8 @@ def default_tables(rules: "Rules | str | None" = None) -> PolicyTables:
     (``cpoker tables build --rules NAME`` regenerates them byte for byte).
     Other rules get the shipped distribution of the preset with the same
     scoring method, valued under those rules (:class:`RowModel`): a best
-    response to that preset's players.  ``cpoker tables build --rules FILE``
+    response to that preset's players, corrected for card removal when the
+    royalties are the preset's too.  ``cpoker tables build --rules FILE``
     learns tables of their own.
     """
     if rules is None or rules is DEFAULT_RULES:
@@ -439,7 +515,10 @@ def default_tables(rules: "Rules | str | None" = None) -> PolicyTables:
 def _valued_tables(rules: Rules) -> PolicyTables:
     """The shipped distribution of the preset with ``rules``' scoring, valued under ``rules`` (built once)."""
     nearest = _shipped_tables(rules.scoring)
-    return PolicyTables(nearest.distribution, nearest.hands, nearest.seed, nearest.history, nearest.partial, rules)
+    # the card-removal terms are in units of the preset's row values: kept where those are the same
+    removal = nearest.removal if rules.royalties == nearest.rules.royalties else None
+    return PolicyTables(nearest.distribution, nearest.hands, nearest.seed, nearest.history, nearest.partial, rules,
+                        None, removal)
 
 
 def resolve_tables(tables: "PolicyTables | str | Path | None", rules: "Rules | str | None" = None) -> PolicyTables:
@@ -580,8 +659,10 @@ def arrange_greedy(hands: np.ndarray, device: str = "cpu") -> tuple[np.ndarray, 
 
 # the parameters of the shipped tables: `cpoker tables build` with no options rebuilds them
 BUILD_HANDS, BUILD_SEED, BUILD_MAX_ITERATIONS, BUILD_TOLERANCE = 100_000, 2026, 60, 0.001
+# deals of four hands for the card-removal correction (cpoker.removal): 2.4 million samples, about 10 s on two cores
+REMOVAL_DEALS = 200_000
 DEFAULT_BUILD = {"hands": BUILD_HANDS, "seed": BUILD_SEED, "max_iterations": BUILD_MAX_ITERATIONS,
-                 "tolerance": BUILD_TOLERANCE}
+                 "tolerance": BUILD_TOLERANCE, "removal_deals": REMOVAL_DEALS}
 
 
 def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
@@ -589,8 +670,9 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
                  progress: bool = False, chunk: Optional[int] = None, device: str = "cpu", backend: str = "local",
                  scheduler: Optional[str] = None, rules: "Rules | str | None" = None,
                  resume: "PolicyTables | str | Path | None" = None,
-                 checkpoint: "Callable[[PolicyTables], None] | None" = None) -> PolicyTables:
-    """Learn the table policy by fictitious self-play (see module docstring).
+                 checkpoint: "Callable[[PolicyTables], None] | None" = None,
+                 removal_deals: Optional[int] = None) -> PolicyTables:
+    """Learn the table policy by fictitious self-play (see module docstring), then its card-removal correction.
 
     Parameters
     ----------
@@ -634,9 +716,15 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
         every iteration that does not end the build, e.g. to save them: a
         build killed outright (SIGKILL, a lost node, a job's time limit)
         then loses one pass at most.  Its exceptions propagate.
+    removal_deals
+        Deals of four hands, arranged by the finished policy, from which its
+        card-removal correction is learned (:func:`cpoker.removal.learn_removal`;
+        default 200,000, about 10 s on two cores, always on the CPU; 0 for none).
 
     A SIGINT or SIGTERM stops the build at the next block: the tables of the
     last completed iteration are returned with ``partial=True`` (and can be resumed).
+    One that arrives while the correction is learned waits for it (seconds): the
+    self-play is done by then, and the finished tables are returned.
 
     Raises
     ------
@@ -667,6 +755,11 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
         raise OptionError(f"the build to resume has done {resume.iterations} iterations already: "
                           f"max_iterations must be more, got {max_iterations}")
     tolerance = check_fraction("tolerance", tolerance)
+    from .errors import MAX_REMOVAL_DEALS
+    from .removal import learn_removal
+
+    removal_deals = check_int("removal_deals", REMOVAL_DEALS if removal_deals is None else removal_deals, 0,
+                              MAX_REMOVAL_DEALS)
     device = check_device(device)
     check_backend(backend, scheduler)
     chunk = check_int("chunk", chunk if chunk is not None else (2_000 if device == "cpu" else 1_000_000), 1, 10**7)
@@ -747,10 +840,14 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
                 checkpoint(PolicyTables(average, hands, seed, tuple(history), True, rules, before))
         if len(history) == done:
             raise Interrupted(interrupts.received() or 2)
+        removal = None
+        if not partial and removal_deals:
+            with interrupts.deferred():  # seconds, after the self-play is done: a signal waits for the result
+                removal = learn_removal(model, rules, seed, removal_deals, progress=progress)
         # a signal between two passes (while the next model is made) stopped the build: it is acted on, so
         # leaving the shield returns these tables instead of raising Interrupted and losing them
         interrupts.consume()
-    return PolicyTables(average, hands, seed, tuple(history), partial, rules, before if partial else None)
+    return PolicyTables(average, hands, seed, tuple(history), partial, rules, before if partial else None, removal)
 
 
 def _averaged(average: np.ndarray, response: np.ndarray, iteration: int) -> np.ndarray:

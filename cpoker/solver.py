@@ -307,7 +307,7 @@ def _table_values(hand_ids: np.ndarray, tables: "PolicyTables"):
     index5 = np.searchsorted(keys, keys5)
     index3 = np.searchsorted(keys, keys3)
     rows = t.splits[split_ids]
-    table_value = tables.model.split_values(index3[rows[:, 2]], index5[rows[:, 1]], index5[rows[:, 0]])
+    table_value = tables.model.split_values(index3[rows[:, 2]], index5[rows[:, 1]], index5[rows[:, 0]], hand_ids)
     return split_ids, rows, keys5, keys3, table_value
 def _row_shapes(keys: np.ndarray) -> np.ndarray:
     """Category and main ranks of row keys, with kickers dropped.
@@ -382,7 +382,7 @@ def _solve_table(hand_ids, opponents, rules, tables, started, compared=None) -> 
             value = float(opponents * fouled_hand_points(rules))
         else:
             dense = (np.array([row.strength_index]) for row in arrangement.values)  # front, middle, back
-            value = opponents * float(tables.model.split_values(*dense)[0])
+            value = opponents * float(tables.model.split_values(*dense, hand_ids)[0])
         other, ev_lost = Candidate(arrangement, value, None), found[0].ev - value
     return Solution(tuple(int(c) for c in hand_ids), found[0].arrangement, found[0].ev, None, {},
                     tuple(found[1:]), "table", "table", opponents, 0, None, rules, int(n_valid),

@@ -23,7 +23,7 @@ def brute_force_table_choice(hand, model):
     t = split_tables()
     found = cpoker.arrangements(hand)
     index = np.searchsorted(strength_keys(), np.stack([found.front_keys, found.middle_keys, found.back_keys]))
-    total = model.split_values(index[0], index[1], index[2])
+    total = model.split_values(index[0], index[1], index[2], cpoker.cards.parse_cards(hand))
     best = np.flatnonzero(total == total.max())
     assert t.splits.shape[0] == 72_072
     return int(found.split_ids[best.min()])
@@ -334,7 +334,7 @@ def test_comparing_the_best_a_foul_or_under_the_table_method():
     by_table = solve(HAND, method="table", compare=best.alternatives[0].arrangement)
     model = default_tables().model
     dense = [np.searchsorted(strength_keys(), [v.key]) for v in best.alternatives[0].arrangement.values]
-    assert by_table.compared.ev == pytest.approx(model.split_values(*dense)[0])
+    assert by_table.compared.ev == pytest.approx(model.split_values(*dense, cpoker.parse_cards(HAND))[0])
     assert by_table.ev_lost == pytest.approx(by_table.ev - by_table.compared.ev) and by_table.ev_lost >= 0
     assert by_table.ev_lost_stderr is None and by_table.ev_lost_interval is None
     assert solve(HAND, method="table", compare=foul).compared.ev == -3
@@ -426,7 +426,7 @@ def test_table_method_kernel_equals_valuing_every_split():
         for hand in list(random_hands(30, 31)) + suited_hands(15, seed=32):
             found = cpoker.arrangements(hand)
             index = np.searchsorted(keys, np.stack([found.front_keys, found.middle_keys, found.back_keys]))
-            total = model.split_values(index[0], index[1], index[2])
+            total = model.split_values(index[0], index[1], index[2], hand)
             order = np.lexsort((found.split_ids, -total))
             row_keys = np.stack([found.front_keys, found.middle_keys, found.back_keys], axis=1)
             picked = _distinct_best(order, row_keys, N_ALTERNATIVES + 1)

@@ -13,6 +13,7 @@ import numpy as np
 from .._jit import jit
 from .evaluate import count_ranks, key3, key5, top_rank
 from .lookup import FLUSH_BITS, RANK_FIELD, SUIT_BIAS, flush_ranks, perfect_hash_slot, perfect_hash_value
+from .removal import N_SHAPES, hand_correction
 
 
 @jit
@@ -308,7 +309,8 @@ def strength_threshold(self_bounds, top_front, best_value):
 def best_split_by_row_values(rank5, rank3, front_values, middles, fronts, row_values, row_bounds, row_wins,
                              row_losses, scoop, majority, rest_best, self_bounds, top_front, hand_code, hand_mask,
                              codes5, masks5, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements,
-                             rest_values, flush_strengths, candidates, candidate_bounds):
+                             rest_values, flush_strengths, candidates, candidate_bounds, removal, corrections,
+                             buckets, rest_slack, all_slack):
     """The non-fouling split with the largest value: its row values plus, under a scoring bonus, the bonus.
 
     ``row_values``, ``row_bounds``, ``row_wins``, ``row_losses``,
@@ -322,7 +324,14 @@ def best_split_by_row_values(rank5, rank3, front_values, middles, fronts, row_va
 
     ``rank5``/``rank3`` are the dense strengths of the subsets, ``codes5`` and
     ``masks5`` the codes and masks of the 5-subsets, ``front_values`` the
-    3-subsets' values (see :func:`hand_subsets`).  The splits of back ``b``
+    3-subsets' values (see :func:`hand_subsets`; corrected for card removal
+    too when ``removal``), ``top_front`` the best front value *before* that
+    correction.  With ``removal``, each row's value (and, under a bonus, its
+    win and loss probabilities) moves by the hand's correction of its shape
+    (``corrections``, ``buckets``: see :func:`hand_removal`), and the bounds,
+    which know only the uncorrected tables, grow by what the correction can
+    add: ``rest_slack`` to a back's middle and front (the back's own
+    correction is exact), ``all_slack`` to all three rows.  The splits of back ``b``
     are ``56 * b .. 56 * b + 55``; ``middles``/``fronts`` give their other
     rows.  Ties go to the lowest split index, so the answer is the one a
     plain scan of all 72,072 splits would give (the order in which backs are
@@ -370,7 +379,7 @@ def best_split_by_row_values(rank5, rank3, front_values, middles, fronts, row_va
         if step == 0:
             back = first
         elif step == 1:
-            threshold = strength_threshold(self_bounds, top_front, best_value)
+            threshold = strength_threshold(self_bounds, top_front, best_value - all_slack)
             for back in range(n_backs):  # no branch: every index is stored, the count advances for those that pass
                 candidates[n_candidates] = back
                 n_candidates += (rank5[back] >= threshold) & (back != first)
@@ -405,7 +414,10 @@ def best_split_by_row_values(rank5, rank3, front_values, middles, fronts, row_va
                 middle_cap = min(middle_cap, back_rank)
                 front_cap = min(front_cap, back_rank)
                 back_value = row_values[2, back_rank]  # summed as a split's value is (see tight_bound)
-                bound = min(back_value + rows_best, back_value + row_bounds[1, middle_cap] + row_bounds[0, front_cap])
+                if removal:
+                    back_value += corrections[2 * N_SHAPES + buckets[back_rank]]
+                bound = min(back_value + rows_best,
+                            back_value + row_bounds[1, middle_cap] + row_bounds[0, front_cap]) + rest_slack
                 if has_bonus:
                     bound += BONUS_SLACK + rows_bonus(
                         row_wins[0, front_cap], row_wins[1, middle_cap], row_wins[2, back_rank],
@@ -433,6 +445,42 @@ def best_split_by_row_values(rank5, rank3, front_values, middles, fronts, row_va
             back = candidates[sweep % n_candidates]
         back_rank = rank5[back]
         back_value = row_values[2, back_rank]
+        if removal:
+            back_value += corrections[2 * N_SHAPES + buckets[back_rank]]
+            if has_bonus:
+                _, back_win, back_loss = corrected_row(row_values, row_wins, row_losses, corrections, buckets, 2,
+                                                       back_rank)
+                for k in range(56 * back, 56 * back + 56):  # corrected_row written out (see the docstring)
+                    m = middles[k]
+                    f = fronts[k]
+                    middle = rank5[m]
+                    front = rank3[f]
+                    fouls = (back_rank < middle) | (middle < front)
+                    shape = buckets[middle]
+                    middle_value = row_values[1, middle] + corrections[N_SHAPES + shape]
+                    middle_win = min(max(row_wins[1, middle] + corrections[4 * N_SHAPES + shape], 0.0), 1.0)
+                    middle_loss = min(max(row_losses[1, middle] + corrections[7 * N_SHAPES + shape], 0.0), 1.0)
+                    shape = buckets[front]
+                    front_win = min(max(row_wins[0, front] + corrections[3 * N_SHAPES + shape], 0.0), 1.0)
+                    front_loss = min(max(row_losses[0, front] + corrections[6 * N_SHAPES + shape], 0.0), 1.0)
+                    value = back_value + middle_value + front_values[f] + rows_bonus(
+                        front_win, middle_win, back_win, front_loss, middle_loss, back_loss, scoop, majority)
+                    value = -np.inf if fouls else value
+                    if value > best_value or (value == best_value and k < best):
+                        best_value = value
+                        best = k
+                continue
+            for k in range(56 * back, 56 * back + 56):
+                m = middles[k]
+                middle = rank5[m]
+                fouls = (back_rank < middle) | (middle < rank3[fronts[k]])
+                value = (back_value + (row_values[1, middle] + corrections[N_SHAPES + buckets[middle]])
+                         + front_values[fronts[k]])
+                value = -np.inf if fouls else value
+                if value > best_value or (value == best_value and k < best):
+                    best_value = value
+                    best = k
+            continue
         if not has_bonus:  # a plain sum of row values: the loop stays free of the bonus's loads and branch
             for k in range(56 * back, 56 * back + 56):
                 m = middles[k]
@@ -462,6 +510,69 @@ def best_split_by_row_values(rank5, rank3, front_values, middles, fronts, row_va
     return best, best_value
 
 
+@jit
+def corrected_row(row_values, row_wins, row_losses, corrections, buckets, row, strength):
+    """A row's value, win and loss probabilities with the hand's card-removal correction (see :func:`hand_removal`).
+
+    The probabilities are kept within [0, 1], where the scoring bonus is increasing in the wins and
+    decreasing in the losses (the bounds rely on it).  Under a scoring bonus only: the corrections then hold
+    the wins' and losses' too.
+    """
+    shape = buckets[strength]
+    value = row_values[row, strength] + corrections[row * N_SHAPES + shape]
+    win = min(max(row_wins[row, strength] + corrections[(3 + row) * N_SHAPES + shape], 0.0), 1.0)
+    loss = min(max(row_losses[row, strength] + corrections[(6 + row) * N_SHAPES + shape], 0.0), 1.0)
+    return value, win, loss
+
+
+@jit
+def hand_removal(hand_mask, removal_terms, buckets, scoop, majority, index5, index3, front_values, corrections):
+    """Correct a hand's rows for the cards it holds: ``(best front value, rest_slack, all_slack)``.
+
+    Fills ``corrections`` with the hand's correction of each row shape (:func:`.removal.hand_correction`),
+    adds the front's to ``front_values``, and bounds what the correction adds to a split: the largest
+    correction of a middle and of a front the hand can make (``rest_slack``), and of a back too
+    (``all_slack``).  Under a scoring bonus, moving a win or a loss probability by ``d`` moves the bonus by
+    at most ``d`` per unit (its partial derivatives lie in [0, 1] on probabilities), so the slacks grow by the
+    units times the largest rise of each row's wins and fall of its losses.
+    """
+    hand_correction(hand_mask, removal_terms, corrections)
+    has_bonus = scoop != 0.0 or majority != 0.0
+    top_front = -np.inf
+    best_front = -np.inf
+    best_middle = -np.inf
+    best_back = -np.inf
+    wins_rise = 0.0  # summed over the three rows: each row's largest rise
+    losses_fall = 0.0
+    front_rise = 0.0
+    front_fall = 0.0
+    for i in range(index3.shape[0]):
+        shape = buckets[index3[i]]
+        front_values[i] += corrections[shape]
+        top_front = max(top_front, front_values[i])
+        best_front = max(best_front, corrections[shape])
+        if has_bonus:
+            front_rise = max(front_rise, corrections[3 * N_SHAPES + shape])
+            front_fall = max(front_fall, -corrections[6 * N_SHAPES + shape])
+    middle_rise = 0.0
+    middle_fall = 0.0
+    back_rise = 0.0
+    back_fall = 0.0
+    for i in range(index5.shape[0]):
+        shape = buckets[index5[i]]
+        best_middle = max(best_middle, corrections[N_SHAPES + shape])
+        best_back = max(best_back, corrections[2 * N_SHAPES + shape])
+        if has_bonus:
+            middle_rise = max(middle_rise, corrections[4 * N_SHAPES + shape])
+            back_rise = max(back_rise, corrections[5 * N_SHAPES + shape])
+            middle_fall = max(middle_fall, -corrections[7 * N_SHAPES + shape])
+            back_fall = max(back_fall, -corrections[8 * N_SHAPES + shape])
+    wins_rise = front_rise + middle_rise + back_rise
+    losses_fall = front_fall + middle_fall + back_fall
+    rest_slack = best_middle + best_front + (scoop + majority) * (wins_rise + losses_fall) + REST_SLACK
+    return top_front, rest_slack, best_back + rest_slack
+
+
 BLOCK = 64  # hands per parallel work item; each block owns its scratch arrays
 
 
@@ -489,9 +600,10 @@ def hand_subsets(hand, row_values, card_codes, multiplier, bucket_shift, slot_ma
 
 @jit
 def table_policy_hand(hand, row_values, row_bounds, row_wins, row_losses, scoop, majority, rest_best, self_bounds,
-                      card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths, flush_strengths,
-                      rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values, middles, fronts,
-                      index5, index3, masks5, codes5, front_values, candidates, candidate_bounds):
+                      removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
+                      flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values,
+                      middles, fronts, index5, index3, masks5, codes5, front_values, candidates, candidate_bounds,
+                      corrections):
     """The table policy's split of one hand: ``(split, front strength, middle strength, back strength)``.
 
     Plain loops over scalars and the scratch arrays it is given (``index5``...
@@ -500,14 +612,23 @@ def table_policy_hand(hand, row_values, row_bounds, row_wins, row_losses, scoop,
     as a CUDA device function (scratch in each thread's local memory); see
     ``cuda.py``.  The lookup arguments are those of :func:`subset_strengths`
     and, ``rest_*``, the 8-card table of :func:`best_split_by_row_values`.
+    ``removal_terms`` and ``buckets`` are the card-removal correction of
+    :class:`cpoker.policy.RowModel` (one row of terms: none).
     """
     hand_code, hand_mask, top_front = hand_subsets(hand, row_values, card_codes, multiplier, bucket_shift, slot_mask,
                                                    displacements, strengths, flush_strengths, index5, index3, masks5,
                                                    codes5, front_values)
+    removal = removal_terms.shape[0] > 1
+    rest_slack = 0.0
+    all_slack = 0.0
+    if removal:
+        _, rest_slack, all_slack = hand_removal(hand_mask, removal_terms, buckets, scoop, majority, index5, index3,
+                                                front_values, corrections)
     best, _ = best_split_by_row_values(index5, index3, front_values, middles, fronts, row_values, row_bounds, row_wins,
                                        row_losses, scoop, majority, rest_best, self_bounds, top_front, hand_code,
                                        hand_mask, codes5, masks5, rest_multiplier, rest_shift, rest_slot_mask,
-                                       rest_displacements, rest_values, flush_strengths, candidates, candidate_bounds)
+                                       rest_displacements, rest_values, flush_strengths, candidates, candidate_bounds,
+                                       removal, corrections, buckets, rest_slack, all_slack)
     return best, index3[fronts[best]], index5[middles[best]], index5[best // 56]
 
 
@@ -526,33 +647,44 @@ def row_shape(key):
     return (category << 13) | major
 
 
+CORRECTIONS = 9 * N_SHAPES  # a hand's card-removal corrections: value, wins, losses of each row and shape
+
+
 @jit
 def _policy_scratch():
     """The per-hand scratch arrays of :func:`table_policy_hand`, in its order (CPU: once per block of hands)."""
     return (np.empty(1287, dtype=np.uint16), np.empty(286, dtype=np.uint16), np.empty(1287, dtype=np.int64),
-            np.empty(1287, dtype=np.int64), np.empty(286), np.empty(1287, dtype=np.int32), np.empty(1287))
+            np.empty(1287, dtype=np.int64), np.empty(286), np.empty(1287, dtype=np.int32), np.empty(1287),
+            np.empty(CORRECTIONS))
 
 
 @jit
 def best_distinct_splits(hand, row_values, row_bounds, row_wins, row_losses, scoop, majority, rest_best, self_bounds,
-                         card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths, flush_strengths,
-                         rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values, middles, fronts,
-                         strength_keys, count):
+                         removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask, displacements,
+                         strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements,
+                         rest_values, middles, fronts, strength_keys, count):
     """The best non-fouling split of each of the ``count`` best row shapes of one hand, by table value.
 
     Splits are ordered by table value, then by lowest index; walking that
     order and keeping the first split of each new shape (``row_shape`` of the
     three rows) gives the solver's best arrangement and its alternatives.
     This finds the same ``count`` splits by branch and bound (see
-    :func:`best_split_by_row_values`), against the value of the
-    ``count``-th kept split, without valuing all 72,072 splits.  Returns
-    ``(split ids, their values, their (front, middle, back) dense strengths,
-    the number of non-fouling splits)``, best first.
+    :func:`best_split_by_row_values`, whose values and card-removal
+    correction it shares), against the value of the ``count``-th kept
+    split, without valuing all 72,072 splits.  Returns ``(split ids, their
+    values, their (front, middle, back) dense strengths, the number of
+    non-fouling splits)``, best first.
     """
-    index5, index3, masks5, codes5, front_values, _, _ = _policy_scratch()
+    index5, index3, masks5, codes5, front_values, _, _, corrections = _policy_scratch()
     hand_code, hand_mask, top_front = hand_subsets(hand, row_values, card_codes, multiplier, bucket_shift, slot_mask,
                                                    displacements, strengths, flush_strengths, index5, index3, masks5,
                                                    codes5, front_values)
+    removal = removal_terms.shape[0] > 1
+    rest_slack = 0.0
+    all_slack = 0.0
+    if removal:
+        _, rest_slack, all_slack = hand_removal(hand_mask, removal_terms, buckets, scoop, majority, index5, index3,
+                                                front_values, corrections)
     has_bonus = scoop != 0.0 or majority != 0.0
     kept_ids = np.empty(count, dtype=np.int32)
     kept_values = np.empty(count)
@@ -566,12 +698,19 @@ def best_distinct_splits(hand, row_values, row_bounds, row_wins, row_losses, sco
             n_valid += (back_rank >= middle) & (middle >= index3[fronts[k]])
         threshold = kept_values[count - 1] if n_kept == count else -np.inf
         # splits come in increasing index, so one that only ties the last kept one loses: prune on <=
-        if min(self_bounds[0, back_rank], self_bounds[1, back_rank] + top_front) <= threshold:
+        if min(self_bounds[0, back_rank], self_bounds[1, back_rank] + top_front) + all_slack <= threshold:
             continue
         back_value = row_values[2, back_rank]
+        back_win = row_wins[2, back_rank]
+        back_loss = row_losses[2, back_rank]
+        if removal:
+            back_value += corrections[2 * N_SHAPES + buckets[back_rank]]
+            if has_bonus:
+                _, back_win, back_loss = corrected_row(row_values, row_wins, row_losses, corrections, buckets, 2,
+                                                       back_rank)
         if tight_bound(hand_code - codes5[back] + SUIT_BIAS, hand_mask ^ masks5[back], back_rank, back_value,
                        rest_best, row_bounds, row_wins, row_losses, scoop, majority, rest_multiplier, rest_shift,
-                       rest_slot_mask, rest_displacements, rest_values, flush_strengths) <= threshold:
+                       rest_slot_mask, rest_displacements, rest_values, flush_strengths) + rest_slack <= threshold:
             continue
         back_shape = row_shape(strength_keys[back_rank])
         for k in range(56 * back, 56 * back + 56):
@@ -581,11 +720,22 @@ def best_distinct_splits(hand, row_values, row_bounds, row_wins, row_losses, sco
             front = index3[f]
             if back_rank < middle or middle < front:
                 continue
-            value = back_value + row_values[1, middle] + front_values[f]
+            middle_value = row_values[1, middle]
+            middle_win = row_wins[1, middle]
+            middle_loss = row_losses[1, middle]
+            front_win = row_wins[0, front]
+            front_loss = row_losses[0, front]
+            if removal:
+                middle_value += corrections[N_SHAPES + buckets[middle]]
+                if has_bonus:
+                    _, middle_win, middle_loss = corrected_row(row_values, row_wins, row_losses, corrections,
+                                                               buckets, 1, middle)
+                    _, front_win, front_loss = corrected_row(row_values, row_wins, row_losses, corrections, buckets,
+                                                             0, front)
+            value = back_value + middle_value + front_values[f]
             if has_bonus:
-                value += rows_bonus(row_wins[0, front], row_wins[1, middle], row_wins[2, back_rank],
-                                    row_losses[0, front], row_losses[1, middle], row_losses[2, back_rank],
-                                    scoop, majority)
+                value += rows_bonus(front_win, middle_win, back_win, front_loss, middle_loss, back_loss, scoop,
+                                    majority)
             if n_kept == count and value <= kept_values[count - 1]:
                 continue
             front_shape = row_shape(strength_keys[index3[f]])
@@ -624,18 +774,19 @@ def best_distinct_splits(hand, row_values, row_bounds, row_wins, row_losses, sco
 
 @jit
 def _table_policy_block(hands, start, stop, row_values, row_bounds, row_wins, row_losses, scoop, majority, rest_best,
-                        self_bounds, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
+                        self_bounds, removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
                         flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values,
                         middles, fronts, chosen, chosen_strengths):
     """Arrange ``hands[start:stop]`` by the table policy (see :func:`_table_policy`)."""
-    index5, index3, masks5, codes5, front_values, candidates, candidate_bounds = _policy_scratch()
+    index5, index3, masks5, codes5, front_values, candidates, candidate_bounds, corrections = _policy_scratch()
     for h in range(start, stop):
         best, front, middle, back = table_policy_hand(hands[h], row_values, row_bounds, row_wins, row_losses, scoop,
-                                                      majority, rest_best, self_bounds, card_codes, multiplier,
-                                                      bucket_shift, slot_mask, displacements, strengths,
-                                                      flush_strengths, rest_multiplier, rest_shift, rest_slot_mask,
-                                                      rest_displacements, rest_values, middles, fronts, index5, index3,
-                                                      masks5, codes5, front_values, candidates, candidate_bounds)
+                                                      majority, rest_best, self_bounds, removal_terms, buckets,
+                                                      card_codes, multiplier, bucket_shift, slot_mask, displacements,
+                                                      strengths, flush_strengths, rest_multiplier, rest_shift,
+                                                      rest_slot_mask, rest_displacements, rest_values, middles, fronts,
+                                                      index5, index3, masks5, codes5, front_values, candidates,
+                                                      candidate_bounds, corrections)
         chosen[h] = best
         chosen_strengths[h, 0] = front
         chosen_strengths[h, 1] = middle
@@ -644,14 +795,14 @@ def _table_policy_block(hands, start, stop, row_values, row_bounds, row_wins, ro
 
 @jit
 def _table_policy_serial(hands, row_values, row_bounds, row_wins, row_losses, scoop, majority, rest_best, self_bounds,
-                         card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths, flush_strengths,
+                         removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths, flush_strengths,
                          rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values, middles,
                          fronts):
     """:func:`_table_policy` on the calling thread: for a few hands, where starting the threads costs more."""
     chosen = np.empty(hands.shape[0], dtype=np.int32)
     chosen_strengths = np.empty((hands.shape[0], 3), dtype=np.int16)
     _table_policy_block(hands, 0, hands.shape[0], row_values, row_bounds, row_wins, row_losses, scoop, majority,
-                        rest_best, self_bounds, card_codes, multiplier, bucket_shift, slot_mask, displacements,
+                        rest_best, self_bounds, removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask, displacements,
                         strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements,
                         rest_values, middles, fronts, chosen, chosen_strengths)
     return chosen, chosen_strengths
@@ -659,23 +810,23 @@ def _table_policy_serial(hands, row_values, row_bounds, row_wins, row_losses, sc
 
 @jit
 def _table_policy_one(hand, row_values, row_bounds, row_wins, row_losses, scoop, majority, rest_best, self_bounds,
-                      card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths, flush_strengths,
+                      removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths, flush_strengths,
                       rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values, middles, fronts):
     """:func:`table_policy_hand` of one hand (13 sorted ids): ``(split, front, middle, back strengths)`` as scalars.
 
     ``cpoker.table(hand)``'s kernel: no output arrays to allocate and box for one answer.
     """
-    index5, index3, masks5, codes5, front_values, candidates, candidate_bounds = _policy_scratch()
+    index5, index3, masks5, codes5, front_values, candidates, candidate_bounds, corrections = _policy_scratch()
     return table_policy_hand(hand, row_values, row_bounds, row_wins, row_losses, scoop, majority, rest_best,
-                             self_bounds, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
-                             flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements,
-                             rest_values, middles, fronts, index5, index3, masks5, codes5, front_values, candidates,
-                             candidate_bounds)
+                             self_bounds, removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask,
+                             displacements, strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask,
+                             rest_displacements, rest_values, middles, fronts, index5, index3, masks5, codes5,
+                             front_values, candidates, candidate_bounds, corrections)
 
 
 @jit(parallel=True)
 def _table_policy(hands, row_values, row_bounds, row_wins, row_losses, scoop, majority, rest_best, self_bounds,
-                  card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths, flush_strengths,
+                  removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths, flush_strengths,
                   rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values, middles, fronts):
     """Arrange each hand by the table policy, blocks of hands in parallel.
 
@@ -696,7 +847,7 @@ def _table_policy(hands, row_values, row_bounds, row_wins, row_losses, scoop, ma
     n_blocks = (n_hands + BLOCK - 1) // BLOCK
     for block in numba.prange(n_blocks):
         _table_policy_block(hands, block * BLOCK, min(n_hands, (block + 1) * BLOCK), row_values, row_bounds, row_wins,
-                            row_losses, scoop, majority, rest_best, self_bounds, card_codes, multiplier, bucket_shift,
+                            row_losses, scoop, majority, rest_best, self_bounds, removal_terms, buckets, card_codes, multiplier, bucket_shift,
                             slot_mask, displacements, strengths, flush_strengths, rest_multiplier, rest_shift,
                             rest_slot_mask, rest_displacements, rest_values, middles, fronts, chosen,
                             chosen_strengths)
@@ -736,7 +887,7 @@ def greedy_hand(hand, card_codes, multiplier, bucket_shift, slot_mask, displacem
 def _greedy_block(hands, start, stop, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
                   flush_strengths, middles, fronts, chosen, chosen_strengths):
     """Greedy split of ``hands[start:stop]`` (see :func:`greedy_hand`)."""
-    index5, index3, masks5, codes5, _, _, _ = _policy_scratch()
+    index5, index3, masks5, codes5, _, _, _, _ = _policy_scratch()
     for h in range(start, stop):
         best, front, middle, back = greedy_hand(hands[h], card_codes, multiplier, bucket_shift, slot_mask,
                                                 displacements, strengths, flush_strengths, middles, fronts, index5,

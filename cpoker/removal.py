@@ -1,0 +1,174 @@
+"""Card removal: how a hand's own cards shift the opponent's rows, learned once and applied per hand.
+
+The table policy values a row of strength ``s`` against the opponent's row
+distribution of the whole game (:class:`cpoker.policy.RowModel`).  But the
+opponent is dealt from the 39 cards a hand leaves: a player holding three
+aces faces fewer aces, one holding six spades fewer spade flushes.  Ignoring
+this was most of what a best response could win against the table policy
+(0.006 points a hand under 2-4 scoring, 0.010 with royalties).
+
+The correction is linear in 64 features of the hand, each a small integer:
+for each rank, whether the hand holds 0, 2, 3 or 4 of it (1 is the
+reference); for each suit, its count and its count squared; the suit counts
+sorted.  For each row, strength and feature it gives the change of the
+row's value (and, under a scoring bonus, of its win and loss probabilities)
+per unit of the feature away from its mean, averaged within each row
+*shape* (category and main ranks, kickers dropped: 169 shapes), so that
+the tables stay small (40-120 KB) and the estimates are not noise.
+
+It is learned by least squares after self-play (:func:`learn_removal`):
+deals of four hands are arranged by the policy, and each ordered pair of
+seats is a sample (the features of one hand; the rows of another).  Sums
+are exact integers and the solve is written out in a fixed order, so a
+build is the same bits on every machine.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ._kernels.removal import N_FEATURES, accumulate_removal, solve_symmetric
+from .errors import OptionError
+from .tables import strength_keys
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .policy import RowModel
+    from .rules import Rules
+
+REMOVAL_PLAYERS = 4
+RIDGE = 1e-6  # times the sample count, added to the Gram matrix's diagonal: the features are collinear
+# (the rank counts sum to 13, so do the suit counts), and the ridge picks the smallest of the equal solutions
+
+
+@functools.cache
+def strength_buckets() -> np.ndarray:
+    """``(S,)`` int32: the row shape (0..168) of each dense strength, shapes in strength order.
+
+    A shape is a row's category and main ranks with kickers dropped (high card and flush: the top card
+    only), as :func:`cpoker._kernels.splits.row_shape` and the solver's alternatives use.
+    """
+    from .solver import _row_shapes
+
+    _, buckets = np.unique(_row_shapes(strength_keys().astype(np.int64)), return_inverse=True)
+    buckets = buckets.astype(np.int32)
+    buckets.flags.writeable = False
+    return buckets
+
+
+def n_buckets() -> int:
+    return int(strength_buckets()[-1]) + 1
+
+
+def quantities(rules: "Rules") -> int:
+    """What the correction moves: the row values (1), and under a scoring bonus their wins and losses (3)."""
+    return 1 if rules.scoring == "pagat" else 3
+
+
+def check_terms(terms, quantity: int, dtype=np.float64) -> np.ndarray:
+    """``terms`` as a read-only ``(1 + 64, quantity * 3 * 169)`` array of finite numbers, or :class:`OptionError`.
+
+    ``quantity`` is :func:`quantities` of the rules (1 or 3).
+    """
+    width = quantity * 3 * n_buckets()
+    try:
+        array = np.array(terms, dtype=dtype)
+    except (TypeError, ValueError):
+        array = np.empty(0)
+    if array.shape != (1 + N_FEATURES, width) or not np.isfinite(array).all():
+        scoring = "with a scoring bonus" if quantity == 3 else "without a scoring bonus"
+        raise OptionError(f"a card-removal correction {scoring} must be a finite (65, {width}) array, "
+                          f"got shape {array.shape}")
+    array.flags.writeable = False
+    return array
+
+
+def value_moments(moments: np.ndarray, rules: "Rules") -> np.ndarray:
+    """``(Q, 3, F, S)`` int64: the row value (wins, losses) map of :class:`RowModel` applied to each histogram.
+
+    ``moments[row, f]`` is a histogram of the opponent's row strengths weighted by feature ``f``; this is
+    what the row value of each strength would sum over those samples (exactly: integer units).
+    """
+    totals = moments.sum(axis=2, keepdims=True)
+    wins = np.cumsum(moments, axis=2) - moments
+    losses = totals - wins - moments
+    values = wins - losses
+    if rules.royalties is not None:
+        units = rules.royalties.as_array()[:, strength_keys() >> 26][:, None, :]  # (3, 1, S)
+        paid = moments * units
+        if rules.royalties.require_win:
+            stronger = paid[:, :, ::-1].cumsum(axis=2)[:, :, ::-1] - paid
+            values = values + units * wins - stronger
+        else:
+            values = values + units * totals - paid.sum(axis=2, keepdims=True)
+    return np.stack([values, wins, losses][:quantities(rules)])
+
+
+def learn_removal(model: "RowModel", rules: "Rules", seed: int, deals: int = 200_000,
+                  progress: bool = False) -> np.ndarray:
+    """The correction terms of the policy of ``model`` under ``rules`` (see the module docstring).
+
+    ``deals`` deals of four hands, dealt from ``seed``'s stream after the self-play sample's
+    (:func:`cpoker.policy.sample_block`), are arranged by ``model``.  Returns ``(65, Q * 3 * 169)`` float32:
+    row 0 the constant (minus the mean features' part), then one row per feature; columns by quantity
+    (value, wins, losses), row (front, middle, back) and shape.
+    """
+    from .policy import arrange_by_tables
+    from .runner import blocks_of, run_blocks
+
+    size = len(strength_keys())
+    gram = np.zeros((1 + N_FEATURES, 1 + N_FEATURES), dtype=np.int64)
+    moments = np.zeros((3, 1 + N_FEATURES, size), dtype=np.int64)
+    chunk = 5_000
+
+    def work(block):
+        index, count = block
+        dealt = removal_sample(seed, index * chunk, count)
+        _, strengths = arrange_by_tables(np.ascontiguousarray(dealt.reshape(-1, 13)), model)
+        return dealt, strengths.reshape(count, REMOVAL_PLAYERS, 3)
+
+    def combine(block, result):
+        accumulate_removal(*result, gram, moments)
+
+    if run_blocks(blocks_of(deals, chunk), work, combine, total=deals, progress=progress, unit="deal",
+                  description="card removal"):
+        from .errors import Interrupted
+
+        raise Interrupted()
+    return removal_terms(gram, moments, rules)
+
+
+def removal_sample(seed: int, start: int, count: int) -> np.ndarray:
+    """Deals ``start .. start + count`` of the correction's sample: ``(count, 4, 13)`` sorted card ids.
+
+    Their own PCG64 stream, derived from the build's ``seed``, so that they are not the self-play's hands.
+    """
+    from ._kernels.deal import deal_block
+    from .policy import FULL_DECK, stream_state
+
+    stream = int(np.random.SeedSequence([seed, 1]).generate_state(1, np.uint64)[0] >> np.uint64(1))
+    return deal_block(*stream_state(stream, start), count, FULL_DECK, REMOVAL_PLAYERS)
+
+
+def removal_terms(gram: np.ndarray, moments: np.ndarray, rules: "Rules") -> np.ndarray:
+    """Least squares of the value map (:func:`value_moments`) on the features, averaged within shapes."""
+    buckets = strength_buckets()
+    count = n_buckets()
+    mapped = value_moments(moments, rules)  # (Q, 3, 1 + F, S)
+    means = np.zeros(mapped.shape[:3] + (count,))
+    # over all the shape's strengths, 3-card and 5-card, for every row: measured, this plays better than
+    # averaging a front's shape over 3-card strengths only (0.0015 points a hand from a best response under
+    # 2-4 scoring, against 0.0033)
+    for bucket in range(count):
+        inside = buckets == bucket
+        means[..., bucket] = mapped[..., inside].sum(axis=-1) / float(inside.sum())
+    right = np.ascontiguousarray(means.transpose(2, 0, 1, 3).reshape(1 + N_FEATURES, -1))
+    matrix = gram.astype(np.float64) + RIDGE * float(gram[0, 0]) * np.eye(1 + N_FEATURES)
+    slopes = solve_symmetric(matrix, right)[1:]  # row 0 is the mean hand's values: the distribution gives those
+    mean_features = gram[0, 1:].astype(np.float64) / float(gram[0, 0])
+    constant = np.zeros(right.shape[1])
+    for f in range(N_FEATURES):  # one feature at a time, in a fixed order
+        constant -= mean_features[f] * slopes[f]
+    return np.vstack([constant, slopes]).astype(np.float32)

@@ -1,0 +1,203 @@
+"""The card-removal correction: its features, its learning, and the policy's search with it."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import cpoker
+from cpoker.errors import OptionError
+from cpoker.policy import PolicyTables, RowModel, arrange_by_tables, default_tables, sample_block
+from cpoker.removal import learn_removal, n_buckets, removal_sample, strength_buckets
+from cpoker.rules import PRESETS
+from cpoker.tables import strength_keys
+
+N_FEATURES = 64
+
+
+def slow_features(hand) -> np.ndarray:
+    """The 64 features of a hand, from their definition (cpoker.removal's docstring)."""
+    ranks = [int(card) % 13 for card in hand]
+    suits = [int(card) // 13 for card in hand]
+    features = np.zeros(N_FEATURES)
+    for rank in range(13):
+        count = ranks.count(rank)
+        if count != 1:
+            features[13 * {0: 0, 2: 1, 3: 2, 4: 3}[count] + rank] = 1
+    counts = [suits.count(suit) for suit in range(4)]
+    features[52:56] = counts
+    features[56:60] = np.square(counts)
+    features[60:64] = sorted(counts)
+    return features
+
+
+def slow_split_values(model: RowModel, hand, fronts, middles, backs) -> np.ndarray:
+    """Row values plus the hand's correction of each row's shape, and the bonus from corrected, clipped odds."""
+    corrections = model.removal[0] + slow_features(hand) @ model.removal[1:]
+    corrections = corrections.reshape(-1, 3, n_buckets())
+    shapes = strength_buckets()
+    rows = (fronts, middles, backs)
+    values = [model.values[r, s] + corrections[0, r, shapes[s]] for r, s in enumerate(rows)]
+    total = values[2] + values[1] + values[0]
+    if model.scoop or model.majority:
+        w = [np.clip(model.wins[r, s] + corrections[1, r, shapes[s]], 0, 1) for r, s in enumerate(rows)]
+        lo = [np.clip(model.losses[r, s] + corrections[2, r, shapes[s]], 0, 1) for r, s in enumerate(rows)]
+        three = w[0] * w[1] * w[2] - lo[0] * lo[1] * lo[2]
+        two = (w[0] * w[1] + w[0] * w[2] + w[1] * w[2] - 2 * w[0] * w[1] * w[2]
+               - (lo[0] * lo[1] + lo[0] * lo[2] + lo[1] * lo[2] - 2 * lo[0] * lo[1] * lo[2]))
+        total = total + model.scoop * three + model.majority * two
+    return total
+
+
+def every_split(hand):
+    found = cpoker.arrangements(hand)
+    index = np.searchsorted(strength_keys(), np.stack([found.front_keys, found.middle_keys, found.back_keys]))
+    return found, index
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_shipped_tables_carry_a_correction_that_the_search_maximises_exactly(name):
+    """The policy's branch and bound, bounds grown by the correction, picks the best of all splits by the
+    slow formula (ties to the lowest split), on random hands and hands with many cards of a suit."""
+    from test_lookup import suited_hands
+
+    tables = default_tables(name)
+    assert tables.removal is not None and tables.removal.dtype == np.float32
+    model = tables.model
+    hands = np.concatenate([sample_block(71, 0, 25), np.array(suited_hands(10, seed=72), dtype=np.uint8)])
+    chosen, strengths = arrange_by_tables(hands, model)
+    changed = 0
+    for hand, split, rows in zip(hands, chosen, strengths):
+        found, index = every_split(hand)
+        total = slow_split_values(model, hand, *index)
+        assert np.allclose(model.split_values(*index, hand), total, rtol=0, atol=1e-12)
+        best = found.split_ids[np.flatnonzero(total >= total.max() - 1e-12).min()]
+        assert split == best
+        assert cpoker.table(hand, rules=name) == found[int(np.flatnonzero(found.split_ids == split)[0])]
+        changed += split != arrange_by_tables(hand[None, :], RowModel.from_distribution(tables.distribution,
+                                                                                        tables.rules))[0][0]
+    assert changed > 0  # the correction changes some choices (about 1 hand in 6)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), scale=st.sampled_from([0.01, 0.3, 3.0]),
+       preset=st.sampled_from(["pagat", "2-4", "1-6"]))
+def test_search_is_exact_for_any_correction(seed, scale, preset):
+    """Random terms, small to larger than the row values themselves: the search still finds the exact best
+    split, and ``best_distinct_splits`` (the solver's table method) the exact best shapes."""
+    from cpoker._kernels.splits import best_distinct_splits
+    from cpoker.solver import N_ALTERNATIVES, _distinct_best
+    from cpoker.tables import rest_lookup_arguments, row_lookup_arguments, split_tables
+
+    rules = PRESETS[preset]
+    rng = np.random.default_rng(seed)
+    width = (1 if rules.scoring == "pagat" else 3) * 3 * n_buckets()
+    terms = rng.normal(0, scale, (1 + N_FEATURES, width)) * (rng.random((1 + N_FEATURES, 1)) < 0.5)
+    model = RowModel.from_distribution(default_tables(rules).distribution, rules, terms)
+    hand = sample_block(seed % 1000, seed // 1000 % 1000, 1)[0]
+    found, index = every_split(hand)
+    total = slow_split_values(model, hand, *index)
+    assert np.allclose(model.split_values(*index, hand), total, rtol=0, atol=1e-9)
+    chosen, _ = arrange_by_tables(hand[None, :], model)
+    values = model.split_values(*index, hand)
+    assert chosen[0] == found.split_ids[np.flatnonzero(values == values.max()).min()]
+    t = split_tables()
+    ids, kernel_values, _, n_valid = best_distinct_splits(hand, *model.kernel_arguments(), *row_lookup_arguments(),
+                                                         *rest_lookup_arguments(), t.middles, t.fronts,
+                                                         strength_keys(), N_ALTERNATIVES + 1)
+    row_keys = np.stack([found.front_keys, found.middle_keys, found.back_keys], axis=1)
+    picked = _distinct_best(np.lexsort((found.split_ids, -values)), row_keys, N_ALTERNATIVES + 1)
+    assert n_valid == len(found) and ids.tolist() == found.split_ids[picked].tolist()
+    assert kernel_values.tolist() == values[picked].tolist()
+
+
+@pytest.mark.parametrize("name", ["pagat", "2-4"])
+def test_learning_is_the_least_squares_of_the_definition(name):
+    """``learn_removal`` against an independent least squares: per sample, the features of one hand of a
+    deal and the mean (over each shape's strengths) of what each row of each strength gets against another
+    hand's row; the fitted corrections of hands agree."""
+    rules = PRESETS[name]
+    model = RowModel.from_distribution(default_tables(rules).distribution, rules)
+    deals = 400
+    terms = learn_removal(model, rules, 9, deals).astype(np.float64)
+    dealt = removal_sample(9, 0, deals)
+    _, strengths = arrange_by_tables(dealt.reshape(-1, 13), model)
+    strengths = strengths.reshape(deals, 4, 3)
+    shapes = strength_buckets()
+    size = len(shapes)
+    # what a row of strength s gets against an opponent's row o, averaged over each shape: (o, shape)
+    s, o = np.arange(size)[None, :], np.arange(size)[:, None]
+    outcomes = {"values": np.sign(s - o), "wins": (s > o) * 1.0, "losses": (s < o) * 1.0}
+    per_shape = {q: np.stack([np.bincount(shapes, weights=row, minlength=n_buckets()) for row in table])
+                 / np.bincount(shapes) for q, table in outcomes.items()}
+    quantities = ["values"] if rules.scoring == "pagat" else ["values", "wins", "losses"]
+    features, targets = [], []
+    for d in range(deals):
+        for mine in range(4):
+            for other in range(4):
+                if other != mine:
+                    features.append(np.concatenate([[1.0], slow_features(dealt[d, mine])]))
+                    targets.append(np.concatenate([per_shape[q][strengths[d, other, r]] for q in quantities
+                                                   for r in range(3)]))
+    features, targets = np.array(features), np.array(targets)
+    solution = np.linalg.lstsq(features, targets, rcond=None)[0]
+    fitted = features @ solution
+    centred = fitted - fitted.mean(axis=0)  # each hand's correction: its fit less the mean fit
+    ours = terms[0] + features[:, 1:] @ terms[1:]
+    assert np.abs(ours - centred).max() < 2e-3 * max(1.0, np.abs(centred).max())
+    assert np.abs(centred).max() > 0.01  # not a vacuous agreement
+
+
+def test_four_aces_make_kings_stronger():
+    """A fact of card removal, read off the shipped pagat correction: with all four aces in hand, no opponent
+    holds one, so a front of a pair of kings (beaten only by aces among pairs) is worth more than with one ace."""
+    tables = default_tables()
+    model = tables.model
+    with_aces = cpoker.parse_cards("As Ah Ad Ac Ks Kh 9d 8c 7s 5h 4d 3c 2s")
+    one_ace = cpoker.parse_cards("As Qh Qd Jc Ks Kh 9d 8c 7s 5h 4d 3c 2s")
+    kings = int(np.searchsorted(strength_keys(), cpoker.evaluate(["Ks", "Kh", "2s"]).key))
+    shape = strength_buckets()[kings]
+    gain = model.hand_corrections(with_aces)[0, 0, shape] - model.hand_corrections(one_ace)[0, 0, shape]
+    assert gain > 0.05
+
+
+def test_tables_files_keep_the_correction_and_refuse_a_damaged_one(tmp_path):
+    tables = default_tables("2-4")
+    path = tmp_path / "t.npz"
+    tables.save(path)
+    again = PolicyTables.load(path)
+    assert np.array_equal(again.removal, tables.removal) and again.fingerprint == tables.fingerprint
+    without = PolicyTables(tables.distribution, tables.hands, tables.seed, tables.history, False, tables.rules)
+    assert without.fingerprint != tables.fingerprint and without.model.removal is None
+    for bad in (tables.removal[:, :10], np.full_like(tables.removal, np.nan), tables.removal[:, :507]):
+        with pytest.raises(OptionError, match="card-removal correction"):
+            PolicyTables(tables.distribution, tables.hands, tables.seed, tables.history, False, tables.rules, None, bad)
+    with np.load(path) as data:  # the terms stored as float64: not a file cpoker wrote
+        arrays = {name: data[name] for name in data.files}
+    np.savez(tmp_path / "doubles.npz", **{**arrays, "removal": tables.removal.astype(np.float64)})
+    with pytest.raises(OptionError, match="not a cpoker tables file.*float64"):
+        PolicyTables.load(tmp_path / "doubles.npz")
+    np.savez(tmp_path / "short.npz", **{**arrays, "removal": tables.removal[:, :7]})
+    with pytest.raises(OptionError, match="not a cpoker tables file.*card-removal"):
+        PolicyTables.load(tmp_path / "short.npz")
+    with pytest.raises(OptionError, match="give the hand"):
+        tables.model.split_values(np.array([0]), np.array([1]), np.array([2]))
+
+
+def test_house_rules_keep_the_correction_only_with_the_presets_royalties(tmp_path):
+    from cpoker.rules import Rules
+
+    same = Rules.from_toml_text('scoring = "2-4"\n[naturals]\n"six pairs" = 3\n', "house")
+    assert same.name != "2-4" and np.array_equal(default_tables(same).removal, default_tables("2-4").removal)
+    royal = Rules.from_toml_text('scoring = "2-4"\n[royalties]\nback = { "four of a kind" = 4 }\n', "house")
+    assert default_tables(royal).removal is None
+
+
+def test_build_learns_the_correction_last_and_can_leave_it_out(tmp_path):
+    built = cpoker.build_tables(hands=300, seed=5, max_iterations=2, removal_deals=50)
+    assert built.removal is not None and built.removal.shape == (65, 507)
+    again = cpoker.build_tables(hands=300, seed=5, max_iterations=2, removal_deals=50)
+    assert again.to_bytes() == built.to_bytes()
+    assert cpoker.build_tables(hands=300, seed=5, max_iterations=2, removal_deals=0).removal is None
+    with pytest.raises(OptionError, match="removal_deals"):
+        cpoker.build_tables(hands=300, removal_deals=-1)
