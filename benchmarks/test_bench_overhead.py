@@ -70,17 +70,22 @@ def _per_hand(benchmark, function, hands, label):
     print(f"\n{label}: {per_hand:.1f} µs per hand")
 
 
+@pytest.mark.parametrize("removal", ["card-removal", "full-deck"])
 @pytest.mark.parametrize("rules", ["pagat", "1-6", "2-4", "seed001-royalties"])
-def test_table_policy_batch_per_hand(benchmark, hands, rules):
-    """Each preset's tables: a scoring bonus adds its term to every split searched, and loosens the bounds."""
+def test_table_policy_batch_per_hand(benchmark, hands, rules, removal):
+    """Each preset's tables: a scoring bonus adds its term to every split searched, and loosens the bounds;
+    so does the card-removal correction (``full-deck``: the same tables without it, as self-play plays)."""
+    from cpoker.policy import RowModel
+
     tables = default_tables(rules)
+    model = tables.model if removal == "card-removal" else RowModel.from_distribution(tables.distribution, tables.rules)
     batch = np.array(hands)
-    arrange_by_tables(batch[:2], tables)
+    arrange_by_tables(batch[:2], model)
     with numba_threads(1):
-        benchmark.pedantic(arrange_by_tables, args=(batch, tables), rounds=5)
+        benchmark.pedantic(arrange_by_tables, args=(batch, model), rounds=5)
     per_hand = benchmark.stats.stats.min / len(hands) * 1e6
     benchmark.extra_info["table policy batch µs per hand"] = per_hand
-    print(f"\ntable policy ({rules}), batch: {per_hand:.1f} µs per hand")
+    print(f"\ntable policy ({rules}, {removal}), batch: {per_hand:.1f} µs per hand")
 
 
 def test_table_one_hand(benchmark, hands):

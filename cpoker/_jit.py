@@ -21,6 +21,8 @@ always wins when set to a writable directory.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import os
 import tempfile
 import warnings
@@ -99,12 +101,35 @@ if FunctionCache is not None:
 
 
 def _tolerant(dispatcher):
-    """``dispatcher`` with its cache (if any) reading unreadable files as misses (same state, subclasses)."""
+    """``dispatcher`` with its cache (if any) reading unreadable files as misses (same state, subclasses),
+    and stale once any kernel's source changes (:func:`kernels_digest`)."""
     cache = getattr(dispatcher, "_cache", None)
     if FunctionCache is not None and type(cache) is FunctionCache and type(cache._cache_file) is IndexDataCacheFile:
         cache.__class__ = _TolerantFunctionCache
         cache._cache_file.__class__ = _TolerantCacheFile
+        cache._cache_file._source_stamp = (cache._cache_file._source_stamp, kernels_digest())
     return dispatcher
+
+
+@functools.cache
+def kernels_digest() -> str:
+    """sha256 of every kernel source file (``cpoker/_kernels/*.py``), part of each cached kernel's stamp.
+
+    numba keys a cached kernel on its own file's modification time and size only, and inlines the kernels it
+    calls: a kernel calling one from another file kept its old compiled code after that file changed (an
+    upgrade, an edit), silently.  With this digest in the stamp, any change of any kernel source recompiles
+    them all.  Reading the ~100 KB costs well under a millisecond.
+    """
+    digest = hashlib.sha256()
+    folder = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_kernels")
+    try:
+        for name in sorted(os.listdir(folder)):
+            if name.endswith(".py"):
+                with open(os.path.join(folder, name), "rb") as source:
+                    digest.update(name.encode() + b"\0" + source.read())
+    except OSError:  # sources not readable as files (a zip import): numba's own stamps alone
+        return ""
+    return digest.hexdigest()
 
 
 def _compile(func, options):

@@ -84,7 +84,7 @@ class RowModel:
         bonus of three rows that strong; the same without the front (a hand's
         best front is added).
     removal
-        ``(65, Q * 3 * 169)`` float64 card-removal terms (:mod:`cpoker.removal`;
+        ``(65, Q * 3 * 169)`` float32 card-removal terms (:mod:`cpoker.removal`;
         Q = 1 without a scoring bonus, 3 with one), or ``None``: every hand is
         valued against the full-deck distribution.
     """
@@ -135,7 +135,9 @@ class RowModel:
         if self.removal is not None:
             from .removal import check_terms
 
-            object.__setattr__(self, "removal", check_terms(self.removal, 3 if self.scoop or self.majority else 1))
+            # float32, as stored: the kernels add them in float64, exactly, and read half the bytes
+            object.__setattr__(self, "removal", check_terms(self.removal, 3 if self.scoop or self.majority else 1,
+                                                            np.float32))
         object.__setattr__(self, "rest_best", _rest_best(self.values))
         object.__setattr__(self, "self_bounds", self._self_bounds())
 
@@ -251,7 +253,7 @@ class RowModel:
         return state
 
 
-_NO_REMOVAL = np.zeros((1, 1))
+_NO_REMOVAL = np.zeros((1, 1), dtype=np.float32)  # the terms' type: one compiled kernel for both
 
 
 def _strength_shapes() -> np.ndarray:

@@ -107,7 +107,7 @@ def value_moments(moments: np.ndarray, rules: "Rules") -> np.ndarray:
 
 
 def learn_removal(model: "RowModel", rules: "Rules", seed: int, deals: int = 200_000,
-                  progress: bool = False) -> np.ndarray:
+                  progress: bool = False, buckets=None, keep=None) -> np.ndarray:
     """The correction terms of the policy of ``model`` under ``rules`` (see the module docstring).
 
     ``deals`` deals of four hands, dealt from ``seed``'s stream after the self-play sample's
@@ -137,7 +137,9 @@ def learn_removal(model: "RowModel", rules: "Rules", seed: int, deals: int = 200
         from .errors import Interrupted
 
         raise Interrupted()
-    return removal_terms(gram, moments, rules)
+    if keep is not None:
+        keep["gram"], keep["moments"] = gram, moments
+    return removal_terms(gram, moments, rules, buckets)
 
 
 def removal_sample(seed: int, start: int, count: int) -> np.ndarray:
@@ -152,10 +154,10 @@ def removal_sample(seed: int, start: int, count: int) -> np.ndarray:
     return deal_block(*stream_state(stream, start), count, FULL_DECK, REMOVAL_PLAYERS)
 
 
-def removal_terms(gram: np.ndarray, moments: np.ndarray, rules: "Rules") -> np.ndarray:
+def removal_terms(gram: np.ndarray, moments: np.ndarray, rules: "Rules", buckets=None) -> np.ndarray:
     """Least squares of the value map (:func:`value_moments`) on the features, averaged within shapes."""
-    buckets = strength_buckets()
-    count = n_buckets()
+    buckets = strength_buckets() if buckets is None else buckets
+    count = int(buckets.max()) + 1
     mapped = value_moments(moments, rules)  # (Q, 3, 1 + F, S)
     means = np.zeros(mapped.shape[:3] + (count,))
     # over all the shape's strengths, 3-card and 5-card, for every row: measured, this plays better than

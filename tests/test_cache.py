@@ -109,3 +109,31 @@ def test_the_command_line_prints_a_warning_as_one_line(capsys):
     cli._warning_line(RuntimeWarning("cpoker: the cache was odd"), RuntimeWarning, "x.py", 1)
     cli._warning_line(UserWarning("something else"), UserWarning, "y.py", 2)
     assert capsys.readouterr().err == "cpoker: warning: the cache was odd\ncpoker: warning: something else\n"
+
+
+def test_a_kernel_recompiles_when_a_kernel_it_calls_changes_in_another_file(tmp_path):
+    """numba stamps a cached kernel with its own file only; cpoker adds a digest of every kernel source.
+
+    Real processes on a copy of the package: the table method's kernel (``splits.py``) inlines the card-removal
+    correction (``removal.py``).  Once ``removal.py`` adds 1 to every correction, a new process must see each
+    of the three rows worth 1 more, not the cached kernel's old answer.
+    """
+    copy = tmp_path / "site"
+    shutil.copytree(PACKAGE, copy / "cpoker", ignore=shutil.ignore_patterns("__pycache__", "*.nbi", "*.nbc"))
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(copy)}
+    program = ("import cpoker; assert cpoker.__file__.startswith(%r); "
+               "print(repr(cpoker.solve('As Ad Kc Kd Qs Jh Th 9c 7s 6d 4h 3c 2s', method='table').ev))" % str(copy))
+
+    def run() -> float:
+        done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, env=env,
+                              cwd=tmp_path, timeout=600)
+        assert done.returncode == 0, done.stderr[-800:]
+        return float(done.stdout)
+
+    before = run()
+    assert run() == before  # from the cache
+    source = copy / "cpoker" / "_kernels" / "removal.py"
+    text = source.read_text()
+    assert text.count("out[i] = terms[0, i]") == 1
+    source.write_text(text.replace("out[i] = terms[0, i]", "out[i] = terms[0, i] + 1.0"))
+    assert run() == pytest.approx(before + 3, abs=1e-9)

@@ -65,9 +65,9 @@ def test_shipped_tables_carry_a_correction_that_the_search_maximises_exactly(nam
     assert tables.removal is not None and tables.removal.dtype == np.float32
     model = tables.model
     hands = np.concatenate([sample_block(71, 0, 25), np.array(suited_hands(10, seed=72), dtype=np.uint8)])
-    chosen, strengths = arrange_by_tables(hands, model)
+    chosen, _ = arrange_by_tables(hands, model)
     changed = 0
-    for hand, split, rows in zip(hands, chosen, strengths):
+    for hand, split in zip(hands, chosen):
         found, index = every_split(hand)
         total = slow_split_values(model, hand, *index)
         assert np.allclose(model.split_values(*index, hand), total, rtol=0, atol=1e-12)

@@ -182,16 +182,16 @@ def build_kernels(cuda_module) -> dict:
 
     @cuda.jit
     def table_policy(hands, row_values, row_bounds, row_wins, row_losses, scoop, majority, rest_best, self_bounds,
-                     removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask, displacements,
-                     strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements,
-                     rest_values, middles, fronts, chosen, chosen_strengths):
+                     removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
+                     flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values,
+                     middles, fronts, chosen, chosen_strengths):
         """One thread per hand: the CPU's ``table_policy_hand``."""
         h = cuda.grid(1)
         if h < hands.shape[0]:
             policy_into(hands[h], h, row_values, row_bounds, row_wins, row_losses, scoop, majority, rest_best,
-                        self_bounds, removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
-                        flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values,
-                        middles, fronts, chosen, chosen_strengths)
+                        self_bounds, removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask,
+                        displacements, strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask,
+                        rest_displacements, rest_values, middles, fronts, chosen, chosen_strengths)
 
     @cuda.jit
     def greedy(hands, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths, flush_strengths,
@@ -218,9 +218,9 @@ def build_kernels(cuda_module) -> dict:
             deal_hands(state_high, state_low, inc_high, inc_low, first + h, 1, deck, cuda.local.array(13, uint64), hand,
                        0)
             policy_into(hand[0, 0], h, row_values, row_bounds, row_wins, row_losses, scoop, majority, rest_best,
-                        self_bounds, removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
-                        flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values,
-                        middles, fronts, chosen, chosen_strengths)
+                        self_bounds, removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask,
+                        displacements, strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask,
+                        rest_displacements, rest_values, middles, fronts, chosen, chosen_strengths)
 
     @cuda.jit
     def self_play_greedy(state_high, state_low, inc_high, inc_low, first, deck, card_codes, multiplier, bucket_shift,

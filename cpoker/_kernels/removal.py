@@ -57,14 +57,15 @@ def hand_correction(mask, terms, out):
             for i in range(width):
                 out[i] += terms[1 + feature, i]
     a, b, c, d, s0, s1, s2, s3 = suit_counts(mask)
-    for suit in range(4):
-        count = a if suit == 0 else b if suit == 1 else c if suit == 2 else d
-        by_rank = s0 if suit == 0 else s1 if suit == 1 else s2 if suit == 2 else s3
+    for suit in range(4):  # in float64: the terms may be float32, and the counts small unsigned integers
+        count = np.float64(a if suit == 0 else b if suit == 1 else c if suit == 2 else d)
+        by_rank = np.float64(s0 if suit == 0 else s1 if suit == 1 else s2 if suit == 2 else s3)
         linear = 1 + RANK_FEATURES + suit
         square = linear + 4
         ordered = linear + 8
         for i in range(width):
-            out[i] += count * terms[linear, i] + (count * count) * terms[square, i] + by_rank * terms[ordered, i]
+            out[i] += (count * np.float64(terms[linear, i]) + (count * count) * np.float64(terms[square, i])
+                       + by_rank * np.float64(terms[ordered, i]))
 
 
 @jit

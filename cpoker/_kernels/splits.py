@@ -527,7 +527,7 @@ def corrected_row(row_values, row_wins, row_losses, corrections, buckets, row, s
 
 @jit
 def hand_removal(hand_mask, removal_terms, buckets, scoop, majority, index5, index3, front_values, corrections):
-    """Correct a hand's rows for the cards it holds: ``(best front value, rest_slack, all_slack)``.
+    """Correct a hand's rows for the cards it holds; returns ``(rest_slack, all_slack)``.
 
     Fills ``corrections`` with the hand's correction of each row shape (:func:`.removal.hand_correction`),
     adds the front's to ``front_values``, and bounds what the correction adds to a split: the largest
@@ -538,22 +538,18 @@ def hand_removal(hand_mask, removal_terms, buckets, scoop, majority, index5, ind
     """
     hand_correction(hand_mask, removal_terms, corrections)
     has_bonus = scoop != 0.0 or majority != 0.0
-    top_front = -np.inf
     best_front = -np.inf
-    best_middle = -np.inf
-    best_back = -np.inf
-    wins_rise = 0.0  # summed over the three rows: each row's largest rise
-    losses_fall = 0.0
     front_rise = 0.0
     front_fall = 0.0
     for i in range(index3.shape[0]):
         shape = buckets[index3[i]]
         front_values[i] += corrections[shape]
-        top_front = max(top_front, front_values[i])
         best_front = max(best_front, corrections[shape])
         if has_bonus:
             front_rise = max(front_rise, corrections[3 * N_SHAPES + shape])
             front_fall = max(front_fall, -corrections[6 * N_SHAPES + shape])
+    best_middle = -np.inf
+    best_back = -np.inf
     middle_rise = 0.0
     middle_fall = 0.0
     back_rise = 0.0
@@ -567,10 +563,9 @@ def hand_removal(hand_mask, removal_terms, buckets, scoop, majority, index5, ind
             back_rise = max(back_rise, corrections[5 * N_SHAPES + shape])
             middle_fall = max(middle_fall, -corrections[7 * N_SHAPES + shape])
             back_fall = max(back_fall, -corrections[8 * N_SHAPES + shape])
-    wins_rise = front_rise + middle_rise + back_rise
-    losses_fall = front_fall + middle_fall + back_fall
-    rest_slack = best_middle + best_front + (scoop + majority) * (wins_rise + losses_fall) + REST_SLACK
-    return top_front, rest_slack, best_back + rest_slack
+    bonus = (scoop + majority) * (front_rise + middle_rise + back_rise + front_fall + middle_fall + back_fall)
+    rest_slack = best_middle + best_front + bonus + REST_SLACK
+    return rest_slack, best_back + rest_slack
 
 
 BLOCK = 64  # hands per parallel work item; each block owns its scratch arrays
@@ -622,7 +617,7 @@ def table_policy_hand(hand, row_values, row_bounds, row_wins, row_losses, scoop,
     rest_slack = 0.0
     all_slack = 0.0
     if removal:
-        _, rest_slack, all_slack = hand_removal(hand_mask, removal_terms, buckets, scoop, majority, index5, index3,
+        rest_slack, all_slack = hand_removal(hand_mask, removal_terms, buckets, scoop, majority, index5, index3,
                                                 front_values, corrections)
     best, _ = best_split_by_row_values(index5, index3, front_values, middles, fronts, row_values, row_bounds, row_wins,
                                        row_losses, scoop, majority, rest_best, self_bounds, top_front, hand_code,
@@ -683,7 +678,7 @@ def best_distinct_splits(hand, row_values, row_bounds, row_wins, row_losses, sco
     rest_slack = 0.0
     all_slack = 0.0
     if removal:
-        _, rest_slack, all_slack = hand_removal(hand_mask, removal_terms, buckets, scoop, majority, index5, index3,
+        rest_slack, all_slack = hand_removal(hand_mask, removal_terms, buckets, scoop, majority, index5, index3,
                                                 front_values, corrections)
     has_bonus = scoop != 0.0 or majority != 0.0
     kept_ids = np.empty(count, dtype=np.int32)
@@ -774,9 +769,9 @@ def best_distinct_splits(hand, row_values, row_bounds, row_wins, row_losses, sco
 
 @jit
 def _table_policy_block(hands, start, stop, row_values, row_bounds, row_wins, row_losses, scoop, majority, rest_best,
-                        self_bounds, removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
-                        flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values,
-                        middles, fronts, chosen, chosen_strengths):
+                        self_bounds, removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask,
+                        displacements, strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask,
+                        rest_displacements, rest_values, middles, fronts, chosen, chosen_strengths):
     """Arrange ``hands[start:stop]`` by the table policy (see :func:`_table_policy`)."""
     index5, index3, masks5, codes5, front_values, candidates, candidate_bounds, corrections = _policy_scratch()
     for h in range(start, stop):
@@ -795,23 +790,24 @@ def _table_policy_block(hands, start, stop, row_values, row_bounds, row_wins, ro
 
 @jit
 def _table_policy_serial(hands, row_values, row_bounds, row_wins, row_losses, scoop, majority, rest_best, self_bounds,
-                         removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths, flush_strengths,
-                         rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values, middles,
-                         fronts):
+                         removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask, displacements,
+                         strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements,
+                         rest_values, middles, fronts):
     """:func:`_table_policy` on the calling thread: for a few hands, where starting the threads costs more."""
     chosen = np.empty(hands.shape[0], dtype=np.int32)
     chosen_strengths = np.empty((hands.shape[0], 3), dtype=np.int16)
     _table_policy_block(hands, 0, hands.shape[0], row_values, row_bounds, row_wins, row_losses, scoop, majority,
-                        rest_best, self_bounds, removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask, displacements,
-                        strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements,
-                        rest_values, middles, fronts, chosen, chosen_strengths)
+                        rest_best, self_bounds, removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask,
+                        displacements, strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask,
+                        rest_displacements, rest_values, middles, fronts, chosen, chosen_strengths)
     return chosen, chosen_strengths
 
 
 @jit
 def _table_policy_one(hand, row_values, row_bounds, row_wins, row_losses, scoop, majority, rest_best, self_bounds,
-                      removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths, flush_strengths,
-                      rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values, middles, fronts):
+                      removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
+                      flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values,
+                      middles, fronts):
     """:func:`table_policy_hand` of one hand (13 sorted ids): ``(split, front, middle, back strengths)`` as scalars.
 
     ``cpoker.table(hand)``'s kernel: no output arrays to allocate and box for one answer.
@@ -826,8 +822,9 @@ def _table_policy_one(hand, row_values, row_bounds, row_wins, row_losses, scoop,
 
 @jit(parallel=True)
 def _table_policy(hands, row_values, row_bounds, row_wins, row_losses, scoop, majority, rest_best, self_bounds,
-                  removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths, flush_strengths,
-                  rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values, middles, fronts):
+                  removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
+                  flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values,
+                  middles, fronts):
     """Arrange each hand by the table policy, blocks of hands in parallel.
 
     ``row_values[row, s]`` is the expected result of a row (0 front, 1
@@ -847,10 +844,10 @@ def _table_policy(hands, row_values, row_bounds, row_wins, row_losses, scoop, ma
     n_blocks = (n_hands + BLOCK - 1) // BLOCK
     for block in numba.prange(n_blocks):
         _table_policy_block(hands, block * BLOCK, min(n_hands, (block + 1) * BLOCK), row_values, row_bounds, row_wins,
-                            row_losses, scoop, majority, rest_best, self_bounds, removal_terms, buckets, card_codes, multiplier, bucket_shift,
-                            slot_mask, displacements, strengths, flush_strengths, rest_multiplier, rest_shift,
-                            rest_slot_mask, rest_displacements, rest_values, middles, fronts, chosen,
-                            chosen_strengths)
+                            row_losses, scoop, majority, rest_best, self_bounds, removal_terms, buckets, card_codes,
+                            multiplier, bucket_shift, slot_mask, displacements, strengths, flush_strengths,
+                            rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values, middles,
+                            fronts, chosen, chosen_strengths)
     return chosen, chosen_strengths
 
 
