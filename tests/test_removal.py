@@ -201,3 +201,25 @@ def test_build_learns_the_correction_last_and_can_leave_it_out(tmp_path):
     assert cpoker.build_tables(hands=300, seed=5, max_iterations=2, removal_deals=0).removal is None
     with pytest.raises(OptionError, match="removal_deals"):
         cpoker.build_tables(hands=300, removal_deals=-1)
+
+
+def test_command_line_shows_and_sizes_the_correction(capsys, tmp_path):
+    import json
+
+    from cpoker.cli import main
+
+    assert main(["tables", "info", "--rules", "2-4"]) == 0
+    assert "with a card-removal correction" in capsys.readouterr().out
+    assert main(["tables", "info", "--rules", "pagat", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["card_removal"] is True
+    out = tmp_path / "t.npz"
+    assert main(["tables", "build", "--hands", "200", "--max-iterations", "1", "--removal-deals", "0", "--out",
+                 str(out), "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["tables", "info", str(out), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["card_removal"] is False
+    with pytest.raises(SystemExit) as stopped:
+        main(["tables", "build", "--removal-deals", "nine", "--out", str(out)])
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--removal-deals" in err

@@ -527,15 +527,18 @@ def corrected_row(row_values, row_wins, row_losses, corrections, buckets, row, s
 
 @jit
 def hand_removal(hand_mask, removal_terms, buckets, scoop, majority, index5, index3, front_values, corrections):
-    """Correct a hand's rows for the cards it holds; returns ``(rest_slack, all_slack)``.
+    """Correct a hand's rows for the cards it holds; returns ``(corrected, rest_slack, all_slack)``.
 
-    Fills ``corrections`` with the hand's correction of each row shape (:func:`.removal.hand_correction`),
+    Without a correction (one row of ``removal_terms``) nothing is done: ``(False, 0, 0)``.  Otherwise fills
+    ``corrections`` with the hand's correction of each row shape (:func:`.removal.hand_correction`),
     adds the front's to ``front_values``, and bounds what the correction adds to a split: the largest
     correction of a middle and of a front the hand can make (``rest_slack``), and of a back too
     (``all_slack``).  Under a scoring bonus, moving a win or a loss probability by ``d`` moves the bonus by
     at most ``d`` per unit (its partial derivatives lie in [0, 1] on probabilities), so the slacks grow by the
     units times the largest rise of each row's wins and fall of its losses.
     """
+    if removal_terms.shape[0] <= 1:
+        return False, 0.0, 0.0
     hand_correction(hand_mask, removal_terms, corrections)
     has_bonus = scoop != 0.0 or majority != 0.0
     best_front = -np.inf
@@ -565,7 +568,7 @@ def hand_removal(hand_mask, removal_terms, buckets, scoop, majority, index5, ind
             back_fall = max(back_fall, -corrections[8 * N_SHAPES + shape])
     bonus = (scoop + majority) * (front_rise + middle_rise + back_rise + front_fall + middle_fall + back_fall)
     rest_slack = best_middle + best_front + bonus + REST_SLACK
-    return rest_slack, best_back + rest_slack
+    return True, rest_slack, best_back + rest_slack
 
 
 BLOCK = 64  # hands per parallel work item; each block owns its scratch arrays
@@ -613,12 +616,8 @@ def table_policy_hand(hand, row_values, row_bounds, row_wins, row_losses, scoop,
     hand_code, hand_mask, top_front = hand_subsets(hand, row_values, card_codes, multiplier, bucket_shift, slot_mask,
                                                    displacements, strengths, flush_strengths, index5, index3, masks5,
                                                    codes5, front_values)
-    removal = removal_terms.shape[0] > 1
-    rest_slack = 0.0
-    all_slack = 0.0
-    if removal:
-        rest_slack, all_slack = hand_removal(hand_mask, removal_terms, buckets, scoop, majority, index5, index3,
-                                                front_values, corrections)
+    removal, rest_slack, all_slack = hand_removal(hand_mask, removal_terms, buckets, scoop, majority, index5, index3,
+                                                  front_values, corrections)
     best, _ = best_split_by_row_values(index5, index3, front_values, middles, fronts, row_values, row_bounds, row_wins,
                                        row_losses, scoop, majority, rest_best, self_bounds, top_front, hand_code,
                                        hand_mask, codes5, masks5, rest_multiplier, rest_shift, rest_slot_mask,
@@ -674,12 +673,8 @@ def best_distinct_splits(hand, row_values, row_bounds, row_wins, row_losses, sco
     hand_code, hand_mask, top_front = hand_subsets(hand, row_values, card_codes, multiplier, bucket_shift, slot_mask,
                                                    displacements, strengths, flush_strengths, index5, index3, masks5,
                                                    codes5, front_values)
-    removal = removal_terms.shape[0] > 1
-    rest_slack = 0.0
-    all_slack = 0.0
-    if removal:
-        rest_slack, all_slack = hand_removal(hand_mask, removal_terms, buckets, scoop, majority, index5, index3,
-                                                front_values, corrections)
+    removal, rest_slack, all_slack = hand_removal(hand_mask, removal_terms, buckets, scoop, majority, index5, index3,
+                                                  front_values, corrections)
     has_bonus = scoop != 0.0 or majority != 0.0
     kept_ids = np.empty(count, dtype=np.int32)
     kept_values = np.empty(count)
