@@ -4,7 +4,7 @@ Built in:
 
 * ``greedy`` -- strongest back, then strongest middle of the other 8, front the rest;
 * ``table`` -- the table policy (:mod:`cpoker.policy`) with the tables of the rules in force,
-  ~65,000 hands/s per core; ``table@RULES`` with the tables shipped for other rules
+  ~50,000 hands/s per core (card removal corrected); ``table@RULES`` with the tables shipped for other rules
   (``table@pagat`` under 2-4 scoring: the pagat-trained policy), ``table@FILE.npz`` with a
   tables file;
 * ``mc`` -- the Monte Carlo solver (:func:`cpoker.solve`) against table-policy opponents.
