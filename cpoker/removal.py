@@ -3,9 +3,10 @@
 The table policy values a row of strength ``s`` against the opponent's row
 distribution of the whole game (:class:`cpoker.policy.RowModel`).  But the
 opponent is dealt from the 39 cards a hand leaves: a player holding three
-aces faces fewer aces, one holding six spades fewer spade flushes.  Ignoring
-this was most of what a best response could win against the table policy
-(0.006 points a hand under 2-4 scoring, 0.010 with royalties).
+aces faces fewer aces, one holding six spades fewer spade flushes.  On the
+hands first measured, ignoring this was most of what a best response won
+against the table policy (the README's *Strategy quality* says what the
+shipped correction changes).
 
 The correction is linear in 64 features of the hand, each a small integer:
 for each rank, whether the hand holds 0, 2, 3 or 4 of it (1 is the
@@ -14,7 +15,7 @@ sorted.  For each row, strength and feature it gives the change of the
 row's value (and, under a scoring bonus, of its win and loss probabilities)
 per unit of the feature away from its mean, averaged within each row
 *shape* (category and main ranks, kickers dropped: 169 shapes), so that
-the tables stay small (40-120 KB) and the estimates are not noise.
+the tables files stay small (130-290 KB; 7,917 strengths would be 18 MB).
 
 It is learned by least squares after self-play (:func:`learn_removal`):
 deals of four hands are arranged by the policy, and each ordered pair of
@@ -30,7 +31,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._kernels.removal import N_FEATURES, accumulate_removal, solve_symmetric
 from .errors import OptionError
 from .tables import strength_keys
 
@@ -39,6 +39,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .rules import Rules
 
 REMOVAL_PLAYERS = 4
+N_FEATURES = 64  # as cpoker._kernels.removal, imported only where a kernel runs: reading tables needs no numba
 RIDGE = 1e-6  # times the sample count, added to the Gram matrix's diagonal: the features are collinear
 # (the rank counts sum to 13, so do the suit counts), and the ridge picks the smallest of the equal solutions
 
@@ -107,14 +108,14 @@ def value_moments(moments: np.ndarray, rules: "Rules") -> np.ndarray:
 
 
 def learn_removal(model: "RowModel", rules: "Rules", seed: int, deals: int = 200_000,
-                  progress: bool = False, buckets=None, keep=None) -> np.ndarray:
+                  progress: bool = False) -> np.ndarray:
     """The correction terms of the policy of ``model`` under ``rules`` (see the module docstring).
 
-    ``deals`` deals of four hands, dealt from ``seed``'s stream after the self-play sample's
-    (:func:`cpoker.policy.sample_block`), are arranged by ``model``.  Returns ``(65, Q * 3 * 169)`` float32:
-    row 0 the constant (minus the mean features' part), then one row per feature; columns by quantity
-    (value, wins, losses), row (front, middle, back) and shape.
+    ``deals`` deals of four hands (:func:`removal_sample` of ``seed``) are arranged by ``model``.
+    Returns ``(65, Q * 3 * 169)`` float32: row 0 the constant (minus the mean features' part), then one
+    row per feature; columns by quantity (value, wins, losses), row (front, middle, back) and shape.
     """
+    from ._kernels.removal import accumulate_removal
     from .policy import arrange_by_tables
     from .runner import blocks_of, run_blocks
 
@@ -137,9 +138,7 @@ def learn_removal(model: "RowModel", rules: "Rules", seed: int, deals: int = 200
         from .errors import Interrupted
 
         raise Interrupted()
-    if keep is not None:
-        keep["gram"], keep["moments"] = gram, moments
-    return removal_terms(gram, moments, rules, buckets)
+    return removal_terms(gram, moments, rules)
 
 
 def removal_sample(seed: int, start: int, count: int) -> np.ndarray:
@@ -154,10 +153,12 @@ def removal_sample(seed: int, start: int, count: int) -> np.ndarray:
     return deal_block(*stream_state(stream, start), count, FULL_DECK, REMOVAL_PLAYERS)
 
 
-def removal_terms(gram: np.ndarray, moments: np.ndarray, rules: "Rules", buckets=None) -> np.ndarray:
+def removal_terms(gram: np.ndarray, moments: np.ndarray, rules: "Rules") -> np.ndarray:
     """Least squares of the value map (:func:`value_moments`) on the features, averaged within shapes."""
-    buckets = strength_buckets() if buckets is None else buckets
-    count = int(buckets.max()) + 1
+    from ._kernels.removal import solve_symmetric
+
+    buckets = strength_buckets()
+    count = n_buckets()
     mapped = value_moments(moments, rules)  # (Q, 3, 1 + F, S)
     means = np.zeros(mapped.shape[:3] + (count,))
     # over all the shape's strengths, 3-card and 5-card, for every row: measured, this plays better than

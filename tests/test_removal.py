@@ -148,6 +148,18 @@ def test_learning_is_the_least_squares_of_the_definition(name):
     assert np.abs(centred).max() > 0.01  # not a vacuous agreement
 
 
+def test_reading_tables_imports_no_numba_and_the_feature_counts_agree():
+    import subprocess
+    import sys
+
+    from cpoker import removal
+    from cpoker._kernels import removal as kernels
+
+    assert removal.N_FEATURES == kernels.N_FEATURES == N_FEATURES and removal.n_buckets() == kernels.N_SHAPES
+    program = "import sys, cpoker; cpoker.default_tables('2-4'); print('numba' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", program], capture_output=True, text=True).stdout.strip() == "False"
+
+
 def test_four_aces_make_kings_stronger():
     """A fact of card removal, read off the shipped pagat correction: with all four aces in hand, no opponent
     holds one, so a front of a pair of kings (beaten only by aces among pairs) is worth more than with one ace."""
