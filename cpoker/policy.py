@@ -222,14 +222,12 @@ class RowModel:
         """
         from ._kernels.removal import N_SHAPES, hand_correction
         from .arrange import parse_hand
+        from .cards import cards_mask
 
         if self.removal is None:
             return np.zeros((1, 3, N_SHAPES))
-        mask = 0
-        for card in parse_hand(hand).tolist():
-            mask |= 1 << card
         out = np.empty(self.removal.shape[1])
-        hand_correction(np.int64(mask), self.removal, out)
+        hand_correction(np.int64(cards_mask(parse_hand(hand).tolist())), self.removal, out)
         return out.reshape(-1, 3, N_SHAPES)
 
     def kernel_arguments(self) -> tuple:
