@@ -678,7 +678,7 @@ def _cmd_tables(args) -> int:
         info = {"path": str(path), "sha256": _sha256(path), "rules": tables.rules.to_dict(), "hands": tables.hands,
                 "seed": tables.seed, "iterations": tables.iterations, "partial": tables.partial,
                 "resumable": tables.previous_distribution is not None, "history": list(tables.history),
-                "card_removal": tables.removal is not None}
+                "card_removal": tables.removal is not None, "removal_rounds": list(tables.removal_rounds)}
         if args.json:
             _print_json(info)
         else:
@@ -691,6 +691,9 @@ def _cmd_tables(args) -> int:
             for step in tables.history:
                 print(f"  iteration {step['iteration']:3d}: {100 * step['changed']:6.2f}% of hands changed "
                       f"arrangement, row values moved {step['values_moved']:.4f}")
+            for step in tables.removal_rounds:
+                print(f"  with card removal, round {step['round']:3d}: {100 * step['changed']:6.2f}% of hands "
+                      "changed arrangement")
         return 0
     show_progress = not args.quiet and sys.stderr.isatty()
     resume = PolicyTables.load(args.resume) if args.resume else None  # checked against the options by build_tables
@@ -703,7 +706,7 @@ def _cmd_tables(args) -> int:
                           tolerance=args.tolerance, progress=show_progress, device=args.device,
                           backend=args.backend, scheduler=args.scheduler, rules=args.rules, resume=resume,
                           checkpoint=_checkpoint_writer(out) if args.checkpoint else None,
-                          removal_deals=args.removal_deals)
+                          removal_deals=args.removal_deals, removal_rounds=args.removal_rounds)
     rules = tables.rules
     try:
         tables.save(out)
@@ -725,11 +728,18 @@ def _cmd_tables(args) -> int:
         _print_json({"out": str(out), "sha256": digest, "identical_to_shipped": same, "rules": rules.to_dict(),
                      "hands": tables.hands, "seed": tables.seed, "iterations": tables.iterations,
                      "resumed_after": resume.iterations if resume else None, "partial": tables.partial,
-                     "history": list(tables.history)})
+                     "history": list(tables.history), "card_removal": tables.removal is not None,
+                     "removal_rounds": list(tables.removal_rounds)})
     else:
-        status = (f" (PARTIAL: stopped during iteration {tables.iterations + 1}; the file holds the tables of "
+        # stopped after the last iteration of the self-play: in the rounds with the card-removal correction
+        done = tables.iterations == args.max_iterations or (tables.iterations > 1 and last["changed"] < args.tolerance)
+        stopped = "the rounds with the card-removal correction" if done else f"iteration {tables.iterations + 1}"
+        status = (f" (PARTIAL: stopped during {stopped}; the file holds the tables of "
                   f"iteration {tables.iterations}; 'cpoker tables build --resume {out}' continues it)"
                   if tables.partial else "")
+        if tables.removal_rounds:
+            status += (f"; then {len(tables.removal_rounds)} rounds with the card-removal correction (last: "
+                       f"{100 * tables.removal_rounds[-1]['changed']:.2f}% changed)")
         resumed = f", resumed after iteration {resume.iterations}" if resume else ""
         print(f"wrote {out} ({rules.name} rules) after {tables.iterations} iterations on {tables.hands} hands, "
               f"seed {tables.seed}{resumed} "
@@ -985,6 +995,10 @@ def make_parser() -> argparse.ArgumentParser:
     build.add_argument("--removal-deals", type=_int_in(0, MAX_REMOVAL_DEALS), default=None,
                        help="deals of four hands from which the finished policy's card-removal correction is "
                             f"learned (default {DEFAULT_BUILD['removal_deals']:,}, about 10 s; 0 for none)")
+    build.add_argument("--removal-rounds", type=_int_in(0, MAX_ITERATIONS), default=None,
+                       help="rounds of self-play with the correction, each learning it again (default "
+                            f"{DEFAULT_BUILD['removal_rounds']}, about a minute; 0: learned once, from play "
+                            "without it)")
     build.add_argument("--out", default=None,
                        help="output file (default: the shipped file's name, policy_tables.npz for pagat, "
                             "policy_tables_2-4.npz for 2-4, ...; policy_tables_custom.npz for a rules file)")

@@ -132,6 +132,7 @@ def test_tables_info_and_small_build(capsys, tmp_path):
     assert status == 0 and json.loads(out)["hands"] >= 10_000
     target = tmp_path / "t.npz"
     status, out, _ = run(capsys, "tables", "build", "--hands", "200", "--max-iterations", "2", "--quiet",
+                         "--removal-deals", "300", "--removal-rounds", "1",
                          "--out", str(target))
     assert status == 0 and target.exists() and "sha256" in out
 

@@ -21,6 +21,8 @@ distributed = pytest.importorskip("distributed")
 
 ROOT = Path(__file__).resolve().parents[1]
 A = "2s 2h Ad / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac"
+# builds learn a small card-removal correction and play one round with it: those passes run on the cluster too
+SMALL_REMOVAL = {"removal_deals": 500, "removal_rounds": 1}
 
 
 def scores(result) -> list:
@@ -36,11 +38,14 @@ def test_a_local_cluster_gives_the_local_results_exactly():
     there = cpoker.simulate(A, samples=4_500, seed=7, opponents=2, backend="dask")
     assert (there.ev, there.stderr, there.distribution, there.rows) == (here.ev, here.stderr, here.distribution,
                                                                         here.rows)
-    built_here = cpoker.build_tables(hands=2_000, seed=3, max_iterations=2, chunk=400)
-    built_there = cpoker.build_tables(hands=2_000, seed=3, max_iterations=2, chunk=400, backend="dask")
+    built_here = cpoker.build_tables(hands=2_000, seed=3, max_iterations=2, chunk=400, **SMALL_REMOVAL)
+    built_there = cpoker.build_tables(hands=2_000, seed=3, max_iterations=2, chunk=400, backend="dask",
+                                      **SMALL_REMOVAL)
     assert built_there.to_bytes() == built_here.to_bytes()
-    rules_here = cpoker.build_tables(hands=1_000, seed=3, max_iterations=2, chunk=400, rules="2-4")
-    rules_there = cpoker.build_tables(hands=1_000, seed=3, max_iterations=2, chunk=400, rules="2-4", backend="dask")
+    rules_here = cpoker.build_tables(hands=1_000, seed=3, max_iterations=2, chunk=400, rules="2-4",
+                                     **SMALL_REMOVAL)
+    rules_there = cpoker.build_tables(hands=1_000, seed=3, max_iterations=2, chunk=400, rules="2-4",
+                                      backend="dask", **SMALL_REMOVAL)
     assert rules_there.to_bytes() == rules_here.to_bytes()
     exploited_here = cpoker.exploit("table", rules="1-6", hands=10, samples=100, seed=2)
     exploited_there = cpoker.exploit("table", rules="1-6", hands=10, samples=100, seed=2, backend="dask")

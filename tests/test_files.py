@@ -267,13 +267,15 @@ def test_a_disk_that_fills_during_the_job_loses_no_result(tmp_path):
     assert simulated.returncode == 1 and "EV" in simulated.stdout, simulated.stderr[-500:]
     assert "No space left on device; the result is printed instead" in simulated.stderr
     assert simulated.stderr.count("\n") == 1
-    built = run("tables", "build", "--hands", "200", "--max-iterations", "2", "--out", str(full / "t.npz"))
+    built = run("tables", "build", "--hands", "200", "--max-iterations", "2", "--removal-deals", "300",
+                "--removal-rounds", "1", "--out", str(full / "t.npz"))
     assert built.returncode == 1 and "the tables were saved to" in built.stderr, built.stderr[-500:]
     rescued = next(rescue_dir.glob("cpoker-tables-*.npz"))
     assert PolicyTables.load(rescued).iterations == 2
     rescued.unlink()
     # checkpoints that cannot be written: reported once, and the job goes on to its result
-    built = run("tables", "build", "--hands", "200", "--max-iterations", "3", "--checkpoint", "--out",
+    built = run("tables", "build", "--hands", "200", "--max-iterations", "3", "--removal-deals", "300",
+                "--removal-rounds", "1", "--checkpoint", "--out",
                 str(full / "t.npz"))
     assert built.returncode == 1 and built.stderr.count("cannot write the checkpoint") == 1, built.stderr[-500:]
     assert PolicyTables.load(next(rescue_dir.glob("cpoker-tables-*.npz"))).iterations == 3

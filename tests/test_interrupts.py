@@ -136,18 +136,19 @@ def test_a_signal_after_the_last_block_of_a_solve_keeps_its_complete_result(monk
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
-TABLES_BUILD = ("tables", "build", "--hands", "300", "--max-iterations", "6", "--tolerance", "0", "--json")
+TABLES_BUILD = ("tables", "build", "--hands", "300", "--max-iterations", "6", "--tolerance", "0", "--json",
+                "--removal-deals", "300", "--removal-rounds", "1")
 
 
 def test_a_signal_between_self_play_passes_returns_the_tables_so_far(monkeypatch):
     """While the next iteration's model is made (no block in flight) the build stops and keeps its tables."""
     from cpoker.policy import RowModel, build_tables
 
-    full = build_tables(hands=300, max_iterations=2, tolerance=0)
+    full = build_tables(hands=300, max_iterations=2, tolerance=0, removal_deals=0)
     # made once after the greedy start, then once per iteration: the third is iteration 2's new model
     monkeypatch.setattr(RowModel, "from_distribution", _signal_on_call(RowModel.from_distribution, 3))
     try:
-        stopped = build_tables(hands=300, max_iterations=6, tolerance=0)
+        stopped = build_tables(hands=300, max_iterations=6, tolerance=0, removal_deals=0)
     except Interrupted:  # (a KeyboardInterrupt: it would end the whole test session)
         pytest.fail("the build raised Interrupted and lost the tables of its two completed iterations")
     assert stopped.partial and stopped.iterations == 2 and not full.partial

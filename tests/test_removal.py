@@ -213,6 +213,45 @@ def test_build_learns_the_correction_last_and_can_leave_it_out(tmp_path):
     assert cpoker.build_tables(hands=300, seed=5, max_iterations=2, removal_deals=0).removal is None
     with pytest.raises(OptionError, match="removal_deals"):
         cpoker.build_tables(hands=300, removal_deals=-1)
+    with pytest.raises(OptionError, match="removal_rounds"):
+        cpoker.build_tables(hands=300, removal_rounds=1.5)
+
+
+def test_rounds_with_the_correction_play_it_and_value_rows_against_that_play(tmp_path, capsys):
+    """After the self-play, each round arranges the sample with the correction (a fresh average of those
+    passes is the distribution), and the terms are learned again from that play."""
+    from cpoker.policy import RowModel, _strength_histogram, arrange_by_tables, sample_block
+    from cpoker.removal import learn_removal
+    from cpoker.tables import strength_keys
+
+    options = {"hands": 400, "seed": 6, "max_iterations": 3, "rules": "2-4", "removal_deals": 80}
+    once = cpoker.build_tables(**options, removal_rounds=0)
+    assert once.removal_rounds == () and once.removal is not None
+    twice = cpoker.build_tables(**options, removal_rounds=2)
+    assert twice.history == once.history and [r["round"] for r in twice.removal_rounds] == [1, 2]
+    # the same two rounds, written out: the first correction is learned from a quarter of the deals
+    rules, sample, size = once.rules, sample_block(6, 0, 400), len(strength_keys())
+    terms = learn_removal(RowModel.from_distribution(once.distribution, rules), rules, 6, 20)
+    first, played = arrange_by_tables(sample, RowModel.from_distribution(once.distribution, rules, terms))
+    average = _strength_histogram(played, size) / 400
+    terms = learn_removal(RowModel.from_distribution(average, rules, terms), rules, 6, 20)
+    second, played = arrange_by_tables(sample, RowModel.from_distribution(average, rules, terms))
+    average = average + (_strength_histogram(played, size) / 400 - average) / 2
+    terms = learn_removal(RowModel.from_distribution(average, rules, terms), rules, 6, 80)  # the last: all deals
+    assert np.array_equal(twice.distribution, average) and np.array_equal(twice.removal, terms)
+    assert twice.removal_rounds[1]["changed"] == np.count_nonzero(first != second) / 400
+    assert not np.array_equal(twice.distribution, once.distribution)
+    # the rounds survive a file, and the command line shows them
+    from cpoker.cli import main
+
+    twice.save(tmp_path / "t.npz")
+    assert cpoker.PolicyTables.load(tmp_path / "t.npz").removal_rounds == twice.removal_rounds
+    assert main(["tables", "info", str(tmp_path / "t.npz")]) == 0
+    shown = capsys.readouterr().out
+    assert "with card removal, round   2:" in shown and "3 iterations" in shown
+    with pytest.raises(OptionError, match="round 1 of the tables' removal rounds"):
+        cpoker.PolicyTables(twice.distribution, 400, 6, twice.history, False, rules, None, twice.removal,
+                            ({"round": 1, "changed": 2.0},))
 
 
 def test_command_line_shows_and_sizes_the_correction(capsys, tmp_path):

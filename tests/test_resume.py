@@ -18,44 +18,51 @@ import time
 import numpy as np
 import pytest
 
-from cpoker import OptionError, PolicyTables, cli
+from cpoker import Interrupted, OptionError, PolicyTables, cli
 from cpoker.policy import build_tables
 
 HANDS, SEED = 600, 4
+# a small card-removal step, with two rounds of self-play with the correction: resumed builds replay them too
+REMOVAL = {"removal_deals": 300, "removal_rounds": 2}
 
 
 @pytest.fixture(scope="module")
 def pagat_build():
-    """A 6-iteration build and the checkpoints it handed out on the way (after iterations 1 to 5)."""
+    """A 6-iteration build and the checkpoints it handed out on the way (after iterations 1 to 5, and once the
+    self-play was done, before the rounds with the card-removal correction)."""
     checkpoints: list = []
-    full = build_tables(hands=HANDS, seed=SEED, max_iterations=6, tolerance=0, checkpoint=checkpoints.append)
+    full = build_tables(hands=HANDS, seed=SEED, max_iterations=6, tolerance=0, checkpoint=checkpoints.append,
+                        **REMOVAL)
     return full, checkpoints
 
 
 def test_every_checkpoint_resumes_to_the_uninterrupted_tables_byte_for_byte(pagat_build, tmp_path):
     full, checkpoints = pagat_build
-    assert [c.iterations for c in checkpoints] == [1, 2, 3, 4, 5]
-    assert all(c.partial and c.previous_distribution is not None for c in checkpoints)
+    assert [c.iterations for c in checkpoints] == [1, 2, 3, 4, 5, 6]
+    assert all(c.partial and c.previous_distribution is not None and c.removal is None for c in checkpoints)
     assert not full.partial and full.previous_distribution is None  # a finished build carries no resume state
-    assert [c.history for c in checkpoints] == [full.history[:k] for k in range(1, 6)]
+    assert [c.history for c in checkpoints] == [full.history[:k] for k in range(1, 7)]
+    assert full.removal is not None and [r["round"] for r in full.removal_rounds] == [1, 2]
     for checkpoint in checkpoints:
-        resumed = build_tables(resume=checkpoint, max_iterations=6, tolerance=0)
+        resumed = build_tables(resume=checkpoint, max_iterations=6, tolerance=0, **REMOVAL)
         assert resumed.to_bytes() == full.to_bytes(), checkpoint.iterations
     # through a file, as the command line does; the resume state survives the round trip
     path = tmp_path / "checkpoint.npz"
     checkpoints[2].save(path)
     loaded = PolicyTables.load(path)
     assert np.array_equal(loaded.previous_distribution, checkpoints[2].previous_distribution)
-    assert build_tables(resume=path, max_iterations=6, tolerance=0).to_bytes() == full.to_bytes()
+    assert build_tables(resume=path, max_iterations=6, tolerance=0, **REMOVAL).to_bytes() == full.to_bytes()
 
 
 def test_a_resumed_build_stops_where_the_uninterrupted_one_converges_under_any_rules():
     checkpoints: list = []
     converged = build_tables(hands=400, seed=SEED, max_iterations=60, tolerance=0.01, rules="2-4",
-                             checkpoint=checkpoints.append)
-    assert converged.history[-1]["changed"] < 0.01 < checkpoints[-1].history[-1]["changed"]
-    for checkpoint in (checkpoints[0], checkpoints[-1]):
-        resumed = build_tables(resume=checkpoint, max_iterations=60, tolerance=0.01, rules="2-4")
+                             checkpoint=checkpoints.append, **REMOVAL)
+    # the last checkpoint is the converged self-play's, before the rounds with the correction
+    assert checkpoints[-1].history == converged.history and converged.iterations < 60
+    assert converged.history[-1]["changed"] < 0.01 < checkpoints[-2].history[-1]["changed"]
+    for checkpoint in (checkpoints[0], checkpoints[-2], checkpoints[-1]):
+        resumed = build_tables(resume=checkpoint, max_iterations=60, tolerance=0.01, rules="2-4", **REMOVAL)
         assert resumed.to_bytes() == converged.to_bytes()
 
 
@@ -74,9 +81,46 @@ def test_tables_a_real_signal_stopped_resume_to_the_uninterrupted_tables(pagat_b
 
     with monkeypatch.context() as patch:
         patch.setattr(RowModel, "from_distribution", signalling)
-        stopped = build_tables(hands=HANDS, seed=SEED, max_iterations=6, tolerance=0)
+        stopped = build_tables(hands=HANDS, seed=SEED, max_iterations=6, tolerance=0, **REMOVAL)
     assert stopped.partial and stopped.iterations == 2 and stopped.previous_distribution is not None
-    assert build_tables(resume=stopped, max_iterations=6, tolerance=0).to_bytes() == full.to_bytes()
+    assert build_tables(resume=stopped, max_iterations=6, tolerance=0, **REMOVAL).to_bytes() == full.to_bytes()
+
+
+def test_a_real_signal_in_the_rounds_with_the_correction_leaves_the_self_plays_tables_resumable(pagat_build,
+                                                                                                 monkeypatch,
+                                                                                                 tmp_path, capsys):
+    """SIGINT while the first correction is learned: it is learned to the end (seconds), the round after it
+    stops at its first block, and the tables of the finished self-play come back, partial, without a correction;
+    resuming them plays the rounds again, to the uninterrupted build's bytes."""
+    from cpoker import removal
+
+    full, checkpoints = pagat_build
+    learn, calls = removal.learn_removal, []
+
+    def signalling(*args, **kwargs):
+        calls.append(1)
+        os.kill(os.getpid(), signal.SIGINT)
+        return learn(*args, **kwargs)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(removal, "learn_removal", signalling)
+        stopped = build_tables(hands=HANDS, seed=SEED, max_iterations=6, tolerance=0, **REMOVAL)
+    assert len(calls) == 1 and stopped.partial and stopped.removal is None and stopped.removal_rounds == ()
+    assert stopped.to_bytes() == checkpoints[-1].to_bytes()
+    assert build_tables(resume=stopped, max_iterations=6, tolerance=0, **REMOVAL).to_bytes() == full.to_bytes()
+    # a signal in the rounds of a build resumed there: nothing new to return, so the file to resume stays as it is
+    with monkeypatch.context() as patch:
+        patch.setattr(removal, "learn_removal", signalling)
+        with pytest.raises(Interrupted):
+            build_tables(resume=stopped, max_iterations=6, tolerance=0, **REMOVAL)
+    # the command line writes those tables and says where it stopped
+    with monkeypatch.context() as patch:
+        patch.setattr(removal, "learn_removal", signalling)
+        assert cli.main(["tables", "build", "--hands", str(HANDS), "--seed", str(SEED), "--max-iterations", "6",
+                         "--tolerance", "0", "--removal-deals", "300", "--removal-rounds", "2",
+                         "--out", str(tmp_path / "t.npz")]) == 130
+    assert "PARTIAL: stopped during the rounds with the card-removal correction" in capsys.readouterr().out
+    assert (tmp_path / "t.npz").read_bytes() == checkpoints[-1].to_bytes()
 
 
 def test_what_cannot_be_resumed_is_refused_by_name(pagat_build):
@@ -87,7 +131,7 @@ def test_what_cannot_be_resumed_is_refused_by_name(pagat_build):
         (dict(resume=two, hands=HANDS + 1), f"has hands={HANDS}; hands={HANDS + 1} would be another build"),
         (dict(resume=two, seed=SEED + 1), f"has seed={SEED}; seed={SEED + 1} would be another build"),
         (dict(resume=two, rules="1-6"), "plays the rules 'pagat', not '1-6'"),
-        (dict(resume=two, max_iterations=2), "has done 2 iterations already: max_iterations must be more"),
+        (dict(resume=two, max_iterations=1), "has done 2 iterations already: max_iterations must be at least that"),
         (dict(resume="no such file.npz"), "cannot read tables file no such file.npz"),
         (dict(resume=42), "resume takes the tables of an unfinished build or their file, got int"),
         (dict(hands=50, checkpoint="t.npz"), "checkpoint must be a function of the tables so far, got str"),
@@ -105,24 +149,26 @@ def test_what_cannot_be_resumed_is_refused_by_name(pagat_build):
         with pytest.raises(OptionError, match=re.escape(message)):
             build_tables(**options)
     # options that agree with the build are accepted
-    again = build_tables(resume=two, hands=HANDS, seed=SEED, rules="pagat", max_iterations=3, tolerance=0)
+    again = build_tables(resume=two, hands=HANDS, seed=SEED, rules="pagat", max_iterations=3, tolerance=0,
+                         removal_deals=0)
     assert again.history == full.history[:3]
 
 
 def test_the_command_line_resumes_into_the_file_and_refuses_in_one_line(tmp_path, capsys):
     out, other = tmp_path / "t.npz", tmp_path / "other.npz"
-    base = ["tables", "build", "--hands", "500", "--seed", "3", "--tolerance", "0", "--json"]
+    base = ["tables", "build", "--hands", "500", "--seed", "3", "--tolerance", "0", "--json",
+            "--removal-deals", "300", "--removal-rounds", "2"]
     assert cli.main([*base, "--max-iterations", "4", "--out", str(other)]) == 0
     uninterrupted = json.loads(capsys.readouterr().out)
     # a checkpointed build: the checkpoint of iteration 2 is what an outright kill would leave
     checkpoints: list = []
-    build_tables(hands=500, seed=3, max_iterations=4, tolerance=0, checkpoint=checkpoints.append)
+    build_tables(hands=500, seed=3, max_iterations=4, tolerance=0, checkpoint=checkpoints.append, **REMOVAL)
     checkpoints[1].save(out)
     assert cli.main(["tables", "info", str(out), "--json"]) == 0
     info = json.loads(capsys.readouterr().out)
     assert info["partial"] and info["resumable"] and info["iterations"] == 2
     assert cli.main(["tables", "build", "--resume", str(out), "--max-iterations", "4", "--tolerance", "0",
-                     "--json"]) == 0
+                     "--json", "--removal-deals", "300", "--removal-rounds", "2"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["out"] == str(out) and report["resumed_after"] == 2 and not report["partial"]
     assert report["sha256"] == uninterrupted["sha256"] == hashlib.sha256(out.read_bytes()).hexdigest()
@@ -151,7 +197,8 @@ def test_a_checkpoint_that_cannot_be_written_is_reported_once_and_the_build_goes
 
     monkeypatch.setattr(files.os, "replace", failing_once)
     assert cli.main(["tables", "build", "--hands", "300", "--max-iterations", "4", "--tolerance", "0",
-                     "--checkpoint", "--json", "--out", str(out)]) == 0
+                     "--removal-deals", "300", "--removal-rounds", "2", "--checkpoint", "--json", "--out",
+                     str(out)]) == 0
     captured = capsys.readouterr()
     assert captured.err == (f"cpoker: warning: cannot write the checkpoint {out} (No space left on device); "
                             "the job goes on without checkpoints\n")
@@ -162,8 +209,9 @@ def test_a_checkpoint_that_cannot_be_written_is_reported_once_and_the_build_goes
 def test_a_build_killed_outright_resumes_from_its_checkpoint_to_the_same_file(tmp_path):
     """A real process, a real SIGKILL once its checkpoint holds two iterations, a real resumed process."""
     out = tmp_path / "t.npz"
-    options = ["--hands", "3000", "--seed", "9", "--max-iterations", "40", "--tolerance", "0"]
-    reference = build_tables(hands=3000, seed=9, max_iterations=40, tolerance=0)
+    options = ["--hands", "3000", "--seed", "9", "--max-iterations", "40", "--tolerance", "0",
+               "--removal-deals", "300", "--removal-rounds", "2"]
+    reference = build_tables(hands=3000, seed=9, max_iterations=40, tolerance=0, **REMOVAL)
     command = [sys.executable, "-m", "cpoker", "tables", "build", *options, "--quiet", "--json"]
     process = subprocess.Popen([*command, "--checkpoint", "--out", str(out)], stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
@@ -181,8 +229,8 @@ def test_a_build_killed_outright_resumes_from_its_checkpoint_to_the_same_file(tm
             process.kill()
     checkpoint = PolicyTables.load(out)
     assert checkpoint.partial and 2 <= checkpoint.iterations < 40
-    resumed = subprocess.run([*command[:5], "--resume", str(out), "--max-iterations", "40", "--tolerance", "0",
-                              "--quiet", "--json"], capture_output=True, text=True, timeout=300)
+    resumed = subprocess.run([*command[:5], "--resume", str(out), *options[4:], "--quiet", "--json"],
+                             capture_output=True, text=True, timeout=300)
     assert resumed.returncode == 0 and resumed.stderr == "", resumed.stderr
     report = json.loads(resumed.stdout)
     assert report["resumed_after"] == checkpoint.iterations and report["iterations"] == 40
@@ -192,12 +240,12 @@ def test_a_build_killed_outright_resumes_from_its_checkpoint_to_the_same_file(tm
 def test_real_signals_while_a_build_resumes_leave_a_file_that_still_resumes_to_the_same_bytes(tmp_path):
     """SIGINT at several moments of a resumed build; whatever each leaves, resuming on ends with the same file."""
     out = tmp_path / "t.npz"
-    reference = build_tables(hands=3000, seed=9, max_iterations=40, tolerance=0)
+    reference = build_tables(hands=3000, seed=9, max_iterations=40, tolerance=0, **REMOVAL)
     checkpoints: list = []
-    build_tables(hands=3000, seed=9, max_iterations=3, tolerance=0, checkpoint=checkpoints.append)
-    checkpoints[-1].save(out)  # an unfinished build of 2 iterations
+    build_tables(hands=3000, seed=9, max_iterations=3, tolerance=0, checkpoint=checkpoints.append, **REMOVAL)
+    checkpoints[1].save(out)  # an unfinished build of 2 iterations
     resume = [sys.executable, "-m", "cpoker", "tables", "build", "--resume", str(out), "--max-iterations", "40",
-              "--tolerance", "0", "--quiet", "--json"]
+              "--tolerance", "0", "--removal-deals", "300", "--removal-rounds", "2", "--quiet", "--json"]
     outcomes = []
     for delay in (0.2, 1.5, 3.0):
         before, done = out.read_bytes(), PolicyTables.load(out).iterations

@@ -220,9 +220,9 @@ def test_sample_blocks_tile_the_sample_and_sample_hands_is_its_start():
 
 
 def test_table_builds_are_bit_for_bit_reproducible(tmp_path):
-    first = build_tables(hands=300, seed=4, max_iterations=3)
-    second = build_tables(hands=300, seed=4, max_iterations=3)
-    other = build_tables(hands=300, seed=5, max_iterations=3)
+    first = build_tables(hands=300, seed=4, max_iterations=3, removal_deals=300, removal_rounds=2)
+    second = build_tables(hands=300, seed=4, max_iterations=3, removal_deals=300, removal_rounds=2)
+    other = build_tables(hands=300, seed=5, max_iterations=3, removal_deals=300, removal_rounds=2)
     first.save(tmp_path / "a.npz")
     second.save(tmp_path / "b.npz")
     other.save(tmp_path / "c.npz")
