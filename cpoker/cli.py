@@ -822,8 +822,8 @@ def _cmd_serve(args) -> int:
 
 def make_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``cpoker`` command."""
-    from .errors import (MAX_DEALS, MAX_ITERATIONS, MAX_REMOVAL_DEALS, MAX_SAMPLES, MAX_SEED, MAX_SESSIONS,
-                         MAX_TABLE_HANDS)
+    from .errors import (MAX_DEALS, MAX_ITERATIONS, MAX_REMOVAL_DEALS, MAX_REMOVAL_ROUNDS, MAX_SAMPLES, MAX_SEED,
+                         MAX_SESSIONS, MAX_TABLE_HANDS)
     from .policy import DEFAULT_BUILD
 
     parser = _Parser(prog="cpoker", description="Closed 13-card Chinese poker: evaluate, score, deal, solve, "
@@ -995,7 +995,7 @@ def make_parser() -> argparse.ArgumentParser:
     build.add_argument("--removal-deals", type=_int_in(0, MAX_REMOVAL_DEALS), default=None,
                        help="deals of four hands from which the finished policy's card-removal correction is "
                             f"learned (default {DEFAULT_BUILD['removal_deals']:,}, about 10 s; 0 for none)")
-    build.add_argument("--removal-rounds", type=_int_in(0, MAX_ITERATIONS), default=None,
+    build.add_argument("--removal-rounds", type=_int_in(0, MAX_REMOVAL_ROUNDS), default=None,
                        help="rounds of self-play with the correction, each learning it again (default "
                             f"{DEFAULT_BUILD['removal_rounds']}, about a minute; 0: learned once, from play "
                             "without it)")

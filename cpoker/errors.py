@@ -64,6 +64,7 @@ MAX_DEALS = 10**10           # match: deals, each played in every seat rotation
 MAX_SESSIONS = 10**9         # match: 8-deal sessions
 MAX_TABLE_HANDS = 10**8      # tables build: the self-play sample (4 bytes of state per hand)
 MAX_REMOVAL_DEALS = 10**8  # deals of four hands for a tables build's card-removal correction
+MAX_REMOVAL_ROUNDS = 1000  # tables build: rounds of self-play with the correction (each a pass and a learning)
 MAX_ITERATIONS = 10**6       # tables build: fictitious-play iterations
 
 

@@ -796,13 +796,13 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
         raise OptionError(f"the build to resume has done {resume.iterations} iterations already: "
                           f"max_iterations must be at least that, got {max_iterations}")
     tolerance = check_fraction("tolerance", tolerance)
-    from .errors import MAX_REMOVAL_DEALS
+    from .errors import MAX_REMOVAL_DEALS, MAX_REMOVAL_ROUNDS
     from .removal import learn_removal
 
     removal_deals = check_int("removal_deals", REMOVAL_DEALS if removal_deals is None else removal_deals, 0,
                               MAX_REMOVAL_DEALS)
     removal_rounds = check_int("removal_rounds", REMOVAL_ROUNDS if removal_rounds is None else removal_rounds, 0,
-                               MAX_ITERATIONS)
+                               MAX_REMOVAL_ROUNDS)
     device = check_device(device)
     check_backend(backend, scheduler)
     chunk = check_int("chunk", chunk if chunk is not None else (2_000 if device == "cpu" else 1_000_000), 1, 10**7)

@@ -239,6 +239,8 @@ def cli_case(draw) -> list[str]:
     if command == "tables build":  # sizes always given: the defaults are a legitimate 4-minute job
         return ["tables", "build", "--hands", draw(st.one_of(st.integers(-2, 300).map(str), ABSURD)),
                 "--max-iterations", draw(st.one_of(st.integers(-1, 3).map(str), ABSURD)),
+                "--removal-deals", draw(st.one_of(st.integers(-1, 300).map(str), ABSURD)),
+                "--removal-rounds", draw(st.one_of(st.integers(-1, 2).map(str), ABSURD)),
                 "--out", draw(out_path())] + options(draw, {
             "--seed": number, "--tolerance": st.sampled_from(["0", "0.5", "1", "nan", "-1", "inf", "x", "1e-300"]),
             "--quiet": None, "--json": None})
@@ -275,6 +277,8 @@ def api_case(draw) -> dict:
     if name == "build_tables":
         return {"api": name, "kwargs": {"hands": draw(st.one_of(st.integers(-2, 200), size_value)),
                                         "max_iterations": draw(st.sampled_from([1, 2, 0, -1, 1.5, None, 10**12])),
+                                        "removal_deals": draw(st.sampled_from([0, 200, -1, 2.5, "x", 10**12])),
+                                        "removal_rounds": draw(st.sampled_from([0, 1, 2, -1, 1.5, 10**12])),
                                         "seed": draw(size_value), "tolerance": draw(st.sampled_from(
                                             [0.5, 0, 1, -1, float("nan"), "x", None]))}}
     if name in ("evaluate", "parse_cards", "evaluate_best"):

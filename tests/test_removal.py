@@ -213,8 +213,9 @@ def test_build_learns_the_correction_last_and_can_leave_it_out(tmp_path):
     assert cpoker.build_tables(hands=300, seed=5, max_iterations=2, removal_deals=0).removal is None
     with pytest.raises(OptionError, match="removal_deals"):
         cpoker.build_tables(hands=300, removal_deals=-1)
-    with pytest.raises(OptionError, match="removal_rounds"):
-        cpoker.build_tables(hands=300, removal_rounds=1.5)
+    for rounds in (1.5, -1, 1001):
+        with pytest.raises(OptionError, match="removal_rounds"):
+            cpoker.build_tables(hands=300, removal_rounds=rounds)
 
 
 def test_rounds_with_the_correction_play_it_and_value_rows_against_that_play(tmp_path, capsys):
