@@ -15,11 +15,13 @@ sorted.  For each row, strength and feature it gives the change of the
 row's value (and, under a scoring bonus, of its win and loss probabilities)
 per unit of the feature away from its mean, averaged within each row
 *shape* (category and main ranks, kickers dropped: 169 shapes), so that
-the tables files stay small (130-290 KB; 7,917 strengths would be 18 MB).
+the tables files stay small (110-280 KB; 7,917 strengths would be 18 MB).
 
-It is learned by least squares after self-play (:func:`learn_removal`):
-deals of four hands are arranged by the policy, and each ordered pair of
-seats is a sample (the features of one hand; the rows of another).  Sums
+It is learned by least squares after self-play (:func:`learn_removal`),
+and again after each round of self-play that plays it
+(:func:`cpoker.policy.build_tables`): deals of four hands are arranged by
+the policy, and each ordered pair of seats is a sample (the features of
+one hand; the rows of another).  Sums
 are exact integers and the solve is written out in a fixed order, so a
 build is the same bits on every machine.
 """
