@@ -993,8 +993,9 @@ def make_parser() -> argparse.ArgumentParser:
                        help="stop when fewer hands than this share (0 to 1) change arrangement")
     build.add_argument("--rules", default=None, help=RULES_HELP + "; the self-play plays under them")
     build.add_argument("--removal-deals", type=_int_in(0, MAX_REMOVAL_DEALS), default=None,
-                       help="deals of four hands from which the finished policy's card-removal correction is "
-                            f"learned (default {DEFAULT_BUILD['removal_deals']:,}, about 10 s; 0 for none)")
+                       help="deals of four hands from which the policy's card-removal correction is learned "
+                            f"(default {DEFAULT_BUILD['removal_deals']:,}, about 10 s; a quarter of them in the rounds "
+                            "before the last; 0 for none)")
     build.add_argument("--removal-rounds", type=_int_in(0, MAX_REMOVAL_ROUNDS), default=None,
                        help="rounds of self-play with the correction, each learning it again (default "
                             f"{DEFAULT_BUILD['removal_rounds']}, about a minute; 0: learned once, from play "
