@@ -126,17 +126,27 @@ def test_real_scheduler_and_workers_survive_a_killed_worker(tmp_path):
         log.close()
 
 
-def test_ctrl_c_cancels_the_cluster_job_and_prints_the_partial_result(tmp_path):
+@pytest.mark.parametrize("target", ["process", "group"])
+def test_ctrl_c_cancels_the_cluster_job_and_prints_the_partial_result(tmp_path, target):
+    """SIGINT to the cpoker process (``kill -INT``), and to its whole process group, as a terminal's Ctrl-C sends
+    it: the embedded cluster's workers get it too (before they ignored it, the job hung)."""
     out = tmp_path / "r.json"
     run = subprocess.Popen([sys.executable, "-m", "cpoker", "match", "table", "greedy", "--deals", "2000000",
                             "--seed", "1", "--backend", "dask", "--out", str(out), "--checkpoint",
                             "--checkpoint-seconds", "0.2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                           cwd=ROOT)
+                           cwd=ROOT, start_new_session=True)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and not out.exists():  # a checkpoint: the cluster is up, blocks come back
         time.sleep(0.05)
-    run.send_signal(signal.SIGINT)
-    stdout, stderr = run.communicate(timeout=120)
+    if target == "group":
+        os.killpg(run.pid, signal.SIGINT)
+    else:
+        run.send_signal(signal.SIGINT)
+    try:
+        stdout, stderr = run.communicate(timeout=120)
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
     assert run.returncode == 130 and "Traceback" not in stderr, stderr[-2000:]
     assert "PARTIAL: stopped after" in stdout and json.loads(out.read_text())["partial"] is True
 

@@ -13,6 +13,7 @@ futures and returns the blocks combined so far, marked partial.
 
 from __future__ import annotations
 
+import logging
 import uuid
 from typing import Any, Callable, Iterable, Optional
 
@@ -30,13 +31,47 @@ def _import_distributed():
     return distributed
 
 
+def quiet_logs() -> None:
+    """Run in the embedded cluster's processes: Dask's own loggers print CRITICAL messages only."""
+    logging.getLogger("distributed").setLevel(logging.CRITICAL)
+
+
+def _spawned_deaf_to_ctrl_c(start):
+    """``start()``, with SIGINT ignored meanwhile, so that the worker processes it spawns keep ignoring it.
+
+    A Ctrl-C at a terminal reaches every process of the foreground group: the
+    embedded cluster's workers too.  They are cpoker's own, stopped by it once
+    it has the blocks so far; interrupted by the signal themselves, the job
+    hung instead (no answer after two minutes).  Python keeps a SIGINT that
+    was ignored when it started ignored; the job's own handler is installed
+    later, when its blocks run.
+    """
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return start()
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        return start()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def connect(scheduler: Optional[str]):
     """A client of the cluster at ``scheduler``, or of a new ``LocalCluster`` on this machine (closed after)."""
     distributed = _import_distributed()
     if scheduler is None:
-        cluster = distributed.LocalCluster(n_workers=None, threads_per_worker=1, processes=True,
-                                           dashboard_address=None, host="127.0.0.1")
-        return distributed.Client(cluster), cluster
+        # the embedded cluster is cpoker's own business: its processes write to the user's terminal, and a block's
+        # error reaches the user through its future, so their logs are silenced below CRITICAL (by default a worker
+        # still heartbeating while the cluster closes after a Ctrl-C prints a traceback)
+        cluster = _spawned_deaf_to_ctrl_c(lambda: distributed.LocalCluster(
+            n_workers=None, threads_per_worker=1, processes=True, dashboard_address=None, host="127.0.0.1",
+            silence_logs=logging.CRITICAL))
+        client = distributed.Client(cluster)
+        client.run(quiet_logs, nanny=True)  # for the processes' whole life, closing included
+        client.run(quiet_logs)
+        return client, cluster
     try:
         distributed.comm.parse_address(distributed.comm.resolve_address(scheduler))
     except (ValueError, TypeError, OSError) as error:  # no port, an unknown protocol, a host that does not resolve
