@@ -32,7 +32,7 @@ def _import_distributed():
 
 
 def quiet_logs() -> None:
-    """Run in the embedded cluster's processes: Dask's own loggers print CRITICAL messages only."""
+    """Run in the embedded cluster's worker processes: Dask's own loggers print CRITICAL messages only."""
     logging.getLogger("distributed").setLevel(logging.CRITICAL)
 
 
@@ -69,8 +69,8 @@ def connect(scheduler: Optional[str]):
             n_workers=None, threads_per_worker=1, processes=True, dashboard_address=None, host="127.0.0.1",
             silence_logs=logging.CRITICAL))
         client = distributed.Client(cluster)
-        client.run(quiet_logs, nanny=True)  # for the processes' whole life, closing included
-        client.run(quiet_logs)
+        client.run(quiet_logs)  # in the workers, for their whole life, closing included (not in the nannies: they
+        # live in this process, whose loggers are the user's)
         return client, cluster
     try:
         distributed.comm.parse_address(distributed.comm.resolve_address(scheduler))
