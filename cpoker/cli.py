@@ -666,7 +666,7 @@ def _shipped_tables_path(rules) -> "Path | None":
 def _cmd_tables(args) -> int:
     from .errors import OptionError
     from .files import check_writable
-    from .policy import PolicyTables, build_tables, tables_file
+    from .policy import PolicyTables, build_tables, self_play_ended, tables_file
     from .rules import resolve_rules
 
     rules = resolve_rules(args.rules)
@@ -732,7 +732,7 @@ def _cmd_tables(args) -> int:
                      "removal_rounds": list(tables.removal_rounds)})
     else:
         # stopped after the last iteration of the self-play: in the rounds with the card-removal correction
-        done = tables.iterations == args.max_iterations or (tables.iterations > 1 and last["changed"] < args.tolerance)
+        done = self_play_ended(tables.history, args.max_iterations, args.tolerance)
         stopped = "the rounds with the card-removal correction" if done else f"iteration {tables.iterations + 1}"
         status = (f" (PARTIAL: stopped during {stopped}; the file holds the tables of "
                   f"iteration {tables.iterations}; 'cpoker tables build --resume {out}' continues it)"

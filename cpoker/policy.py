@@ -863,7 +863,7 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
         partial = False
         model = RowModel.from_distribution(average, rules)
         # resumed tables whose self-play had ended (a signal stopped the rounds with the correction) start those
-        last = done if done and history[-1]["changed"] < tolerance else max_iterations
+        last = done if self_play_ended(history, max_iterations, tolerance) else max_iterations
         for iteration in range(done + 1, last + 1):
             values = model.row_values
             result = self_play_pass(model, f"self-play {iteration}/{max_iterations}")
@@ -876,7 +876,7 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
             moved = float(np.abs(new_model.row_values - values).max())
             history.append({"iteration": iteration, "changed": changed, "values_moved": moved})
             before, average, model = average, new_average, new_model
-            if changed < tolerance or iteration == max_iterations:
+            if self_play_ended(history, max_iterations, tolerance):
                 break
             if interrupts.signals_seen() > seen:
                 partial = True
@@ -913,6 +913,13 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
         interrupts.consume()
     return PolicyTables(average, hands, seed, tuple(history), partial, rules, before if partial else None, removal,
                         tuple(rounds))
+
+
+def self_play_ended(history, max_iterations: int, tolerance: float) -> bool:
+    """Whether a build's self-play stops after the iterations of ``history``: the last changed the arrangement of
+    fewer hands than ``tolerance`` (the first, always counted as changing all, never stops it), or there were
+    ``max_iterations``."""
+    return len(history) >= max_iterations or (len(history) > 1 and history[-1]["changed"] < tolerance)
 
 
 def _averaged(average: np.ndarray, response: np.ndarray, iteration: int) -> np.ndarray:
