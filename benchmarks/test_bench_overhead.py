@@ -74,7 +74,8 @@ def _per_hand(benchmark, function, hands, label):
 @pytest.mark.parametrize("rules", ["pagat", "1-6", "2-4", "seed001-royalties"])
 def test_table_policy_batch_per_hand(benchmark, hands, rules, removal):
     """Each preset's tables: a scoring bonus adds its term to every split searched, and loosens the bounds;
-    so does the card-removal correction (``full-deck``: the same tables without it, as self-play plays)."""
+    so does the card-removal correction (``full-deck``: the same tables without it and without the joint model
+    of the rows, as self-play plays)."""
     from cpoker.policy import RowModel
 
     tables = default_tables(rules)

@@ -678,16 +678,18 @@ def _cmd_tables(args) -> int:
         info = {"path": str(path), "sha256": _sha256(path), "rules": tables.rules.to_dict(), "hands": tables.hands,
                 "seed": tables.seed, "iterations": tables.iterations, "partial": tables.partial,
                 "resumable": tables.previous_distribution is not None, "history": list(tables.history),
-                "card_removal": tables.removal is not None, "removal_rounds": list(tables.removal_rounds)}
+                "card_removal": tables.removal is not None, "removal_rounds": list(tables.removal_rounds),
+                "joint_rows": tables.joint is not None}
         if args.json:
             _print_json(info)
         else:
             unfinished = (f" (unfinished: 'cpoker tables build --resume {path}' continues it)" if info["resumable"]
                           else " (partial)" if tables.partial else "")
             removal = "with" if tables.removal is not None else "without"
+            joint = "; with a joint model of the opponent's rows" if tables.joint is not None else ""
             print(f"{path}\nsha256 {info['sha256']}\nrules {tables.rules.name}: self-play on {tables.hands} hands, "
                   f"seed {tables.seed}, {tables.iterations} iterations{unfinished}; {removal} a card-removal "
-                  "correction")
+                  f"correction{joint}")
             for step in tables.history:
                 print(f"  iteration {step['iteration']:3d}: {100 * step['changed']:6.2f}% of hands changed "
                       f"arrangement, row values moved {step['values_moved']:.4f}")
@@ -729,7 +731,7 @@ def _cmd_tables(args) -> int:
                      "hands": tables.hands, "seed": tables.seed, "iterations": tables.iterations,
                      "resumed_after": resume.iterations if resume else None, "partial": tables.partial,
                      "history": list(tables.history), "card_removal": tables.removal is not None,
-                     "removal_rounds": list(tables.removal_rounds)})
+                     "removal_rounds": list(tables.removal_rounds), "joint_rows": tables.joint is not None})
     else:
         # stopped after the last iteration of the self-play: in the rounds with the card-removal correction
         done = self_play_ended(tables.history, args.max_iterations, args.tolerance)
@@ -993,7 +995,8 @@ def make_parser() -> argparse.ArgumentParser:
                        help="stop when fewer hands than this share (0 to 1) change arrangement")
     build.add_argument("--rules", default=None, help=RULES_HELP + "; the self-play plays under them")
     build.add_argument("--removal-deals", type=_int_in(0, MAX_REMOVAL_DEALS), default=None,
-                       help="deals of four hands from which the policy's card-removal correction is learned "
+                       help="deals of four hands from which the policy's card-removal correction (and, under a "
+                            "scoring bonus, the joint model of an opponent's rows) is learned "
                             f"(default {DEFAULT_BUILD['removal_deals']:,}, about 10 s; a quarter of them in the rounds "
                             "before the last; 0 for none)")
     build.add_argument("--removal-rounds", type=_int_in(0, MAX_REMOVAL_ROUNDS), default=None,

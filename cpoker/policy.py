@@ -19,7 +19,10 @@ arranged *with* its correction (a fresh average of those passes, the terms
 learned again after each): the finished policy values its rows against
 its own corrected play, not against the play of a policy that ignores card
 removal.  Measured, these rounds are most of what the correction wins
-against a best response (the README's *Strategy quality*).
+against a best response (the README's *Strategy quality*).  Under a scoring
+bonus the same learning also gives the joint distribution of the policy's
+three rows (:mod:`cpoker.joint`), which prices a scoop or a majority of rows
+better than a product of the rows' chances.
 """
 
 from __future__ import annotations
@@ -49,15 +52,18 @@ DEFAULT_TABLES_FILE = "policy_tables.npz"
 class RowModel:
     """What the table policy maximises under some rules, row by row.
 
-    The expected settlement of a split against one opponent whose three rows
-    are drawn *independently* from ``distribution`` (the approximation of the
-    table policy: in real hands an opponent's rows are correlated)::
+    The expected settlement of a split against one opponent whose rows are
+    drawn from ``distribution``::
 
         value = sum over rows of (P(win) - P(loss) + expected royalties)
                 + scoop * (P(3 wins) - P(3 losses))              # 1-6 scoring
                 + majority * (P(2+ wins) - P(2+ losses))         # 2-4 scoring
 
-    with ``P(3 wins) = w_front * w_middle * w_back`` and so on.  Royalties
+    ``P(3 wins)`` and ``P(2+ wins)`` are read from ``joint``, the joint
+    distribution of the opponent's three rows learned from the policy's play
+    (:mod:`cpoker.joint`: an opponent's rows are strong or weak together);
+    without it, the rows are taken as independent (``P(3 wins) = w_front *
+    w_middle * w_back`` and so on).  Royalties
     are additive per row: a row of strength ``s`` earns its royalty times
     ``P(win)`` and pays the opponent's expected royalty of the stronger rows
     (or, without ``require_win``, earns its own and pays the opponent's
@@ -95,6 +101,10 @@ class RowModel:
         ``(65, Q * 3 * 169)`` float32 card-removal terms (:mod:`cpoker.removal`;
         Q = 1 without a scoring bonus, 3 with one), or ``None``: every hand is
         valued against the full-deck distribution.
+    joint
+        The opponent's rows' joint distribution (:mod:`cpoker.joint`), a
+        ``(2, c + 1, c + 1, c + 1)`` grid, or ``None``: independent rows.  Read
+        under a scoring bonus only.
     """
 
     values: np.ndarray
@@ -104,6 +114,7 @@ class RowModel:
     scoop: float = 0.0
     majority: float = 0.0
     removal: Optional[np.ndarray] = field(default=None, repr=False, compare=False)
+    joint: Optional[np.ndarray] = field(default=None, repr=False, compare=False)
     rest_best: np.ndarray = field(init=False, repr=False, compare=False)
     self_bounds: np.ndarray = field(init=False, repr=False, compare=False)
 
@@ -146,27 +157,50 @@ class RowModel:
             # float32, as stored: the kernels add them in float64, exactly, and read half the bytes
             object.__setattr__(self, "removal", check_terms(self.removal, 3 if self.scoop or self.majority else 1,
                                                             np.float32))
+        if self.joint is not None:
+            from .joint import check_joint
+
+            object.__setattr__(self, "joint", check_joint(self.joint))
         object.__setattr__(self, "rest_best", _rest_best(self.values))
         object.__setattr__(self, "self_bounds", self._self_bounds())
 
     def _self_bounds(self) -> np.ndarray:
         """See the class docstring: summed in the order the kernels sum a split's value, so rounding agrees."""
-        from ._kernels.splits import BONUS_SLACK, rows_bonus
+        from ._kernels.splits import BONUS_SLACK
 
         back_middle = self.values[2] + self.bounds[1]
         with_front = back_middle + self.bounds[0]
         if self.scoop or self.majority:
-            bonus = BONUS_SLACK + rows_bonus.py_func(*self.wins, *self.losses, self.scoop, self.majority)
+            bonus = BONUS_SLACK + self._bonus(self.wins, self.losses)
             back_middle, with_front = back_middle + bonus, with_front + bonus
         bounds = np.maximum.accumulate(np.stack([with_front, back_middle]), axis=1)
         bounds.flags.writeable = False
         return bounds
 
+    def _bonus(self, wins, losses) -> np.ndarray:
+        """The kernels' bonus (:func:`~cpoker._kernels.splits.rows_bonus`) of rows with these win and loss
+        probabilities (three arrays of one shape each, front, middle, back)."""
+        from ._kernels.splits import rows_bonus_many
+
+        arrays = [np.ascontiguousarray(np.broadcast_to(a, np.shape(wins[0])), dtype=np.float64).ravel()
+                  for a in (*wins, *losses)]
+        out = np.empty(arrays[0].shape[0])
+        with shielded():
+            rows_bonus_many(*arrays, float(self.scoop), float(self.majority), self.joint_grid, out)
+        return out.reshape(np.shape(wins[0]))
+
+    @property
+    def joint_grid(self) -> np.ndarray:
+        """The grid the kernels read: :attr:`joint`, or the one-cell grid of independent rows."""
+        from .joint import INDEPENDENT
+
+        return INDEPENDENT if self.joint is None else self.joint
+
     @classmethod
     def from_distribution(cls, distribution: np.ndarray, rules: "Rules | None" = None,
-                          removal: Optional[np.ndarray] = None) -> "RowModel":
+                          removal: Optional[np.ndarray] = None, joint: Optional[np.ndarray] = None) -> "RowModel":
         """The model of ``rules`` (default pagat) against rows drawn from ``distribution`` (``(3, S)``),
-        with the card-removal terms ``removal`` if given."""
+        with the card-removal terms ``removal`` and the joint row model ``joint`` if given."""
         rules = DEFAULT_RULES if rules is None else rules
         distribution = np.asarray(distribution, dtype=np.float64)
         wins = np.cumsum(distribution, axis=1) - distribution
@@ -186,7 +220,8 @@ class RowModel:
         arrays = [np.ascontiguousarray(a) for a in (values, bounds, wins, losses)]
         for array in arrays:
             array.flags.writeable = False
-        return cls(*arrays, 3.0 if rules.scoring == "1-6" else 0.0, 1.0 if rules.scoring == "2-4" else 0.0, removal)
+        return cls(*arrays, 3.0 if rules.scoring == "1-6" else 0.0, 1.0 if rules.scoring == "2-4" else 0.0, removal,
+                   joint)
 
     @property
     def row_values(self) -> np.ndarray:
@@ -204,8 +239,6 @@ class RowModel:
 
         ``hand`` (13 card ids) is needed when the model corrects for card removal, and ignored otherwise.
         """
-        from ._kernels.splits import rows_bonus
-
         values = [self.values[row, strengths] for row, strengths in enumerate((front, middle, back))]
         wins = [self.wins[row, strengths] for row, strengths in enumerate((front, middle, back))]
         losses = [self.losses[row, strengths] for row, strengths in enumerate((front, middle, back))]
@@ -221,7 +254,7 @@ class RowModel:
         value = values[2] + values[1] + values[0]
         if not (self.scoop or self.majority):
             return value
-        return value + rows_bonus.py_func(*wins, *losses, self.scoop, self.majority)
+        return value + self._bonus(wins, losses)
 
     def hand_corrections(self, hand) -> np.ndarray:
         """``(Q, 3, 169)``: the card-removal correction of ``hand`` (13 card ids) by quantity, row and row shape.
@@ -239,11 +272,11 @@ class RowModel:
         return out.reshape(-1, 3, N_SHAPES)
 
     def kernel_arguments(self) -> tuple:
-        """``(values, bounds, wins, losses, scoop, majority, rest_best, self_bounds, removal terms, shapes)``,
-        the policy kernels' order (without a card-removal correction, one row of zero terms)."""
+        """``(values, bounds, wins, losses, scoop, majority, joint grid, rest_best, self_bounds, removal terms,
+        shapes)``, the policy kernels' order (without a card-removal correction, one row of zero terms)."""
         return (self.values, self.bounds, self.wins, self.losses, float(self.scoop), float(self.majority),
-                self.rest_best, self.self_bounds, _NO_REMOVAL if self.removal is None else self.removal,
-                _strength_shapes())
+                self.joint_grid, self.rest_best, self.self_bounds,
+                _NO_REMOVAL if self.removal is None else self.removal, _strength_shapes())
 
     @functools.cached_property
     def search_arguments(self) -> tuple:
@@ -317,6 +350,12 @@ class PolicyTables:
         One dict per round of self-play with the correction (see the module
         docstring): the share of sample hands whose arrangement changed.
         ``distribution`` is then the average of those rounds' play.
+    joint
+        Under a scoring bonus, the opponent's rows' joint distribution
+        (:mod:`cpoker.joint`), learned with the correction: a ``(2, 17, 17,
+        17)`` float64 grid, or ``None`` (the rows are then taken as
+        independent: pagat scoring, where it is never read, and files
+        written before cpoker 0.2).
     """
 
     distribution: np.ndarray
@@ -328,6 +367,7 @@ class PolicyTables:
     previous_distribution: Optional[np.ndarray] = field(default=None, repr=False)
     removal: Optional[np.ndarray] = field(default=None, repr=False)
     removal_rounds: tuple = field(default=())
+    joint: Optional[np.ndarray] = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if self.rules is None:
@@ -344,6 +384,10 @@ class PolicyTables:
 
             object.__setattr__(self, "removal", check_terms(self.removal, quantities(self.rules), np.float32))
         object.__setattr__(self, "removal_rounds", _checked_rounds(self.removal_rounds))
+        if self.joint is not None:
+            from .joint import check_joint
+
+            object.__setattr__(self, "joint", check_joint(self.joint))
 
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
@@ -354,11 +398,12 @@ class PolicyTables:
     @functools.cached_property
     def model(self) -> RowModel:
         """What the policy maximises: the :class:`RowModel` of its rules against its distribution."""
-        return RowModel.from_distribution(self.distribution, self.rules, self.removal)
+        return RowModel.from_distribution(self.distribution, self.rules, self.removal, self.joint)
 
     @functools.cached_property
     def fingerprint(self) -> str:
-        """sha256 of what the policy plays by (the distribution, the rules and the card-removal terms), in hex.
+        """sha256 of what the policy plays by (the distribution, the rules, the card-removal terms and the joint
+        row model), in hex.
 
         A saved run records it (:func:`cpoker.strategies.tables_fingerprint`), so that it is continued only
         with tables that play the same.
@@ -369,6 +414,8 @@ class PolicyTables:
         digest.update(self.rules.to_toml().encode("utf-8"))
         if self.removal is not None:
             digest.update(np.ascontiguousarray(self.removal, dtype=np.float32).tobytes())
+        if self.joint is not None:
+            digest.update(np.ascontiguousarray(self.joint, dtype=np.float64).tobytes())
         return digest.hexdigest()
 
     @property
@@ -400,6 +447,8 @@ class PolicyTables:
             arrays["previous_distribution"] = np.ascontiguousarray(self.previous_distribution, dtype=np.float64)
         if self.removal is not None:
             arrays["removal"] = np.ascontiguousarray(self.removal, dtype=np.float32)
+        if self.joint is not None:
+            arrays["joint"] = np.ascontiguousarray(self.joint, dtype=np.float64)
         out = io.BytesIO()
         with zipfile.ZipFile(out, "w") as archive:
             for name, array in arrays.items():
@@ -439,9 +488,10 @@ class PolicyTables:
                 removal = data["removal"] if "removal" in data.files else None
                 if removal is not None and removal.dtype != np.float32:
                     raise OptionError(f"its card-removal terms are {removal.dtype}, not float32")
+                joint = data["joint"] if "joint" in data.files else None
                 tables = cls(distribution, int(meta["hands"]), int(meta["seed"]), tuple(meta["history"]),
                              bool(meta.get("partial", False)), rules, previous, removal,
-                             tuple(meta.get("removal_rounds", ())))
+                             tuple(meta.get("removal_rounds", ())), joint)
         except InstallationError:  # cpoker's own lookup tables, read to check the distribution: not this file
             raise
         except (OptionError, RulesError) as error:  # our own checks of the distribution and the rules
@@ -547,8 +597,9 @@ def _valued_tables(rules: Rules) -> PolicyTables:
     nearest = _shipped_tables(rules.scoring)
     # the card-removal terms are in units of the preset's row values: kept where those are the same
     removal = nearest.removal if rules.royalties == nearest.rules.royalties else None
+    # the joint row model is the preset's play's, in the coordinates of its distribution: whatever the royalties
     return PolicyTables(nearest.distribution, nearest.hands, nearest.seed, nearest.history, nearest.partial, rules,
-                        None, removal)
+                        None, removal, joint=nearest.joint)
 
 
 def resolve_tables(tables: "PolicyTables | str | Path | None", rules: "Rules | str | None" = None) -> PolicyTables:
@@ -753,7 +804,9 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
     removal_deals
         Deals of four hands, arranged by the policy, from which its card-removal
         correction is learned (:func:`cpoker.removal.learn_removal`; default
-        200,000, about 10 s on two cores, always on the CPU; 0 for none).  After
+        200,000, about 10 s on two cores, always on the CPU; 0 for none), and
+        under a scoring bonus the joint model of an opponent's rows
+        (:mod:`cpoker.joint`; none either with 0: independent rows).  After
         each round but the last, a quarter of them.
     removal_rounds
         Rounds of self-play with the correction after the self-play without it
@@ -883,27 +936,28 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
                 break
             if checkpoint is not None:
                 checkpoint(PolicyTables(average, hands, seed, tuple(history), True, rules, before))
-        removal, rounds = None, []
+        removal, joint, rounds = None, None, []
         if not partial and removal_deals:
             if checkpoint is not None:  # the self-play is done: a build killed from here on resumes from here
                 checkpoint(PolicyTables(average, hands, seed, tuple(history), True, rules, before))
 
-            def learned(played: RowModel, last: bool) -> np.ndarray:
+            def learned(played: RowModel, last: bool) -> tuple:
                 with interrupts.deferred():  # seconds: a signal waits for the terms, then stops the next pass
                     return learn_removal(played, rules, seed, removal_deals if last else max(1, removal_deals // 4),
                                          progress=progress)
 
-            removal = learned(model, not removal_rounds)
+            removal, joint = learned(model, not removal_rounds)
             corrected = average
             for round_ in range(1, removal_rounds + 1):
-                result = self_play_pass(RowModel.from_distribution(corrected, rules, removal),
+                result = self_play_pass(RowModel.from_distribution(corrected, rules, removal, joint),
                                         f"self-play with card removal {round_}/{removal_rounds}")
                 if result is None or interrupts.signals_seen() > seen:
-                    partial, removal, rounds = True, None, []  # the self-play's tables, to resume
+                    partial, removal, joint, rounds = True, None, None, []  # the self-play's tables, to resume
                     break
                 corrected = _averaged(corrected, result[0] / hands, round_)  # a fresh average: round 1 is taken whole
                 rounds.append({"round": round_, "changed": result[1] / hands})
-                removal = learned(RowModel.from_distribution(corrected, rules, removal), round_ == removal_rounds)
+                removal, joint = learned(RowModel.from_distribution(corrected, rules, removal, joint),
+                                         round_ == removal_rounds)
             if not partial:
                 average = corrected
         if partial and len(history) == done:
@@ -912,7 +966,7 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
         # leaving the shield returns these tables instead of raising Interrupted and losing them
         interrupts.consume()
     return PolicyTables(average, hands, seed, tuple(history), partial, rules, before if partial else None, removal,
-                        tuple(rounds))
+                        tuple(rounds), joint)
 
 
 def self_play_ended(history, max_iterations: int, tolerance: float) -> bool:

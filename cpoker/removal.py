@@ -110,20 +110,27 @@ def value_moments(moments: np.ndarray, rules: "Rules") -> np.ndarray:
 
 
 def learn_removal(model: "RowModel", rules: "Rules", seed: int, deals: int = 200_000,
-                  progress: bool = False) -> np.ndarray:
-    """The correction terms of the policy of ``model`` under ``rules`` (see the module docstring).
+                  progress: bool = False) -> "tuple[np.ndarray, np.ndarray | None]":
+    """The correction terms of the policy of ``model`` under ``rules`` (see the module docstring), and under a
+    scoring bonus the joint distribution of its rows (:mod:`cpoker.joint`).
 
     ``deals`` deals of four hands (:func:`removal_sample` of ``seed``) are arranged by ``model``.
-    Returns ``(65, Q * 3 * 169)`` float32: row 0 the constant (minus the mean features' part), then one
-    row per feature; columns by quantity (value, wins, losses), row (front, middle, back) and shape.
+    Returns ``(terms, joint)``: the terms ``(65, Q * 3 * 169)`` float32, row 0 the constant (minus the mean
+    features' part), then one row per feature; columns by quantity (value, wins, losses), row (front,
+    middle, back) and shape.  ``joint`` the ``(2, 17, 17, 17)`` grid of those deals' rows, in the
+    coordinates of ``model``'s distribution (None under pagat scoring, which has no bonus to price).
     """
     from ._kernels.removal import accumulate_removal
+    from .joint import JOINT_CELLS, add_counts, coordinate_cells, grid_of_counts
     from .policy import arrange_by_tables
     from .runner import blocks_of, run_blocks
 
     size = len(strength_keys())
     gram = np.zeros((1 + N_FEATURES, 1 + N_FEATURES), dtype=np.int64)
     moments = np.zeros((3, 1 + N_FEATURES, size), dtype=np.int64)
+    bonus = quantities(rules) > 1
+    joint_counts = np.zeros((2, JOINT_CELLS, JOINT_CELLS, JOINT_CELLS), dtype=np.int64)
+    cells_of = coordinate_cells(model.wins, model.losses) if bonus else None
     chunk = 5_000
 
     def work(block):
@@ -134,13 +141,15 @@ def learn_removal(model: "RowModel", rules: "Rules", seed: int, deals: int = 200
 
     def combine(block, result):
         accumulate_removal(*result, gram, moments)
+        if bonus:
+            add_counts(joint_counts, cells_of, result[1])
 
     if run_blocks(blocks_of(deals, chunk), work, combine, total=deals, progress=progress, unit="deal",
                   description="card removal"):
         from .errors import Interrupted
 
         raise Interrupted()
-    return removal_terms(gram, moments, rules)
+    return removal_terms(gram, moments, rules), grid_of_counts(joint_counts) if bonus else None
 
 
 def removal_sample(seed: int, start: int, count: int) -> np.ndarray:

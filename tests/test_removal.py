@@ -33,8 +33,11 @@ def slow_features(hand) -> np.ndarray:
 
 def slow_split_values(model: RowModel, hand, fronts, middles, backs) -> np.ndarray:
     """Row values plus the hand's correction of each row's shape, and the bonus from corrected, clipped odds."""
-    corrections = model.removal[0] + slow_features(hand) @ model.removal[1:]
-    corrections = corrections.reshape(-1, 3, n_buckets())
+    if model.removal is None:
+        corrections = np.zeros((3, 3, n_buckets()))
+    else:
+        corrections = model.removal[0] + slow_features(hand) @ model.removal[1:]
+        corrections = corrections.reshape(-1, 3, n_buckets())
     shapes = strength_buckets()
     rows = (fronts, middles, backs)
     values = [model.values[r, s] + corrections[0, r, shapes[s]] for r, s in enumerate(rows)]
@@ -42,11 +45,29 @@ def slow_split_values(model: RowModel, hand, fronts, middles, backs) -> np.ndarr
     if model.scoop or model.majority:
         w = [np.clip(model.wins[r, s] + corrections[1, r, shapes[s]], 0, 1) for r, s in enumerate(rows)]
         lo = [np.clip(model.losses[r, s] + corrections[2, r, shapes[s]], 0, 1) for r, s in enumerate(rows)]
+        total = total + slow_bonus(model, w, lo)
+    return total
+
+
+def slow_bonus(model: RowModel, w, lo):
+    """The scoring bonus from win and loss probabilities: products for independent rows, else from the joint
+    grid by the weighted sum of its eight corners (test_joint's reference)."""
+    if model.joint is None:
         three = w[0] * w[1] * w[2] - lo[0] * lo[1] * lo[2]
         two = (w[0] * w[1] + w[0] * w[2] + w[1] * w[2] - 2 * w[0] * w[1] * w[2]
                - (lo[0] * lo[1] + lo[0] * lo[2] + lo[1] * lo[2] - 2 * lo[0] * lo[1] * lo[2]))
-        total = total + model.scoop * three + model.majority * two
-    return total
+    else:
+        from test_joint import slow_below
+
+        one = np.ones_like(w[0])
+
+        def at_least_two(side, p):
+            return (slow_below(model.joint[side], p[0], p[1], one) + slow_below(model.joint[side], p[0], one, p[2])
+                    + slow_below(model.joint[side], one, p[1], p[2]) - 2 * slow_below(model.joint[side], *p))
+
+        three = slow_below(model.joint[0], *w) - slow_below(model.joint[1], *lo)
+        two = at_least_two(0, w) - at_least_two(1, lo)
+    return model.scoop * three + model.majority * two
 
 
 def every_split(hand):
@@ -119,7 +140,9 @@ def test_learning_is_the_least_squares_of_the_definition(name):
     rules = PRESETS[name]
     model = RowModel.from_distribution(default_tables(rules).distribution, rules)
     deals = 400
-    terms = learn_removal(model, rules, 9, deals).astype(np.float64)
+    terms, joint = learn_removal(model, rules, 9, deals)
+    terms = terms.astype(np.float64)
+    assert (joint is None) == (name == "pagat")
     dealt = removal_sample(9, 0, deals)
     _, strengths = arrange_by_tables(dealt.reshape(-1, 13), model)
     strengths = strengths.reshape(deals, 4, 3)
@@ -232,14 +255,16 @@ def test_rounds_with_the_correction_play_it_and_value_rows_against_that_play(tmp
     assert twice.history == once.history and [r["round"] for r in twice.removal_rounds] == [1, 2]
     # the same two rounds, written out: the first correction is learned from a quarter of the deals
     rules, sample, size = once.rules, sample_block(6, 0, 400), len(strength_keys())
-    terms = learn_removal(RowModel.from_distribution(once.distribution, rules), rules, 6, 20)
-    first, played = arrange_by_tables(sample, RowModel.from_distribution(once.distribution, rules, terms))
+    terms, joint = learn_removal(RowModel.from_distribution(once.distribution, rules), rules, 6, 20)
+    first, played = arrange_by_tables(sample, RowModel.from_distribution(once.distribution, rules, terms, joint))
     average = _strength_histogram(played, size) / 400
-    terms = learn_removal(RowModel.from_distribution(average, rules, terms), rules, 6, 20)
-    second, played = arrange_by_tables(sample, RowModel.from_distribution(average, rules, terms))
+    terms, joint = learn_removal(RowModel.from_distribution(average, rules, terms, joint), rules, 6, 20)
+    second, played = arrange_by_tables(sample, RowModel.from_distribution(average, rules, terms, joint))
     average = average + (_strength_histogram(played, size) / 400 - average) / 2
-    terms = learn_removal(RowModel.from_distribution(average, rules, terms), rules, 6, 80)  # the last: all deals
+    # the last: all deals
+    terms, joint = learn_removal(RowModel.from_distribution(average, rules, terms, joint), rules, 6, 80)
     assert np.array_equal(twice.distribution, average) and np.array_equal(twice.removal, terms)
+    assert np.array_equal(twice.joint, joint) and np.array_equal(twice.model.joint, joint)
     assert twice.removal_rounds[1]["changed"] == np.count_nonzero(first != second) / 400
     assert not np.array_equal(twice.distribution, once.distribution)
     # the rounds survive a file, and the command line shows them

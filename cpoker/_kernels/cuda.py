@@ -30,8 +30,8 @@ TWINNED = {
     evaluate: ("_suit_ranks", "_rank_groups", "_make_key", "key5", "key3", "mask_of_ids", "_top_ranks", "best_key"),
     lookup: ("perfect_hash_value", "perfect_hash_slot", "flush_ranks"),
     removal: ("rank_feature", "suit_counts", "hand_correction"),
-    splits: ("subset_strengths", "hand_subsets", "rows_bonus", "strength_threshold", "corrected_row", "hand_removal",
-             "best_split_by_row_values", "table_policy_hand", "greedy_hand"),
+    splits: ("subset_strengths", "hand_subsets", "joint_below", "joint_slope", "rows_bonus", "strength_threshold",
+             "corrected_row", "hand_removal", "best_split_by_row_values", "table_policy_hand", "greedy_hand"),
     scoring: ("_royalty", "pair_parts", "pair_points"),
 }
 N_SUBSETS5, N_SUBSETS3 = 1287, 286
@@ -141,10 +141,10 @@ def build_kernels(cuda_module) -> dict:
                 out[i] = best_key(masks[i])
 
     @cuda.jit(device=True)
-    def policy_into(hand, h, row_values, row_bounds, row_wins, row_losses, scoop, majority, rest_best, self_bounds,
-                    removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
-                    flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values,
-                    middles, fronts, chosen, chosen_strengths):
+    def policy_into(hand, h, row_values, row_bounds, row_wins, row_losses, scoop, majority, joint, rest_best,
+                    self_bounds, removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask,
+                    displacements, strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask,
+                    rest_displacements, rest_values, middles, fronts, chosen, chosen_strengths):
         """The CPU's ``table_policy_hand`` of ``hand``, its scratch in local memory, stored at row ``h``."""
         index5 = cuda.local.array(N_SUBSETS5, uint16)
         index3 = cuda.local.array(N_SUBSETS3, uint16)
@@ -155,7 +155,7 @@ def build_kernels(cuda_module) -> dict:
         candidate_bounds = cuda.local.array(N_SUBSETS5, float64)
         corrections = cuda.local.array(N_CORRECTIONS, float64)
         best, front, middle, back = table_policy_hand(
-            hand, row_values, row_bounds, row_wins, row_losses, scoop, majority, rest_best, self_bounds,
+            hand, row_values, row_bounds, row_wins, row_losses, scoop, majority, joint, rest_best, self_bounds,
             removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
             flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values, middles,
             fronts, index5, index3, masks5, codes5, front_values, candidates, candidate_bounds, corrections)
@@ -181,14 +181,14 @@ def build_kernels(cuda_module) -> dict:
         chosen_strengths[h, 2] = back
 
     @cuda.jit
-    def table_policy(hands, row_values, row_bounds, row_wins, row_losses, scoop, majority, rest_best, self_bounds,
-                     removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
-                     flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values,
-                     middles, fronts, chosen, chosen_strengths):
+    def table_policy(hands, row_values, row_bounds, row_wins, row_losses, scoop, majority, joint, rest_best,
+                     self_bounds, removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask,
+                     displacements, strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask,
+                     rest_displacements, rest_values, middles, fronts, chosen, chosen_strengths):
         """One thread per hand: the CPU's ``table_policy_hand``."""
         h = cuda.grid(1)
         if h < hands.shape[0]:
-            policy_into(hands[h], h, row_values, row_bounds, row_wins, row_losses, scoop, majority, rest_best,
+            policy_into(hands[h], h, row_values, row_bounds, row_wins, row_losses, scoop, majority, joint, rest_best,
                         self_bounds, removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask,
                         displacements, strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask,
                         rest_displacements, rest_values, middles, fronts, chosen, chosen_strengths)
@@ -204,7 +204,7 @@ def build_kernels(cuda_module) -> dict:
 
     @cuda.jit
     def self_play_policy(state_high, state_low, inc_high, inc_low, first, deck, row_values, row_bounds, row_wins,
-                         row_losses, scoop, majority, rest_best, self_bounds, removal_terms, buckets, card_codes,
+                         row_losses, scoop, majority, joint, rest_best, self_bounds, removal_terms, buckets, card_codes,
                          multiplier, bucket_shift, slot_mask, displacements, strengths, flush_strengths,
                          rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values, middles, fronts,
                          chosen, chosen_strengths):
@@ -217,7 +217,7 @@ def build_kernels(cuda_module) -> dict:
             hand = cuda.local.array((1, 1, 13), uint8)
             deal_hands(state_high, state_low, inc_high, inc_low, first + h, 1, deck, cuda.local.array(13, uint64), hand,
                        0)
-            policy_into(hand[0, 0], h, row_values, row_bounds, row_wins, row_losses, scoop, majority, rest_best,
+            policy_into(hand[0, 0], h, row_values, row_bounds, row_wins, row_losses, scoop, majority, joint, rest_best,
                         self_bounds, removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask,
                         displacements, strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask,
                         rest_displacements, rest_values, middles, fronts, chosen, chosen_strengths)

@@ -230,26 +230,97 @@ def rest_row_values(row_values, multiplier, bucket_shift, slot_mask, displacemen
 
 
 @jit
-def rows_bonus(win_front, win_middle, win_back, loss_front, loss_middle, loss_back, scoop, majority):
-    """Expected scoring bonus of a split whose rows win and lose independently with these probabilities.
+def joint_below(joint, side, u, v, w):
+    """The probability that an opponent's three rows all lie below coordinates ``(u, v, w)`` (front, middle, back).
+
+    ``joint[side]`` (:mod:`cpoker.joint`) is the joint distribution function
+    of the opponent's rows' coordinates on a grid of ``cells + 1`` points per
+    axis, read here by multilinear interpolation.  Side 0: a row's
+    coordinate is the share of rows strictly weaker than it, so a row of
+    ours whose win probability is ``u`` beats exactly the opponent's rows
+    below ``u``, and ``joint_below(joint, 0, wins...)`` is the probability
+    of winning all three rows; side 1 the same with the share strictly
+    stronger and the losses.  Interpolating a distribution function on a
+    grid gives the distribution function of the grid cells' mass spread
+    evenly in each cell: a probability, non-decreasing in every coordinate.
+    The one-cell grid ``[[[0, 0], [0, 0]], [[0, 0], [0, 1]]]`` is
+    ``u * v * w``: rows drawn independently.  Scalars and one array read
+    in place: inlined in the loops that call it.
+    """
+    cells = joint.shape[1] - 1
+    x = u * cells
+    y = v * cells
+    z = w * cells
+    i = min(int(x), cells - 1)
+    j = min(int(y), cells - 1)
+    k = min(int(z), cells - 1)
+    x -= i
+    y -= j
+    z -= k
+    low_low = joint[side, i, j, k] + z * (joint[side, i, j, k + 1] - joint[side, i, j, k])
+    low_high = joint[side, i, j + 1, k] + z * (joint[side, i, j + 1, k + 1] - joint[side, i, j + 1, k])
+    high_low = joint[side, i + 1, j, k] + z * (joint[side, i + 1, j, k + 1] - joint[side, i + 1, j, k])
+    high_high = joint[side, i + 1, j + 1, k] + z * (joint[side, i + 1, j + 1, k + 1] - joint[side, i + 1, j + 1, k])
+    low = low_low + y * (low_high - low_low)
+    return low + x * (high_low + y * (high_high - high_low) - low)
+
+
+@jit
+def joint_slope(joint):
+    """The steepest rise of :func:`joint_below` along any one coordinate, either side.
+
+    The largest mass of one slab of cells (all cells of one index along one
+    axis) times the cells per axis: the interpolated distribution's largest
+    marginal density, which bounds how fast the probability of winning (losing)
+    all three rows, or two of them, moves with one coordinate.  1 for the
+    independent rows' one-cell grid, where it is a product of probabilities.
+    """
+    cells = joint.shape[1] - 1
+    slope = 0.0
+    for side in range(2):
+        for i in range(cells):
+            slope = max(slope, joint[side, i + 1, cells, cells] - joint[side, i, cells, cells],
+                        joint[side, cells, i + 1, cells] - joint[side, cells, i, cells],
+                        joint[side, cells, cells, i + 1] - joint[side, cells, cells, i])
+    return slope * cells
+
+
+@jit
+def rows_bonus(win_front, win_middle, win_back, loss_front, loss_middle, loss_back, scoop, majority, joint):
+    """Expected scoring bonus of a split whose rows win and lose with these probabilities.
 
     ``scoop`` units are paid for three wins (and paid out for three losses),
     ``majority`` units for two wins or more (paid out for two losses or more):
-    1-6 scoring is ``scoop=3``, 2-4 scoring ``majority=1``.  Increasing in
-    every win probability and decreasing in every loss probability, so its
-    value at the strongest rows a split can have bounds every such split.
-    Scalars only: inlined in the loops that call it.
+    1-6 scoring is ``scoop=3``, 2-4 scoring ``majority=1``.  How an
+    opponent's rows rise and fall together is ``joint`` (:func:`joint_below`;
+    the one-cell grid: independently).  Increasing in every win probability
+    and decreasing in every loss probability, since these are probabilities
+    of one distribution, so its value at the strongest rows a split can have
+    bounds every such split.  Scalars and one array read in place: inlined
+    in the loops that call it.
     """
+    three_wins = joint_below(joint, 0, win_front, win_middle, win_back)
+    three_losses = joint_below(joint, 1, loss_front, loss_middle, loss_back)
     value = 0.0
     if scoop != 0.0:
-        value += scoop * (win_front * win_middle * win_back - loss_front * loss_middle * loss_back)
+        value += scoop * (three_wins - three_losses)
     if majority != 0.0:
-        two_wins = (win_front * win_middle + win_front * win_back + win_middle * win_back
-                    - 2.0 * win_front * win_middle * win_back)
-        two_losses = (loss_front * loss_middle + loss_front * loss_back + loss_middle * loss_back
-                      - 2.0 * loss_front * loss_middle * loss_back)
+        two_wins = (joint_below(joint, 0, win_front, win_middle, 1.0) + joint_below(joint, 0, win_front, 1.0, win_back)
+                    + joint_below(joint, 0, 1.0, win_middle, win_back) - 2.0 * three_wins)
+        two_losses = (joint_below(joint, 1, loss_front, loss_middle, 1.0)
+                      + joint_below(joint, 1, loss_front, 1.0, loss_back)
+                      + joint_below(joint, 1, 1.0, loss_middle, loss_back) - 2.0 * three_losses)
         value += majority * (two_wins - two_losses)
     return value
+
+
+@jit
+def rows_bonus_many(win_front, win_middle, win_back, loss_front, loss_middle, loss_back, scoop, majority, joint, out):
+    """``out[i]``: :func:`rows_bonus` of the ``i``-th entry of each array (the Python side's split values and
+    bounds, by the kernels' very formula)."""
+    for i in range(out.shape[0]):
+        out[i] = rows_bonus(win_front[i], win_middle[i], win_back[i], loss_front[i], loss_middle[i], loss_back[i],
+                            scoop, majority, joint)
 
 
 # added to every bound that includes the bonus: products of probabilities can round an ulp against monotonicity
@@ -260,7 +331,7 @@ REST_SLACK = 1e-9
 
 @jit
 def tight_bound(rest_code, rest_mask, back_rank, back_value, rest_best, row_bounds, row_wins, row_losses, scoop,
-                majority, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values,
+                majority, joint, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values,
                 flush_strengths):
     """An upper bound of every split with a given back, from the 8 cards it leaves (code and mask).
 
@@ -281,7 +352,7 @@ def tight_bound(rest_code, rest_mask, back_rank, back_value, rest_best, row_boun
     if scoop != 0.0 or majority != 0.0:
         bound += BONUS_SLACK + rows_bonus(row_wins[0, front_cap], row_wins[1, middle_cap],
                                           row_wins[2, back_rank], row_losses[0, front_cap],
-                                          row_losses[1, middle_cap], row_losses[2, back_rank], scoop, majority)
+                                          row_losses[1, middle_cap], row_losses[2, back_rank], scoop, majority, joint)
     return bound
 
 
@@ -307,8 +378,8 @@ def strength_threshold(self_bounds, top_front, best_value):
 
 @jit
 def best_split_by_row_values(rank5, rank3, front_values, middles, fronts, row_values, row_bounds, row_wins,
-                             row_losses, scoop, majority, rest_best, self_bounds, top_front, hand_code, hand_mask,
-                             codes5, masks5, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements,
+                             row_losses, scoop, majority, joint, rest_best, self_bounds, top_front, hand_code,
+                             hand_mask, codes5, masks5, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements,
                              rest_values, flush_strengths, candidates, candidate_bounds, removal, corrections,
                              buckets, rest_slack, all_slack):
     """The non-fouling split with the largest value: its row values plus, under a scoring bonus, the bonus.
@@ -422,7 +493,7 @@ def best_split_by_row_values(rank5, rank3, front_values, middles, fronts, row_va
                     bound += BONUS_SLACK + rows_bonus(
                         row_wins[0, front_cap], row_wins[1, middle_cap], row_wins[2, back_rank],
                         row_losses[0, front_cap], row_losses[1, middle_cap], row_losses[2, back_rank], scoop,
-                        majority)
+                        majority, joint)
                 candidate_bounds[j] = bound
                 top = j if bound > top_bound else top
                 top_bound = max(top_bound, bound)
@@ -464,7 +535,7 @@ def best_split_by_row_values(rank5, rank3, front_values, middles, fronts, row_va
                     front_win = min(max(row_wins[0, front] + corrections[3 * N_SHAPES + shape], 0.0), 1.0)
                     front_loss = min(max(row_losses[0, front] + corrections[6 * N_SHAPES + shape], 0.0), 1.0)
                     value = back_value + middle_value + front_values[f] + rows_bonus(
-                        front_win, middle_win, back_win, front_loss, middle_loss, back_loss, scoop, majority)
+                        front_win, middle_win, back_win, front_loss, middle_loss, back_loss, scoop, majority, joint)
                     value = -np.inf if fouls else value
                     if value > best_value or (value == best_value and k < best):
                         best_value = value
@@ -502,7 +573,7 @@ def best_split_by_row_values(rank5, rank3, front_values, middles, fronts, row_va
             fouls = (back_rank < middle) | (middle < front)
             value = back_value + row_values[1, middle] + front_values[f] + rows_bonus(
                 row_wins[0, front], row_wins[1, middle], back_win, row_losses[0, front],
-                row_losses[1, middle], back_loss, scoop, majority)
+                row_losses[1, middle], back_loss, scoop, majority, joint)
             value = -np.inf if fouls else value
             if value > best_value or (value == best_value and k < best):
                 best_value = value
@@ -526,7 +597,7 @@ def corrected_row(row_values, row_wins, row_losses, corrections, buckets, row, s
 
 
 @jit
-def hand_removal(hand_mask, removal_terms, buckets, scoop, majority, index5, index3, front_values, corrections):
+def hand_removal(hand_mask, removal_terms, buckets, scoop, majority, joint, index5, index3, front_values, corrections):
     """Correct a hand's rows for the cards it holds; returns ``(corrected, rest_slack, all_slack)``.
 
     Without a correction (one row of ``removal_terms``) nothing is done: ``(False, 0, 0)``.  Otherwise fills
@@ -534,8 +605,9 @@ def hand_removal(hand_mask, removal_terms, buckets, scoop, majority, index5, ind
     adds the front's to ``front_values``, and bounds what the correction adds to a split: the largest
     correction of a middle and of a front the hand can make (``rest_slack``), and of a back too
     (``all_slack``).  Under a scoring bonus, moving a win or a loss probability by ``d`` moves the bonus by
-    at most ``d`` per unit (its partial derivatives lie in [0, 1] on probabilities), so the slacks grow by the
-    units times the largest rise of each row's wins and fall of its losses.
+    at most ``d`` times :func:`joint_slope` per unit (1 for independent rows, whose product has partial
+    derivatives in [0, 1]), so the slacks grow by that times the largest rise of each row's wins and fall of
+    its losses.
     """
     if removal_terms.shape[0] <= 1:
         return False, 0.0, 0.0
@@ -566,7 +638,8 @@ def hand_removal(hand_mask, removal_terms, buckets, scoop, majority, index5, ind
             back_rise = max(back_rise, corrections[5 * N_SHAPES + shape])
             middle_fall = max(middle_fall, -corrections[7 * N_SHAPES + shape])
             back_fall = max(back_fall, -corrections[8 * N_SHAPES + shape])
-    bonus = (scoop + majority) * (front_rise + middle_rise + back_rise + front_fall + middle_fall + back_fall)
+    bonus = ((scoop + majority) * joint_slope(joint)
+             * (front_rise + middle_rise + back_rise + front_fall + middle_fall + back_fall))
     rest_slack = best_middle + best_front + bonus + REST_SLACK
     return True, rest_slack, best_back + rest_slack
 
@@ -597,11 +670,11 @@ def hand_subsets(hand, row_values, card_codes, multiplier, bucket_shift, slot_ma
 
 
 @jit
-def table_policy_hand(hand, row_values, row_bounds, row_wins, row_losses, scoop, majority, rest_best, self_bounds,
-                      removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
-                      flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values,
-                      middles, fronts, index5, index3, masks5, codes5, front_values, candidates, candidate_bounds,
-                      corrections):
+def table_policy_hand(hand, row_values, row_bounds, row_wins, row_losses, scoop, majority, joint, rest_best,
+                      self_bounds, removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask,
+                      displacements, strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask,
+                      rest_displacements, rest_values, middles, fronts, index5, index3, masks5, codes5, front_values,
+                      candidates, candidate_bounds, corrections):
     """The table policy's split of one hand: ``(split, front strength, middle strength, back strength)``.
 
     Plain loops over scalars and the scratch arrays it is given (``index5``...
@@ -616,10 +689,10 @@ def table_policy_hand(hand, row_values, row_bounds, row_wins, row_losses, scoop,
     hand_code, hand_mask, top_front = hand_subsets(hand, row_values, card_codes, multiplier, bucket_shift, slot_mask,
                                                    displacements, strengths, flush_strengths, index5, index3, masks5,
                                                    codes5, front_values)
-    removal, rest_slack, all_slack = hand_removal(hand_mask, removal_terms, buckets, scoop, majority, index5, index3,
-                                                  front_values, corrections)
+    removal, rest_slack, all_slack = hand_removal(hand_mask, removal_terms, buckets, scoop, majority, joint, index5,
+                                                  index3, front_values, corrections)
     best, _ = best_split_by_row_values(index5, index3, front_values, middles, fronts, row_values, row_bounds, row_wins,
-                                       row_losses, scoop, majority, rest_best, self_bounds, top_front, hand_code,
+                                       row_losses, scoop, majority, joint, rest_best, self_bounds, top_front, hand_code,
                                        hand_mask, codes5, masks5, rest_multiplier, rest_shift, rest_slot_mask,
                                        rest_displacements, rest_values, flush_strengths, candidates, candidate_bounds,
                                        removal, corrections, buckets, rest_slack, all_slack)
@@ -653,10 +726,10 @@ def _policy_scratch():
 
 
 @jit
-def best_distinct_splits(hand, row_values, row_bounds, row_wins, row_losses, scoop, majority, rest_best, self_bounds,
-                         removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask, displacements,
-                         strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements,
-                         rest_values, middles, fronts, strength_keys, count):
+def best_distinct_splits(hand, row_values, row_bounds, row_wins, row_losses, scoop, majority, joint, rest_best,
+                         self_bounds, removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask,
+                         displacements, strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask,
+                         rest_displacements, rest_values, middles, fronts, strength_keys, count):
     """The best non-fouling split of each of the ``count`` best row shapes of one hand, by table value.
 
     Splits are ordered by table value, then by lowest index; walking that
@@ -673,8 +746,8 @@ def best_distinct_splits(hand, row_values, row_bounds, row_wins, row_losses, sco
     hand_code, hand_mask, top_front = hand_subsets(hand, row_values, card_codes, multiplier, bucket_shift, slot_mask,
                                                    displacements, strengths, flush_strengths, index5, index3, masks5,
                                                    codes5, front_values)
-    removal, rest_slack, all_slack = hand_removal(hand_mask, removal_terms, buckets, scoop, majority, index5, index3,
-                                                  front_values, corrections)
+    removal, rest_slack, all_slack = hand_removal(hand_mask, removal_terms, buckets, scoop, majority, joint, index5,
+                                                  index3, front_values, corrections)
     has_bonus = scoop != 0.0 or majority != 0.0
     kept_ids = np.empty(count, dtype=np.int32)
     kept_values = np.empty(count)
@@ -699,7 +772,7 @@ def best_distinct_splits(hand, row_values, row_bounds, row_wins, row_losses, sco
                 _, back_win, back_loss = corrected_row(row_values, row_wins, row_losses, corrections, buckets, 2,
                                                        back_rank)
         if tight_bound(hand_code - codes5[back] + SUIT_BIAS, hand_mask ^ masks5[back], back_rank, back_value,
-                       rest_best, row_bounds, row_wins, row_losses, scoop, majority, rest_multiplier, rest_shift,
+                       rest_best, row_bounds, row_wins, row_losses, scoop, majority, joint, rest_multiplier, rest_shift,
                        rest_slot_mask, rest_displacements, rest_values, flush_strengths) + rest_slack <= threshold:
             continue
         back_shape = row_shape(strength_keys[back_rank])
@@ -725,7 +798,7 @@ def best_distinct_splits(hand, row_values, row_bounds, row_wins, row_losses, sco
             value = back_value + middle_value + front_values[f]
             if has_bonus:
                 value += rows_bonus(front_win, middle_win, back_win, front_loss, middle_loss, back_loss, scoop,
-                                    majority)
+                                    majority, joint)
             if n_kept == count and value <= kept_values[count - 1]:
                 continue
             front_shape = row_shape(strength_keys[index3[f]])
@@ -763,15 +836,15 @@ def best_distinct_splits(hand, row_values, row_bounds, row_wins, row_losses, sco
 
 
 @jit
-def _table_policy_block(hands, start, stop, row_values, row_bounds, row_wins, row_losses, scoop, majority, rest_best,
-                        self_bounds, removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask,
+def _table_policy_block(hands, start, stop, row_values, row_bounds, row_wins, row_losses, scoop, majority, joint,
+                        rest_best, self_bounds, removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask,
                         displacements, strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask,
                         rest_displacements, rest_values, middles, fronts, chosen, chosen_strengths):
     """Arrange ``hands[start:stop]`` by the table policy (see :func:`_table_policy`)."""
     index5, index3, masks5, codes5, front_values, candidates, candidate_bounds, corrections = _policy_scratch()
     for h in range(start, stop):
         best, front, middle, back = table_policy_hand(hands[h], row_values, row_bounds, row_wins, row_losses, scoop,
-                                                      majority, rest_best, self_bounds, removal_terms, buckets,
+                                                      majority, joint, rest_best, self_bounds, removal_terms, buckets,
                                                       card_codes, multiplier, bucket_shift, slot_mask, displacements,
                                                       strengths, flush_strengths, rest_multiplier, rest_shift,
                                                       rest_slot_mask, rest_displacements, rest_values, middles, fronts,
@@ -784,14 +857,14 @@ def _table_policy_block(hands, start, stop, row_values, row_bounds, row_wins, ro
 
 
 @jit
-def _table_policy_serial(hands, row_values, row_bounds, row_wins, row_losses, scoop, majority, rest_best, self_bounds,
-                         removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask, displacements,
-                         strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements,
-                         rest_values, middles, fronts):
+def _table_policy_serial(hands, row_values, row_bounds, row_wins, row_losses, scoop, majority, joint, rest_best,
+                         self_bounds, removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask,
+                         displacements, strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask,
+                         rest_displacements, rest_values, middles, fronts):
     """:func:`_table_policy` on the calling thread: for a few hands, where starting the threads costs more."""
     chosen = np.empty(hands.shape[0], dtype=np.int32)
     chosen_strengths = np.empty((hands.shape[0], 3), dtype=np.int16)
-    _table_policy_block(hands, 0, hands.shape[0], row_values, row_bounds, row_wins, row_losses, scoop, majority,
+    _table_policy_block(hands, 0, hands.shape[0], row_values, row_bounds, row_wins, row_losses, scoop, majority, joint,
                         rest_best, self_bounds, removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask,
                         displacements, strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask,
                         rest_displacements, rest_values, middles, fronts, chosen, chosen_strengths)
@@ -799,16 +872,16 @@ def _table_policy_serial(hands, row_values, row_bounds, row_wins, row_losses, sc
 
 
 @jit
-def _table_policy_one(hand, row_values, row_bounds, row_wins, row_losses, scoop, majority, rest_best, self_bounds,
-                      removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
-                      flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values,
-                      middles, fronts):
+def _table_policy_one(hand, row_values, row_bounds, row_wins, row_losses, scoop, majority, joint, rest_best,
+                      self_bounds, removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask,
+                      displacements, strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask,
+                      rest_displacements, rest_values, middles, fronts):
     """:func:`table_policy_hand` of one hand (13 sorted ids): ``(split, front, middle, back strengths)`` as scalars.
 
     ``cpoker.table(hand)``'s kernel: no output arrays to allocate and box for one answer.
     """
     index5, index3, masks5, codes5, front_values, candidates, candidate_bounds, corrections = _policy_scratch()
-    return table_policy_hand(hand, row_values, row_bounds, row_wins, row_losses, scoop, majority, rest_best,
+    return table_policy_hand(hand, row_values, row_bounds, row_wins, row_losses, scoop, majority, joint, rest_best,
                              self_bounds, removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask,
                              displacements, strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask,
                              rest_displacements, rest_values, middles, fronts, index5, index3, masks5, codes5,
@@ -816,7 +889,7 @@ def _table_policy_one(hand, row_values, row_bounds, row_wins, row_losses, scoop,
 
 
 @jit(parallel=True)
-def _table_policy(hands, row_values, row_bounds, row_wins, row_losses, scoop, majority, rest_best, self_bounds,
+def _table_policy(hands, row_values, row_bounds, row_wins, row_losses, scoop, majority, joint, rest_best, self_bounds,
                   removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
                   flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values,
                   middles, fronts):
@@ -839,8 +912,8 @@ def _table_policy(hands, row_values, row_bounds, row_wins, row_losses, scoop, ma
     n_blocks = (n_hands + BLOCK - 1) // BLOCK
     for block in numba.prange(n_blocks):
         _table_policy_block(hands, block * BLOCK, min(n_hands, (block + 1) * BLOCK), row_values, row_bounds, row_wins,
-                            row_losses, scoop, majority, rest_best, self_bounds, removal_terms, buckets, card_codes,
-                            multiplier, bucket_shift, slot_mask, displacements, strengths, flush_strengths,
+                            row_losses, scoop, majority, joint, rest_best, self_bounds, removal_terms, buckets,
+                            card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths, flush_strengths,
                             rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values, middles,
                             fronts, chosen, chosen_strengths)
     return chosen, chosen_strengths
