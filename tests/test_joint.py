@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import cpoker
-from cpoker._kernels.splits import joint_below, joint_slope, rows_bonus
+from cpoker._kernels.splits import bonus_ceiling, joint_below, joint_slope, rows_bonus
 from cpoker.errors import OptionError
 from cpoker.joint import INDEPENDENT, JOINT_CELLS, check_joint, grid_of_counts
 from cpoker.policy import PolicyTables, RowModel, arrange_by_tables, default_tables, sample_block
@@ -76,8 +76,9 @@ def test_reading_is_the_multilinear_interpolation_exact_at_the_grid_points(grid,
        step=st.floats(0.0, 1.0), units=st.sampled_from([(3.0, 0.0), (0.0, 1.0), (2.0, 1.0)]))
 def test_the_bonus_rises_with_wins_falls_with_losses_and_its_slope_bounds_it(grid, wins, losses, coordinate, step,
                                                                               units):
-    """What the policy's search relies on: monotone in every probability, and moving one by ``d`` moves the
-    bonus by at most ``d`` times the grid's slope per unit (the slack of the card-removal correction)."""
+    """What the policy's search relies on: monotone in every probability, moving one by ``d`` moves the bonus
+    by at most ``d`` times the grid's slope per unit (the slack of the card-removal correction), and never
+    above its ceiling from the wins alone."""
     before = [*wins, *losses]
     after = list(before)
     after[coordinate] = min(1.0, before[coordinate] + step)
@@ -87,6 +88,8 @@ def test_the_bonus_rises_with_wins_falls_with_losses_and_its_slope_bounds_it(gri
     else:
         assert high <= low + 1e-12
     assert abs(high - low) <= sum(units) * joint_slope(grid) * (after[coordinate] - before[coordinate]) + 1e-12
+    # the search skips the bonus of a split that cannot reach the best value even with this ceiling
+    assert low <= bonus_ceiling(*before[:3], *units, joint_slope(grid)) + 1e-12
 
 
 def test_the_learned_grid_counts_the_policys_own_rows():
@@ -175,3 +178,14 @@ def test_command_line_says_which_tables_carry_a_joint_model(capsys):
         assert json.loads(capsys.readouterr().out)["joint_rows"] is expected
     assert main(["tables", "info", "--rules", "1-6"]) == 0
     assert "with a joint model of the opponent's rows" in capsys.readouterr().out
+
+
+def test_house_rules_of_a_presets_scoring_keep_its_joint_model():
+    """The joint model describes the preset's play in the coordinates of its distribution: house rules valued
+    on that distribution keep it, whatever their royalties."""
+    from cpoker.rules import Rules
+
+    royal = Rules.from_toml_text('scoring = "1-6"\n[royalties]\nback = { "four of a kind" = 4 }\n', "house")
+    tables = default_tables(royal)
+    assert tables.removal is None and np.array_equal(tables.joint, default_tables("1-6").joint)
+    assert np.array_equal(tables.model.joint, tables.joint)

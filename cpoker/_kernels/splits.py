@@ -315,6 +315,24 @@ def rows_bonus(win_front, win_middle, win_back, loss_front, loss_middle, loss_ba
 
 
 @jit
+def bonus_ceiling(win_front, win_middle, win_back, scoop, majority, slope):
+    """An upper bound of :func:`rows_bonus` from the win probabilities alone, for a grid of steepest slope ``slope``.
+
+    Each row's chance of winning is at most ``slope`` times its win probability (the grid's marginal
+    density is at most ``slope``); three wins are no likelier than the least likely one, and two or more
+    no likelier than half the expected number of wins; the losses only subtract.  Five operations where the
+    bonus reads the grid eight to thirty-two times: the search skips the bonus of a split that cannot
+    reach the best value even with this (most splits of a searched back).
+    """
+    ceiling = 0.0
+    if scoop != 0.0:
+        ceiling += scoop * slope * min(win_front, win_middle, win_back)
+    if majority != 0.0:
+        ceiling += majority * min(1.0, 0.5 * slope * (win_front + win_middle + win_back))
+    return ceiling
+
+
+@jit
 def rows_bonus_many(win_front, win_middle, win_back, loss_front, loss_middle, loss_back, scoop, majority, joint, out):
     """``out[i]``: :func:`rows_bonus` of the ``i``-th entry of each array (the Python side's split values and
     bounds, by the kernels' very formula)."""
@@ -437,6 +455,7 @@ def best_split_by_row_values(rank5, rank3, front_values, middles, fronts, row_va
         if count_ranks(ranks) <= 4:
             plain |= ranks << (13 * suit)
     has_bonus = scoop != 0.0 or majority != 0.0
+    slope = joint_slope(joint) if has_bonus else 0.0
     best, best_value = -1, -np.inf
     n_candidates = 0
     top = -1
@@ -534,8 +553,12 @@ def best_split_by_row_values(rank5, rank3, front_values, middles, fronts, row_va
                     shape = buckets[front]
                     front_win = min(max(row_wins[0, front] + corrections[3 * N_SHAPES + shape], 0.0), 1.0)
                     front_loss = min(max(row_losses[0, front] + corrections[6 * N_SHAPES + shape], 0.0), 1.0)
-                    value = back_value + middle_value + front_values[f] + rows_bonus(
-                        front_win, middle_win, back_win, front_loss, middle_loss, back_loss, scoop, majority, joint)
+                    value = back_value + middle_value + front_values[f]
+                    if value + bonus_ceiling(front_win, middle_win, back_win, scoop, majority, slope) + BONUS_SLACK \
+                            < best_value:
+                        continue  # cannot reach the best value: the bonus is not worth reading
+                    value += rows_bonus(front_win, middle_win, back_win, front_loss, middle_loss, back_loss, scoop,
+                                        majority, joint)
                     value = -np.inf if fouls else value
                     if value > best_value or (value == best_value and k < best):
                         best_value = value
@@ -571,9 +594,12 @@ def best_split_by_row_values(rank5, rank3, front_values, middles, fronts, row_va
             middle = rank5[m]
             front = rank3[f]
             fouls = (back_rank < middle) | (middle < front)
-            value = back_value + row_values[1, middle] + front_values[f] + rows_bonus(
-                row_wins[0, front], row_wins[1, middle], back_win, row_losses[0, front],
-                row_losses[1, middle], back_loss, scoop, majority, joint)
+            value = back_value + row_values[1, middle] + front_values[f]
+            if value + bonus_ceiling(row_wins[0, front], row_wins[1, middle], back_win, scoop, majority, slope) \
+                    + BONUS_SLACK < best_value:
+                continue  # cannot reach the best value (see above)
+            value += rows_bonus(row_wins[0, front], row_wins[1, middle], back_win, row_losses[0, front],
+                                row_losses[1, middle], back_loss, scoop, majority, joint)
             value = -np.inf if fouls else value
             if value > best_value or (value == best_value and k < best):
                 best_value = value
