@@ -1,11 +1,13 @@
-"""How an opponent's three rows rise and fall together: the joint row model of the scoring bonuses.
+"""How an opponent's three rows go together: the joint row model of the scoring bonuses.
 
 Under 1-6 scoring a scoop (all three rows) pays double, under 2-4 scoring
 two rows out of three pay a bonus.  The table policy prices these bonuses
 from each row's probability of winning and losing
 (:class:`cpoker.policy.RowModel`).  Multiplying those probabilities treats
-the opponent's rows as independent, but they are not: a strong hand makes
-three strong rows.  Measured against the exact best response to the
+the opponent's rows as independent, but they are not: they share one
+hand's thirteen cards (in the 1-6 tables' play, all three rows in the
+weaker half happen 8.4% of the time, not the product's 12.5%: the rows
+compete for the cards).  Measured against the exact best response to the
 shipped tables' own play, that product cost 0.004 points a hand under 1-6
 scoring and 0.002 under 2-4 (the README's *Strategy quality*).
 

@@ -61,7 +61,7 @@ class RowModel:
 
     ``P(3 wins)`` and ``P(2+ wins)`` are read from ``joint``, the joint
     distribution of the opponent's three rows learned from the policy's play
-    (:mod:`cpoker.joint`: an opponent's rows are strong or weak together);
+    (:mod:`cpoker.joint`: an opponent's rows share one hand's cards);
     without it, the rows are taken as independent (``P(3 wins) = w_front *
     w_middle * w_back`` and so on).  Royalties
     are additive per row: a row of strength ``s`` earns its royalty times

@@ -292,7 +292,7 @@ def rows_bonus(win_front, win_middle, win_back, loss_front, loss_middle, loss_ba
     ``scoop`` units are paid for three wins (and paid out for three losses),
     ``majority`` units for two wins or more (paid out for two losses or more):
     1-6 scoring is ``scoop=3``, 2-4 scoring ``majority=1``.  How an
-    opponent's rows rise and fall together is ``joint`` (:func:`joint_below`;
+    opponent's rows go together is ``joint`` (:func:`joint_below`;
     the one-cell grid: independently).  Increasing in every win probability
     and decreasing in every loss probability, since these are probabilities
     of one distribution, so its value at the strongest rows a split can have
@@ -341,7 +341,7 @@ def rows_bonus_many(win_front, win_middle, win_back, loss_front, loss_middle, lo
                             scoop, majority, joint)
 
 
-# added to every bound that includes the bonus: products of probabilities can round an ulp against monotonicity
+# added to every bound that includes the bonus: its interpolation's arithmetic can round an ulp against monotonicity
 BONUS_SLACK = 1e-9
 # added to the best middle + front value of 8 cards: a split's value is summed in another order (an ulp or two)
 REST_SLACK = 1e-9
