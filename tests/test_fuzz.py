@@ -32,6 +32,8 @@ ROOT = Path(__file__).resolve().parents[1]
 DEADLINE = 60.0  # seconds per case: valid cases take well under one
 EXAMPLES = int(os.environ.get("CPOKER_FUZZ_EXAMPLES", "40"))
 COUNTS: Counter = Counter()
+# every file and folder the cases make lives under one folder, removed when the session ends
+SCRATCH = tempfile.TemporaryDirectory(prefix="cpoker-fuzz-")
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
                 suppress_health_check=list(HealthCheck))
 
@@ -45,7 +47,7 @@ class Worker:
     def start(self) -> None:
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests")])}
         self.process = subprocess.Popen([sys.executable, str(ROOT / "tests" / "fuzz_worker.py")],
-                                        cwd=tempfile.mkdtemp(prefix="cpoker-fuzz-cwd-"), env=env,
+                                        cwd=tempfile.mkdtemp(prefix="cwd-", dir=SCRATCH.name), env=env,
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                         text=True, bufsize=1)
         assert json.loads(self._read(120))["ready"]
@@ -149,7 +151,7 @@ strategy_name = st.sampled_from(["table", "greedy", "plugin_strategy:my_greedy",
 def hostile_file(draw) -> str:
     """A path to a file of hostile (or valid) content, or to something that is not a readable file."""
     kind = draw(st.sampled_from(["json", "json", "toml", "binary", "latin1", "nested", "digits", "path"]))
-    folder = Path(tempfile.mkdtemp(prefix="cpoker-fuzz-"))
+    folder = Path(tempfile.mkdtemp(prefix="in-", dir=SCRATCH.name))
     path = folder / "input"
     if kind == "json":
         value = draw(st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False)
@@ -180,7 +182,7 @@ def hostile_file(draw) -> str:
 
 @st.composite
 def out_path(draw) -> str:
-    folder = Path(tempfile.mkdtemp(prefix="cpoker-fuzz-out-"))
+    folder = Path(tempfile.mkdtemp(prefix="out-", dir=SCRATCH.name))
     return draw(st.sampled_from([str(folder / "r.json"), str(folder / "r.csv"), str(folder / "r.txt"),
                                  str(folder / "missing" / "r.json"), str(folder), "/proc/r.json", "",
                                  str(folder / "t.npz")]))
