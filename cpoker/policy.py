@@ -74,7 +74,7 @@ class RowModel:
     with ``removal`` (:mod:`cpoker.removal`) each hand's row values, wins and
     losses move by its card-removal correction, a linear function of 64
     features of the hand (the counts of its ranks and suits), per row and
-    row shape.
+    correction shape (:func:`cpoker.removal.strength_buckets`).
 
     Attributes
     ----------
@@ -98,7 +98,7 @@ class RowModel:
         bonus of three rows that strong; the same without the front (a hand's
         best front is added).
     removal
-        ``(65, Q * 3 * 169)`` float32 card-removal terms (:mod:`cpoker.removal`;
+        ``(65, Q * 3 * 259)`` float32 card-removal terms (:mod:`cpoker.removal`;
         Q = 1 without a scoring bonus, 3 with one), or ``None``: every hand is
         valued against the full-deck distribution.
     joint
@@ -257,7 +257,8 @@ class RowModel:
         return value + self._bonus(wins, losses)
 
     def hand_corrections(self, hand) -> np.ndarray:
-        """``(Q, 3, 169)``: the card-removal correction of ``hand`` (13 card ids) by quantity, row and row shape.
+        """``(Q, 3, 259)``: the card-removal correction of ``hand`` (13 card ids) by quantity, row and correction
+        shape (:func:`cpoker.removal.strength_buckets`).
 
         Zero without a correction; Q = 1 (values) without a scoring bonus, else 3 (values, wins, losses).
         """
@@ -344,7 +345,7 @@ class PolicyTables:
         choices and continues exactly where the build stopped.
     removal
         The card-removal correction learned after self-play (:mod:`cpoker.removal`):
-        ``(65, Q * 3 * 169)`` float32, or ``None`` (tables of an unfinished build,
+        ``(65, Q * 3 * 259)`` float32, or ``None`` (tables of an unfinished build,
         a build with ``removal_deals=0``, or files written before cpoker 0.2).
     removal_rounds
         One dict per round of self-play with the correction (see the module

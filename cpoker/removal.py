@@ -13,9 +13,11 @@ for each rank, whether the hand holds 0, 2, 3 or 4 of it (1 is the
 reference); for each suit, its count and its count squared; the suit counts
 sorted.  For each row, strength and feature it gives the change of the
 row's value (and, under a scoring bonus, of its win and loss probabilities)
-per unit of the feature away from its mean, averaged within each row
-*shape* (category and main ranks, kickers dropped: 169 shapes), so that
-the tables files stay small (110-280 KB; 7,917 strengths would be 18 MB).
+per unit of the feature away from its mean, averaged within each
+*correction shape* (:func:`strength_buckets`: category and main ranks,
+kickers dropped, but a high card or a flush keeps its two top cards: 259
+shapes), so that the tables files stay small (150-420 KB; 7,917 strengths
+would be 18 MB).
 
 It is learned by least squares after self-play (:func:`learn_removal`),
 and again after each round of self-play that plays it
@@ -46,16 +48,47 @@ RIDGE = 1e-6  # times the sample count, added to the Gram matrix's diagonal: the
 # (the rank counts sum to 13, so do the suit counts), and the ridge picks the smallest of the equal solutions
 
 
+SHAPE_TOP_CARDS = 2  # the cards of a high card or a flush that its correction shape keeps
+COARSE_SHAPES = 169  # the shapes of tables files written before SHAPE_TOP_CARDS (one top card)
+
+
 @functools.cache
 def strength_buckets() -> np.ndarray:
-    """``(S,)`` int32: the row shape (0..168) of each dense strength, shapes in strength order.
+    """``(S,)`` int32: the correction shape (0..258) of each dense strength, shapes in strength order.
 
-    A shape is a row's category and main ranks with kickers dropped (high card and flush: the top card
-    only), as :func:`cpoker._kernels.splits.row_shape` and the solver's alternatives use.
+    A correction shape is a row's category and main ranks with kickers dropped (a pair's rank, a full
+    house's trips...), except that a high card or a flush keeps its two top cards.  How much a hand's
+    cards shift the odds of a flush depends on more than its top card: holding three aces, say, leaves
+    an opponent few ace-high flushes, which beat an ace-seven flush but rarely an ace-king one.  Measured
+    under seed001-royalties (flush backs pay 4), the top card only (169 shapes) left a best response
+    +0.0036 [+0.0020, +0.0053] a hand, the two top cards +0.0027 [+0.0013, +0.0041] (same 2,000 hands);
+    four features of the suit lengths on top of that gained nothing.
     """
-    from .solver import _row_shapes
+    return _buckets_of(_correction_shapes(strength_keys().astype(np.int64), SHAPE_TOP_CARDS))
 
-    _, buckets = np.unique(_row_shapes(strength_keys().astype(np.int64)), return_inverse=True)
+
+@functools.cache
+def coarse_buckets() -> np.ndarray:
+    """``(S,)`` int32: the shapes of earlier tables files (high card and flush by their top card only,
+    :data:`COARSE_SHAPES` of them), which each correction shape refines."""
+    return _buckets_of(_correction_shapes(strength_keys().astype(np.int64), 1))
+
+
+def _correction_shapes(keys: np.ndarray, top_cards: int) -> np.ndarray:
+    """Category and main ranks of row keys; high card and flush: their ``top_cards`` highest ranks."""
+    category = keys >> 26
+    major = (keys >> 13) & 0x1FFF
+    kept = np.zeros_like(major)
+    rest = major.copy()
+    for _ in range(top_cards):
+        highest = np.where(rest > 0, np.left_shift(1, np.floor(np.log2(np.maximum(rest, 1))).astype(np.int64)), 0)
+        kept |= highest
+        rest &= ~highest
+    return (category << 13) | np.where((category == 0) | (category == 5), kept, major)
+
+
+def _buckets_of(shapes: np.ndarray) -> np.ndarray:
+    _, buckets = np.unique(shapes, return_inverse=True)
     buckets = buckets.astype(np.int32)
     buckets.flags.writeable = False
     return buckets
@@ -65,19 +98,34 @@ def n_buckets() -> int:
     return int(strength_buckets()[-1]) + 1
 
 
+def refined_terms(terms: np.ndarray) -> np.ndarray:
+    """Terms of an earlier tables file (``(65, Q * 3 * 169)``, :func:`coarse_buckets`) as the same correction
+    on today's shapes: each shape takes the columns of the coarse shape it refines (the policy plays as it
+    did).  Terms of any other width are returned as they are."""
+    width = terms.shape[1] if terms.ndim == 2 else 0
+    if width == 0 or width % (3 * COARSE_SHAPES) or width // (3 * COARSE_SHAPES) not in (1, 3):
+        return terms
+    parent = np.zeros(n_buckets(), dtype=np.int64)
+    parent[strength_buckets()] = coarse_buckets()
+    blocks = width // COARSE_SHAPES
+    columns = (np.arange(blocks)[:, None] * COARSE_SHAPES + parent[None, :]).ravel()
+    return terms[:, columns]
+
+
 def quantities(rules: "Rules") -> int:
     """What the correction moves: the row values (1), and under a scoring bonus their wins and losses (3)."""
     return 1 if rules.scoring == "pagat" else 3
 
 
 def check_terms(terms, quantity: int, dtype=np.float64) -> np.ndarray:
-    """``terms`` as a read-only ``(1 + 64, quantity * 3 * 169)`` array of finite numbers, or :class:`OptionError`.
+    """``terms`` as a read-only ``(1 + 64, quantity * 3 * 259)`` array of finite numbers, or :class:`OptionError`.
 
-    ``quantity`` is :func:`quantities` of the rules (1 or 3).
+    ``quantity`` is :func:`quantities` of the rules (1 or 3).  The terms of an earlier tables file
+    (169 shapes) are refined to today's shapes (:func:`refined_terms`).
     """
     width = quantity * 3 * n_buckets()
     try:
-        array = np.array(terms, dtype=dtype)
+        array = refined_terms(np.array(terms, dtype=dtype))
     except (TypeError, ValueError):
         array = np.empty(0)
     if array.shape != (1 + N_FEATURES, width) or not np.isfinite(array).all():
@@ -115,7 +163,7 @@ def learn_removal(model: "RowModel", rules: "Rules", seed: int, deals: int = 200
     scoring bonus the joint distribution of its rows (:mod:`cpoker.joint`).
 
     ``deals`` deals of four hands (:func:`removal_sample` of ``seed``) are arranged by ``model``.
-    Returns ``(terms, joint)``: the terms ``(65, Q * 3 * 169)`` float32, row 0 the constant (minus the mean
+    Returns ``(terms, joint)``: the terms ``(65, Q * 3 * 259)`` float32, row 0 the constant (minus the mean
     features' part), then one row per feature; columns by quantity (value, wins, losses), row (front,
     middle, back) and shape.  ``joint`` the ``(2, 17, 17, 17)`` grid of those deals' rows, in the
     coordinates of ``model``'s distribution (None under pagat scoring, which has no bonus to price).

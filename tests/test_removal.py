@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 import cpoker
 from cpoker.errors import OptionError
 from cpoker.policy import PolicyTables, RowModel, arrange_by_tables, default_tables, sample_block
-from cpoker.removal import learn_removal, n_buckets, removal_sample, strength_buckets
+from cpoker.removal import coarse_buckets, learn_removal, n_buckets, removal_sample, strength_buckets
 from cpoker.rules import PRESETS
 from cpoker.tables import strength_keys
 
@@ -183,6 +183,83 @@ def test_reading_tables_imports_no_numba_and_the_feature_counts_agree():
     assert subprocess.run([sys.executable, "-c", program], capture_output=True, text=True).stdout.strip() == "False"
 
 
+def slow_shape_labels(rows: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """The correction shape of rows from their cards, by definition: the category (read off the key) and
+    the main ranks (a pair's, two pairs', trips', a full house's trips, quads', a straight's top, the wheel's
+    five), a high card or a flush its two highest ranks; as one integer per row."""
+    ranks = rows.astype(np.int64) % 13
+    counts = np.zeros((len(rows), 13), dtype=np.int8)
+    np.add.at(counts, (np.arange(len(rows))[:, None], ranks), 1)
+    category = keys.astype(np.int64) >> 26
+    held = np.arange(13)[None, :]
+    main = np.zeros(len(rows), dtype=np.int64)
+    for kind, count in ((1, 2), (2, 2), (3, 3), (6, 3), (7, 4)):
+        rows_of_kind = category == kind
+        main[rows_of_kind] = ((counts[rows_of_kind] == count) << held).sum(axis=1)
+    highest = ranks.max(axis=1)
+    wheel = (counts[:, 12] == 1) & (counts[:, 3] == 1) & (highest == 12) & (np.sort(ranks, axis=1)[:, -2] == 3)
+    straight = (category == 4) | (category == 8)
+    main[straight] = 1 << np.where(wheel, 3, highest)[straight]
+    top_two = np.sort(ranks, axis=1)[:, -2:]
+    high = (category == 0) | (category == 5)
+    main[high] = ((1 << top_two[:, 0]) | (1 << top_two[:, 1]))[high]
+    return (category << 13) | main
+
+
+def test_correction_shapes_are_their_definition_on_every_row():
+    """Over all 2,598,960 five-card and 22,100 three-card rows: two rows share a correction shape exactly when
+    they share the shape of the definition; 259 shapes, each refining one of the 169 of earlier tables files
+    (the solver's row shapes: a high card or a flush by its top card)."""
+    from test_evaluate import all_combinations
+
+    from cpoker.solver import _row_shapes
+
+    labels, buckets = [], []
+    for size in (5, 3):
+        every = all_combinations(size)
+        for rows in np.array_split(every, 1 + len(every) // 300_000):
+            keys = cpoker.evaluate_batch(rows)
+            labels.append(slow_shape_labels(rows, keys))
+            buckets.append(strength_buckets()[np.searchsorted(strength_keys(), keys)])
+    labels, buckets = np.concatenate(labels), np.concatenate(buckets)
+    pairs = np.unique(np.stack([labels, buckets]), axis=1)
+    assert pairs.shape[1] == len(np.unique(labels)) == len(np.unique(buckets)) == n_buckets() == 259
+    assert np.array_equal(np.unique(buckets), np.arange(259))  # every shape is some row's
+    old = np.unique(_row_shapes(strength_keys().astype(np.int64)), return_inverse=True)[1]
+    assert np.array_equal(coarse_buckets(), old) and old.max() + 1 == 169
+    assert len(np.unique(np.stack([strength_buckets(), coarse_buckets()]), axis=1)[0]) == 259  # a refinement
+
+
+def test_tables_files_of_the_coarser_shapes_play_as_they_did(tmp_path):
+    """A tables file written before the shapes were refined (terms for 169 shapes) loads, and gives every
+    strength of every hand the correction its old terms gave it; so the policy plays as it did."""
+    import io
+
+    tables = default_tables("2-4")
+    old = np.random.default_rng(3).normal(0, 0.02, (1 + N_FEATURES, 3 * 3 * 169)).astype(np.float32)
+    with np.load(io.BytesIO(tables.to_bytes())) as data:
+        arrays = {name: data[name] for name in data.files}
+    np.savez(tmp_path / "old.npz", **{**arrays, "removal": old})
+    loaded = PolicyTables.load(tmp_path / "old.npz")
+    assert loaded.removal.shape == (65, 3 * 3 * 259)
+    hands = sample_block(8, 0, 12)
+    for hand in hands:
+        expected = (old[0] + slow_features(hand) @ old[1:].astype(np.float64)).reshape(3, 3, 169)
+        got = loaded.model.hand_corrections(hand)
+        assert np.allclose(got[:, :, strength_buckets()], expected[:, :, coarse_buckets()], rtol=0, atol=1e-5)
+    chosen, _ = arrange_by_tables(hands, loaded.model)
+    for hand, split in zip(hands, chosen):  # the best split by the old terms' slow formula
+        found, index = every_split(hand)
+        corrections = (old[0] + slow_features(hand) @ old[1:].astype(np.float64)).reshape(3, 3, 169)
+        shapes = coarse_buckets()
+        model = loaded.model
+        rows = [model.values[r, s] + corrections[0, r, shapes[s]] for r, s in enumerate(index)]
+        wins = [np.clip(model.wins[r, s] + corrections[1, r, shapes[s]], 0, 1) for r, s in enumerate(index)]
+        losses = [np.clip(model.losses[r, s] + corrections[2, r, shapes[s]], 0, 1) for r, s in enumerate(index)]
+        total = rows[2] + rows[1] + rows[0] + slow_bonus(model, wins, losses)
+        assert total[found.split_ids == split][0] >= total.max() - 1e-5
+
+
 def test_four_aces_make_kings_stronger():
     """A fact of card removal, read off the shipped pagat correction: with all four aces in hand, no opponent
     holds one, so a front of a pair of kings (beaten only by aces among pairs) is worth more than with one ace."""
@@ -230,7 +307,7 @@ def test_house_rules_keep_the_correction_only_with_the_presets_royalties(tmp_pat
 
 def test_build_learns_the_correction_last_and_can_leave_it_out(tmp_path):
     built = cpoker.build_tables(hands=300, seed=5, max_iterations=2, removal_deals=50)
-    assert built.removal is not None and built.removal.shape == (65, 507)
+    assert built.removal is not None and built.removal.shape == (65, 777)
     again = cpoker.build_tables(hands=300, seed=5, max_iterations=2, removal_deals=50)
     assert again.to_bytes() == built.to_bytes()
     assert cpoker.build_tables(hands=300, seed=5, max_iterations=2, removal_deals=0).removal is None

@@ -11,7 +11,7 @@ import numpy as np
 from .._jit import jit
 from .evaluate import count_ranks
 
-N_SHAPES = 169  # row shapes (cpoker.removal.strength_buckets): the correction's resolution in strength
+N_SHAPES = 259  # correction shapes (cpoker.removal.strength_buckets): the correction's resolution in strength
 RANK_FEATURES = 52  # per rank (13): holding 0, 2, 3 or 4 cards of it (1 is the reference)
 N_FEATURES = RANK_FEATURES + 12  # then per suit (4): its count, its count squared; the counts sorted (4)
 

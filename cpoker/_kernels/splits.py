@@ -627,7 +627,7 @@ def hand_removal(hand_mask, removal_terms, buckets, scoop, majority, joint, inde
     """Correct a hand's rows for the cards it holds; returns ``(corrected, rest_slack, all_slack)``.
 
     Without a correction (one row of ``removal_terms``) nothing is done: ``(False, 0, 0)``.  Otherwise fills
-    ``corrections`` with the hand's correction of each row shape (:func:`.removal.hand_correction`),
+    ``corrections`` with the hand's correction of each correction shape (:func:`.removal.hand_correction`),
     adds the front's to ``front_values``, and bounds what the correction adds to a split: the largest
     correction of a middle and of a front the hand can make (``rest_slack``), and of a back too
     (``all_slack``).  Under a scoring bonus, moving a win or a loss probability by ``d`` moves the bonus by
