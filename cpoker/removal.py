@@ -62,7 +62,7 @@ def strength_buckets() -> np.ndarray:
     an opponent few ace-high flushes, which beat an ace-seven flush but rarely an ace-king one.  Measured
     under seed001-royalties (flush backs pay 4), the top card only (169 shapes) left a best response
     +0.0036 [+0.0020, +0.0053] a hand, the two top cards +0.0027 [+0.0013, +0.0041] (same 2,000 hands);
-    four features of the suit lengths on top of that gained nothing.
+    features of the suit lengths on top of that gained nothing, nor did a flush's third card.
     """
     return _buckets_of(_correction_shapes(strength_keys().astype(np.int64), SHAPE_TOP_CARDS))
 
@@ -125,13 +125,14 @@ def check_terms(terms, quantity: int, dtype=np.float64) -> np.ndarray:
     """
     width = quantity * 3 * n_buckets()
     try:
-        array = refined_terms(np.array(terms, dtype=dtype))
+        given = np.array(terms, dtype=dtype)
     except (TypeError, ValueError):
-        array = np.empty(0)
+        given = np.empty(0)
+    array = refined_terms(given)
     if array.shape != (1 + N_FEATURES, width) or not np.isfinite(array).all():
         scoring = "with a scoring bonus" if quantity == 3 else "without a scoring bonus"
-        raise OptionError(f"a card-removal correction {scoring} must be a finite (65, {width}) array, "
-                          f"got shape {array.shape}")
+        raise OptionError(f"a card-removal correction {scoring} must be a finite (65, {width}) array "
+                          f"(or (65, {quantity * 3 * COARSE_SHAPES}) from an earlier cpoker), got shape {given.shape}")
     array.flags.writeable = False
     return array
 
