@@ -64,18 +64,24 @@ def strength_buckets() -> np.ndarray:
     +0.0036 [+0.0020, +0.0053] a hand, the two top cards +0.0027 [+0.0013, +0.0041] (same 2,000 hands);
     features of the suit lengths on top of that gained nothing, nor did a flush's third card.
     """
-    return _buckets_of(_correction_shapes(strength_keys().astype(np.int64), SHAPE_TOP_CARDS))
+    return _buckets_of(row_shapes(strength_keys().astype(np.int64), SHAPE_TOP_CARDS))
 
 
 @functools.cache
 def coarse_buckets() -> np.ndarray:
     """``(S,)`` int32: the shapes of earlier tables files (high card and flush by their top card only,
     :data:`COARSE_SHAPES` of them), which each correction shape refines."""
-    return _buckets_of(_correction_shapes(strength_keys().astype(np.int64), 1))
+    return _buckets_of(row_shapes(strength_keys().astype(np.int64)))
 
 
-def _correction_shapes(keys: np.ndarray, top_cards: int) -> np.ndarray:
-    """Category and main ranks of row keys; high card and flush: their ``top_cards`` highest ranks."""
+def row_shapes(keys: np.ndarray, top_cards: int = 1) -> np.ndarray:
+    """Category and main ranks of row keys, kickers dropped; a high card or a flush keeps its ``top_cards``
+    highest ranks.
+
+    With one top card these are the shapes by which the solver shows distinct alternatives (two candidates
+    differing only in which low cards sit where compare equal; :func:`cpoker._kernels.splits.row_shape` is
+    the same on one key), and the correction shapes of earlier tables files; the correction's own keep two.
+    """
     category = keys >> 26
     major = (keys >> 13) & 0x1FFF
     kept = np.zeros_like(major)

@@ -29,6 +29,7 @@ from .arrange import ROW_NAMES, Arrangement, ArrangementLike, arrangement_of_spl
 from .cards import CardsLike, deal_from, format_cards
 from .errors import MAX_SAMPLES, OptionError, check_int, check_seconds, check_seed
 from .naturals import Natural
+from .removal import row_shapes
 from .rules import Rules, resolve_rules
 from .devices import check_device
 from .stats import Z95
@@ -309,23 +310,11 @@ def _table_values(hand_ids: np.ndarray, tables: "PolicyTables"):
     rows = t.splits[split_ids]
     table_value = tables.model.split_values(index3[rows[:, 2]], index5[rows[:, 1]], index5[rows[:, 0]], hand_ids)
     return split_ids, rows, keys5, keys3, table_value
-def _row_shapes(keys: np.ndarray) -> np.ndarray:
-    """Category and main ranks of row keys, with kickers dropped.
-
-    For high card and flush only the top card counts, so that two
-    candidates differing only in which low cards sit where compare equal.
-    """
-    category = keys >> 26
-    major = (keys >> 13) & 0x1FFF
-    top = np.floor(np.log2(np.maximum(major, 1))).astype(keys.dtype)
-    return (category << 13) | np.where((category == 0) | (category == 5), 1 << top, major)
-
-
 def _distinct_best(order: np.ndarray, row_keys: np.ndarray, count: int) -> list[int]:
     """The first ``count`` positions of ``order`` whose rows differ in more than kickers.
 
     Two candidates count as the same when every row has the same shape
-    (:func:`_row_shapes`), so the alternatives shown are real choices rather
+    (:func:`cpoker.removal.row_shapes`), so the alternatives shown are real choices rather
     than kicker swaps between front and middle.  Shapes are computed for the
     positions walked, a few hundred at a time.
     """
@@ -333,7 +322,7 @@ def _distinct_best(order: np.ndarray, row_keys: np.ndarray, count: int) -> list[
     picked: list[int] = []
     for start in range(0, len(order), 256):
         positions = order[start:start + 256]
-        for position, shape in zip(positions.tolist(), _row_shapes(row_keys[positions]).tolist()):
+        for position, shape in zip(positions.tolist(), row_shapes(row_keys[positions]).tolist()):
             shape = tuple(shape)
             if shape not in seen:
                 seen.add(shape)

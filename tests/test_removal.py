@@ -212,10 +212,10 @@ def slow_shape_labels(rows: np.ndarray, keys: np.ndarray) -> np.ndarray:
 def test_correction_shapes_are_their_definition_on_every_row():
     """Over all 2,598,960 five-card and 22,100 three-card rows: two rows share a correction shape exactly when
     they share the shape of the definition; 259 shapes, each refining one of the 169 of earlier tables files
-    (the solver's row shapes: a high card or a flush by its top card)."""
+    (the solver's row shapes, read here by the kernel: a high card or a flush by its top card)."""
     from test_evaluate import all_combinations
 
-    from cpoker.solver import _row_shapes
+    from cpoker._kernels.splits import row_shape
 
     labels, buckets = [], []
     for size in (5, 3):
@@ -228,7 +228,7 @@ def test_correction_shapes_are_their_definition_on_every_row():
     pairs = np.unique(np.stack([labels, buckets]), axis=1)
     assert pairs.shape[1] == len(np.unique(labels)) == len(np.unique(buckets)) == n_buckets() == 259
     assert np.array_equal(np.unique(buckets), np.arange(259))  # every shape is some row's
-    old = np.unique(_row_shapes(strength_keys().astype(np.int64)), return_inverse=True)[1]
+    old = np.unique([row_shape(int(key)) for key in strength_keys()], return_inverse=True)[1]
     assert np.array_equal(coarse_buckets(), old) and old.max() + 1 == 169
     assert len(np.unique(np.stack([strength_buckets(), coarse_buckets()]), axis=1)[0]) == 259  # a refinement
 

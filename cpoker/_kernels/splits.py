@@ -730,7 +730,7 @@ def row_shape(key):
     """A row's category and main ranks, kickers dropped (high card and flush: the top card only).
 
     Two arrangements whose rows all have the same shapes differ only in
-    kickers; the solver shows one of them (see ``solver._row_shapes``, the
+    kickers; the solver shows one of them (see ``removal.row_shapes``, the
     same function on arrays).
     """
     category = key >> 26
