@@ -98,7 +98,7 @@ class RowModel:
         bonus of three rows that strong; the same without the front (a hand's
         best front is added).
     removal
-        ``(65, Q * 3 * 259)`` float32 card-removal terms (:mod:`cpoker.removal`;
+        ``(70, Q * 3 * 259)`` float32 card-removal terms (:mod:`cpoker.removal`;
         Q = 1 without a scoring bonus, 3 with one), or ``None``: every hand is
         valued against the full-deck distribution.
     joint
@@ -345,7 +345,7 @@ class PolicyTables:
         choices and continues exactly where the build stopped.
     removal
         The card-removal correction learned after self-play (:mod:`cpoker.removal`):
-        ``(65, Q * 3 * 259)`` float32, or ``None`` (tables of an unfinished build,
+        ``(70, Q * 3 * 259)`` float32, or ``None`` (tables of an unfinished build,
         a build with ``removal_deals=0``, or files written before cpoker 0.2).
     removal_rounds
         One dict per round of self-play with the correction (see the module

@@ -8,15 +8,19 @@ hands first measured, ignoring this was most of what a best response won
 against the table policy (the README's *Strategy quality* says what the
 shipped correction changes).
 
-The correction is linear in 64 features of the hand, each a small integer:
+The correction is linear in 69 features of the hand, each a small integer:
 for each rank, whether the hand holds 0, 2, 3 or 4 of it (1 is the
 reference); for each suit, its count and its count squared; the suit counts
-sorted.  For each row, strength and feature it gives the change of the
+sorted; and for each of the ranks A, K, Q, J, T, the hand's *blockers*: its
+cards of that rank, each weighted by how likely an opponent is to hold five
+cards of its suit (a suit's high cards in the hand block the opponents'
+high flushes of it; :func:`cpoker._kernels.removal.blocker_feature`).
+For each row, strength and feature it gives the change of the
 row's value (and, under a scoring bonus, of its win and loss probabilities)
 per unit of the feature away from its mean, averaged within each
 *correction shape* (:func:`strength_buckets`: category and main ranks,
 kickers dropped, but a high card or a flush keeps its two top cards: 259
-shapes), so that the tables files stay small (150-420 KB; 7,917 strengths
+shapes), so that the tables files stay small (160-450 KB; 7,917 strengths
 would be 18 MB).
 
 It is learned by least squares after self-play (:func:`learn_removal`),
@@ -43,7 +47,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from .rules import Rules
 
 REMOVAL_PLAYERS = 4
-N_FEATURES = 64  # as cpoker._kernels.removal, imported only where a kernel runs: reading tables needs no numba
+N_FEATURES = 69  # as cpoker._kernels.removal, imported only where a kernel runs: reading tables needs no numba
+EARLIER_FEATURES = 64  # the features of tables files written before the blockers (BLOCKER_RANKS)
 RIDGE = 1e-6  # times the sample count, added to the Gram matrix's diagonal: the features are collinear
 # (the rank counts sum to 13, so do the suit counts), and the ridge picks the smallest of the equal solutions
 
@@ -105,10 +110,18 @@ def n_buckets() -> int:
 
 
 def refined_terms(terms: np.ndarray) -> np.ndarray:
-    """Terms of an earlier tables file (``(65, Q * 3 * 169)``, :func:`coarse_buckets`) as the same correction
-    on today's shapes: each shape takes the columns of the coarse shape it refines (the policy plays as it
-    did).  Terms of any other width are returned as they are."""
-    width = terms.shape[1] if terms.ndim == 2 else 0
+    """Terms of an earlier tables file as the same correction on today's features and shapes.
+
+    Files written before the blockers have ``1 + 64`` rows: the blockers' rows are zeros.  Files written
+    before the two-card shapes have ``Q * 3 * 169`` columns (:func:`coarse_buckets`): each shape takes the
+    columns of the coarse shape it refines.  Either way the policy plays as it did.  Terms of any other
+    shape are returned as they are.
+    """
+    if terms.ndim != 2:
+        return terms
+    if terms.shape[0] == 1 + EARLIER_FEATURES:
+        terms = np.vstack([terms, np.zeros((N_FEATURES - EARLIER_FEATURES, terms.shape[1]), dtype=terms.dtype)])
+    width = terms.shape[1]
     if width == 0 or width % (3 * COARSE_SHAPES) or width // (3 * COARSE_SHAPES) not in (1, 3):
         return terms
     parent = np.zeros(n_buckets(), dtype=np.int64)
@@ -124,10 +137,10 @@ def quantities(rules: "Rules") -> int:
 
 
 def check_terms(terms, quantity: int, dtype=np.float64) -> np.ndarray:
-    """``terms`` as a read-only ``(1 + 64, quantity * 3 * 259)`` array of finite numbers, or :class:`OptionError`.
+    """``terms`` as a read-only ``(1 + 69, quantity * 3 * 259)`` array of finite numbers, or :class:`OptionError`.
 
-    ``quantity`` is :func:`quantities` of the rules (1 or 3).  The terms of an earlier tables file
-    (169 shapes) are refined to today's shapes (:func:`refined_terms`).
+    ``quantity`` is :func:`quantities` of the rules (1 or 3).  The terms of an earlier tables file (64
+    features, or 169 shapes) are brought to today's features and shapes (:func:`refined_terms`).
     """
     width = quantity * 3 * n_buckets()
     try:
@@ -137,8 +150,9 @@ def check_terms(terms, quantity: int, dtype=np.float64) -> np.ndarray:
     array = refined_terms(given)
     if array.shape != (1 + N_FEATURES, width) or not np.isfinite(array).all():
         scoring = "with a scoring bonus" if quantity == 3 else "without a scoring bonus"
-        raise OptionError(f"a card-removal correction {scoring} must be a finite (65, {width}) array "
-                          f"(or (65, {quantity * 3 * COARSE_SHAPES}) from an earlier cpoker), got shape {given.shape}")
+        raise OptionError(f"a card-removal correction {scoring} must be a finite ({1 + N_FEATURES}, {width}) array "
+                          f"(or {1 + EARLIER_FEATURES} rows, or {quantity * 3 * COARSE_SHAPES} columns, from an "
+                          f"earlier cpoker), got shape {given.shape}")
     array.flags.writeable = False
     return array
 
@@ -170,7 +184,7 @@ def learn_removal(model: "RowModel", rules: "Rules", seed: int, deals: int = 200
     scoring bonus the joint distribution of its rows (:mod:`cpoker.joint`).
 
     ``deals`` deals of four hands (:func:`removal_sample` of ``seed``) are arranged by ``model``.
-    Returns ``(terms, joint)``: the terms ``(65, Q * 3 * 259)`` float32, row 0 the constant (minus the mean
+    Returns ``(terms, joint)``: the terms ``(70, Q * 3 * 259)`` float32, row 0 the constant (minus the mean
     features' part), then one row per feature; columns by quantity (value, wins, losses), row (front,
     middle, back) and shape.  ``joint`` the ``(2, 17, 17, 17)`` grid of those deals' rows, in the
     coordinates of ``model``'s distribution (None under pagat scoring, which has no bonus to price).

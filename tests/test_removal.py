@@ -12,11 +12,21 @@ from cpoker.removal import coarse_buckets, learn_removal, n_buckets, removal_sam
 from cpoker.rules import PRESETS
 from cpoker.tables import strength_keys
 
-N_FEATURES = 64
+N_FEATURES = 69
+EARLIER_FEATURES = 64  # tables files written before the blockers
+
+
+def flush_odds(held: int) -> float:
+    """P(13 cards dealt from the 39 a hand leaves hold five or more of a suit of which the hand holds ``held``),
+    by counting the complement."""
+    from math import comb
+
+    left = 13 - held
+    return 1 - sum(comb(left, k) * comb(39 - left, 13 - k) for k in range(5)) / comb(39, 13)
 
 
 def slow_features(hand) -> np.ndarray:
-    """The 64 features of a hand, from their definition (cpoker.removal's docstring)."""
+    """The 69 features of a hand, from their definition (cpoker.removal's docstring)."""
     ranks = [int(card) % 13 for card in hand]
     suits = [int(card) // 13 for card in hand]
     features = np.zeros(N_FEATURES)
@@ -28,6 +38,8 @@ def slow_features(hand) -> np.ndarray:
     features[52:56] = counts
     features[56:60] = np.square(counts)
     features[60:64] = sorted(counts)
+    for k, rank in enumerate((12, 11, 10, 9, 8)):  # the blockers of A, K, Q, J, T: weights in whole percents
+        features[64 + k] = sum(round(100 * flush_odds(counts[suit])) for r, suit in zip(ranks, suits) if r == rank)
     return features
 
 
@@ -233,28 +245,43 @@ def test_correction_shapes_are_their_definition_on_every_row():
     assert len(np.unique(np.stack([strength_buckets(), coarse_buckets()]), axis=1)[0]) == 259  # a refinement
 
 
-def test_tables_files_of_the_coarser_shapes_play_as_they_did(tmp_path):
-    """A tables file written before the shapes were refined (terms for 169 shapes) loads, and gives every
-    strength of every hand the correction its old terms gave it; so the policy plays as it did."""
+def test_tables_files_of_earlier_features_and_shapes_play_as_they_did(tmp_path):
+    """A tables file written before the blockers and before the shapes were refined (terms of 64 features for
+    169 shapes) loads, and gives every strength of every hand the correction its old terms gave it; so the
+    policy plays as it did."""
     import io
 
     tables = default_tables("2-4")
-    old = np.random.default_rng(3).normal(0, 0.02, (1 + N_FEATURES, 3 * 3 * 169)).astype(np.float32)
+    old = np.random.default_rng(3).normal(0, 0.02, (1 + EARLIER_FEATURES, 3 * 3 * 169)).astype(np.float32)
     with np.load(io.BytesIO(tables.to_bytes())) as data:
         arrays = {name: data[name] for name in data.files}
     np.savez(tmp_path / "old.npz", **{**arrays, "removal": old})
     loaded = PolicyTables.load(tmp_path / "old.npz")
-    assert loaded.removal.shape == (65, 3 * 3 * 259)
+    assert loaded.removal.shape == (1 + N_FEATURES, 3 * 3 * 259)
     hands = sample_block(8, 0, 12)
     for hand in hands:
-        expected = (old[0] + slow_features(hand) @ old[1:].astype(np.float64)).reshape(3, 3, 169)
+        expected = (old[0] + slow_features(hand)[:EARLIER_FEATURES] @ old[1:].astype(np.float64)).reshape(3, 3, 169)
         got = loaded.model.hand_corrections(hand)
         assert np.allclose(got[:, :, strength_buckets()], expected[:, :, coarse_buckets()], rtol=0, atol=1e-9)
     chosen, _ = arrange_by_tables(hands, loaded.model)
+    padded = np.vstack([old, np.zeros((N_FEATURES - EARLIER_FEATURES, old.shape[1]), np.float32)])
     for hand, split in zip(hands, chosen):  # the best split by the old terms on the old shapes, slowly
         found, index = every_split(hand)
-        total = slow_split_values(loaded.model, hand, *index, terms=old, shapes=coarse_buckets())
+        total = slow_split_values(loaded.model, hand, *index, terms=padded, shapes=coarse_buckets())
         assert split == found.split_ids[np.flatnonzero(total >= total.max() - 1e-9).min()]
+
+
+def test_blockers_are_the_suits_flush_odds_of_the_high_cards():
+    """Two facts of the blocker features: the ace of a suit the hand is short in weighs more than the ace of
+    its long suit, and the weights are the flush odds of an opponent's 13 cards (0.45 with none of the suit
+    held, none with nine held)."""
+    short = slow_features(cpoker.parse_cards("As Kh Qh Jh Th 9h 8h 7d 6d 5c 4c 3s 2s"))
+    long = slow_features(cpoker.parse_cards("Ah Kh Qh Jh Th 9h 8h 7d 6d 5c 4c 3s 2s"))
+    assert short[64] == 18 and long[64] == 1  # spades: 3 held; hearts: 7 held
+    assert round(100 * flush_odds(0)) == 45 and flush_odds(9) == 0
+    from cpoker._kernels.removal import FLUSH_WEIGHT
+
+    assert list(FLUSH_WEIGHT) == [round(100 * flush_odds(held)) for held in range(14)]
 
 
 def test_four_aces_make_kings_stronger():
@@ -280,7 +307,7 @@ def test_tables_files_keep_the_correction_and_refuse_a_damaged_one(tmp_path):
     assert without.fingerprint != tables.fingerprint and without.model.removal is None
     # the last: an earlier pagat correction's width (169 shapes, values only), not one of these rules
     for bad in (tables.removal[:, :10], np.full_like(tables.removal, np.nan), tables.removal[:, :507]):
-        with pytest.raises(OptionError, match=rf"card-removal correction.*got shape \(65, {bad.shape[1]}\)"):
+        with pytest.raises(OptionError, match=rf"card-removal correction.*got shape \(70, {bad.shape[1]}\)"):
             PolicyTables(tables.distribution, tables.hands, tables.seed, tables.history, False, tables.rules, None, bad)
     with np.load(path) as data:  # the terms stored as float64: not a file cpoker wrote
         arrays = {name: data[name] for name in data.files}
@@ -305,7 +332,7 @@ def test_house_rules_keep_the_correction_only_with_the_presets_royalties(tmp_pat
 
 def test_build_learns_the_correction_last_and_can_leave_it_out(tmp_path):
     built = cpoker.build_tables(hands=300, seed=5, max_iterations=2, removal_deals=50)
-    assert built.removal is not None and built.removal.shape == (65, 777)
+    assert built.removal is not None and built.removal.shape == (1 + N_FEATURES, 777)
     again = cpoker.build_tables(hands=300, seed=5, max_iterations=2, removal_deals=50)
     assert again.to_bytes() == built.to_bytes()
     assert cpoker.build_tables(hands=300, seed=5, max_iterations=2, removal_deals=0).removal is None
