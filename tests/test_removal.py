@@ -275,13 +275,18 @@ def test_blockers_are_the_suits_flush_odds_of_the_high_cards():
     """Two facts of the blocker features: the ace of a suit the hand is short in weighs more than the ace of
     its long suit, and the weights are the flush odds of an opponent's 13 cards (0.45 with none of the suit
     held, none with nine held)."""
-    short = slow_features(cpoker.parse_cards("As Kh Qh Jh Th 9h 8h 7d 6d 5c 4c 3s 2s"))
-    long = slow_features(cpoker.parse_cards("Ah Kh Qh Jh Th 9h 8h 7d 6d 5c 4c 3s 2s"))
+    from cpoker._kernels.removal import FLUSH_WEIGHT, _features
+
+    hands = [cpoker.parse_cards(text) for text in ("As Kh Qh Jh Th 9h 8h 7d 6d 5c 4c 3s 2s",
+                                                   "Ah Kh Qh Jh Th 9h 8h 7d 6d 5c 4c 3s 2s")]
+    short, long = (slow_features(hand) for hand in hands)
     assert short[64] == 18 and long[64] == 1  # spades: 3 held; hearts: 7 held
     assert round(100 * flush_odds(0)) == 45 and flush_odds(9) == 0
-    from cpoker._kernels.removal import FLUSH_WEIGHT
-
     assert list(FLUSH_WEIGHT) == [round(100 * flush_odds(held)) for held in range(14)]
+    for hand, slow in zip(hands, (short, long)):  # the kernel's features are the definition's
+        kernel = np.zeros(1 + N_FEATURES, dtype=np.int64)
+        _features(np.int64(sum(1 << int(card) for card in hand)), kernel)
+        assert kernel[0] == 1 and np.array_equal(kernel[1:], slow)
 
 
 def test_four_aces_make_kings_stronger():
