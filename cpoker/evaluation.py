@@ -167,7 +167,8 @@ def key_of_ids(ids: list) -> int:
     kernel to load, so evaluating a single row never starts numba (which
     costs about half a second in a fresh process).
     """
-    from .tables import FLUSH_BITS, KEY_FIELD, RANK_FIELD, ROW_SHIFT, ROWS, SUIT_BIAS, lookup_tables
+    from .tables import (EVAL_FLUSH_BITS, EVAL_KEY_SHIFT, EVAL_ROWS_AT, EVAL_SUIT_BIAS, FLUSH_KEY_OFFSET, RANK_FIELD,
+                         ROW_SHIFT, ROWS, evaluator_table, lookup_tables)
 
     tables = lookup_tables()
     card_codes, eval_codes = _codes()
@@ -177,15 +178,18 @@ def key_of_ids(ids: list) -> int:
         h = ((counts * table.multiplier & _MASK64) >> 32) & 0xFFFFFFFF
         slot = (h + int(table.displacements[h >> table.bucket_shift])) & table.slot_mask
         return int(tables.strength_keys[table.values[slot]])
-    code = SUIT_BIAS + sum(eval_codes[c] for c in ids)
-    if code & FLUSH_BITS:
-        flags = (code & FLUSH_BITS) >> 43  # bit 0, 4, 8 or 12: the suit with five or more cards
+    code = EVAL_SUIT_BIAS + sum(eval_codes[c] for c in ids)
+    table = evaluator_table(len(ids))
+    if code & EVAL_FLUSH_BITS:
+        flags = (code & EVAL_FLUSH_BITS) >> 3  # bit 0, 4, 8 or 12: the suit with five or more cards
         suit = (flags.bit_length() - 1) // 4
         ranks = sum(1 << (c % 13) for c in ids if c // 13 == suit)
-        return int(tables.flush_keys[ranks])
-    rows = tables.by_size[len(ids)]
-    key = code & KEY_FIELD
-    return int(rows.values[key + int(rows.displacements[key >> ROW_SHIFT])])
+        if len(ids) > 5:
+            return int(table[ranks])  # the flush keys come first
+        key = (code >> EVAL_KEY_SHIFT) + FLUSH_KEY_OFFSET  # five cards: the flushes are in the rows too
+    else:
+        key = code >> EVAL_KEY_SHIFT
+    return int(table[key + int(table[EVAL_ROWS_AT + (key >> ROW_SHIFT)])])
 
 
 @functools.cache
@@ -310,7 +314,7 @@ def _batch_keys(cards, low: int, high: int, widths: tuple, what: str, check: boo
     from ._kernels.lookup import keys_from_ids_lookup
     from .devices import check_device, keys_cuda
     from .interrupts import shielded
-    from .tables import lookup_tables
+    from .tables import evaluator_table, lookup_tables
 
     array = _as_array(cards)
     on_gpu = check_device(device) == "cuda"
@@ -330,9 +334,7 @@ def _batch_keys(cards, low: int, high: int, widths: tuple, what: str, check: boo
         elif ids.shape[1] == 3:
             keys3_from_ids(ids, out)
         else:
-            tables = lookup_tables()
-            table = tables.by_size[ids.shape[1]]
-            keys_from_ids_lookup(ids, tables.eval_codes, table.displacements, table.values, tables.flush_keys, out)
+            keys_from_ids_lookup(ids, lookup_tables().eval_codes, evaluator_table(ids.shape[1]), out)
         return out
 
 

@@ -108,8 +108,8 @@ def split_tables() -> SplitTables:
 # ---------------------------------------------------------------------------
 # Lookup evaluation (cpoker._kernels.lookup): card codes, perfect hashes, flush keys
 
-# The lookup evaluator's card codes (see cpoker._kernels.lookup): a 3-bit count per rank in bits 0..38,
-# a 4-bit count per suit from bit 40, each suit count started at 3 so that five of a suit sets its bit 3.
+# The table policy's card codes (card_codes; see cpoker._kernels.lookup): a 3-bit count per rank in bits
+# 0..38, a 4-bit count per suit from bit 40, each suit count started at 3 so that five of a suit sets its bit 3.
 SUIT_SHIFT = 40
 RANK_FIELD = (1 << 39) - 1
 SUIT_BIAS = 0x3333 << SUIT_SHIFT
@@ -119,8 +119,13 @@ LOOKUP_SIZES = (5, 6, 7)  # hand sizes of the evaluator's row-displacement table
 # Per-rank constants (two .. ace) whose sums are distinct between any two rank multisets of the same size,
 # up to 7 cards of at most 4 per rank (found by search_rank_constants): the evaluator's rank key of a hand.
 RANK_CONSTANTS = (1, 2, 6, 23, 99, 454, 2032, 8699, 22855, 83662, 262350, 636346, 1479182)
-KEY_FIELD = (1 << SUIT_SHIFT) - 1  # the rank key's bits in an evaluator code (its sums stay below 2**23)
 ROW_SHIFT = 10  # row displacement: slot = key + displacements[key >> ROW_SHIFT]
+# The evaluator's card codes (eval_codes): a 4-bit count per suit in bits 0..15, started at 3 as above, and
+# the card's rank constant from bit 16 (the rank key, whose sums stay below 2**24).  The suits sit low so
+# that the flush test is an AND with a 16-bit constant and the rank key and its row are one shift each.
+EVAL_SUIT_BIAS = 0x3333
+EVAL_FLUSH_BITS = 0x8888
+EVAL_KEY_SHIFT = 16
 
 
 def _key_rows(shift: int = ROW_SHIFT) -> int:
@@ -191,10 +196,12 @@ def card_codes() -> np.ndarray:
 
 
 def eval_codes() -> np.ndarray:
-    """The evaluator's code of each card id: its rank's constant plus its suit counter (zeros from 52 to 255)."""
+    """The evaluator's code of each card id: its rank's constant (from bit 16) plus its suit counter (zeros
+    from 52 to 255)."""
     ids = np.arange(52)
     codes = np.zeros(256, dtype=np.int64)
-    codes[:52] = np.array(RANK_CONSTANTS, dtype=np.int64)[ids % 13] + (np.int64(1) << (SUIT_SHIFT + 4 * (ids // 13)))
+    ranks = np.array(RANK_CONSTANTS, dtype=np.int64)[ids % 13]
+    codes[:52] = (ranks << EVAL_KEY_SHIFT) + (np.int64(1) << (4 * (ids // 13)))
     return codes
 
 
@@ -442,6 +449,28 @@ def _lookup_tables_of(arrays: dict) -> LookupTables:
                   *(a for t in by_size.values() for a in t)):
         array.flags.writeable = False
     return tables
+
+
+EVAL_ROWS_AT = 1 << 13  # where an evaluator table's row displacements start: after the 8,192 flush keys
+
+
+@functools.cache
+def evaluator_table(size: int) -> np.ndarray:
+    """The one ``int32`` array that :func:`cpoker._kernels.lookup.keys_from_ids_lookup` reads for ``size`` cards.
+
+    The flush keys (8,192, by rank set), then the size's row displacements
+    (from ``EVAL_ROWS_AT``, each shifted to index this array), then its
+    values: the slot of rank key ``k`` is ``k + table[EVAL_ROWS_AT + (k >>
+    ROW_SHIFT)]``.  One array is one base pointer in the kernel's loop: with
+    three tables the 7-card loop reloaded two of its pointers from the stack
+    on every row.  Built from the shipped tables at first use (~0.3 ms).
+    """
+    tables = lookup_tables()
+    rows = tables.by_size[size]
+    values_at = EVAL_ROWS_AT + len(rows.displacements)
+    table = np.concatenate([tables.flush_keys, rows.displacements + np.int32(values_at), rows.values])
+    table.flags.writeable = False
+    return table
 
 
 def best_front_keys(masks: np.ndarray) -> np.ndarray:

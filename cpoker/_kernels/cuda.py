@@ -28,7 +28,7 @@ from . import deal, evaluate, lookup, removal, scoring, splits
 TWINNED = {
     deal: ("_mul_high", "_mul128", "_add128", "pcg_step", "pcg_output", "pcg_advance", "deal_hands"),
     evaluate: ("_suit_ranks", "_rank_groups", "_make_key", "key5", "key3", "mask_of_ids", "_top_ranks", "best_key"),
-    lookup: ("perfect_hash_value", "perfect_hash_slot", "flush_ranks"),
+    lookup: ("perfect_hash_value", "perfect_hash_slot", "flush_ranks", "flagged_suit_ranks"),
     removal: ("rank_feature", "suit_counts", "blocker_feature", "hand_correction"),
     splits: ("subset_strengths", "hand_subsets", "joint_below", "joint_slope", "rows_bonus", "bonus_ceiling",
              "strength_threshold", "corrected_row", "hand_removal", "best_split_by_row_values", "table_policy_hand",

@@ -3,20 +3,28 @@
 The method of the fastest C++ evaluators (OMPEval, SKPokerEval), written
 for cpoker's cards and keys:
 
-* every card id has a 64-bit *code*: ``8 ** rank`` (a 3-bit counter per rank,
-  bits 0..38) plus ``16 ** suit << 40`` (a 4-bit counter per suit).  The code
-  of a hand is the sum of its cards' codes, started at ``SUIT_BIAS`` (3 in
-  every suit counter), so a suit holding five or more cards sets bit 3 of its
-  counter: one AND tells whether the hand holds a flush;
-* without a flush, the key depends only on the rank counts, i.e. on the low
-  39 bits; they go through a *perfect hash* (multiply, shift, one displacement
-  per bucket) into a table of keys: no collisions, no probing;
-* with a flush, the suit's 13-bit rank set indexes ``flush_keys``, the key of
+* every card id has a 64-bit *code*: a 4-bit counter per suit (bits
+  0..15) plus its rank's constant from bit 16 (``RANK_CONSTANTS``, whose sums
+  differ between any two rank multisets of one size).  The code of a hand is
+  the sum of its cards' codes, started at ``EVAL_SUIT_BIAS`` (3 in every suit
+  counter), so a suit holding five or more cards sets bit 3 of its counter:
+  one AND with a 16-bit constant tells whether the hand holds a flush;
+* without a flush, the key depends only on the ranks, i.e. on the *rank key*
+  ``code >> 16``: a row displacement (OMPEval's) maps it to its slot, ``key +
+  displacements[key >> 10]``: two loads, no collisions, no multiply;
+* with a flush, the suit's 13-bit rank set indexes the flush keys, the key of
   the best straight flush or flush of those ranks.  Five cards need no
   branch for it: a 5-card flush's ranks are the hand's ranks, so the 5-card
   table holds the flushes too, at the rank key plus ``FLUSH_KEY_OFFSET``,
   and the flush test only decides whether the offset is added (a branch
-  that is almost never taken still cost 12% of the 5-card rate).
+  that is almost never taken still cost 12% of the 5-card rate);
+* the flush keys, displacements and values of one hand size are one array
+  (:func:`cpoker.tables.evaluator_table`).
+
+The table policy (:mod:`.splits`) counts ranks instead, with ``card_codes``:
+``8 ** rank`` (a 3-bit counter per rank, bits 0..38) plus the suit counters
+from bit 40; its rank-count words go through a *perfect hash* (multiply,
+shift, one displacement per bucket), :func:`perfect_hash_value`.
 
 The tables (:func:`cpoker.tables.lookup_tables`) hold cpoker's own keys, so
 every answer is exactly the key of :mod:`.evaluate` (the tests compare all
@@ -30,8 +38,8 @@ import numpy as np
 
 from .._jit import jit
 
-from ..tables import (FLUSH_BITS, FLUSH_KEY_OFFSET, KEY_FIELD, RANK_FIELD, ROW_SHIFT, SUIT_BIAS,  # noqa: F401
-                      SUIT_SHIFT)
+from ..tables import (EVAL_FLUSH_BITS, EVAL_KEY_SHIFT, EVAL_ROWS_AT, EVAL_SUIT_BIAS, FLUSH_BITS,  # noqa: F401
+                      FLUSH_KEY_OFFSET, RANK_FIELD, ROW_SHIFT, SUIT_BIAS, SUIT_SHIFT)
 
 
 @jit
@@ -58,73 +66,102 @@ def perfect_hash_value(counts, multiplier, bucket_shift, slot_mask, displacement
 
 @jit
 def flush_ranks(code, mask):
-    """The 13-bit rank set of the suit with five or more cards (``code`` says which) in card ``mask``.
+    """The 13-bit rank set of the suit with five or more cards (``code``, a table-policy code, says which)
+    in card ``mask``; see :func:`flagged_suit_ranks`."""
+    return flagged_suit_ranks(code >> (SUIT_SHIFT + 3), mask)
 
-    Exactly one suit must hold five or more cards (true of any 5 to 9 cards
-    with a flush).  The suit is picked by arithmetic on its flag, not by a
-    branch per suit: which suit holds a flush is random, and those branches
+
+@jit
+def flagged_suit_ranks(flags, mask):
+    """The 13-bit rank set, in card ``mask``, of the suit whose bit ``4 * suit`` is set in ``flags``.
+
+    Exactly one suit must be flagged (true of the flush bits of any 5 to 9
+    cards with a flush).  The suit is picked by arithmetic on its flag, not by
+    a branch per suit: which suit holds a flush is random, and those branches
     mispredicted often enough to cost the 7-card loop an eighth of its rate.
     """
-    flags = code >> (SUIT_SHIFT + 3)  # bit 4 * suit: that suit holds five or more cards
     shift = ((flags >> 4) & 1) * 13 + ((flags >> 8) & 1) * 26 + ((flags >> 12) & 1) * 39
     return (mask >> shift) & 0x1FFF
 
 
 @jit(inline="always")
-def _flush_key(ids, i, width, code, flush_keys):
-    """Key of row ``i`` of ``ids`` (``width`` cards, a constant at the call) given that its ``code`` shows a flush.
+def _eval_code(ids, i, width, eval_codes):
+    """The evaluator code of row ``i`` of ``ids`` (``width`` cards, a constant at the call)."""
+    code = np.int64(EVAL_SUIT_BIAS)
+    for j in range(width):
+        code += eval_codes[ids[i, j]]
+    return code
+
+
+@jit(inline="always")
+def _eval_key(code, ids, i, width, table):
+    """Key of row ``i`` of ``ids`` (``width`` cards, a constant at the call), whose evaluator code is ``code``.
 
     Inlined where it is called (numba's IR inlining): a call that passes
-    arrays is not inlined by LLVM, and that call, though taken on 3% of the
-    rows, cost the 7-card loop a tenth of its rate.
+    arrays is not inlined by LLVM, and that call, though made only on the 3%
+    of rows with a flush, cost the 7-card loop a tenth of its rate.
     """
-    mask = np.int64(0)
-    for j in range(width):
-        mask |= np.int64(1) << np.int64(ids[i, j])
-    return flush_keys[flush_ranks(code, mask)]
+    if code & EVAL_FLUSH_BITS:
+        mask = np.int64(0)
+        for j in range(width):
+            mask |= np.int64(1) << np.int64(ids[i, j])
+        return table[np.uint64(flagged_suit_ranks(code >> 3, mask))]
+    return evaluator_value(code >> EVAL_KEY_SHIFT, table)
+
+
+@jit(inline="always")
+def _keys_pipelined(ids, width, eval_codes, table, out):
+    """``out[i]`` = key of row ``i`` of ``ids`` (6 or 7 cards: ``width``, a constant at the call).
+
+    Software-pipelined: each row's code is summed two rows ahead of its
+    flush test, so the test's operand is ready when the test issues.  The
+    test mispredicts on the 3% of rows with a flush, and a misprediction
+    discards all the work issued after it; testing a sum issued just before
+    (the loads of the rows queue behind one another) let the processor run
+    far ahead before each misprediction was found.  Measured against that
+    loop, in one process: 1.10-1.28x the 7-card rate (2-row lead; 1 row gave
+    about half of it, 3 rows no more).
+    """
+    n = ids.shape[0]
+    if n < 2:
+        for i in range(n):
+            out[i] = _eval_key(_eval_code(ids, i, width, eval_codes), ids, i, width, table)
+        return
+    ahead1 = _eval_code(ids, 0, width, eval_codes)
+    ahead2 = _eval_code(ids, 1, width, eval_codes)
+    for i in range(n - 2):
+        code = ahead1
+        ahead1 = ahead2
+        ahead2 = _eval_code(ids, i + 2, width, eval_codes)
+        out[i] = _eval_key(code, ids, i, width, table)
+    out[n - 2] = _eval_key(ahead1, ids, n - 2, width, table)
+    out[n - 1] = _eval_key(ahead2, ids, n - 1, width, table)
 
 
 @jit
-def keys_from_ids_lookup(ids, eval_codes, displacements, values, flush_keys, out):
-    """``out[i]`` = key of row ``i`` of ``(N, k)`` card ids, k = 5, 6 or 7 (the best five); the table is k's.
+def keys_from_ids_lookup(ids, eval_codes, table, out):
+    """``out[i]`` = key of row ``i`` of ``(N, k)`` card ids, k = 5, 6 or 7 (the best five).
 
     ``eval_codes`` give each card its rank constant and suit counter
-    (:func:`cpoker.tables.eval_codes`); the rank key indexes the size's
-    row-displacement table (:class:`cpoker.tables.RowDisplacement`).  One
-    loop per row width, each with a constant inner trip count that LLVM
-    unrolls (a loop over a run-time width costs 3x), and nothing but scalars
-    on the common path: a call that passes arrays is not inlined and costs
-    reference counting per row.
+    (:func:`cpoker.tables.eval_codes`); ``table`` is k's
+    :func:`cpoker.tables.evaluator_table` (flush keys, row displacements,
+    values).  One loop per row width, each with a constant inner trip count
+    that LLVM unrolls (a loop over a run-time width costs 3x), and nothing
+    but scalars and the two arrays on the common path.
     """
     width = ids.shape[1]
     if width == 5:  # flushes are in the table (see the module docstring): no branch
         for i in range(ids.shape[0]):
-            code = np.int64(SUIT_BIAS)
-            for j in range(5):
-                code += eval_codes[ids[i, j]]
-            out[i] = row_value((code & KEY_FIELD) + np.int64((code & FLUSH_BITS) != 0) * FLUSH_KEY_OFFSET,
-                               displacements, values)
+            code = _eval_code(ids, i, 5, eval_codes)
+            key = (code >> EVAL_KEY_SHIFT) + np.int64((code & EVAL_FLUSH_BITS) != 0) * FLUSH_KEY_OFFSET
+            out[i] = evaluator_value(key, table)
     elif width == 6:
-        for i in range(ids.shape[0]):
-            code = np.int64(SUIT_BIAS)
-            for j in range(6):
-                code += eval_codes[ids[i, j]]
-            if code & FLUSH_BITS:
-                out[i] = _flush_key(ids, i, 6, code, flush_keys)
-            else:
-                out[i] = row_value(code & KEY_FIELD, displacements, values)
+        _keys_pipelined(ids, 6, eval_codes, table, out)
     else:
-        for i in range(ids.shape[0]):
-            code = np.int64(SUIT_BIAS)
-            for j in range(7):
-                code += eval_codes[ids[i, j]]
-            if code & FLUSH_BITS:
-                out[i] = _flush_key(ids, i, 7, code, flush_keys)
-            else:
-                out[i] = row_value(code & KEY_FIELD, displacements, values)
+        _keys_pipelined(ids, 7, eval_codes, table, out)
 
 
 @jit
-def row_value(key, displacements, values):
-    """``values[key + displacements[key >> ROW_SHIFT]]`` (unsigned indices: no wraparound test)."""
-    return values[np.uint64(key + displacements[np.uint64(key >> ROW_SHIFT)])]
+def evaluator_value(key, table):
+    """``table[key + table[EVAL_ROWS_AT + (key >> ROW_SHIFT)]]``: rank key ``key``'s value in an evaluator table."""
+    return table[np.uint64(key + table[np.uint64((key >> ROW_SHIFT) + EVAL_ROWS_AT)])]
