@@ -310,11 +310,11 @@ def _checked_out(out, n: int) -> np.ndarray:
 def _batch_keys(cards, low: int, high: int, widths: tuple, what: str, check: bool, device: str,
                 out: "np.ndarray | None" = None) -> np.ndarray:
     """Keys of masks holding ``low..high`` cards (1-D) or of ``(N, k)`` ids, k in ``widths``, on ``device``."""
-    from ._kernels.evaluate import keys3_from_ids, keys_from_masks
+    from ._kernels.evaluate import keys_from_masks
     from ._kernels.lookup import keys_from_ids_lookup
     from .devices import check_device, keys_cuda
     from .interrupts import shielded
-    from .tables import evaluator_table, lookup_tables
+    from .tables import evaluator_pair_codes, evaluator_table, lookup_tables
 
     array = _as_array(cards)
     on_gpu = check_device(device) == "cuda"
@@ -331,10 +331,9 @@ def _batch_keys(cards, low: int, high: int, widths: tuple, what: str, check: boo
         out = _checked_out(out, len(ids))
         if on_gpu:
             out[:] = keys_cuda(ids)
-        elif ids.shape[1] == 3:
-            keys3_from_ids(ids, out)
         else:
-            keys_from_ids_lookup(ids, lookup_tables().eval_codes, evaluator_table(ids.shape[1]), out)
+            keys_from_ids_lookup(ids, lookup_tables().eval_codes, evaluator_pair_codes(), evaluator_table(ids.shape[1]),
+                                 out)
         return out
 
 

@@ -115,7 +115,7 @@ RANK_FIELD = (1 << 39) - 1
 SUIT_BIAS = 0x3333 << SUIT_SHIFT
 FLUSH_BITS = 0x8888 << SUIT_SHIFT
 
-LOOKUP_SIZES = (5, 6, 7)  # hand sizes of the evaluator's row-displacement tables
+LOOKUP_SIZES = (3, 5, 6, 7)  # hand sizes of the evaluator's row-displacement tables
 # Per-rank constants (two .. ace) whose sums are distinct between any two rank multisets of the same size,
 # up to 7 cards of at most 4 per rank (found by search_rank_constants): the evaluator's rank key of a hand.
 RANK_CONSTANTS = (1, 2, 6, 23, 99, 454, 2032, 8699, 22855, 83662, 262350, 636346, 1479182)
@@ -377,7 +377,7 @@ def build_lookup_tables() -> LookupTables:
     for size in LOOKUP_SIZES:
         masks, words = _representative_masks(size)
         counts = (words[:, None] >> (3 * np.arange(13))) & 7
-        keys, values = counts @ constants, keys_of_masks(masks, 5 if size == 5 else 7)
+        keys, values = counts @ constants, keys_of_masks(masks, size if size in (3, 5) else 7)
         if size == 5:  # and the 1,287 flushes, after the rows of the rank keys (see RowDisplacement)
             flushes = ranks[popcount == 5]
             flush_counts = (flushes[:, None] >> np.arange(13)) & 1
@@ -471,6 +471,20 @@ def evaluator_table(size: int) -> np.ndarray:
     table = np.concatenate([tables.flush_keys, rows.displacements + np.int32(values_at), rows.values])
     table.flags.writeable = False
     return table
+
+
+@functools.cache
+def evaluator_pair_codes() -> np.ndarray:
+    """``pairs[a + 256 * b] = eval_codes[a] + eval_codes[b]`` for every two bytes ``a``, ``b`` (``int64``).
+
+    The 5-card evaluator loads two card ids as one 16-bit word and looks the
+    pair up here.  Every byte pair has its entry (512 KB), so unchecked
+    garbage still reads inside the table.  Built at first use (~2 ms).
+    """
+    codes = lookup_tables().eval_codes
+    pairs = (codes[None, :] + codes[:, None]).reshape(-1)
+    pairs.flags.writeable = False
+    return pairs
 
 
 def best_front_keys(masks: np.ndarray) -> np.ndarray:

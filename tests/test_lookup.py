@@ -45,15 +45,15 @@ def test_best_of_n_lookup_agrees_with_the_bit_sliced_kernel(width):
 
 
 def test_every_rank_multiset_has_its_own_slot():
-    """49,205 seven-card, 18,395 six-card and 6,175 five-card rank multisets, each in a slot of its own;
-    the 5-card table also holds the 1,287 flushes (rank key + FLUSH_KEY_OFFSET): 7,462 five-card classes."""
+    """49,205 seven-card, 18,395 six-card, 6,175 five-card and 455 three-card rank multisets, each in a slot of
+    its own; the 5-card table also holds the 1,287 flushes (rank key + FLUSH_KEY_OFFSET): 7,462 five-card classes."""
     from cpoker.tables import FLUSH_KEY_OFFSET, RANK_CONSTANTS, ROW_SHIFT, _representative_masks
 
     tables = lookup_tables()
     constants = np.array(RANK_CONSTANTS)
     flush_keys = np.array([constants[[i for i in range(13) if r >> i & 1]].sum()
                            for r in range(1 << 13) if bin(r).count("1") == 5]) + FLUSH_KEY_OFFSET
-    for size, count in ((5, 6_175 + 1_287), (6, 18_395), (7, 49_205)):
+    for size, count in ((3, 455), (5, 6_175 + 1_287), (6, 18_395), (7, 49_205)):
         table = tables.by_size[size]
         assert (table.values != 0).sum() == count
         _, words = _representative_masks(size)
@@ -112,6 +112,20 @@ def test_out_receives_the_keys_in_place():
     for start in range(0, 1_000, 300):
         evaluate_best_batch(hands[start:start + 300], out=blocks[start:start + 300])
     assert np.array_equal(blocks, out)
+
+
+@pytest.mark.parametrize("width", [5, 6, 7])
+def test_rows_read_at_any_address_and_from_any_layout(width):
+    """The 5-card loop loads two card ids at a time (16-bit loads at odd addresses too): slices that start
+    at every byte offset, and Fortran-ordered or strided input, give the same keys."""
+    evaluate = evaluate_batch if width == 5 else evaluate_best_batch
+    hands = random_hands(2_001, width, seed=70 + width)
+    keys = keys_of_masks(masks_of(hands), 5 if width == 5 else 7)
+    for start in range(8):  # rows start at byte offsets width * start: every residue mod 8 for width 5 and 7
+        assert np.array_equal(evaluate(hands[start:]), keys[start:])
+    assert np.array_equal(evaluate(np.asfortranarray(hands)), keys)
+    assert np.array_equal(evaluate(hands[::3]), keys[::3])
+    assert np.array_equal(evaluate(hands.astype(np.int64)), keys)
 
 
 @pytest.mark.parametrize("out, message", [
@@ -249,10 +263,14 @@ def test_the_check_finds_the_first_bad_row(width):
     from cpoker import CardError
 
     evaluate = evaluate_batch if width in (3, 5) else evaluate_best_batch
-    for row, fault in ((0, "repeat"), (777, "high"), (999, "repeat")):
+    # ids 52..63 and 64..255 are caught by different parts of the check; a repeat of card 51 by a carry
+    for row, fault in ((0, "repeat"), (777, 52), (999, "repeat"), (300, 63), (301, 64), (302, 255), (511, 51)):
         ids = random_hands(1_000, width, seed=row)
-        ids[row, -1] = ids[row, 0] if fault == "repeat" else 52 + row % 200
+        if fault == 51:
+            ids[row, 0], ids[row, -1], fault = 51, 51, "repeat"
+        ids[row, -1] = ids[row, 0] if fault == "repeat" else fault
         message = "repeats a card" if fault == "repeat" else "must lie in 0..51"
         with pytest.raises(CardError, match=f"row {row} (repeats|is)") as error:
             evaluate(ids)
         assert message in str(error.value)
+        assert evaluate(np.delete(ids, row, axis=0)).shape == (999,)  # and without that row, no complaint

