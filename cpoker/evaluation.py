@@ -260,8 +260,8 @@ def evaluate_batch(cards: np.ndarray, check: bool = True, device: str = "cpu",
         An ``(N, 5)`` or ``(N, 3)`` integer array of card ids (distinct in each
         row), or a 1-D ``int64`` array of card masks of 5 cards each.
     check
-        Check dtype, range and duplicates first (one compiled pass, about
-        half the time of the 5-card evaluation itself, which is that fast).
+        Check dtype, range and duplicates first (one compiled pass, about as
+        long as the 5-card evaluation itself, which is that fast).
         ``check=False`` skips it for input known to be valid; invalid input
         then gives meaningless keys (never a crash: ids index a padded table).
     device
