@@ -179,7 +179,7 @@ class LookupTables(NamedTuple):
     flush_strengths: np.ndarray  # (8192,) int16: dense strength of the best flush of a rank set (0 below five)
     strength_keys: np.ndarray  # (7917,) int32: see strength_keys()
     eval_codes: np.ndarray  # (256,) int64: RANK_CONSTANTS[rank] + (16**suit << 40) for ids 0..51, then zeros
-    by_size: dict  # hand size (5, 6, 7) -> RowDisplacement to strength keys
+    by_size: dict  # hand size (3, 5, 6, 7) -> RowDisplacement to strength keys
 
 
 def card_codes() -> np.ndarray:

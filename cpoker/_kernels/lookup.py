@@ -92,8 +92,8 @@ def _load_pair(typingctx, ids, offset):
     """The two card ids at byte ``offset`` of C-contiguous ``uint8`` ``ids``, as one ``uint16`` (one load).
 
     The 5-card loop reads its rows two cards at a time and looks each pair up
-    in ``pair_codes`` (:func:`cpoker.tables.evaluator_pair_codes`): 7 loads a
-    row instead of 10, 1.10-1.17x its rate.  The pair table is symmetric, so
+    in ``pair_codes`` (:func:`cpoker.tables.evaluator_pair_codes`): 6 loads
+    for a row's cards instead of 10, 1.10-1.17x its rate.  The pair table is symmetric, so
     the byte order of the machine does not matter.  (Not for 6 and 7 cards:
     there it gained nothing.)
     """
