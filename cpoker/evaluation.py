@@ -156,9 +156,6 @@ def value_of_cards(cards: Iterable[int]) -> HandValue:
     return HandValue(key_of_ids(ids), len(ids))
 
 
-_MASK64 = (1 << 64) - 1
-
-
 def key_of_ids(ids: list) -> int:
     """Key of 3 or 5 card ids, or of the best five of 6 or 7: the lookup evaluator in plain Python.
 
@@ -167,20 +164,13 @@ def key_of_ids(ids: list) -> int:
     kernel to load, so evaluating a single row never starts numba (which
     costs about half a second in a fresh process).
     """
-    from .tables import (EVAL_FLUSH_BITS, EVAL_KEY_SHIFT, EVAL_ROWS_AT, EVAL_SUIT_BIAS, FLUSH_KEY_OFFSET, RANK_FIELD,
-                         ROW_SHIFT, ROWS, evaluator_table, lookup_tables)
+    from .tables import (EVAL_FLUSH_BITS, EVAL_KEY_SHIFT, EVAL_ROWS_AT, EVAL_SUIT_BIAS, FLUSH_KEY_OFFSET, ROW_SHIFT,
+                         evaluator_table)
 
-    tables = lookup_tables()
-    card_codes, eval_codes = _codes()
-    if len(ids) == 3:  # three cards: the rows' perfect hash (dense strengths), as the table policy uses it
-        table = tables.hashes[ROWS]
-        counts = sum(card_codes[c] for c in ids) & RANK_FIELD
-        h = ((counts * table.multiplier & _MASK64) >> 32) & 0xFFFFFFFF
-        slot = (h + int(table.displacements[h >> table.bucket_shift])) & table.slot_mask
-        return int(tables.strength_keys[table.values[slot]])
+    eval_codes = _eval_codes()
     code = EVAL_SUIT_BIAS + sum(eval_codes[c] for c in ids)
     table = evaluator_table(len(ids))
-    if code & EVAL_FLUSH_BITS:
+    if code & EVAL_FLUSH_BITS:  # (never for three cards)
         flags = (code & EVAL_FLUSH_BITS) >> 3  # bit 0, 4, 8 or 12: the suit with five or more cards
         suit = (flags.bit_length() - 1) // 4
         ranks = sum(1 << (c % 13) for c in ids if c // 13 == suit)
@@ -193,10 +183,10 @@ def key_of_ids(ids: list) -> int:
 
 
 @functools.cache
-def _codes() -> tuple:
+def _eval_codes() -> list:
     from .tables import lookup_tables
 
-    return lookup_tables().card_codes.tolist(), lookup_tables().eval_codes.tolist()
+    return lookup_tables().eval_codes.tolist()
 
 
 def _as_array(cards) -> np.ndarray:

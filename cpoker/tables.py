@@ -178,7 +178,7 @@ class LookupTables(NamedTuple):
     hashes: dict  # ROWS -> PerfectHash to dense strengths (int16); REST -> see build_lookup_tables
     flush_strengths: np.ndarray  # (8192,) int16: dense strength of the best flush of a rank set (0 below five)
     strength_keys: np.ndarray  # (7917,) int32: see strength_keys()
-    eval_codes: np.ndarray  # (256,) int64: RANK_CONSTANTS[rank] + (16**suit << 40) for ids 0..51, then zeros
+    eval_codes: np.ndarray  # (256,) int64: (RANK_CONSTANTS[rank] << 16) + 16**suit for ids 0..51, then zeros
     by_size: dict  # hand size (3, 5, 6, 7) -> RowDisplacement to strength keys
 
 
