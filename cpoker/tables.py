@@ -80,8 +80,8 @@ class SplitTables(NamedTuple):
     subsets5: np.ndarray  # (1287, 5) uint8 positions
     subsets3: np.ndarray  # (286, 3) uint8 positions
     splits: np.ndarray  # (72072, 3) int16: back, middle (indices into subsets5), front (into subsets3)
-    middles: np.ndarray  # (72072,) int16: splits[:, 1] as a contiguous column (the kernels read columns)
-    fronts: np.ndarray  # (72072,) int16: splits[:, 2]
+    middles: np.ndarray  # (72072,) uint16: splits[:, 1] as a contiguous column (the kernels read columns)
+    fronts: np.ndarray  # (72072,) uint16: splits[:, 2]
 
 
 @functools.cache
@@ -91,13 +91,20 @@ def split_tables() -> SplitTables:
     subsets3 = np.array(list(combinations(range(HAND_SIZE), 3)), dtype=np.uint8)
     bits5 = (1 << subsets5.astype(np.int32)).sum(axis=1)
     bits3 = (1 << subsets3.astype(np.int32)).sum(axis=1)
-    index3 = np.full(1 << HAND_SIZE, -1, dtype=np.int32)
-    index3[bits3] = np.arange(len(bits3))
-    back, middle = np.nonzero((bits5[:, None] & bits5[None, :]) == 0)
-    front = index3[((1 << HAND_SIZE) - 1) ^ bits5[back] ^ bits5[middle]]
-    splits = np.stack([back, middle, front], axis=1).astype(np.int16)
-    assert len(splits) == N_SPLITS and (front >= 0).all()
-    assert (back == np.arange(N_SPLITS) // SPLITS_PER_BACK).all()
+    index5, index3 = np.full(1 << HAND_SIZE, -1, dtype=np.int32), np.full(1 << HAND_SIZE, -1, dtype=np.int32)
+    index5[bits5], index3[bits3] = np.arange(len(bits5)), np.arange(len(bits3))
+    # the 8 positions each back leaves, ascending; their 5-subsets in lexicographic order are middles of
+    # increasing index (so the splits come out ordered by back, then middle), the 3 positions left the front
+    left = np.nonzero((bits5[:, None] >> np.arange(HAND_SIZE)) & 1 == 0)[1].reshape(len(bits5), 8)
+    chosen = np.zeros((8, SPLITS_PER_BACK), dtype=np.int32)  # which of the 8 each middle takes
+    for column, five in enumerate(combinations(range(8), 5)):
+        chosen[five, column] = 1
+    middle_bits = (1 << left).astype(np.int32) @ chosen  # (1287, 56)
+    splits = np.empty((N_SPLITS, 3), dtype=np.int16)
+    splits[:, 0] = np.repeat(np.arange(len(bits5), dtype=np.int16), SPLITS_PER_BACK)
+    splits[:, 1] = middle = index5[middle_bits].ravel()
+    splits[:, 2] = front = index3[((1 << HAND_SIZE) - 1) ^ bits5[:, None] ^ middle_bits].ravel()
+    assert len(splits) == N_SPLITS and (front >= 0).all() and (np.diff(middle.reshape(-1, SPLITS_PER_BACK)) > 0).all()
     # unsigned: a kernel indexing with them then needs no negative-index wraparound
     middles, fronts = (np.ascontiguousarray(splits[:, column], dtype=np.uint16) for column in (1, 2))
     for table in (subsets5, subsets3, splits, middles, fronts):

@@ -20,15 +20,23 @@ EDGE_HANDS = {
 }
 
 
-def test_split_tables_cover_every_split_once():
+def test_split_tables_are_every_split_once_ordered_by_back_then_middle():
+    """Against the plain enumeration: each back (in lexicographic order), each middle from the 8 positions it
+    leaves (lexicographic), the 3 left over as the front."""
+    from itertools import combinations
+
     t = split_tables()
     assert t.subsets5.shape == (1287, 5) and t.subsets3.shape == (286, 3) and t.splits.shape == (N_SPLITS, 3)
-    masks = set()
-    for back, middle, front in t.splits[:: 997]:
-        rows = [set(t.subsets5[back]), set(t.subsets5[middle]), set(t.subsets3[front])]
-        assert set().union(*rows) == set(range(13)) and sum(map(len, rows)) == 13
-        masks.add((back, middle))
-    assert len({tuple(s) for s in t.splits.tolist()}) == N_SPLITS
+    assert t.subsets5.tolist() == [list(c) for c in combinations(range(13), 5)]
+    assert t.subsets3.tolist() == [list(c) for c in combinations(range(13), 3)]
+    expected = []
+    for back in combinations(range(13), 5):
+        left = [p for p in range(13) if p not in back]
+        for middle in combinations(left, 5):
+            expected.append((back, middle, tuple(p for p in left if p not in middle)))
+    got = [(tuple(t.subsets5[b]), tuple(t.subsets5[m]), tuple(t.subsets3[f])) for b, m, f in t.splits.tolist()]
+    assert got == [tuple(map(tuple, split)) for split in expected]
+    assert (t.middles == t.splits[:, 1]).all() and (t.fronts == t.splits[:, 2]).all()
 
 
 @pytest.mark.parametrize("name", sorted(EDGE_HANDS))
