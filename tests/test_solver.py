@@ -470,3 +470,46 @@ def test_solver_totals_split_into_row_points_and_a_bonus_exactly(scoring, requir
     assert got.tolist() == expected
     if scoring == 0:
         assert not bonus.any()
+
+
+
+TIMED_RUN_LOADS = """
+import json, sys
+import cpoker._kernels as kernels, cpoker.solver as solver
+from numba.core.registry import CPUDispatcher
+
+def loaded():
+    return {f"{module.__name__}.{name}": len(kernel.overloads) for module in vars(kernels).values()
+            if type(module).__name__ == "module" for name, kernel in vars(module).items()
+            if isinstance(kernel, CPUDispatcher)}
+
+solve_mc, timed = solver._solve_mc, []
+
+def watched(*args, **kwargs):
+    if args[8] == 0.0:  # the warm-up's start time
+        return solve_mc(*args, **kwargs)
+    before = loaded()
+    solution = solve_mc(*args, **kwargs)
+    timed.append(sorted(name for name, count in loaded().items() if count != before.get(name, 0)))
+    return solution
+
+solver._solve_mc = watched
+for samples, opponents in json.loads(sys.argv[1]):
+    solver.solve(sys.argv[2], samples=samples, opponents=opponents, seed=1)
+print(json.dumps(timed))
+"""
+
+
+@pytest.mark.parametrize("runs", [[(2_000, 1), (20, 1), (30, 3)], [(4_097, 1)]])
+def test_the_timed_run_loads_no_kernel_the_warm_up_did_not(runs):
+    """The time solve reports excludes loading (or compiling) kernels: in a fresh process, the warm-up runs
+    every kernel the timed run will -- the table policy's serial kernel for blocks of up to 64 hands, its
+    parallel one above (4,097 samples: a block of 4,096, then one of a single sample)."""
+    import json
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, "-c", TIMED_RUN_LOADS, json.dumps(runs), HAND], capture_output=True,
+                            text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == [[] for _ in runs]
