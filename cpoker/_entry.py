@@ -12,7 +12,13 @@ loading cached kernels creates a few hundred thousand long-lived objects, and
 with the default thresholds the collector ran about 180 times during a
 ``cpoker solve`` (36 ms of its 0.42 s in one process, to free next to
 nothing).  Reference counting still frees everything at once; only cycles
-wait longer.  The library itself leaves the collector alone.
+wait longer.  When the command is done, every object left is frozen
+(:func:`gc.freeze`) before the interpreter shuts down: its final collections
+otherwise walk them all, which took 0.11 s of each ``cpoker solve`` (0.06 s
+after a bare ``import numba``), and 0.03 s frozen.  Nothing is lost by it:
+files are closed and atexit handlers run as before; only the collection of
+cycles no one will ever use again is skipped.  The library itself leaves the
+collector alone.
 """
 
 import gc
@@ -32,4 +38,7 @@ def run() -> None:
     gc.set_threshold(200_000, 30, 30)
     from .cli import run as cli_run
 
-    cli_run()
+    try:
+        cli_run()
+    finally:
+        gc.freeze()
