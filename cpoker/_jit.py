@@ -112,11 +112,95 @@ if FunctionCache is not None:
                 return self._load_overload(sig, target_context)
 
         def _load_overload(self, sig, target_context):
+            """numba's, rebuilding the kernel through :func:`_rebuild` (its bitcode parsed only when needed)."""
             try:
-                return super()._load_overload(sig, target_context)
+                if not self._enabled:
+                    return None
+                data = self._cache_file.load(self._index_key(sig, target_context.codegen()))
+                return None if data is None else _rebuild(self._impl, target_context, data)
             except Exception as error:
                 _report_unreadable(self._cache_file._index_path, error)
                 return None
+
+
+try:  # numba's code library and compile result (stable since 0.54); without them, numba's own rebuild
+    from llvmlite import binding as _llvm
+    from numba.core.caching import CompileResultCacheImpl
+    from numba.core.codegen import JITCodeLibrary
+    from numba.core.compiler import CompileResult
+except ImportError:  # pragma: no cover - a numba that moved them
+    JITCodeLibrary = None
+
+
+def _rebuild(impl, target_context, payload):
+    """A cached kernel's compile result, from what its data file holds (numba's ``impl.rebuild`` otherwise)."""
+    if JITCodeLibrary is None or type(impl) is not CompileResultCacheImpl or len(payload) != 9:
+        return impl.rebuild(target_context, payload)  # pragma: no cover - another numba
+    return _rebuild_lazily(target_context, *payload)
+
+
+if JITCodeLibrary is not None:
+    class _LazyBitcodeLibrary(JITCodeLibrary):
+        """A kernel's code library loaded from the cache, whose LLVM bitcode is parsed only if asked for.
+
+        numba keeps each cached kernel's bitcode next to its machine code, to link
+        into kernels compiled later that call it, and on every load parsed it and
+        walked its symbols: 3 ms a kernel, about 22 ms of each ``cpoker solve``.
+        Running the loaded machine code needs neither: it needs the addresses of
+        the kernel's entry points, which :func:`_rebuild_lazily` records.  The
+        bitcode is parsed (and its symbols recorded, as numba does) the first time
+        a compilation links it in or anything else asks for a symbol.
+        """
+
+        @property
+        def _shared_module(self):
+            module = self.__dict__.get("_parsed_shared_module")
+            if module is None and "_unparsed_bitcode" in self.__dict__:
+                module = _llvm.parse_bitcode(self.__dict__.pop("_unparsed_bitcode"))
+                self._codegen._engine._load_defined_symbols(module)
+                self.__dict__["_parsed_shared_module"] = module
+            return module
+
+        @_shared_module.setter
+        def _shared_module(self, module):
+            self.__dict__["_parsed_shared_module"] = module
+
+        def get_pointer_to_function(self, name):
+            if not self._codegen._engine.is_symbol_defined(name):
+                self._shared_module  # noqa: B018 - parsed: numba's record of every symbol the library defines
+            return super().get_pointer_to_function(name)
+
+    def _unserialize_lazily(codegen, state, entry_points):
+        """numba's ``JITCodeLibrary._unserialize`` of cached machine code, leaving the bitcode unparsed."""
+        name, kind, data = state
+        library = codegen.create_library(name)
+        if kind != "object" or type(library) is not JITCodeLibrary:
+            return codegen.unserialize_library(state)  # pragma: no cover - not what numba caches on the CPU
+        object_code, shared_bitcode = data
+        library.__class__ = _LazyBitcodeLibrary
+        library.enable_object_caching()
+        library._set_compiled_object(object_code)
+        library.__dict__["_unparsed_bitcode"] = shared_bitcode
+        library._finalize_final_module()
+        codegen._engine._defined_symbols.update(entry_points)
+        return library
+
+    def _rebuild_lazily(target_context, libdata, fndesc, env, signature, objectmode, lifted, typeann, reload_init,
+                        referenced_envs):
+        """numba's ``CompileResult._rebuild``, with the library from :func:`_unserialize_lazily`."""
+        for function in reload_init or ():
+            function()
+        library = _unserialize_lazily(target_context.codegen(), libdata,
+                                      (fndesc.llvm_func_name, fndesc.llvm_cpython_wrapper_name))
+        entry_point = target_context.get_executable(library, fndesc, env)
+        result = CompileResult(target_context=target_context, typing_context=target_context.typing_context,
+                               library=library, environment=env, entry_point=entry_point, fndesc=fndesc,
+                               type_annotation=typeann, signature=signature, objectmode=objectmode, lifted=lifted,
+                               typing_error=None, call_helper=None, metadata=None, reload_init=reload_init,
+                               referenced_envs=referenced_envs)
+        for referenced in referenced_envs:
+            library.codegen.set_env(referenced.env_name, referenced)
+        return result
 
 
 def _tolerant(dispatcher):
