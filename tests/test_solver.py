@@ -472,7 +472,6 @@ def test_solver_totals_split_into_row_points_and_a_bonus_exactly(scoring, requir
         assert not bonus.any()
 
 
-
 TIMED_RUN_LOADS = """
 import json, sys
 import cpoker._kernels as kernels, cpoker.solver as solver
