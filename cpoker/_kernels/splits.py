@@ -348,9 +348,9 @@ REST_SLACK = 1e-9
 
 
 @jit
-def tight_bound(rest_code, rest_mask, back_rank, back_value, rest_best, row_bounds, row_wins, row_losses, scoop,
-                majority, joint, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values,
-                flush_strengths):
+def tight_bound(rest_code, rest_mask, back_rank, back_value, back_win, back_loss, rest_best, row_bounds, row_wins,
+                row_losses, scoop, majority, joint, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements,
+                rest_values, flush_strengths, value_slack, front_rise, middle_rise, front_fall, middle_fall):
     """An upper bound of every split with a given back, from the 8 cards it leaves (code and mask).
 
     The back's value plus the smaller of two bounds of the middle and front:
@@ -360,17 +360,29 @@ def tight_bound(rest_code, rest_mask, back_rank, back_value, rest_best, row_boun
     than their best three nor than the back; plus the bonus of rows that
     strong.  The first is exact when the back is the stronger and no suit
     holds five of the 8 cards, which is most backs worth searching.
+
+    With a card-removal correction (:func:`hand_removal`), ``back_value``,
+    ``back_win`` and ``back_loss`` are the back's corrected ones, the middle
+    and front gain at most ``value_slack``, and the bonus is priced with the
+    caps' win probabilities raised by ``front_rise``/``middle_rise`` and
+    loss probabilities lowered by ``front_fall``/``middle_fall`` (wins never
+    fall and losses never rise with strength, and the bonus rises with the
+    wins and falls with the losses).  Without one, the slacks are 0 and the
+    back's chances its table's.  :func:`best_split_by_row_values` writes the
+    same bound out.
     """
     middle_cap, front_cap, rows_best = rest_caps(rest_code, rest_mask, rest_multiplier, rest_shift, rest_slot_mask,
                                                  rest_displacements, rest_values, rest_best, flush_strengths)
     middle_cap = min(middle_cap, back_rank)
     front_cap = min(front_cap, back_rank)
     # summed as a split's value is, (back + middle) + front, so that rounding cannot put the bound below it
-    bound = min(back_value + rows_best, back_value + row_bounds[1, middle_cap] + row_bounds[0, front_cap])
+    bound = min(back_value + rows_best,
+                back_value + row_bounds[1, middle_cap] + row_bounds[0, front_cap]) + value_slack
     if scoop != 0.0 or majority != 0.0:
-        bound += BONUS_SLACK + rows_bonus(row_wins[0, front_cap], row_wins[1, middle_cap],
-                                          row_wins[2, back_rank], row_losses[0, front_cap],
-                                          row_losses[1, middle_cap], row_losses[2, back_rank], scoop, majority, joint)
+        bound += BONUS_SLACK + rows_bonus(
+            min(row_wins[0, front_cap] + front_rise, 1.0), min(row_wins[1, middle_cap] + middle_rise, 1.0), back_win,
+            max(row_losses[0, front_cap] - front_fall, 0.0), max(row_losses[1, middle_cap] - middle_fall, 0.0),
+            back_loss, scoop, majority, joint)
     return bound
 
 
@@ -399,8 +411,7 @@ def best_split_by_row_values(rank5, rank3, front_values, middles, fronts, row_va
                              row_losses, scoop, majority, joint, rest_best, self_bounds, top_front, hand_code,
                              hand_mask, codes5, masks5, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements,
                              rest_values, flush_strengths, candidates, candidate_bounds, removal, corrections,
-                             buckets, rest_slack, all_slack, value_slack, front_rise, middle_rise, front_fall,
-                             middle_fall):
+                             buckets, all_slack, value_slack, front_rise, middle_rise, front_fall, middle_fall):
     """The non-fouling split with the largest value: its row values plus, under a scoring bonus, the bonus.
 
     ``row_values``, ``row_bounds``, ``row_wins``, ``row_losses``,
@@ -425,10 +436,10 @@ def best_split_by_row_values(rank5, rank3, front_values, middles, fronts, row_va
     and front's values can gain (``value_slack``), and the bonus of rows as
     strong as the caps with their win probabilities raised and loss
     probabilities lowered by the most the correction moves them
-    (``front_rise``, ``middle_rise``, ``front_fall``, ``middle_fall``).  The
-    bonus at those probabilities is a tighter bound than ``rest_slack``'s
-    steepest-slope estimate of it (1-6 scoring: 13 backs searched a random
-    hand instead of 24).  The splits of back ``b``
+    (``front_rise``, ``middle_rise``, ``front_fall``, ``middle_fall``), as
+    :func:`tight_bound` does.  The bonus at those probabilities is a tighter
+    bound than the steepest-slope estimate of it in ``all_slack`` (1-6
+    scoring: 13 backs searched a random hand instead of 24).  The splits of back ``b``
     are ``56 * b .. 56 * b + 55``; ``middles``/``fronts`` give their other
     rows.  Ties go to the lowest split index, so the answer is the one a
     plain scan of all 72,072 splits would give (the order in which backs are
@@ -639,21 +650,21 @@ def corrected_row(row_values, row_wins, row_losses, corrections, buckets, row, s
 
 @jit
 def hand_removal(hand_mask, removal_terms, buckets, scoop, majority, joint, index5, index3, front_values, corrections):
-    """Correct a hand's rows for the cards it holds: ``(corrected, rest_slack, all_slack, value_slack, rises...)``.
+    """Correct a hand's rows for the cards it holds: ``(corrected, all_slack, value_slack, rises...)``.
 
-    Without a correction (one row of ``removal_terms``) nothing is done: ``(False, 0, 0, 0, 0, 0, 0, 0)``.
+    Without a correction (one row of ``removal_terms``) nothing is done: ``(False, 0, 0, 0, 0, 0, 0)``.
     Otherwise fills ``corrections`` with the hand's correction of each correction shape
     (:func:`.removal.hand_correction`), adds the front's to ``front_values``, and bounds what the correction
-    adds to a split: the largest correction of a middle and of a front the hand can make (``rest_slack``),
-    and of a back too (``all_slack``).  Under a scoring bonus, moving a win or a loss probability by ``d``
-    moves the bonus by at most ``d`` times :func:`joint_slope` per unit (1 for independent rows, whose
-    product has partial derivatives in [0, 1]), so the slacks grow by that times the largest rise of each
-    row's wins and fall of its losses.  The last five give those parts apart, for the tight bounds of
-    :func:`best_split_by_row_values`: ``value_slack``, the largest middle plus front value correction,
-    and the largest rise of the front's and the middle's wins and fall of their losses (0 or more).
+    adds to a split, for the cheap bounds by strength: the largest correction of a back, a middle and a
+    front the hand can make (``all_slack``); under a scoring bonus, moving a win or a loss probability by
+    ``d`` moves the bonus by at most ``d`` times :func:`joint_slope` per unit (1 for independent rows, whose
+    product has partial derivatives in [0, 1]), so the slack grows by that times the largest rise of each
+    row's wins and fall of its losses.  The last five are those parts, for the tight bounds
+    (:func:`tight_bound`): ``value_slack``, the largest middle plus front value correction, and the largest
+    rise of the front's and the middle's wins and fall of their losses (0 or more).
     """
     if removal_terms.shape[0] <= 1:
-        return False, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+        return False, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
     hand_correction(hand_mask, removal_terms, corrections)
     has_bonus = scoop != 0.0 or majority != 0.0
     best_front = -np.inf
@@ -684,8 +695,7 @@ def hand_removal(hand_mask, removal_terms, buckets, scoop, majority, joint, inde
     bonus = ((scoop + majority) * joint_slope(joint)
              * (front_rise + middle_rise + back_rise + front_fall + middle_fall + back_fall))
     value_slack = best_middle + best_front + REST_SLACK
-    rest_slack = value_slack + bonus
-    return True, rest_slack, best_back + rest_slack, value_slack, front_rise, middle_rise, front_fall, middle_fall
+    return True, best_back + value_slack + bonus, value_slack, front_rise, middle_rise, front_fall, middle_fall
 
 
 BLOCK = 64  # hands per parallel work item; each block owns its scratch arrays
@@ -733,14 +743,14 @@ def table_policy_hand(hand, row_values, row_bounds, row_wins, row_losses, scoop,
     hand_code, hand_mask, top_front = hand_subsets(hand, row_values, card_codes, multiplier, bucket_shift, slot_mask,
                                                    displacements, strengths, flush_strengths, index5, index3, masks5,
                                                    codes5, front_values)
-    removal, rest_slack, all_slack, value_slack, front_rise, middle_rise, front_fall, middle_fall = hand_removal(
+    removal, all_slack, value_slack, front_rise, middle_rise, front_fall, middle_fall = hand_removal(
         hand_mask, removal_terms, buckets, scoop, majority, joint, index5, index3, front_values, corrections)
     best, _ = best_split_by_row_values(index5, index3, front_values, middles, fronts, row_values, row_bounds, row_wins,
                                        row_losses, scoop, majority, joint, rest_best, self_bounds, top_front, hand_code,
                                        hand_mask, codes5, masks5, rest_multiplier, rest_shift, rest_slot_mask,
                                        rest_displacements, rest_values, flush_strengths, candidates, candidate_bounds,
-                                       removal, corrections, buckets, rest_slack, all_slack, value_slack, front_rise,
-                                       middle_rise, front_fall, middle_fall)
+                                       removal, corrections, buckets, all_slack, value_slack, front_rise, middle_rise,
+                                       front_fall, middle_fall)
     return best, index3[fronts[best]], index5[middles[best]], index5[best // 56]
 
 
@@ -791,8 +801,8 @@ def best_distinct_splits(hand, row_values, row_bounds, row_wins, row_losses, sco
     hand_code, hand_mask, top_front = hand_subsets(hand, row_values, card_codes, multiplier, bucket_shift, slot_mask,
                                                    displacements, strengths, flush_strengths, index5, index3, masks5,
                                                    codes5, front_values)
-    removal, rest_slack, all_slack, _, _, _, _, _ = hand_removal(hand_mask, removal_terms, buckets, scoop, majority,
-                                                                 joint, index5, index3, front_values, corrections)
+    removal, all_slack, value_slack, front_rise, middle_rise, front_fall, middle_fall = hand_removal(
+        hand_mask, removal_terms, buckets, scoop, majority, joint, index5, index3, front_values, corrections)
     has_bonus = scoop != 0.0 or majority != 0.0
     kept_ids = np.empty(count, dtype=np.int32)
     kept_values = np.empty(count)
@@ -816,9 +826,10 @@ def best_distinct_splits(hand, row_values, row_bounds, row_wins, row_losses, sco
             if has_bonus:
                 _, back_win, back_loss = corrected_row(row_values, row_wins, row_losses, corrections, buckets, 2,
                                                        back_rank)
-        if tight_bound(hand_code - codes5[back] + SUIT_BIAS, hand_mask ^ masks5[back], back_rank, back_value,
-                       rest_best, row_bounds, row_wins, row_losses, scoop, majority, joint, rest_multiplier, rest_shift,
-                       rest_slot_mask, rest_displacements, rest_values, flush_strengths) + rest_slack <= threshold:
+        if tight_bound(hand_code - codes5[back] + SUIT_BIAS, hand_mask ^ masks5[back], back_rank, back_value, back_win,
+                       back_loss, rest_best, row_bounds, row_wins, row_losses, scoop, majority, joint, rest_multiplier,
+                       rest_shift, rest_slot_mask, rest_displacements, rest_values, flush_strengths, value_slack,
+                       front_rise, middle_rise, front_fall, middle_fall) <= threshold:
             continue
         back_shape = row_shape(strength_keys[back_rank])
         for k in range(56 * back, 56 * back + 56):
