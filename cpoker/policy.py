@@ -285,7 +285,7 @@ class RowModel:
 
         Made once per model, so that arranging one hand (``cpoker.table``) builds no tuple.
         """
-        return (*self.kernel_arguments(), *_policy_kernels()[4])
+        return (*self.kernel_arguments(), *_policy_kernels()[3])
 
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
@@ -700,10 +700,18 @@ def arrange_by_tables(hands: np.ndarray, model: "PolicyTables | RowModel",
 
         with shielded():
             return arrange_cuda(hands, model)
-    serial, parallel, _, block, _ = _policy_kernels()
+    serial, parallel, _, _ = _policy_kernels()
     with shielded():
-        kernel = serial if len(hands) <= block else parallel  # the same answers either way
+        kernel = parallel if uses_parallel_kernel(len(hands)) else serial  # the same answers either way
         return kernel(hands, *model.search_arguments)
+
+
+def uses_parallel_kernel(n_hands: int) -> bool:
+    """Whether :func:`arrange_by_tables` arranges ``n_hands`` hands with its parallel kernel: more than one
+    block of them (for fewer, starting the threads costs more than it saves)."""
+    from ._kernels.splits import BLOCK
+
+    return n_hands > BLOCK
 
 
 def arrange_one_by_tables(hand: np.ndarray, model: "PolicyTables | RowModel") -> tuple[int, int, int, int]:
@@ -719,10 +727,10 @@ def arrange_one_by_tables(hand: np.ndarray, model: "PolicyTables | RowModel") ->
 
 @functools.cache
 def _policy_kernels() -> tuple:
-    """The table policy's kernels (serial, parallel, one hand), its block size, and the kernels' table arguments."""
-    from ._kernels.splits import BLOCK, _table_policy, _table_policy_one, _table_policy_serial
+    """The table policy's kernels (serial, parallel, one hand) and the kernels' table arguments."""
+    from ._kernels.splits import _table_policy, _table_policy_one, _table_policy_serial
 
-    return (_table_policy_serial, _table_policy, _table_policy_one, BLOCK,
+    return (_table_policy_serial, _table_policy, _table_policy_one,
             (*row_lookup_arguments(), *rest_lookup_arguments(), split_tables().middles, split_tables().fronts))
 
 

@@ -290,19 +290,21 @@ def _warm_up_mc(hand_ids, block_hands: "set[int]", rules: Rules, opponent, oppon
     """Run the Monte Carlo path once on a few samples, so its kernels are compiled (or loaded) before timing.
 
     ``block_hands``: how many opponent hands the run's blocks arrange (its
-    first and its last).  The table policy takes its serial kernel up to a
-    block of hands and its parallel one above, so the warm-up arranges as many
-    as it takes to pick each kernel the run will: the run loads none of its
-    own, and a process that needs only one of the two loads only that one.
+    first and its last).  The table policy takes its serial kernel for a few
+    hands and its parallel one for more (:func:`~cpoker.policy.uses_parallel_kernel`),
+    so the warm-up arranges as many as it takes to pick each kernel the run
+    will: the run loads none of its own, and a process that needs only one of
+    the two loads only that one.
     """
     from ._kernels.splits import BLOCK
+    from .policy import uses_parallel_kernel
 
-    for parallel in sorted({hands > BLOCK for hands in block_hands}):
+    for parallel in sorted({uses_parallel_kernel(hands) for hands in block_hands}):
         key = (rules.is_row_additive, opponent_name if isinstance(opponent, str) else id(opponent), device, parallel)
         if key not in _warm:
             from ._jit import compile_notice
 
-            with compile_notice():
+            with compile_notice():  # one block and one hand more picks the parallel kernel, two hands the serial one
                 _solve_mc(hand_ids, 1, BLOCK + 1 if parallel else 2, 0, rules, opponent, opponent_name, tables,
                           0.0, False, device)
             _warm.add(key)
