@@ -34,6 +34,33 @@ def test_format_then_parse_round_trips(ids):
     assert parse_cards(format_cards(cards, symbols=True, sort=False)) == cards
 
 
+_RANK_SPELLINGS = [*"23456789TJQKAtjqka", "10"]
+_SUIT_SPELLINGS = [*"shdcSHDC♠♥♦♣♤♡♢♧", "♠\ufe0f"]
+_GAPS = [" ", "  ", ",", ", ", ";", "\t", "\n", "\u00a0", "\u3000", ""]
+
+
+@settings(max_examples=300)
+@given(st.lists(st.tuples(st.sampled_from(_RANK_SPELLINGS), st.sampled_from(_SUIT_SPELLINGS),
+                          st.sampled_from(_GAPS)), max_size=15),
+       st.sampled_from(["", " ", "\n"]))
+def test_plain_text_reads_as_the_general_reader_reads_it(tokens, edge):
+    """The dictionary path for plain text (cards.py ``_plain_cards``) gives what the general reader gives, and
+    leaves every other text, errors included, to it: random spellings, separators and duplicates."""
+    from cpoker.cards import _split_tokens
+
+    text = edge + "".join(rank + suit + gap for rank, suit, gap in tokens) + edge
+    try:
+        expected = [Card.parse(token) for token in _split_tokens(text)]
+        if len(set(expected)) < len(expected):
+            raise CardError("duplicate")
+    except CardError:
+        with pytest.raises(CardError):
+            parse_cards(text)
+        return
+    assert parse_cards(text) == tuple(expected)
+    assert all(type(card) is Card for card in parse_cards(text))
+
+
 @pytest.mark.parametrize("text, fragment", [
     ("As Xd", "unknown rank 'X' in card 'Xd'"),
     ("As Kx", "unknown suit 'x' in card 'Kx'"),
