@@ -31,7 +31,9 @@ from typing import Optional
 
 from .errors import Interrupted
 
-SIGNALS = (int(signal.SIGINT), int(signal.SIGTERM))
+SIGINT, SIGTERM = int(signal.SIGINT), int(signal.SIGTERM)
+SIGNALS = (SIGINT, SIGTERM)
+_SIG_DFL = _signal.SIG_DFL  # what a handler that Python did not install (None) is restored as
 
 
 class Shield:
@@ -45,7 +47,7 @@ class Shield:
         self.first: Optional[int] = None  # the first signal received inside the block
         self.depth = 0
         self.count = 0  # signals received so far: a job of several passes compares it between passes
-        self.previous: dict = {}
+        self.previous: tuple = ()  # the handlers of SIGNALS before the block, in order
 
     def handle(self, signum: int, frame) -> None:  # runs in the main thread, between bytecodes
         if self.first is not None and self.hard_exit:
@@ -58,6 +60,7 @@ class Shield:
 
 
 _active: Optional[Shield] = None
+_OUTER, _INNER, _OFF_MAIN = 1, 2, 3  # what a block's __exit__ undoes
 
 
 class shielded:
@@ -70,42 +73,46 @@ class shielded:
     once, for a user who does not want to wait for the kernel in flight.
     ``with shielded() as shield`` gives the shield, or ``None`` off the main thread.
 
-    A class rather than a generator-based context manager: every kernel call
-    goes through one, and ``cpoker.table(hand)`` calls a kernel of ~15 µs.
+    A class rather than a generator-based context manager, with the signals'
+    handlers swapped by the C module's calls: every kernel call goes through
+    one, and ``cpoker.table(hand)`` calls a kernel of ~15 µs.
     """
 
     __slots__ = ("hard_exit", "_role")
 
     def __init__(self, hard_exit: bool = False) -> None:
         self.hard_exit = hard_exit
-        self._role = ""  # "outer", "inner" or "off-main": what __exit__ undoes
+        self._role = 0
 
     def __enter__(self) -> Optional[Shield]:
         global _active
-        if _active is not None:
-            _active.depth += 1
-            self._role = "inner"
-            return _active
+        active = _active
+        if active is not None:
+            active.depth += 1
+            self._role = _INNER
+            return active
         if threading.get_ident() != threading.main_thread().ident:
-            self._role = "off-main"
+            self._role = _OFF_MAIN
             return None
         shield = Shield(self.hard_exit)
-        for signum in SIGNALS:
-            shield.previous[signum] = _signal.signal(signum, shield.handle)
+        handle = shield.handle
+        shield.previous = (_signal.signal(SIGINT, handle), _signal.signal(SIGTERM, handle))
         _active = shield
-        self._role = "outer"
+        self._role = _OUTER
         return shield
 
     def __exit__(self, kind, value, traceback) -> None:
         global _active
-        if self._role == "inner":
+        role = self._role
+        if role == _INNER:
             _active.depth -= 1
             return
-        if self._role != "outer":
+        if role != _OUTER:
             return
         shield, _active = _active, None
-        for signum, handler in shield.previous.items():
-            _signal.signal(signum, handler if handler is not None else _signal.SIG_DFL)
+        previous_int, previous_term = shield.previous
+        _signal.signal(SIGINT, _SIG_DFL if previous_int is None else previous_int)
+        _signal.signal(SIGTERM, _SIG_DFL if previous_term is None else previous_term)
         if kind is None and shield.pending is not None:
             raise Interrupted(shield.pending)
 
