@@ -238,26 +238,46 @@ def parse_hand(hand: CardsLike) -> np.ndarray:
     CardError
         Unless the input holds exactly 13 distinct known cards.
     """
+    ids, _ = sorted_hand_ids(hand)
+    return ids.copy() if ids is hand else ids
+
+
+def sorted_hand_ids(hand: CardsLike) -> tuple[np.ndarray, list[int]]:
+    """:func:`parse_hand`'s ids, and the same as a list; a C-contiguous writeable array already in that form
+    is returned itself.
+
+    For callers that only read the array: a batch's row costs no copy, and the list is there for taking
+    the hand's cards by position.
+    """
     if isinstance(hand, np.ndarray) and hand.shape == (13,) and hand.dtype.kind in "ui":
         given = hand.tolist()  # card ids from the kernels or a batch: no Card objects on the way
         ids = sorted(given)
         if 0 <= ids[0] and ids[12] < 52 and len(set(ids)) == 13:
-            if ids == given and hand.dtype == np.uint8:
-                return hand.copy()  # already in order (a batch's row): 5x cheaper than building from the list
-            return np.array(ids, dtype=np.uint8)
+            if ids == given and hand.dtype == np.uint8 and hand.flags.carray:
+                return hand, ids  # already in order (a batch's row); the kernels' own array type
+            return np.array(ids, dtype=np.uint8), ids
     cards = parse_cards(hand)  # anything else, and the error that names what is wrong
     if len(cards) != 13:
         raise CardError(f"a hand has 13 cards, got {len(cards)}")
-    return np.array(sorted(cards), dtype=np.uint8)
+    ids = sorted(cards)
+    return np.array(ids, dtype=np.uint8), ids
 
 
 def arrangement_of_split(hand_ids: np.ndarray, split: int, keys: Optional[Sequence[int]] = None) -> Arrangement:
     """The arrangement that split number ``split`` (0..72,071) makes of sorted hand ids (``keys``: of its rows,
     front first, when known)."""
-    rows5, rows3, middles, fronts = _split_rows()
-    hand = operator.itemgetter(*hand_ids.tolist())(CARDS)
-    return Arrangement._of_cards(rows3[fronts[split]](hand), rows5[middles[split]](hand),
-                                 rows5[split // SPLITS_PER_BACK](hand), keys)
+    _, _, middles, fronts = _split_rows()
+    return arrangement_of_subsets(hand_ids.tolist(), int(fronts[split]), int(middles[split]),
+                                  split // SPLITS_PER_BACK, keys)
+
+
+def arrangement_of_subsets(hand_ids: list, front: int, middle: int, back: int,
+                           keys: Optional[Sequence[int]] = None) -> Arrangement:
+    """The arrangement whose rows are the given 3-subset (0..285) and 5-subsets (0..1,286) of a hand's sorted
+    ids, as a list (``keys``: of its rows, front first, when known)."""
+    rows5, rows3, _, _ = _split_rows()
+    hand = operator.itemgetter(*hand_ids)(CARDS)
+    return Arrangement._of_cards(rows3[front](hand), rows5[middle](hand), rows5[back](hand), keys)
 
 
 @functools.cache

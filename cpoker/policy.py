@@ -287,9 +287,18 @@ class RowModel:
         """
         return (*self.kernel_arguments(), *_policy_kernels()[3])
 
+    @functools.cached_property
+    def packed_arguments(self):
+        """:attr:`search_arguments` and the strength keys as one structure: the argument of the one-hand kernel
+        (``cpoker.table``)."""
+        from ._kernels.packed import pack
+
+        return pack(self.search_arguments, strength_keys())
+
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
         state.pop("search_arguments", None)  # the lookup tables (MBs): each process has its own
+        state.pop("packed_arguments", None)  # the same, packed
         return state
 
 
@@ -714,23 +723,27 @@ def uses_parallel_kernel(n_hands: int) -> bool:
     return n_hands > BLOCK
 
 
-def arrange_one_by_tables(hand: np.ndarray, model: "PolicyTables | RowModel") -> tuple[int, int, int, int]:
-    """:func:`arrange_by_tables` of one hand (13 sorted ``uint8`` ids): ``(split, front, middle, back strengths)``.
+def arrange_one_by_tables(hand: np.ndarray, model: "PolicyTables | RowModel") -> tuple[int, int, int, int, int, int]:
+    """:func:`arrange_by_tables` of one hand (13 sorted ``uint8`` ids): ``(split, its front's 3-subset and middle's
+    5-subset, front, middle, back strength keys)``.
 
-    The same kernel per hand, returning four integers (``cpoker.table(hand)``).
+    The same kernel per hand, returning six integers (``cpoker.table(hand)``); the back's 5-subset is
+    ``split // 56``.  The kernel checks the ids: any other ``hand`` gets split -1.
     """
     if isinstance(model, PolicyTables):
         model = model.model
+    packed = model.packed_arguments
     with shielded():
-        return _policy_kernels()[2](hand, *model.search_arguments)
+        return _policy_kernels()[2](hand, packed)
 
 
 @functools.cache
 def _policy_kernels() -> tuple:
     """The table policy's kernels (serial, parallel, one hand) and the kernels' table arguments."""
-    from ._kernels.splits import _table_policy, _table_policy_one, _table_policy_serial
+    from ._kernels.packed import table_policy_one
+    from ._kernels.splits import _table_policy, _table_policy_serial
 
-    return (_table_policy_serial, _table_policy, _table_policy_one,
+    return (_table_policy_serial, _table_policy, table_policy_one,
             (*row_lookup_arguments(), *rest_lookup_arguments(), split_tables().middles, split_tables().fronts))
 
 

@@ -22,11 +22,11 @@ from typing import TYPE_CHECKING, Protocol, Union
 
 import numpy as np
 
-from .arrange import Arrangement, arrangement_of_split, parse_hand
+from .arrange import Arrangement, arrangement_of_split, arrangement_of_subsets, parse_hand, sorted_hand_ids
 from .cards import CardsLike
 from .errors import CpokerError, StrategyError
 from .policy import arrange_by_tables, arrange_greedy, arrange_one_by_tables, default_tables, resolve_tables
-from .tables import strength_keys
+from .tables import SPLITS_PER_BACK, strength_keys
 
 if TYPE_CHECKING:  # pragma: no cover
     from .policy import PolicyTables
@@ -54,16 +54,21 @@ def table(hand: CardsLike, tables: "PolicyTables | str | None" = None,
     ``rules`` (default pagat), or a :class:`~cpoker.PolicyTables` / a file
     written by ``cpoker tables build``.
     """
-    ids = parse_hand(hand)
-    split, front, middle, back = arrange_one_by_tables(ids, resolve_tables(tables, rules))
-    keys = _strength_key_list()
-    return arrangement_of_split(ids, split, (keys[front], keys[middle], keys[back]))
+    model = resolve_tables(tables, rules)
+    if type(hand) is np.ndarray and hand.dtype is _UINT8 and hand.shape == (13,) and hand.flags.carray:
+        ids = hand  # a batch's row, say: the kernel checks that its ids are in order, distinct and known
+        found = arrange_one_by_tables(ids, model)
+    else:
+        found = (-1,)
+    if found[0] < 0:  # any other input, or ids out of order: the general reader sorts, or names the problem
+        ids, _ = sorted_hand_ids(hand)
+        found = arrange_one_by_tables(ids, model)
+    split, front_subset, middle_subset, front, middle, back = found
+    return arrangement_of_subsets(ids.tolist(), front_subset, middle_subset, split // SPLITS_PER_BACK,
+                                  (front, middle, back))
 
 
-@functools.cache
-def _strength_key_list() -> list:
-    """:func:`~cpoker.tables.strength_keys` as a list of ints (one hand's three rows index it cheaply)."""
-    return strength_keys().tolist()
+_UINT8 = np.dtype(np.uint8)
 
 
 class TablePolicy:

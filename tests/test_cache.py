@@ -141,13 +141,15 @@ def test_a_kernel_recompiles_when_a_kernel_it_calls_changes_in_another_file(tmp_
 
 def test_cached_kernels_load_without_refreshing_numba():
     """Loading a kernel from the cache skips numba's refresh of its compiler (0.12 s a command): a process in
-    which a refresh would fail still loads and runs cached kernels (a plain one and the parallel policy)."""
+    which a refresh would fail still loads and runs cached kernels (a plain one, the parallel policy, and the
+    one-hand policy with its packed arguments)."""
     program = ("import numpy as np, cpoker\n"
                "keys = cpoker.evaluate_best_batch(np.array([[0, 1, 2, 3, 4, 5, 6]], dtype=np.uint8))\n"
                "hands = np.argsort(np.random.default_rng(1).random((200, 52)), axis=1)[:, :13].astype(np.uint8)\n"
                "from cpoker.policy import arrange_by_tables, default_tables\n"
                "rows = arrange_by_tables(hands, default_tables())\n"
-               "print(int(keys[0]), [int(np.asarray(r, dtype=np.int64).sum()) for r in rows])\n")
+               "print(int(keys[0]), [int(np.asarray(r, dtype=np.int64).sum()) for r in rows])\n"
+               "print(cpoker.table(hands[0]))\n")
     first = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True)  # fills it
     refusing = ("import numba.core.base\n"
                 "def refuse(self): raise AssertionError('numba refreshed its target context')\n"

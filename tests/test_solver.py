@@ -93,6 +93,29 @@ def test_table_of_one_hand_is_the_batch_policy(rules):
         assert [v.key for v in arrangement.values] == [v.key for v in evaluated.values] == row_keys.tolist()
 
 
+def test_table_reads_every_form_of_a_hand_alike_and_compiles_for_none():
+    """A batch's row goes straight to the one-hand kernel, which checks the ids itself; any other form (out of
+    order, read-only, strided, another integer type, a list, text) is read by the general reader first, and a
+    bad hand is refused by it with its message.  The kernel keeps its one compiled type throughout."""
+    from cpoker._kernels.packed import table_policy_one
+
+    hand = random_hands(1, 5)[0]
+    expected = cpoker.table(hand)
+    shuffled = np.random.default_rng(0).permutation(hand)
+    read_only = hand.copy()
+    read_only.flags.writeable = False
+    strided = np.repeat(hand, 2)[::2]
+    for form in (shuffled, read_only, strided, hand.astype(np.int64), hand.tolist(), expected.format().replace("/", ""),
+                 np.ascontiguousarray(hand[::-1])):
+        assert cpoker.table(form) == expected
+    for bad, message in ((np.r_[hand[:12], 52].astype(np.uint8), "outside 0..51"),
+                         (np.r_[hand[:12], hand[11]].astype(np.uint8), "duplicate card"),
+                         (hand[:12], "a hand has 13 cards")):
+        with pytest.raises(CardError, match=message):
+            cpoker.table(bad)
+    assert len(table_policy_one.signatures) == 1
+
+
 @pytest.mark.parametrize("change, message", [
     ({"values": np.zeros((3, 5))}, "values must be a finite"),
     ({"wins": "high"}, "wins must be a finite"),

@@ -932,16 +932,18 @@ def _table_policy_one(hand, row_values, row_bounds, row_wins, row_losses, scoop,
                       self_bounds, removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask,
                       displacements, strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask,
                       rest_displacements, rest_values, middles, fronts):
-    """:func:`table_policy_hand` of one hand (13 sorted ids): ``(split, front, middle, back strengths)`` as scalars.
+    """:func:`table_policy_hand` of one hand (13 sorted ids), as scalars: ``(split, its front's 3-subset, its
+    middle's 5-subset, front, middle, back strengths)`` (its back's 5-subset is ``split // 56``).
 
     ``cpoker.table(hand)``'s kernel: no output arrays to allocate and box for one answer.
     """
     index5, index3, masks5, codes5, front_values, candidates, candidate_bounds, corrections = _policy_scratch()
-    return table_policy_hand(hand, row_values, row_bounds, row_wins, row_losses, scoop, majority, joint, rest_best,
-                             self_bounds, removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask,
-                             displacements, strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask,
-                             rest_displacements, rest_values, middles, fronts, index5, index3, masks5, codes5,
-                             front_values, candidates, candidate_bounds, corrections)
+    split, front, middle, back = table_policy_hand(
+        hand, row_values, row_bounds, row_wins, row_losses, scoop, majority, joint, rest_best, self_bounds,
+        removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
+        flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values, middles, fronts,
+        index5, index3, masks5, codes5, front_values, candidates, candidate_bounds, corrections)
+    return split, fronts[split], middles[split], front, middle, back
 
 
 @jit(parallel=True)
