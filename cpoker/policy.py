@@ -285,7 +285,7 @@ class RowModel:
 
         Made once per model, so that arranging one hand (``cpoker.table``) builds no tuple.
         """
-        return (*self.kernel_arguments(), *_policy_kernels()[3])
+        return (*self.kernel_arguments(), *_policy_kernels()[2])
 
     @functools.cached_property
     def packed_arguments(self):
@@ -709,7 +709,7 @@ def arrange_by_tables(hands: np.ndarray, model: "PolicyTables | RowModel",
 
         with shielded():
             return arrange_cuda(hands, model)
-    serial, parallel, _, _ = _policy_kernels()
+    serial, parallel, _ = _policy_kernels()
     with shielded():
         kernel = parallel if uses_parallel_kernel(len(hands)) else serial  # the same answers either way
         return kernel(hands, *model.search_arguments)
@@ -734,17 +734,24 @@ def arrange_one_by_tables(hand: np.ndarray, model: "PolicyTables | RowModel") ->
         model = model.model
     packed = model.packed_arguments
     with shielded():
-        return _policy_kernels()[2](hand, packed)
+        return _one_hand_kernel()(hand, packed)
 
 
 @functools.cache
 def _policy_kernels() -> tuple:
-    """The table policy's kernels (serial, parallel, one hand) and the kernels' table arguments."""
-    from ._kernels.packed import table_policy_one
+    """The table policy's batch kernels (serial, parallel) and the kernels' table arguments."""
     from ._kernels.splits import _table_policy, _table_policy_serial
 
-    return (_table_policy_serial, _table_policy, table_policy_one,
+    return (_table_policy_serial, _table_policy,
             (*row_lookup_arguments(), *rest_lookup_arguments(), split_tables().middles, split_tables().fronts))
+
+
+@functools.cache
+def _one_hand_kernel():
+    """The table policy's kernel of one hand, on packed arguments (imported apart: batch jobs never load it)."""
+    from ._kernels.packed import table_policy_one
+
+    return table_policy_one
 
 
 def arrange_greedy(hands: np.ndarray, device: str = "cpu") -> tuple[np.ndarray, np.ndarray]:

@@ -29,11 +29,25 @@ from .errors import Interrupted, OptionError
 
 
 def progress_bar(total: int, enabled: bool, unit: str = "deal", description: str = ""):
-    """A tqdm bar on standard error (a disabled one costs nothing)."""
+    """A tqdm bar on standard error, or (``enabled`` false) a stand-in that does nothing."""
+    if not enabled:
+        return _NoBar()
     from tqdm import tqdm
 
-    return tqdm(total=total, disable=not enabled, unit=unit, unit_scale=True, leave=False,
-                dynamic_ncols=True, desc=description or None)
+    return tqdm(total=total, unit=unit, unit_scale=True, leave=False, dynamic_ncols=True, desc=description or None)
+
+
+class _NoBar:
+    """A disabled bar: without importing tqdm and multiprocessing (8 ms of every command that runs blocks)."""
+
+    def __enter__(self) -> "_NoBar":
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        return None
+
+    def update(self, n: float = 1) -> None:
+        return None
 
 
 BACKENDS = ("local", "dask")

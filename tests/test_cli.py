@@ -165,3 +165,14 @@ def test_the_command_line_collects_garbage_rarely_and_exits_with_everything_froz
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert "royal flush" in result.stdout.lower() and result.stdout.splitlines()[-1] == "gc 200000 True"
+
+
+def test_a_solve_imports_only_what_it_uses():
+    """A command's start is part of its cost: a solve that shows no progress bar (off a terminal) never imports
+    tqdm, nor the one-hand policy kernel that only ``cpoker.table(hand)`` uses."""
+    code = ("import sys\nfrom cpoker.cli import main\n"
+            f"status = main(['solve', {HAND!r}, '--samples', '50'])\n"
+            "print(status, 'tqdm' in sys.modules, 'cpoker._kernels.packed' in sys.modules, file=sys.stderr)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-800:]
+    assert "best arrangement" in done.stdout and done.stderr.splitlines()[-1] == "0 False False"
