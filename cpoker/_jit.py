@@ -21,6 +21,7 @@ always wins when set to a writable directory.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import os
@@ -107,7 +108,8 @@ if FunctionCache is not None:
                 guard = self._guard_against_spurious_io_errors
             except (ImportError, AttributeError):  # pragma: no cover - a numba that moved them
                 return super().load_overload(sig, target_context)
-            rtsys.initialize(target_context)
+            if not rtsys._init:
+                _initialize_runtime(rtsys, target_context, self._cache_path)
             with guard():
                 return self._load_overload(sig, target_context)
 
@@ -121,6 +123,78 @@ if FunctionCache is not None:
             except Exception as error:
                 _report_unreadable(self._cache_file._index_path, error)
                 return None
+
+
+RUNTIME_CACHE_FORMAT = 1
+
+
+def _initialize_runtime(rtsys, target_context, cache_path: str) -> None:
+    """numba's ``rtsys.initialize``, with the runtime's own code library loaded from the cache when there.
+
+    numba compiles its runtime's few LLVM functions (reference counts, atomic
+    operations) in every process before the first kernel runs: ~20 ms of each
+    command, a twentieth of ``cpoker solve``.  The machine code is kept next to
+    the kernels' (``nrt-<key>.nbo``, keyed like numba keys a kernel: numba and
+    llvmlite versions, target triple, CPU name and features) with a digest of
+    its contents; a missing, foreign or damaged file is compiled and written
+    again, as a kernel's would be.
+    """
+    from numba.core.runtime import nrtdynmod
+
+    compile_runtime = nrtdynmod.compile_nrt_functions
+    nrtdynmod.compile_nrt_functions = functools.partial(_cached_runtime_library, compile_runtime, cache_path)
+    try:  # under numba's compiler lock (held while a dispatcher loads): no other thread compiles meanwhile
+        rtsys.initialize(target_context)
+    finally:
+        nrtdynmod.compile_nrt_functions = compile_runtime
+
+
+def _cached_runtime_library(compile_runtime, cache_path: str, target_context):
+    """The runtime's code library: from ``cache_path`` if a good copy is there, else compiled and saved."""
+    import llvmlite
+    import pickle
+
+    from numba.core.runtime import nrtdynmod
+
+    codegen = target_context.codegen()
+    try:
+        key = repr((RUNTIME_CACHE_FORMAT, numba.__version__, llvmlite.__version__, codegen.magic_tuple()))
+    except Exception:  # pragma: no cover - a numba without these internals
+        return compile_runtime(target_context)
+    path = os.path.join(cache_path, f"nrt-{hashlib.sha256(key.encode()).hexdigest()[:20]}.nbo")
+    try:
+        with open(path, "rb") as file:
+            saved = file.read()
+    except OSError:  # none yet (or not ours to read): compiled below
+        saved = None
+    if saved is not None:
+        try:
+            digest, payload = pickle.loads(saved)
+            if hashlib.sha256(payload).digest() != digest:
+                raise ValueError("its contents do not match their digest")
+            saved_key, state = pickle.loads(payload)
+            if saved_key == key:
+                return codegen.unserialize_library(state)
+        except Exception as error:  # damaged: compiled again below, and written over
+            _report_unreadable(path, error)
+    module, library = nrtdynmod.create_nrt_module(target_context)  # numba's compile_nrt_functions, caching on
+    library.enable_object_caching()
+    library.add_ir_module(module)
+    library.finalize()
+    temporary = None
+    try:
+        payload = pickle.dumps((key, library.serialize_using_object_code()), protocol=pickle.HIGHEST_PROTOCOL)
+        os.makedirs(cache_path, exist_ok=True)
+        with tempfile.NamedTemporaryFile("wb", dir=cache_path, prefix=".nrt-", delete=False) as file:
+            temporary = file.name
+            pickle.dump((hashlib.sha256(payload).digest(), payload), file, protocol=pickle.HIGHEST_PROTOCOL)
+        os.chmod(temporary, 0o644)  # as numba's own cache files: readable by the install's other users
+        os.replace(temporary, path)  # whole or not at all: a reader never sees half a file
+    except Exception:  # a cache that cannot be written: compiled again next time, as numba does for kernels
+        if temporary is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+    return library
 
 
 try:  # numba's code library and compile result (stable since 0.54); without them, numba's own rebuild

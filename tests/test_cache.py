@@ -193,3 +193,34 @@ def test_cached_kernels_parse_their_bitcode_only_when_a_compilation_links_them(t
                               cwd=tmp_path, timeout=600)
         assert done.returncode == 0, done.stderr[-2000:]
         assert done.stdout == expected
+
+
+def test_the_runtime_library_is_cached_with_the_kernels_and_a_damaged_copy_is_rebuilt(tmp_path):
+    """numba compiles its runtime's functions in every process (~20 ms); cpoker keeps their machine code with
+    the kernels.  Real processes on an empty cache: the first writes ``nrt-*.nbo``; the next runs kernels
+    with numba's runtime compiler made to fail (so the copy was used); a damaged copy is reported once,
+    compiled again and written over; then read back without a word."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    program = "print(cpoker.solve('As Kd Qh Jc Ts 9d 8h 7c 6s 5d 4h 3c 2s', samples=200, seed=3).ev)\n"
+    refusing = ("import numba.core.runtime.nrtdynmod as runtime\n"
+                "def refuse(context): raise AssertionError('numba compiled its runtime')\n"
+                "runtime.compile_nrt_functions = refuse\n")
+
+    def run(prefix: str = "") -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-c", prefix + "import cpoker\n" + program], capture_output=True,
+                              text=True, env=env, timeout=900)
+
+    first = run()
+    assert first.returncode == 0, first.stderr[-800:]
+    [saved] = tmp_path.rglob("nrt-*.nbo")
+    assert not list(tmp_path.rglob(".nrt-*"))  # no temporary file left behind
+    again = run(refusing)
+    assert again.returncode == 0 and again.stdout == first.stdout and again.stderr == "", again.stderr[-800:]
+    data = bytearray(saved.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    saved.write_bytes(bytes(data))
+    damaged = run()
+    assert damaged.returncode == 0 and damaged.stdout == first.stdout
+    assert damaged.stderr.count("could not be read") == 1 and "Traceback" not in damaged.stderr
+    rewritten = run(refusing)
+    assert rewritten.returncode == 0 and rewritten.stdout == first.stdout and rewritten.stderr == ""
