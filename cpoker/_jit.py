@@ -108,7 +108,7 @@ if FunctionCache is not None:
                 guard = self._guard_against_spurious_io_errors
             except (ImportError, AttributeError):  # pragma: no cover - a numba that moved them
                 return super().load_overload(sig, target_context)
-            if not rtsys._init:
+            if not getattr(rtsys, "_init", False):
                 _initialize_runtime(rtsys, target_context, self._cache_path)
             with guard():
                 return self._load_overload(sig, target_context)

@@ -238,29 +238,26 @@ def parse_hand(hand: CardsLike) -> np.ndarray:
     CardError
         Unless the input holds exactly 13 distinct known cards.
     """
-    ids, _ = sorted_hand_ids(hand)
+    ids = sorted_hand_ids(hand)
     return ids.copy() if ids is hand else ids
 
 
-def sorted_hand_ids(hand: CardsLike) -> tuple[np.ndarray, list[int]]:
-    """:func:`parse_hand`'s ids, and the same as a list; a C-contiguous writeable array already in that form
-    is returned itself.
+def sorted_hand_ids(hand: CardsLike) -> np.ndarray:
+    """:func:`parse_hand`'s ids, without a copy of an array already in that form (C-contiguous, writeable).
 
-    For callers that only read the array: a batch's row costs no copy, and the list is there for taking
-    the hand's cards by position.
+    For callers that only read the array (``cpoker.table(hand)``): a batch's row costs no copy.
     """
     if isinstance(hand, np.ndarray) and hand.shape == (13,) and hand.dtype.kind in "ui":
         given = hand.tolist()  # card ids from the kernels or a batch: no Card objects on the way
         ids = sorted(given)
         if 0 <= ids[0] and ids[12] < 52 and len(set(ids)) == 13:
             if ids == given and hand.dtype == np.uint8 and hand.flags.carray:
-                return hand, ids  # already in order (a batch's row); the kernels' own array type
-            return np.array(ids, dtype=np.uint8), ids
+                return hand  # already in order (a batch's row), and the kernels' own array type
+            return np.array(ids, dtype=np.uint8)
     cards = parse_cards(hand)  # anything else, and the error that names what is wrong
     if len(cards) != 13:
         raise CardError(f"a hand has 13 cards, got {len(cards)}")
-    ids = sorted(cards)
-    return np.array(ids, dtype=np.uint8), ids
+    return np.array(sorted(cards), dtype=np.uint8)
 
 
 def arrangement_of_split(hand_ids: np.ndarray, split: int, keys: Optional[Sequence[int]] = None) -> Arrangement:

@@ -61,7 +61,7 @@ def table(hand: CardsLike, tables: "PolicyTables | str | None" = None,
     else:
         found = (-1,)
     if found[0] < 0:  # any other input, or ids out of order: the general reader sorts, or names the problem
-        ids, _ = sorted_hand_ids(hand)
+        ids = sorted_hand_ids(hand)
         found = arrange_one_by_tables(ids, model)
     split, front_subset, middle_subset, front, middle, back = found
     return arrangement_of_subsets(ids.tolist(), front_subset, middle_subset, split // SPLITS_PER_BACK,
