@@ -25,6 +25,7 @@ import contextlib
 import functools
 import hashlib
 import os
+import sys
 import tempfile
 import warnings
 
@@ -134,10 +135,10 @@ def _initialize_runtime(rtsys, target_context, cache_path: str) -> None:
     numba compiles its runtime's few LLVM functions (reference counts, atomic
     operations) in every process before the first kernel runs: ~20 ms of each
     command, a twentieth of ``cpoker solve``.  The machine code is kept next to
-    the kernels' (``nrt-<key>.nbo``, keyed like numba keys a kernel: numba and
-    llvmlite versions, target triple, CPU name and features) with a digest of
-    its contents; a missing, foreign or damaged file is compiled and written
-    again, as a kernel's would be.
+    the kernels' (``nrt-<key>.nbo``, keyed like numba keys a kernel: Python,
+    numba and llvmlite versions, target triple, CPU name and features) with a
+    digest of its contents; a missing, foreign or damaged file is compiled and
+    written again, as a kernel's would be.
     """
     from numba.core.runtime import nrtdynmod
 
@@ -158,7 +159,8 @@ def _cached_runtime_library(compile_runtime, cache_path: str, target_context):
 
     codegen = target_context.codegen()
     try:
-        key = repr((RUNTIME_CACHE_FORMAT, numba.__version__, llvmlite.__version__, codegen.magic_tuple()))
+        key = repr((RUNTIME_CACHE_FORMAT, sys.implementation.cache_tag, numba.__version__, llvmlite.__version__,
+                    codegen.magic_tuple()))
     except Exception:  # pragma: no cover - a numba without these internals
         return compile_runtime(target_context)
     path = os.path.join(cache_path, f"nrt-{hashlib.sha256(key.encode()).hexdigest()[:20]}.nbo")
