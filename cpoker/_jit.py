@@ -21,7 +21,6 @@ always wins when set to a writable directory.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import hashlib
 import os
@@ -157,6 +156,8 @@ def _cached_runtime_library(compile_runtime, cache_path: str, target_context):
 
     from numba.core.runtime import nrtdynmod
 
+    from .files import atomic_write
+
     codegen = target_context.codegen()
     try:
         key = repr((RUNTIME_CACHE_FORMAT, sys.implementation.cache_tag, numba.__version__, llvmlite.__version__,
@@ -183,19 +184,12 @@ def _cached_runtime_library(compile_runtime, cache_path: str, target_context):
     library.enable_object_caching()
     library.add_ir_module(module)
     library.finalize()
-    temporary = None
     try:
         payload = pickle.dumps((key, library.serialize_using_object_code()), protocol=pickle.HIGHEST_PROTOCOL)
         os.makedirs(cache_path, exist_ok=True)
-        with tempfile.NamedTemporaryFile("wb", dir=cache_path, prefix=".nrt-", delete=False) as file:
-            temporary = file.name
-            pickle.dump((hashlib.sha256(payload).digest(), payload), file, protocol=pickle.HIGHEST_PROTOCOL)
-        os.chmod(temporary, 0o644)  # as numba's own cache files: readable by the install's other users
-        os.replace(temporary, path)  # whole or not at all: a reader never sees half a file
+        atomic_write(path, pickle.dumps((hashlib.sha256(payload).digest(), payload), protocol=pickle.HIGHEST_PROTOCOL))
     except Exception:  # a cache that cannot be written: compiled again next time, as numba does for kernels
-        if temporary is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
+        pass
     return library
 
 
