@@ -32,7 +32,6 @@ from typing import Optional
 from .errors import Interrupted
 
 SIGINT, SIGTERM = int(signal.SIGINT), int(signal.SIGTERM)
-SIGNALS = (SIGINT, SIGTERM)
 _SIG_DFL = _signal.SIG_DFL  # what a handler that Python did not install (None) is restored as
 
 
@@ -47,7 +46,7 @@ class Shield:
         self.first: Optional[int] = None  # the first signal received inside the block
         self.depth = 0
         self.count = 0  # signals received so far: a job of several passes compares it between passes
-        self.previous: tuple = ()  # the handlers of SIGNALS before the block, in order
+        self.previous: tuple = ()  # the handlers of SIGINT and SIGTERM before the block
 
     def handle(self, signum: int, frame) -> None:  # runs in the main thread, between bytecodes
         if self.first is not None and self.hard_exit:
