@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Protocol, Union
 
 import numpy as np
 
-from .arrange import Arrangement, arrangement_of_split, arrangement_of_subsets, parse_hand, sorted_hand_ids
+from .arrange import Arrangement, arrangement_of_split, arrangement_of_subsets, parse_hand
 from .cards import CardsLike
 from .errors import CpokerError, StrategyError
 from .policy import arrange_by_tables, arrange_greedy, arrange_one_by_tables, default_tables, resolve_tables
@@ -61,7 +61,7 @@ def table(hand: CardsLike, tables: "PolicyTables | str | None" = None,
     else:
         found = (-1,)
     if found[0] < 0:  # any other input, or ids out of order: the general reader sorts, or names the problem
-        ids = sorted_hand_ids(hand)
+        ids = parse_hand(hand)
         found = arrange_one_by_tables(ids, model)
     split, front_subset, middle_subset, front, middle, back = found
     return arrangement_of_subsets(ids.tolist(), front_subset, middle_subset, split // SPLITS_PER_BACK,
