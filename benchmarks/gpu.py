@@ -135,13 +135,24 @@ def main(size: str, path: "str | None" = None) -> dict:
     cpu_seconds = best_of(lambda: arrange_by_tables(cpu_hands, values), 2)
     out["table policy GPU hands/s (API)"] = len(hands) / gpu_seconds
     out[f"table policy CPU hands/s ({os.cpu_count()} cores)"] = len(cpu_hands) / cpu_seconds
+    from cpoker._kernels.splits import UNLIMITED_SEARCHES
+    from cpoker.devices import arrange_cuda
+
+    # the search budget: hands over it are arranged again by a second launch (same answers, checked)
+    checked = hands[:200_000]
+    cpu_choices = arrange_by_tables(checked, values)[0]
+    for budget in (8, 16, 32, UNLIMITED_SEARCHES):
+        name = f"table policy GPU hands/s (API, search budget {budget if budget < UNLIMITED_SEARCHES else 'none'})"
+        out[name] = len(hands) / best_of(lambda budget=budget: arrange_cuda(hands, values.model, budget), 2)
+        if not np.array_equal(arrange_cuda(checked, values.model, budget)[0], cpu_choices):
+            out[name] = "differs from the CPU"
     device_hands = cuda.to_device(hands)
     model_arguments = [cuda.to_device(a) if isinstance(a, np.ndarray) else a for a in values.model.kernel_arguments()]
     chosen = cuda.device_array(len(hands), dtype=np.int32)
     chosen_strengths = cuda.device_array((len(hands), 3), dtype=np.int16)
     expected = arrange_by_tables(hands[:100_000], values, "cuda")[0]
-    # the block size, then a register cap (more threads resident to hide local memory's latency): the same code,
-    # so the same answers, which are checked
+    # one launch, no search budget: the block size, then a register cap (more threads resident to hide local
+    # memory's latency): the same code, so the same answers, which are checked
     variants = [(None, 64), (None, 128), (None, 256), (56, 128), (48, 128), (40, 128), (32, 128)]
     for registers, threads in variants if out["device"] != "simulator" else variants[:3]:  # no caps to simulate
         kernel = kernels["table_policy"]
@@ -150,8 +161,8 @@ def main(size: str, path: "str | None" = None) -> dict:
 
         def launch(kernel=kernel, threads=threads):
             kernel[-(-len(hands) // threads), threads](
-                device_hands, *model_arguments, *tables["policy_lookups"], *tables["split_columns"], chosen,
-                chosen_strengths)
+                device_hands, np.int64(UNLIMITED_SEARCHES), *model_arguments, *tables["policy_lookups"],
+                *tables["split_columns"], chosen, chosen_strengths)
             cuda.synchronize()
 
         launch()
@@ -164,7 +175,7 @@ def main(size: str, path: "str | None" = None) -> dict:
 
     # self-play passes: hands dealt on the GPU from the seeded stream (greedy start, then the policy)
     from cpoker.devices import self_play_cuda
-    from cpoker.policy import arrange_greedy, sample_block
+    from cpoker.policy import RowModel, arrange_greedy, sample_block
 
     self_play_cuda(1, 0, 1000, None)
     self_play_cuda(1, 0, 1000, values.model)
@@ -172,6 +183,17 @@ def main(size: str, path: "str | None" = None) -> dict:
         self_play_hands / best_of(lambda: self_play_cuda(2026, 0, self_play_hands, None), 2)
     out["self-play policy GPU hands/s (dealt on the GPU)"] = \
         self_play_hands / best_of(lambda: self_play_cuda(2026, 0, self_play_hands, values.model), 2)
+    full_deck = RowModel.from_distribution(values.distribution, values.rules)  # the passes before the correction
+    for budget in (8, 16, 32, UNLIMITED_SEARCHES):
+        label = budget if budget < UNLIMITED_SEARCHES else "none"
+        for name, model in (("corrected", values.model), ("full deck", full_deck)):
+            key = f"self-play policy GPU hands/s ({name}, search budget {label})"
+            out[key] = self_play_hands / best_of(
+                lambda budget=budget, model=model: self_play_cuda(2026, 0, self_play_hands, model, budget), 2)
+            checked = min(self_play_hands, 100_000)
+            if not np.array_equal(self_play_cuda(2026, 0, checked, model, budget)[0],
+                                  arrange_by_tables(sample_block(2026, 0, checked), model)[0]):
+                out[key] = "differs from the CPU"
     sample_block(1, 0, 100)
     arrange_greedy(hands[:100])
     out[f"dealing CPU hands/s ({os.cpu_count()} cores)"] = 10 * cpu_policy_hands / best_of(

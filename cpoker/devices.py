@@ -58,7 +58,7 @@ def cuda_runtime():
                     for x in (*row_lookup_arguments(), *rest_lookup_arguments()))
     tables = {"policy_lookups": lookups, "row_lookups": lookups[:len(row_lookup_arguments())],
               "split_columns": (cuda.to_device(split_tables().middles), cuda.to_device(split_tables().fronts)),
-              "deck": cuda.to_device(FULL_DECK)}
+              "deck": cuda.to_device(FULL_DECK), "no_positions": cuda.to_device(np.array([-1], dtype=np.int64))}
     return cuda, kernels, tables
 
 
@@ -111,57 +111,87 @@ def _model_arguments(model: "RowModel | None") -> tuple:
     return (*(cuda.to_device(a) if isinstance(a, np.ndarray) else a for a in arguments), *tables["policy_lookups"])
 
 
-def _arrange_in_batches(count: int, launch) -> tuple[np.ndarray, np.ndarray]:
+def _arrange_in_batches(count: int, launch, search_budget: "int | None") -> tuple[np.ndarray, np.ndarray]:
     """``(chosen, strengths)`` of ``count`` hands in batches of at most ``GPU_BATCH``.
 
-    ``launch(blocks, threads, offset, size, chosen, strengths)`` starts the kernel that fills the device arrays
-    ``chosen`` and ``strengths`` with hands ``offset .. offset + size``.
+    ``launch(blocks, threads, offset, positions, budget, chosen, strengths)`` starts the kernel that fills the
+    device arrays ``chosen`` and ``strengths`` with hands ``offset .. offset + size`` (``positions`` None), or with
+    the hands ``offset + positions`` (a host array), searching at most ``budget`` backs a hand.  With a
+    ``search_budget`` (the table policy), the hands of a batch that need more are arranged again, together, by a
+    second launch without one (see :data:`cpoker._kernels.cuda.SEARCH_BUDGET`); greedy passes None.
     """
     from ._kernels.cuda import THREADS
+    from ._kernels.splits import UNLIMITED_SEARCHES
 
     cuda, _, _ = cuda_runtime()
     chosen = np.empty(count, dtype=np.int32)
     strengths = np.empty((count, 3), dtype=np.int16)
+    budget = np.int64(UNLIMITED_SEARCHES if search_budget is None else search_budget)
     for offset in range(0, count, GPU_BATCH):
         size = min(GPU_BATCH, count - offset)
         part_chosen = cuda.device_array(size, dtype=np.int32)
         part_strengths = cuda.device_array((size, 3), dtype=np.int16)
-        launch(-(-size // THREADS), THREADS, offset, size, part_chosen, part_strengths)
-        chosen[offset:offset + size] = part_chosen.copy_to_host()
-        strengths[offset:offset + size] = part_strengths.copy_to_host()
+        launch(-(-size // THREADS), THREADS, offset, None, budget, part_chosen, part_strengths)
+        batch_chosen, batch_strengths = part_chosen.copy_to_host(), part_strengths.copy_to_host()
+        again = np.flatnonzero(batch_chosen < 0) if search_budget is not None else ()
+        if len(again):
+            part_chosen = cuda.device_array(len(again), dtype=np.int32)
+            part_strengths = cuda.device_array((len(again), 3), dtype=np.int16)
+            launch(-(-len(again) // THREADS), THREADS, offset, again, np.int64(UNLIMITED_SEARCHES), part_chosen,
+                   part_strengths)
+            batch_chosen[again], batch_strengths[again] = part_chosen.copy_to_host(), part_strengths.copy_to_host()
+        chosen[offset:offset + size] = batch_chosen
+        strengths[offset:offset + size] = batch_strengths
     return chosen, strengths
 
 
-def arrange_cuda(hands: np.ndarray, model: "RowModel | None") -> tuple[np.ndarray, np.ndarray]:
-    """The table policy under ``model`` (greedy when None) on the GPU: the CPU kernel's ``(chosen, strengths)``."""
+def arrange_cuda(hands: np.ndarray, model: "RowModel | None",
+                 search_budget: "int | None" = None) -> tuple[np.ndarray, np.ndarray]:
+    """The table policy under ``model`` (greedy when None) on the GPU: the CPU kernel's ``(chosen, strengths)``.
+
+    ``search_budget``: backs a thread searches before its hand waits for the second launch (default
+    :data:`cpoker._kernels.cuda.SEARCH_BUDGET`; the answers never depend on it).
+    """
+    from ._kernels.cuda import SEARCH_BUDGET
+
     cuda, kernels, tables = cuda_runtime()
-    kernel = kernels["greedy" if model is None else "table_policy"]
     arguments = (*_model_arguments(model), *tables["split_columns"])
 
-    def launch(blocks, threads, offset, size, chosen, strengths):
-        part = cuda.to_device(np.ascontiguousarray(hands[offset:offset + size], dtype=np.uint8))
-        kernel[blocks, threads](part, *arguments, chosen, strengths)
+    def launch(blocks, threads, offset, positions, budget, chosen, strengths):
+        rows = hands[offset:offset + len(chosen)] if positions is None else hands[offset + positions]
+        part = cuda.to_device(np.ascontiguousarray(rows, dtype=np.uint8))
+        if model is None:
+            kernels["greedy"][blocks, threads](part, *arguments, chosen, strengths)
+        else:
+            kernels["table_policy"][blocks, threads](part, budget, *arguments, chosen, strengths)
 
-    return _arrange_in_batches(hands.shape[0], launch)
+    return _arrange_in_batches(hands.shape[0], launch,
+                               None if model is None else search_budget or SEARCH_BUDGET)
 
 
-def self_play_cuda(seed: int, start: int, count: int, model: "RowModel | None") -> tuple[np.ndarray, np.ndarray]:
+def self_play_cuda(seed: int, start: int, count: int, model: "RowModel | None",
+                   search_budget: "int | None" = None) -> tuple[np.ndarray, np.ndarray]:
     """Hands ``start .. start + count`` of ``sample_hands(N, seed)`` arranged on the GPU: ``(chosen, strengths)``.
 
     Each thread deals its hand from the seeded PCG64 stream (the CPU's
     ``deal_hands``) and arranges it by the table policy under ``model``, or
     greedily when ``model`` is None: the same answers as
     ``arrange_by_tables(sample_block(seed, start, count), model)``, with no hands
-    crossing to the device.
+    crossing to the device (``search_budget`` as in :func:`arrange_cuda`).
     """
+    from ._kernels.cuda import SEARCH_BUDGET
     from .policy import stream_state
 
     cuda, kernels, tables = cuda_runtime()
-    kernel = kernels["self_play_greedy" if model is None else "self_play_policy"]
     state = stream_state(seed, start)
     arguments = (tables["deck"], *_model_arguments(model), *tables["split_columns"])
 
-    def launch(blocks, threads, offset, size, chosen, strengths):
-        kernel[blocks, threads](*state, np.int64(offset), *arguments, chosen, strengths)
+    def launch(blocks, threads, offset, positions, budget, chosen, strengths):
+        if model is None:
+            kernels["self_play_greedy"][blocks, threads](*state, np.int64(offset), *arguments, chosen, strengths)
+        else:
+            positions = tables["no_positions"] if positions is None else cuda.to_device(positions.astype(np.int64))
+            kernels["self_play_policy"][blocks, threads](*state, np.int64(offset), positions, budget, *arguments,
+                                                         chosen, strengths)
 
-    return _arrange_in_batches(count, launch)
+    return _arrange_in_batches(count, launch, None if model is None else search_budget or SEARCH_BUDGET)

@@ -68,6 +68,27 @@ def main(rows: int, hands: int) -> dict:
         gpu = self_play_cuda(3, start, hands, model)
         cpu = arrange_greedy(dealt) if model is None else arrange_by_tables(dealt, model)
         report[f"self_play_{name}_equal"] = bool(np.array_equal(gpu[0], cpu[0]) and np.array_equal(gpu[1], cpu[1]))
+    # the search budget: a hand over it is split -1 after the first launch, and the second launch arranges it
+    from cpoker.devices import arrange_cuda, cuda_runtime
+
+    model = default_tables().model
+    expected = arrange_by_tables(sample, model)
+    cuda, kernels, tables = cuda_runtime()
+    chosen = cuda.device_array(len(sample), dtype=np.int32)
+    strengths = cuda.device_array((len(sample), 3), dtype=np.int16)
+    arguments = [cuda.to_device(a) if isinstance(a, np.ndarray) else a for a in model.kernel_arguments()]
+    kernels["table_policy"][1, len(sample)](cuda.to_device(sample), np.int64(1), *arguments, *tables["policy_lookups"],
+                                            *tables["split_columns"], chosen, strengths)
+    first_launch = chosen.copy_to_host()
+    kept = first_launch >= 0
+    report["budget_gives_hands_up"] = bool((~kept).any() and np.array_equal(first_launch[kept], expected[0][kept]))
+    for budget in (1, 2):
+        gpu = arrange_cuda(sample, model, budget)
+        report[f"table_policy_budget_{budget}_equal"] = bool(np.array_equal(gpu[0], expected[0])
+                                                             and np.array_equal(gpu[1], expected[1]))
+        gpu, cpu = self_play_cuda(3, start, hands, model, budget), arrange_by_tables(dealt, model)
+        report[f"self_play_budget_{budget}_equal"] = bool(np.array_equal(gpu[0], cpu[0])
+                                                          and np.array_equal(gpu[1], cpu[1]))
     import cpoker
 
     small = max(2, hands)  # the simulator runs each GPU thread in Python

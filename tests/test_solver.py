@@ -80,6 +80,29 @@ def test_table_policy_breaks_ties_as_a_plain_scan_does(rules):
         assert split == brute_force_table_choice(hand, model)
 
 
+@pytest.mark.parametrize("rules", ["pagat", "2-4"])
+def test_a_search_budget_gives_a_hand_up_or_answers_as_without_one(rules):
+    """A GPU's first launch searches a few backs a hand at most (``cuda.SEARCH_BUDGET``), then arranges the hands
+    it gave up in a second launch without a budget: under a budget the kernel answers split -1 or the very split it
+    finds without one, gives up a hand only if it gave it up under every smaller budget, and none under the CPU's."""
+    from cpoker._kernels.splits import UNLIMITED_SEARCHES, _policy_scratch, table_policy_hand
+
+    model = default_tables(rules).model
+    hands = np.concatenate([random_hands(120, 5), few_rank_hands(30, 6)])
+    expected, expected_strengths = arrange_by_tables(hands, model)
+    scratch = _policy_scratch()
+    given_up = []
+    for budget in (1, 2, 4, 16, UNLIMITED_SEARCHES):
+        answers = np.array([table_policy_hand(hand, *model.search_arguments, *scratch, budget) for hand in hands])
+        over = answers[:, 0] < 0
+        assert np.array_equal(answers[~over, 0], expected[~over])
+        assert np.array_equal(answers[~over, 1:], expected_strengths[~over]) and not answers[over, 1:].any()
+        given_up.append(over)
+    assert given_up[0].any() and not given_up[-1].any()
+    for smaller, larger in zip(given_up, given_up[1:]):
+        assert not (larger & ~smaller).any()
+
+
 @pytest.mark.parametrize("rules", ["pagat", "2-4", "1-6", "seed001-royalties"])
 def test_table_of_one_hand_is_the_batch_policy(rules):
     """``cpoker.table(hand)`` (its own one-hand kernel) answers as the batch kernel, rows and strengths alike."""

@@ -38,6 +38,11 @@ TWINNED = {
 N_SUBSETS5, N_SUBSETS3 = 1287, 286
 N_CORRECTIONS = splits.CORRECTIONS
 THREADS = 128
+# backs a lane searches before it gives its hand up to a second launch, of those hands only, without a budget
+# (splits.best_split_by_row_values): modelled on the kernel's own search schedule, 16 halves a warp's passes
+# through the search (pagat: 47 -> 22 a warp of 32 hands, 7% of hands arranged again; 72 -> 35 with the card-removal
+# correction, 15% again).  benchmarks/gpu.py times 8, 16, 32 and none on a real GPU.
+SEARCH_BUDGET = 16
 
 
 def import_cuda():
@@ -142,11 +147,12 @@ def build_kernels(cuda_module) -> dict:
                 out[i] = best_key(masks[i])
 
     @cuda.jit(device=True)
-    def policy_into(hand, h, row_values, row_bounds, row_wins, row_losses, scoop, majority, joint, rest_best,
-                    self_bounds, removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask,
+    def policy_into(hand, h, search_budget, row_values, row_bounds, row_wins, row_losses, scoop, majority, joint,
+                    rest_best, self_bounds, removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask,
                     displacements, strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask,
                     rest_displacements, rest_values, middles, fronts, chosen, chosen_strengths):
-        """The CPU's ``table_policy_hand`` of ``hand``, its scratch in local memory, stored at row ``h``."""
+        """The CPU's ``table_policy_hand`` of ``hand``, its scratch in local memory, stored at row ``h`` (split -1
+        when its search needs more than ``search_budget`` backs)."""
         index5 = cuda.local.array(N_SUBSETS5, uint16)
         index3 = cuda.local.array(N_SUBSETS3, uint16)
         masks5 = cuda.local.array(N_SUBSETS5, int64)
@@ -159,7 +165,8 @@ def build_kernels(cuda_module) -> dict:
             hand, row_values, row_bounds, row_wins, row_losses, scoop, majority, joint, rest_best, self_bounds,
             removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
             flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values, middles,
-            fronts, index5, index3, masks5, codes5, front_values, candidates, candidate_bounds, corrections)
+            fronts, index5, index3, masks5, codes5, front_values, candidates, candidate_bounds, corrections,
+            search_budget)
         chosen[h] = best
         chosen_strengths[h, 0] = front
         chosen_strengths[h, 1] = middle
@@ -182,17 +189,17 @@ def build_kernels(cuda_module) -> dict:
         chosen_strengths[h, 2] = back
 
     @cuda.jit
-    def table_policy(hands, row_values, row_bounds, row_wins, row_losses, scoop, majority, joint, rest_best,
-                     self_bounds, removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask,
+    def table_policy(hands, search_budget, row_values, row_bounds, row_wins, row_losses, scoop, majority, joint,
+                     rest_best, self_bounds, removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask,
                      displacements, strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask,
                      rest_displacements, rest_values, middles, fronts, chosen, chosen_strengths):
-        """One thread per hand: the CPU's ``table_policy_hand``."""
+        """One thread per hand: the CPU's ``table_policy_hand`` (split -1 over ``search_budget``)."""
         h = cuda.grid(1)
         if h < hands.shape[0]:
-            policy_into(hands[h], h, row_values, row_bounds, row_wins, row_losses, scoop, majority, joint, rest_best,
-                        self_bounds, removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask,
-                        displacements, strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask,
-                        rest_displacements, rest_values, middles, fronts, chosen, chosen_strengths)
+            policy_into(hands[h], h, search_budget, row_values, row_bounds, row_wins, row_losses, scoop, majority,
+                        joint, rest_best, self_bounds, removal_terms, buckets, card_codes, multiplier, bucket_shift,
+                        slot_mask, displacements, strengths, flush_strengths, rest_multiplier, rest_shift,
+                        rest_slot_mask, rest_displacements, rest_values, middles, fronts, chosen, chosen_strengths)
 
     @cuda.jit
     def greedy(hands, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths, flush_strengths,
@@ -204,24 +211,26 @@ def build_kernels(cuda_module) -> dict:
                         flush_strengths, middles, fronts, chosen, chosen_strengths)
 
     @cuda.jit
-    def self_play_policy(state_high, state_low, inc_high, inc_low, first, deck, row_values, row_bounds, row_wins,
-                         row_losses, scoop, majority, joint, rest_best, self_bounds, removal_terms, buckets, card_codes,
-                         multiplier, bucket_shift, slot_mask, displacements, strengths, flush_strengths,
-                         rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values, middles, fronts,
-                         chosen, chosen_strengths):
-        """Hand ``first + h`` of the sample, dealt by thread ``h`` from the seeded stream, arranged by the policy.
+    def self_play_policy(state_high, state_low, inc_high, inc_low, first, positions, search_budget, deck, row_values,
+                         row_bounds, row_wins, row_losses, scoop, majority, joint, rest_best, self_bounds,
+                         removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask, displacements,
+                         strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements,
+                         rest_values, middles, fronts, chosen, chosen_strengths):
+        """Hand ``first + positions[h]`` of the sample (``first + h`` when ``positions`` is ``[-1]``), dealt by
+        thread ``h`` from the seeded stream, arranged by the policy (split -1 over ``search_budget``).
 
         A self-play pass on the GPU: the hands never exist outside the thread that deals them.
         """
         h = cuda.grid(1)
         if h < chosen.shape[0]:
             hand = cuda.local.array((1, 1, 13), uint8)
-            deal_hands(state_high, state_low, inc_high, inc_low, first + h, 1, deck, cuda.local.array(13, uint64), hand,
+            position = first + (h if positions[0] < 0 else positions[h])
+            deal_hands(state_high, state_low, inc_high, inc_low, position, 1, deck, cuda.local.array(13, uint64), hand,
                        0)
-            policy_into(hand[0, 0], h, row_values, row_bounds, row_wins, row_losses, scoop, majority, joint, rest_best,
-                        self_bounds, removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask,
-                        displacements, strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask,
-                        rest_displacements, rest_values, middles, fronts, chosen, chosen_strengths)
+            policy_into(hand[0, 0], h, search_budget, row_values, row_bounds, row_wins, row_losses, scoop, majority,
+                        joint, rest_best, self_bounds, removal_terms, buckets, card_codes, multiplier, bucket_shift,
+                        slot_mask, displacements, strengths, flush_strengths, rest_multiplier, rest_shift,
+                        rest_slot_mask, rest_displacements, rest_values, middles, fronts, chosen, chosen_strengths)
 
     @cuda.jit
     def self_play_greedy(state_high, state_low, inc_high, inc_low, first, deck, card_codes, multiplier, bucket_shift,

@@ -411,7 +411,8 @@ def best_split_by_row_values(rank5, rank3, front_values, middles, fronts, row_va
                              row_losses, scoop, majority, joint, rest_best, self_bounds, top_front, hand_code,
                              hand_mask, codes5, masks5, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements,
                              rest_values, flush_strengths, candidates, candidate_bounds, removal, corrections,
-                             buckets, all_slack, value_slack, front_rise, middle_rise, front_fall, middle_fall):
+                             buckets, all_slack, value_slack, front_rise, middle_rise, front_fall, middle_fall,
+                             search_budget):
     """The non-fouling split with the largest value: its row values plus, under a scoring bonus, the bonus.
 
     ``row_values``, ``row_bounds``, ``row_wins``, ``row_losses``,
@@ -464,6 +465,11 @@ def best_split_by_row_values(rank5, rank3, front_values, middles, fronts, row_va
        not worth it (modelled: 2-3.5x fewer search passes a warp).
 
     On random hands about 1 back in 12 is bounded and 1 in 200 searched.
+    A hand that needs more than ``search_budget`` searched backs (at least 1)
+    gets ``(-1, -inf)`` instead of its answer: a GPU arranges those hands
+    again without a budget, together, so that the few hands with a long
+    search (1 in 100 needs 60-90 backs, the median 2-4) do not hold up the
+    31 other lanes of their warp (:data:`UNLIMITED_SEARCHES`: no budget).
     ``candidates`` and ``candidate_bounds`` are scratch (1,287 each).  No
     calls that pass arrays inside the search loops (numba does not inline
     them, and they pay reference counting on each call), and no branch on the
@@ -484,6 +490,7 @@ def best_split_by_row_values(rank5, rank3, front_values, middles, fronts, row_va
     has_bonus = scoop != 0.0 or majority != 0.0
     slope = joint_slope(joint) if has_bonus else 0.0
     best, best_value = -1, -np.inf
+    searched = 0
     n_candidates = 0
     top = -1
     top_bound = -np.inf
@@ -576,6 +583,9 @@ def best_split_by_row_values(rank5, rank3, front_values, middles, fronts, row_va
             if sweep >= 2 * n_viable:
                 break
             back = entry if entry >= 0 else ~entry
+        searched += 1
+        if searched > search_budget:
+            return -1, -np.inf
         back_rank = rank5[back]
         back_value = row_values[2, back_rank]
         if removal:
@@ -745,7 +755,7 @@ def table_policy_hand(hand, row_values, row_bounds, row_wins, row_losses, scoop,
                       self_bounds, removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask,
                       displacements, strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask,
                       rest_displacements, rest_values, middles, fronts, index5, index3, masks5, codes5, front_values,
-                      candidates, candidate_bounds, corrections):
+                      candidates, candidate_bounds, corrections, search_budget):
     """The table policy's split of one hand: ``(split, front strength, middle strength, back strength)``.
 
     Plain loops over scalars and the scratch arrays it is given (``index5``...
@@ -755,7 +765,9 @@ def table_policy_hand(hand, row_values, row_bounds, row_wins, row_losses, scoop,
     ``cuda.py``.  The lookup arguments are those of :func:`subset_strengths`
     and, ``rest_*``, the 8-card table of :func:`best_split_by_row_values`.
     ``removal_terms`` and ``buckets`` are the card-removal correction of
-    :class:`cpoker.policy.RowModel` (one row of terms: none).
+    :class:`cpoker.policy.RowModel` (one row of terms: none).  A hand whose
+    search needs more than ``search_budget`` backs gets split -1 and strengths 0
+    (see :func:`best_split_by_row_values`; the CPU passes :data:`UNLIMITED_SEARCHES`).
     """
     hand_code, hand_mask, top_front = hand_subsets(hand, row_values, card_codes, multiplier, bucket_shift, slot_mask,
                                                    displacements, strengths, flush_strengths, index5, index3, masks5,
@@ -767,7 +779,9 @@ def table_policy_hand(hand, row_values, row_bounds, row_wins, row_losses, scoop,
                                        hand_mask, codes5, masks5, rest_multiplier, rest_shift, rest_slot_mask,
                                        rest_displacements, rest_values, flush_strengths, candidates, candidate_bounds,
                                        removal, corrections, buckets, all_slack, value_slack, front_rise, middle_rise,
-                                       front_fall, middle_fall)
+                                       front_fall, middle_fall, search_budget)
+    if best < 0:  # over the search budget
+        return best, 0, 0, 0
     return best, index3[fronts[best]], index5[middles[best]], index5[best // 56]
 
 
@@ -786,6 +800,7 @@ def row_shape(key):
     return (category << 13) | major
 
 
+UNLIMITED_SEARCHES = 1 << 30  # a search budget (best_split_by_row_values) above a hand's 1,287 backs: no budget
 CORRECTIONS = 9 * N_SHAPES  # a hand's card-removal corrections: value, wins, losses of each row and shape
 
 
@@ -922,7 +937,7 @@ def _table_policy_block(hands, start, stop, row_values, row_bounds, row_wins, ro
                                                       strengths, flush_strengths, rest_multiplier, rest_shift,
                                                       rest_slot_mask, rest_displacements, rest_values, middles, fronts,
                                                       index5, index3, masks5, codes5, front_values, candidates,
-                                                      candidate_bounds, corrections)
+                                                      candidate_bounds, corrections, UNLIMITED_SEARCHES)
         chosen[h] = best
         chosen_strengths[h, 0] = front
         chosen_strengths[h, 1] = middle
@@ -959,7 +974,7 @@ def _table_policy_one(hand, row_values, row_bounds, row_wins, row_losses, scoop,
         hand, row_values, row_bounds, row_wins, row_losses, scoop, majority, joint, rest_best, self_bounds,
         removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
         flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values, middles, fronts,
-        index5, index3, masks5, codes5, front_values, candidates, candidate_bounds, corrections)
+        index5, index3, masks5, codes5, front_values, candidates, candidate_bounds, corrections, UNLIMITED_SEARCHES)
     return split, fronts[split], middles[split], front, middle, back
 
 
