@@ -165,8 +165,8 @@ def arrange_cuda(hands: np.ndarray, model: "RowModel | None",
         else:
             kernels["table_policy"][blocks, threads](part, budget, *arguments, chosen, strengths)
 
-    return _arrange_in_batches(hands.shape[0], launch,
-                               None if model is None else search_budget or SEARCH_BUDGET)
+    budget = SEARCH_BUDGET if search_budget is None else search_budget
+    return _arrange_in_batches(hands.shape[0], launch, None if model is None else budget)
 
 
 def self_play_cuda(seed: int, start: int, count: int, model: "RowModel | None",
@@ -194,4 +194,5 @@ def self_play_cuda(seed: int, start: int, count: int, model: "RowModel | None",
             kernels["self_play_policy"][blocks, threads](*state, np.int64(offset), positions, budget, *arguments,
                                                          chosen, strengths)
 
-    return _arrange_in_batches(count, launch, None if model is None else search_budget or SEARCH_BUDGET)
+    budget = SEARCH_BUDGET if search_budget is None else search_budget
+    return _arrange_in_batches(count, launch, None if model is None else budget)
