@@ -468,7 +468,7 @@ def best_split_by_row_values(rank5, rank3, front_values, middles, fronts, row_va
     A hand that needs more than ``search_budget`` searched backs (at least 1)
     gets ``(-1, -inf)`` instead of its answer: a GPU arranges those hands
     again without a budget, together, so that the few hands with a long
-    search (1 in 100 needs 60-90 backs, the median 2-4) do not hold up the
+    search (1 in 100 needs 60-110 backs, the median 2-4) do not hold up the
     31 other lanes of their warp (:data:`UNLIMITED_SEARCHES`: no budget).
     ``candidates`` and ``candidate_bounds`` are scratch (1,287 each).  No
     calls that pass arrays inside the search loops (numba does not inline
