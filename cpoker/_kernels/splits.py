@@ -624,9 +624,9 @@ def best_split_by_row_values(rank5, rank3, front_values, middles, fronts, row_va
                 value = (back_value + (row_values[1, middle] + corrections[N_SHAPES + buckets[middle]])
                          + front_values[fronts[k]])
                 value = -np.inf if fouls else value
-                if value > best_value or (value == best_value and k < best):
-                    best_value = value
-                    best = k
+                better = (value > best_value) | ((value == best_value) & (k < best))  # a select, not a branch
+                best_value = value if better else best_value
+                best = k if better else best
             continue
         if not has_bonus:  # a plain sum of row values: the loop stays free of the bonus's loads and branch
             for k in range(56 * back, 56 * back + 56):
@@ -635,9 +635,9 @@ def best_split_by_row_values(rank5, rank3, front_values, middles, fronts, row_va
                 fouls = (back_rank < middle) | (middle < rank3[fronts[k]])
                 value = back_value + row_values[1, middle] + front_values[fronts[k]]
                 value = -np.inf if fouls else value
-                if value > best_value or (value == best_value and k < best):
-                    best_value = value
-                    best = k
+                better = (value > best_value) | ((value == best_value) & (k < best))  # a select, not a branch
+                best_value = value if better else best_value
+                best = k if better else best
             continue
         back_win = row_wins[2, back_rank]
         back_loss = row_losses[2, back_rank]
