@@ -77,8 +77,11 @@ def main(rows: int, hands: int) -> dict:
     chosen = cuda.device_array(len(sample), dtype=np.int32)
     strengths = cuda.device_array((len(sample), 3), dtype=np.int16)
     arguments = [cuda.to_device(a) if isinstance(a, np.ndarray) else a for a in model.kernel_arguments()]
-    kernels["table_policy"][1, len(sample)](cuda.to_device(sample), np.int64(1), *arguments, *tables["policy_lookups"],
-                                            *tables["split_columns"], chosen, strengths)
+    from cpoker._kernels.cuda import THREADS
+
+    kernels["table_policy"][-(-len(sample) // THREADS), THREADS](  # blocks of THREADS: a GPU runs this at scale too
+        cuda.to_device(sample), np.int64(1), *arguments, *tables["policy_lookups"], *tables["split_columns"], chosen,
+        strengths)
     first_launch = chosen.copy_to_host()
     kept = first_launch >= 0
     report["budget_gives_hands_up"] = bool((~kept).any() and np.array_equal(first_launch[kept], expected[0][kept]))
