@@ -139,12 +139,12 @@ def main(size: str, path: "str | None" = None) -> dict:
     from cpoker.devices import arrange_cuda
 
     # the search budget: hands over it are arranged again by a second launch (same answers, checked)
-    checked = hands[:200_000]
-    cpu_choices = arrange_by_tables(checked, values)[0]
+    checked_hands = hands[:200_000]
+    cpu_choices = arrange_by_tables(checked_hands, values)[0]
     for budget in (8, 16, 32, UNLIMITED_SEARCHES):
         name = f"table policy GPU hands/s (API, search budget {budget if budget < UNLIMITED_SEARCHES else 'none'})"
         out[name] = len(hands) / best_of(lambda budget=budget: arrange_cuda(hands, values.model, budget), 2)
-        if not np.array_equal(arrange_cuda(checked, values.model, budget)[0], cpu_choices):
+        if not np.array_equal(arrange_cuda(checked_hands, values.model, budget)[0], cpu_choices):
             out[name] = "differs from the CPU"
     device_hands = cuda.to_device(hands)
     model_arguments = [cuda.to_device(a) if isinstance(a, np.ndarray) else a for a in values.model.kernel_arguments()]
@@ -190,9 +190,9 @@ def main(size: str, path: "str | None" = None) -> dict:
             key = f"self-play policy GPU hands/s ({name}, search budget {label})"
             out[key] = self_play_hands / best_of(
                 lambda budget=budget, model=model: self_play_cuda(2026, 0, self_play_hands, model, budget), 2)
-            checked = min(self_play_hands, 100_000)
-            if not np.array_equal(self_play_cuda(2026, 0, checked, model, budget)[0],
-                                  arrange_by_tables(sample_block(2026, 0, checked), model)[0]):
+            count = min(self_play_hands, 100_000)
+            if not np.array_equal(self_play_cuda(2026, 0, count, model, budget)[0],
+                                  arrange_by_tables(sample_block(2026, 0, count), model)[0]):
                 out[key] = "differs from the CPU"
     sample_block(1, 0, 100)
     arrange_greedy(hands[:100])

@@ -111,29 +111,30 @@ def _model_arguments(model: "RowModel | None") -> tuple:
     return (*(cuda.to_device(a) if isinstance(a, np.ndarray) else a for a in arguments), *tables["policy_lookups"])
 
 
-def _arrange_in_batches(count: int, launch, search_budget: "int | None") -> tuple[np.ndarray, np.ndarray]:
+def _arrange_in_batches(count: int, launch, policy: bool,
+                        search_budget: "int | None") -> tuple[np.ndarray, np.ndarray]:
     """``(chosen, strengths)`` of ``count`` hands in batches of at most ``GPU_BATCH``.
 
     ``launch(blocks, threads, offset, positions, budget, chosen, strengths)`` starts the kernel that fills the
     device arrays ``chosen`` and ``strengths`` with hands ``offset .. offset + size`` (``positions`` None), or with
-    the hands ``offset + positions`` (a host array), searching at most ``budget`` backs a hand.  With a
-    ``search_budget`` (the table policy), the hands of a batch that need more are arranged again, together, by a
-    second launch without one (see :data:`cpoker._kernels.cuda.SEARCH_BUDGET`); greedy passes None.
+    the hands ``offset + positions`` (a host array), searching at most ``budget`` backs a hand.  For the table
+    ``policy`` (greedy searches nothing), the hands of a batch that need more than ``search_budget`` (default
+    :data:`cpoker._kernels.cuda.SEARCH_BUDGET`) are arranged again, together, by a second launch without one.
     """
-    from ._kernels.cuda import THREADS
+    from ._kernels.cuda import SEARCH_BUDGET, THREADS
     from ._kernels.splits import UNLIMITED_SEARCHES
 
     cuda, _, _ = cuda_runtime()
     chosen = np.empty(count, dtype=np.int32)
     strengths = np.empty((count, 3), dtype=np.int16)
-    budget = np.int64(UNLIMITED_SEARCHES if search_budget is None else search_budget)
+    budget = np.int64(SEARCH_BUDGET if search_budget is None else search_budget)
     for offset in range(0, count, GPU_BATCH):
         size = min(GPU_BATCH, count - offset)
         part_chosen = cuda.device_array(size, dtype=np.int32)
         part_strengths = cuda.device_array((size, 3), dtype=np.int16)
         launch(-(-size // THREADS), THREADS, offset, None, budget, part_chosen, part_strengths)
         batch_chosen, batch_strengths = part_chosen.copy_to_host(), part_strengths.copy_to_host()
-        again = np.flatnonzero(batch_chosen < 0) if search_budget is not None else ()
+        again = np.flatnonzero(batch_chosen < 0) if policy else ()
         if len(again):
             part_chosen = cuda.device_array(len(again), dtype=np.int32)
             part_strengths = cuda.device_array((len(again), 3), dtype=np.int16)
@@ -152,8 +153,6 @@ def arrange_cuda(hands: np.ndarray, model: "RowModel | None",
     ``search_budget``: backs a thread searches before its hand waits for the second launch (default
     :data:`cpoker._kernels.cuda.SEARCH_BUDGET`; the answers never depend on it).
     """
-    from ._kernels.cuda import SEARCH_BUDGET
-
     cuda, kernels, tables = cuda_runtime()
     arguments = (*_model_arguments(model), *tables["split_columns"])
 
@@ -165,8 +164,7 @@ def arrange_cuda(hands: np.ndarray, model: "RowModel | None",
         else:
             kernels["table_policy"][blocks, threads](part, budget, *arguments, chosen, strengths)
 
-    budget = SEARCH_BUDGET if search_budget is None else search_budget
-    return _arrange_in_batches(hands.shape[0], launch, None if model is None else budget)
+    return _arrange_in_batches(hands.shape[0], launch, model is not None, search_budget)
 
 
 def self_play_cuda(seed: int, start: int, count: int, model: "RowModel | None",
@@ -179,7 +177,6 @@ def self_play_cuda(seed: int, start: int, count: int, model: "RowModel | None",
     ``arrange_by_tables(sample_block(seed, start, count), model)``, with no hands
     crossing to the device (``search_budget`` as in :func:`arrange_cuda`).
     """
-    from ._kernels.cuda import SEARCH_BUDGET
     from .policy import stream_state
 
     cuda, kernels, tables = cuda_runtime()
@@ -194,5 +191,4 @@ def self_play_cuda(seed: int, start: int, count: int, model: "RowModel | None",
             kernels["self_play_policy"][blocks, threads](*state, np.int64(offset), positions, budget, *arguments,
                                                          chosen, strengths)
 
-    budget = SEARCH_BUDGET if search_budget is None else search_budget
-    return _arrange_in_batches(count, launch, None if model is None else budget)
+    return _arrange_in_batches(count, launch, model is not None, search_budget)
