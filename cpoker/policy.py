@@ -771,6 +771,9 @@ def arrange_greedy(hands: np.ndarray, device: str = "cpu") -> tuple[np.ndarray, 
 BUILD_HANDS, BUILD_SEED, BUILD_MAX_ITERATIONS, BUILD_TOLERANCE = 100_000, 2026, 60, 0.001
 # deals of four hands for the card-removal correction (cpoker.removal): 2.4 million samples, about 10 s on two cores
 REMOVAL_DEALS = 200_000
+# hands a call of a self-play pass whose hands remember their near-best rows (cpoker.nearbest): most are certified
+# in ~50 ns, so a block of 2,000 would cost more in calls than in work; a search of all of them takes ~0.3 s
+REMEMBERED_GROUP = 1 << 16
 # rounds of self-play with the correction, each learning it again (the last from REMOVAL_DEALS deals, the
 # others from a quarter of them): about a minute on two cores
 REMOVAL_ROUNDS = 8
@@ -863,6 +866,7 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
     from .errors import MAX_ITERATIONS, MAX_TABLE_HANDS, Interrupted, check_fraction, check_int, check_seed
     from . import interrupts
     from .devices import check_device
+    from .nearbest import NearBestMemory
     from .runner import blocks_of, check_backend, run_blocks
 
     if checkpoint is not None and not callable(checkpoint):
@@ -889,13 +893,16 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
     check_backend(backend, scheduler)
     chunk = check_int("chunk", chunk if chunk is not None else (2_000 if device == "cpu" else 1_000_000), 1, 10**7)
     size = len(strength_keys())
-    previous = np.full(hands, -1, dtype=np.int32)  # each hand's last choice: the only per-hand state
+    previous = np.full(hands, -1, dtype=np.int32)  # each hand's last choice
     history: list = []
+    # each hand's near-best rows, so that a pass searches only the hands whose choice may change (same answers)
+    memory = NearBestMemory(hands, chunk) if backend == "local" and device == "cpu" else None
 
     def self_play_pass(model: "RowModel | None", description: str) -> "tuple[np.ndarray, int] | None":
         """One pass over the sample: each hand arranged by the policy of ``model`` (greedily when None)."""
         counts = np.zeros((3, size), dtype=np.int64)
         changed = 0
+        remembering = memory is not None and model is not None and memory.start_pass(model)
 
         def work(block):
             index, count = block
@@ -908,6 +915,19 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
                 chosen, strengths = arrange_greedy(hands) if model is None else arrange_by_tables(hands, model)
             return chosen, _strength_histogram(strengths, size)
 
+        def work_many(blocks):
+            """Consecutive blocks, those the hands' lists cover in one call (most of their hands need no search:
+            one call, not one a block)."""
+            listed = [block for block in blocks if memory.covers(block[0] * chunk, block[1])]
+            summaries = [work(block) for block in blocks[len(listed):]]
+            if not listed:
+                return summaries
+            start = listed[0][0] * chunk
+            chosen, strengths = memory.arrange(stream_state(seed, start), start, sum(count for _, count in listed))
+            bounds = np.cumsum([0] + [count for _, count in listed])
+            return [(chosen[a:b], _strength_histogram(strengths[a:b], size))
+                    for a, b in zip(bounds, bounds[1:])] + summaries
+
         def combine(block, summary):
             nonlocal changed, counts
             index, count = block
@@ -919,7 +939,8 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
 
         try:
             stopped = run_blocks(blocks_of(hands, chunk), work, combine, total=hands, progress=progress,
-                                 unit="hand", description=description, backend=backend, scheduler=scheduler)
+                                 unit="hand", description=description, backend=backend, scheduler=scheduler,
+                                 group=-(-REMEMBERED_GROUP // chunk) if remembering else 1, work_many=work_many)
         except Interrupted:
             return None
         return None if stopped else (counts, changed)

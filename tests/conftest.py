@@ -15,3 +15,22 @@ def random_hands(count: int, seed: int, size: int = 13) -> np.ndarray:
     """``count`` random sets of ``size`` distinct card ids (sorted rows)."""
     rng = np.random.default_rng(seed)
     return np.sort(np.argsort(rng.random((count, 52)), axis=1)[:, :size], axis=1).astype(np.uint8)
+
+
+def few_rank_hands(count: int, seed: int) -> np.ndarray:
+    """Hands of four to six ranks: many backs of one strength, so many splits of equal value."""
+    rng = np.random.default_rng(seed)
+    hands = []
+    for _ in range(count):
+        ranks = rng.choice(13, size=int(rng.integers(4, 7)), replace=False)
+        pool = [13 * suit + int(rank) for rank in ranks for suit in range(4)]
+        hands.append(np.sort(rng.choice(pool, 13, replace=False)))
+    return np.array(hands, dtype=np.uint8)
+
+
+def skewed_distribution(seed: int, power: float = 8) -> np.ndarray:
+    """A random distribution over the dense strengths of each row (``power`` concentrates it on a few)."""
+    from cpoker.tables import strength_keys
+
+    weights = np.random.default_rng(seed).random((3, len(strength_keys()))) ** power
+    return weights / weights.sum(axis=1, keepdims=True)

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from conftest import random_hands
+from conftest import few_rank_hands, random_hands, skewed_distribution
 from naive import settle_pair
 
 import cpoker
@@ -29,11 +29,6 @@ def brute_force_table_choice(hand, model):
     return int(found.split_ids[best.min()])
 
 
-def skewed_distribution(seed: int, power: float = 8) -> np.ndarray:
-    weights = np.random.default_rng(seed).random((3, len(strength_keys()))) ** power
-    return weights / weights.sum(axis=1, keepdims=True)
-
-
 # house rules whose back royalties are not monotone in the category: the policy's bound must still hold
 ODD_ROYALTIES = Rules("2-4", {"back": {"straight": 6, "flush": 0, "full house": 1}, "front": {"pair": 1}})
 
@@ -53,17 +48,6 @@ def test_table_policy_equals_brute_force_argmax(source, rules):
         assert split == brute_force_table_choice(hand, model)
     keys = strength_keys()[strengths]
     assert np.all(keys[:, 2] >= keys[:, 1]) and np.all(keys[:, 1] >= keys[:, 0])
-
-
-def few_rank_hands(count: int, seed: int) -> np.ndarray:
-    """Hands of four to six ranks: many backs of one strength, so many splits of equal value."""
-    rng = np.random.default_rng(seed)
-    hands = []
-    for _ in range(count):
-        ranks = rng.choice(13, size=int(rng.integers(4, 7)), replace=False)
-        pool = [13 * suit + int(rank) for rank in ranks for suit in range(4)]
-        hands.append(np.sort(rng.choice(pool, 13, replace=False)))
-    return np.array(hands, dtype=np.uint8)
 
 
 # a hand whose two best splits tie (backs of one strength): a bound summed in another order than the splits'

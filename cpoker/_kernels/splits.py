@@ -407,6 +407,32 @@ def strength_threshold(self_bounds, top_front, best_value):
 
 
 @jit
+def plain_cards(hand_mask):
+    """The cards of a hand (a 52-bit mask) in the suits where it holds at most four: no flush of the hand's
+    can change when two of them of one rank swap rows (see :func:`lower_twin`)."""
+    plain = np.int64(0)
+    for suit in range(4):
+        ranks = (hand_mask >> (13 * suit)) & 0x1FFF
+        if count_ranks(ranks) <= 4:
+            plain |= ranks << (13 * suit)
+    return plain
+
+
+@jit
+def lower_twin(back_mask, hand_mask, plain):
+    """Whether a back (its card mask) has a twin of lower index whose splits have the same strengths: it leaves
+    a card of the rank of one of its own cards, of a lower suit, both among the ``plain`` cards
+    (:func:`plain_cards`), so swapping the two changes no row's strength; a plain scan keeps the twin's split
+    on a tie.  Scalars only: inlined in the loops that call it."""
+    mine = back_mask & plain
+    left = (hand_mask ^ back_mask) & plain
+    lower = ((left & 0x1FFF & ((mine >> 13) | (mine >> 26) | (mine >> 39)))
+             | ((left >> 13) & 0x1FFF & ((mine >> 26) | (mine >> 39)))
+             | ((left >> 26) & 0x1FFF & (mine >> 39)))
+    return lower != 0
+
+
+@jit
 def best_split_by_row_values(rank5, rank3, front_values, middles, fronts, row_values, row_bounds, row_wins,
                              row_losses, scoop, majority, joint, rest_best, self_bounds, top_front, hand_code,
                              hand_mask, codes5, masks5, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements,
@@ -484,11 +510,7 @@ def best_split_by_row_values(rank5, rank3, front_values, middles, fronts, row_va
     first = 0
     while rank5[first] != first_rank:  # the first back that strong
         first += 1
-    plain = np.int64(0)  # the hand's cards in suits of at most four cards
-    for suit in range(4):
-        ranks = (hand_mask >> (13 * suit)) & 0x1FFF
-        if count_ranks(ranks) <= 4:
-            plain |= ranks << (13 * suit)
+    plain = plain_cards(hand_mask)
     has_bonus = scoop != 0.0 or majority != 0.0
     slope = joint_slope(joint) if has_bonus else 0.0
     best, best_value = -1, -np.inf
@@ -515,13 +537,8 @@ def best_split_by_row_values(rank5, rank3, front_values, middles, fronts, row_va
             kept = 0
             for j in range(n_candidates):
                 back = candidates[j]
-                mine = masks5[back] & plain
-                left = (hand_mask ^ masks5[back]) & plain
-                lower = ((left & 0x1FFF & ((mine >> 13) | (mine >> 26) | (mine >> 39)))
-                         | ((left >> 13) & 0x1FFF & ((mine >> 26) | (mine >> 39)))
-                         | ((left >> 26) & 0x1FFF & (mine >> 39)))
                 candidates[kept] = back
-                kept += lower == 0
+                kept += not lower_twin(masks5[back], hand_mask, plain)
             n_candidates = kept
             for j in range(n_candidates):  # tight_bound and rest_caps, written out: calls passing arrays are
                 # not inlined and cost ~10% here (inline='always' too: numba's IR inlining compiles to slower code)

@@ -1,0 +1,252 @@
+"""Near-best rows: what a hand remembers of one table-policy search, to skip its searches in later passes.
+
+Self-play (:func:`cpoker.policy.build_tables`) arranges the same sample of
+hands again and again under models that move less and less, and most hands'
+choices stop changing long before the last pass.  After a hand's search
+(:func:`.splits.best_split_by_row_values`), :func:`near_best_rows` lists
+the distinct row strengths (front, middle, back) of its splits within
+``delta`` of the best value, at most ``capacity`` of them, each with the
+lowest index of a split that has them, and a *ceiling*: a value that no
+other split of the hand reaches.  In a later pass, :func:`certified_split`
+values those rows under the new model; a split's value moves by at most the
+model's *drift* since the search (:mod:`cpoker.nearbest`), so when the best
+of them beats the ceiling plus the drift, no split outside the list can
+reach it, and the best of the list -- ties to the lowest split index -- is
+the search's own answer, found without the hand's cards.
+
+Exact, not approximate: the values are those of the search (the same
+expressions, in the same order), so a certified split is the very split the
+search would choose.  Models without a card-removal correction only (a
+corrected value depends on the hand's cards, which a certificate does not
+keep).  Scalars and small arrays, so each runs as a CUDA device function too
+(:mod:`.cuda`).
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from .._jit import jit
+from .deal import deal_hands
+from .lookup import SUIT_BIAS
+from .splits import (BLOCK, BONUS_SLACK, UNLIMITED_SEARCHES, _policy_scratch, best_split_by_row_values,
+                     bonus_ceiling, hand_subsets, joint_slope, lower_twin, plain_cards, rows_bonus, strength_threshold,
+                     tight_bound)
+
+
+@jit
+def split_value(front, middle, back, row_values, row_wins, row_losses, scoop, majority, joint):
+    """The value of a split whose rows have these dense strengths, as the search sums it (no card-removal
+    correction): ``(back + middle) + front``, plus the scoring bonus when there is one."""
+    value = row_values[2, back] + row_values[1, middle] + row_values[0, front]
+    if scoop != 0.0 or majority != 0.0:
+        value += rows_bonus(row_wins[0, front], row_wins[1, middle], row_wins[2, back], row_losses[0, front],
+                            row_losses[1, middle], row_losses[2, back], scoop, majority, joint)
+    return value
+
+
+@jit
+def near_best_rows(rank5, rank3, hand_code, hand_mask, codes5, masks5, top_front, best_value, delta, row_values,
+                   row_bounds, row_wins, row_losses, scoop, majority, joint, rest_best, self_bounds, middles, fronts,
+                   rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values, flush_strengths,
+                   kept_rows, kept_splits, kept_values):
+    """The distinct row strengths of a hand's splits worth at least ``best_value - delta``: ``(count, ceiling)``.
+
+    Fills ``kept_rows[i]`` (front, middle, back dense strengths), ``kept_splits[i]`` (the lowest index of a
+    split with them) and ``kept_values[i]`` (their value) for ``i < count``, best first, ties by split index;
+    at most ``kept_rows.shape[0]`` of them.  Every split not listed is worth at most ``ceiling``:
+    ``best_value - delta``, or more when the list was full.  ``best_value`` is the best split's value from the
+    search (:func:`.splits.best_split_by_row_values`), whose subsets (``rank5``... ``masks5``, ``top_front``)
+    this reads; no card-removal correction.
+
+    The backs are bounded as the search bounds them (their strength, then the 8 cards they leave), and those
+    that can reach the floor are searched in increasing index, so the first split found with given strengths
+    is the lowest of them (a back dropped as a twin has the strengths of one of lower index).
+    """
+    capacity = kept_rows.shape[0]
+    floor = best_value - delta
+    ceiling = floor
+    count = 0
+    threshold = strength_threshold(self_bounds, top_front, floor)
+    has_bonus = scoop != 0.0 or majority != 0.0
+    slope = joint_slope(joint) if has_bonus else 0.0
+    plain = plain_cards(hand_mask)
+    for back in range(rank5.shape[0]):
+        back_rank = rank5[back]
+        if back_rank < threshold or lower_twin(masks5[back], hand_mask, plain):
+            continue
+        back_value = row_values[2, back_rank]
+        back_win = row_wins[2, back_rank]
+        back_loss = row_losses[2, back_rank]
+        if tight_bound(hand_code - codes5[back] + SUIT_BIAS, hand_mask ^ masks5[back], back_rank, back_value,
+                       back_win, back_loss, rest_best, row_bounds, row_wins, row_losses,
+                       scoop, majority, joint, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements,
+                       rest_values, flush_strengths, 0.0, 0.0, 0.0, 0.0, 0.0) < floor:
+            continue
+        for k in range(56 * back, 56 * back + 56):
+            middle = rank5[middles[k]]
+            front = rank3[fronts[k]]
+            if back_rank < middle or middle < front:
+                continue
+            value = back_value + row_values[1, middle] + row_values[0, front]  # split_value, written out (calls
+            # passing arrays are not inlined, and cost more than the search here)
+            if has_bonus:
+                if value + bonus_ceiling(row_wins[0, front], row_wins[1, middle], back_win, scoop, majority, slope) \
+                        + BONUS_SLACK < floor:
+                    continue  # cannot reach the floor: the bonus not worth reading (as in the search)
+                value += rows_bonus(row_wins[0, front], row_wins[1, middle], back_win, row_losses[0, front],
+                                    row_losses[1, middle], back_loss, scoop, majority, joint)
+            if value < floor:
+                continue
+            seen = False
+            for i in range(count):
+                seen |= (kept_rows[i, 0] == front) & (kept_rows[i, 1] == middle) & (kept_rows[i, 2] == back_rank)
+            if seen:  # a lower split with these strengths is listed, worth the same
+                continue
+            position = count  # after every listed split at least as good (they all have lower indices)
+            while position > 0 and value > kept_values[position - 1]:
+                position -= 1
+            if position == capacity:  # full, and this one is worse than all of them
+                ceiling = max(ceiling, value)
+                continue
+            if count == capacity:  # the last one makes room
+                ceiling = max(ceiling, kept_values[capacity - 1])
+            else:
+                count += 1
+            for i in range(count - 1, position, -1):
+                kept_rows[i, 0] = kept_rows[i - 1, 0]
+                kept_rows[i, 1] = kept_rows[i - 1, 1]
+                kept_rows[i, 2] = kept_rows[i - 1, 2]
+                kept_splits[i] = kept_splits[i - 1]
+                kept_values[i] = kept_values[i - 1]
+            kept_rows[position, 0] = front
+            kept_rows[position, 1] = middle
+            kept_rows[position, 2] = back_rank
+            kept_splits[position] = k
+            kept_values[position] = value
+    return count, ceiling
+
+
+@jit
+def certified_split(kept_rows, kept_splits, count, ceiling, drift, row_values, row_wins, row_losses, scoop, majority,
+                    joint):
+    """The best of a hand's listed splits under a new model when it provably is the best of all: ``(split, front,
+    middle, back)``, or split -1.
+
+    ``drift`` bounds how much any split's value has risen since the list was made (:mod:`cpoker.nearbest`):
+    a split not listed is now worth at most ``ceiling + drift``, so a listed one worth more is the best, and
+    the best listed (ties to the lowest split index) is the split the search would choose.
+    """
+    best = -1
+    best_value = -np.inf
+    front = middle = back = 0
+    for i in range(count):
+        value = split_value(kept_rows[i, 0], kept_rows[i, 1], kept_rows[i, 2], row_values, row_wins, row_losses,
+                            scoop, majority, joint)
+        if value > best_value or (value == best_value and kept_splits[i] < best):
+            best_value = value
+            best = kept_splits[i]
+            front = kept_rows[i, 0]
+            middle = kept_rows[i, 1]
+            back = kept_rows[i, 2]
+    if best < 0 or not best_value > ceiling + drift:
+        return -1, 0, 0, 0
+    return best, front, middle, back
+
+
+@jit
+def policy_remembering_hand(hand, delta, row_values, row_bounds, row_wins, row_losses, scoop, majority, joint,
+                            rest_best, self_bounds, removal_terms, buckets, card_codes, multiplier, bucket_shift,
+                            slot_mask, displacements, strengths, flush_strengths, rest_multiplier, rest_shift,
+                            rest_slot_mask, rest_displacements, rest_values, middles, fronts, index5, index3, masks5,
+                            codes5, front_values, candidates, candidate_bounds, corrections, search_budget, kept_rows,
+                            kept_splits, kept_values):
+    """The table policy's split of one hand (:func:`.splits.table_policy_hand` of a model without a card-removal
+    correction: ``removal_terms`` are not read), and its near-best rows (:func:`near_best_rows`): ``(split, front,
+    middle, back, count, ceiling)``.
+
+    Split -1 (and count 0) when the search needs more than ``search_budget`` backs.
+    """
+    hand_code, hand_mask, top_front = hand_subsets(hand, row_values, card_codes, multiplier, bucket_shift, slot_mask,
+                                                   displacements, strengths, flush_strengths, index5, index3, masks5,
+                                                   codes5, front_values)
+    best, best_value = best_split_by_row_values(
+        index5, index3, front_values, middles, fronts, row_values, row_bounds, row_wins, row_losses, scoop, majority,
+        joint, rest_best, self_bounds, top_front, hand_code, hand_mask, codes5, masks5, rest_multiplier, rest_shift,
+        rest_slot_mask, rest_displacements, rest_values, flush_strengths, candidates, candidate_bounds, False,
+        corrections, buckets, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, search_budget)
+    if best < 0:
+        return best, 0, 0, 0, 0, 0.0
+    count, ceiling = near_best_rows(index5, index3, hand_code, hand_mask, codes5, masks5, top_front, best_value, delta,
+                                    row_values, row_bounds, row_wins, row_losses, scoop, majority, joint, rest_best,
+                                    self_bounds, middles, fronts, rest_multiplier, rest_shift, rest_slot_mask,
+                                    rest_displacements, rest_values, flush_strengths, kept_rows, kept_splits,
+                                    kept_values)
+    return best, index3[fronts[best]], index5[middles[best]], index5[best // 56], count, ceiling
+
+
+@jit(parallel=True)
+def certify(kept_rows, kept_splits, counts, ceilings, drifts, row_values, row_wins, row_losses, scoop, majority,
+            joint):
+    """:func:`certified_split` of every hand (``drifts[i]``: its model's drift since its list was made; ``inf``
+    for a hand without one): ``(chosen, strengths)``, split -1 where a search is needed."""
+    n_hands = counts.shape[0]
+    chosen = np.empty(n_hands, dtype=np.int32)
+    chosen_strengths = np.empty((n_hands, 3), dtype=np.int16)
+    for h in numba.prange(n_hands):
+        split, front, middle, back = certified_split(kept_rows[h], kept_splits[h], counts[h], ceilings[h], drifts[h],
+                                                     row_values, row_wins, row_losses, scoop, majority, joint)
+        chosen[h] = split
+        chosen_strengths[h, 0] = front
+        chosen_strengths[h, 1] = middle
+        chosen_strengths[h, 2] = back
+    return chosen, chosen_strengths
+
+
+@jit
+def _remembering_block(state_high, state_low, inc_high, inc_low, rows, start, stop, deck, delta, row_values,
+                       row_bounds, row_wins, row_losses, scoop, majority, joint, rest_best, self_bounds, removal_terms,
+                       buckets, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
+                       flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values,
+                       middles, fronts, chosen, chosen_strengths, kept_rows, kept_splits, counts, ceilings):
+    index5, index3, masks5, codes5, front_values, candidates, candidate_bounds, corrections = _policy_scratch()
+    kept_values = np.empty(kept_rows.shape[1])
+    hand = np.empty((1, 1, 13), dtype=deck.dtype)
+    smallest = np.empty(13, dtype=np.uint64)
+    for j in range(start, stop):
+        h = rows[j]
+        deal_hands(state_high, state_low, inc_high, inc_low, h, 1, deck, smallest, hand, 0)
+        best, front, middle, back, count, ceiling = policy_remembering_hand(
+            hand[0, 0], delta, row_values, row_bounds, row_wins, row_losses, scoop, majority, joint, rest_best,
+            self_bounds, removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask, displacements,
+            strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values,
+            middles, fronts, index5, index3, masks5, codes5, front_values, candidates, candidate_bounds, corrections,
+            UNLIMITED_SEARCHES, kept_rows[h], kept_splits[h], kept_values)
+        chosen[h] = best
+        chosen_strengths[h, 0] = front
+        chosen_strengths[h, 1] = middle
+        chosen_strengths[h, 2] = back
+        counts[h] = count
+        ceilings[h] = ceiling
+
+
+@jit(parallel=True)
+def policy_remembering(state_high, state_low, inc_high, inc_low, rows, deck, delta, row_values, row_bounds, row_wins,
+                       row_losses, scoop, majority, joint, rest_best, self_bounds, removal_terms, buckets, card_codes,
+                       multiplier, bucket_shift, slot_mask, displacements, strengths, flush_strengths,
+                       rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values, middles, fronts,
+                       chosen, chosen_strengths, kept_rows, kept_splits, counts, ceilings):
+    """Deal hand ``rows[j]`` of a block from its seeded stream (state before the block's first hand: see
+    :func:`.deal.deal_hands`), arrange it by the table policy into row ``rows[j]`` of ``chosen`` and
+    ``chosen_strengths``, and list its near-best rows in row ``rows[j]`` of the last four arrays; blocks of hands
+    in parallel."""
+    n_hands = rows.shape[0]
+    n_blocks = (n_hands + BLOCK - 1) // BLOCK
+    for block in numba.prange(n_blocks):
+        _remembering_block(state_high, state_low, inc_high, inc_low, rows, block * BLOCK,
+                           min(n_hands, (block + 1) * BLOCK), deck, delta, row_values, row_bounds, row_wins,
+                           row_losses, scoop, majority, joint, rest_best, self_bounds, removal_terms, buckets,
+                           card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths, flush_strengths,
+                           rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values, middles,
+                           fronts, chosen, chosen_strengths, kept_rows, kept_splits, counts, ceilings)
