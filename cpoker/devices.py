@@ -192,3 +192,61 @@ def self_play_cuda(seed: int, start: int, count: int, model: "RowModel | None",
                                                          chosen, strengths)
 
     return _arrange_in_batches(count, launch, model is not None, search_budget)
+
+
+def free_device_memory() -> int:
+    """Bytes of the GPU's memory free now (the simulator, which reports none: 1 GiB)."""
+    cuda, _, _ = cuda_runtime()
+    try:
+        return int(cuda.current_context().get_memory_info()[0])
+    except Exception:  # numba's simulator has no memory to report
+        return 1 << 30
+
+
+def near_best_lists_cuda(size: int, capacity: int) -> tuple:
+    """Device arrays for ``size`` hands' near-best rows (:class:`cpoker.nearbest.NearBestMemory`): rows,
+    splits, counts, ceilings, and the pass that listed them (-1, none yet)."""
+    cuda, _, _ = cuda_runtime()
+    since = cuda.device_array(size, dtype=np.int32)
+    counts = cuda.device_array(size, dtype=np.uint8)
+    for start in range(0, size, GPU_BATCH):  # no list yet: the rows, splits and ceilings are then never read
+        since[start:start + GPU_BATCH] = np.full(min(GPU_BATCH, size - start), -1, dtype=np.int32)
+        counts[start:start + GPU_BATCH] = np.zeros(min(GPU_BATCH, size - start), dtype=np.uint8)
+    return (cuda.device_array((size, capacity, 3), dtype=np.int16), cuda.device_array((size, capacity), dtype=np.int32),
+            counts, cuda.device_array(size, dtype=np.float64), since)
+
+
+def self_play_remembered_cuda(seed: int, start: int, count: int, model: "RowModel", lists: tuple,
+                              drifts: np.ndarray, current: int, delta: float,
+                              search_budget: "int | None" = None) -> tuple[np.ndarray, np.ndarray, int]:
+    """:func:`self_play_cuda` of a block whose hands have near-best rows on the GPU (``lists``: the block's, see
+    :func:`near_best_lists_cuda`): ``(chosen, strengths, hands searched)``, the same answers.
+
+    One thread per hand certifies its split from its rows where the drift since they were listed
+    (``drifts``, by pass) allows (:func:`cpoker._kernels.nearbest.certified_split`); the others are dealt and
+    searched in a second kernel, listing again (pass ``current``), in one or two launches as in
+    :func:`self_play_cuda`.
+    """
+    from ._kernels.cuda import THREADS
+    from .policy import stream_state
+
+    cuda, kernels, tables = cuda_runtime()
+    arguments = _model_arguments(model)
+    chosen_device = cuda.device_array(count, dtype=np.int32)
+    strengths_device = cuda.device_array((count, 3), dtype=np.int16)
+    kernels["certify_lists"][_grid(count, THREADS), THREADS](
+        *lists, cuda.to_device(np.ascontiguousarray(drifts, dtype=np.float64)), arguments[0], arguments[2],
+        arguments[3], arguments[4], arguments[5], arguments[6], chosen_device, strengths_device)
+    chosen, strengths = chosen_device.copy_to_host(), strengths_device.copy_to_host()
+    todo = np.flatnonzero(chosen < 0)
+    if len(todo):
+        state = stream_state(seed, start)
+
+        def launch(blocks, threads, offset, positions, budget, part_chosen, part_strengths):
+            rows = todo[offset:offset + len(part_chosen)] if positions is None else todo[offset + positions]
+            kernels["self_play_remembering"][blocks, threads](
+                *state, cuda.to_device(rows.astype(np.int64)), budget, np.float64(delta), np.int32(current),
+                tables["deck"], *arguments, *tables["split_columns"], part_chosen, part_strengths, *lists)
+
+        chosen[todo], strengths[todo] = _arrange_in_batches(len(todo), launch, True, search_budget)
+    return chosen, strengths, len(todo)

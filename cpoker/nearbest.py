@@ -22,12 +22,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._kernels.nearbest import CAPACITY  # rows listed a hand: a 60-iteration pagat build searches a hand 8.1 times
 from .interrupts import shielded
 
 DELTA = 0.1  # how far below the best a listed split may be (a split's value spans about -3 to 3)
-CAPACITY = 8  # listed rows a hand: a 60-iteration pagat build then searches a hand 8.3 times instead of 60
 MEMORY_BYTES = 1 << 30  # host memory for the lists (93 bytes a hand: 11 M hands); the hands past it are searched
 DRIFT_SLACK = 1e-9  # added to every drift: a split's value is a rounded sum
+KEPT_MODELS = 256  # the models of the last passes kept for drift(): a list made under an older one is searched again
 
 
 def valid_strengths() -> np.ndarray:
@@ -48,23 +49,22 @@ def drift(before: tuple, after: tuple, valid: np.ndarray) -> float:
     """The most any split's value can rise from one model to another (their :func:`model_snapshot`), ``inf`` when
     they price the bonus differently; ``valid``: :func:`valid_strengths`.
 
-    The sum over rows of the largest rise of a row's value at a strength it can have, plus, under a scoring
-    bonus, the most the bonus can move: ``(scoop + majority)`` times the grid's steepest slope
-    (:func:`~cpoker._kernels.splits.joint_slope`, 1 for independent rows) per unit of a win or loss probability,
-    times the largest change of each row's (:func:`~cpoker._kernels.splits.hand_removal` bounds a card-removal
-    correction's effect the same way).
+    A split's value is the sum of its rows' values plus, under a scoring bonus, the bonus of its rows' win and
+    loss probabilities, which moves by at most ``(scoop + majority)`` times the grid's steepest slope
+    (:func:`~cpoker._kernels.splits.joint_slope`, 1 for independent rows) per unit of any one of them
+    (:func:`~cpoker._kernels.splits.hand_removal` bounds a card-removal correction's effect the same way).  So
+    each row adds the largest, over the strengths it can have, of its value's rise plus that slope times the
+    change of its win and loss probabilities at that strength.
     """
     from ._kernels.splits import joint_slope
 
     values, wins, losses, scoop, majority, joint = after
     if (scoop, majority) != before[3:5] or not np.array_equal(joint, before[5]):
         return np.inf
-    rise = sum(max(0.0, float((values[row] - before[0][row])[valid[row]].max())) for row in range(3))
+    rise = values - before[0]
     if scoop or majority:
-        moved = sum(float(np.abs(now[row] - then[row])[valid[row]].max())
-                    for now, then in ((wins, before[1]), (losses, before[2])) for row in range(3))
-        rise += (scoop + majority) * joint_slope(joint) * moved
-    return rise + DRIFT_SLACK
+        rise = rise + (scoop + majority) * joint_slope(joint) * (np.abs(wins - before[1]) + np.abs(losses - before[2]))
+    return sum(max(0.0, float(rise[row][valid[row]].max())) for row in range(3)) + DRIFT_SLACK
 
 
 class NearBestMemory:
@@ -74,26 +74,38 @@ class NearBestMemory:
     ----------
     hands, chunk
         The build's sample size and hands per block: the lists cover the first whole blocks that fit in
-        ``memory`` bytes (default :data:`MEMORY_BYTES`), and the hands past them are searched in every pass.
+        ``memory`` bytes, and the hands past them are searched in every pass.
+    device
+        Where the lists live and the passes run: ``"cpu"`` (host memory, :data:`MEMORY_BYTES` by default) or
+        ``"cuda"`` (the GPU's memory, a quarter of what is free by default: 10**8 hands take 9.3 GB).
     capacity, delta
         Rows listed a hand at most, and how far below the best value.
     """
 
-    def __init__(self, hands: int, chunk: int, memory: "int | None" = None, capacity: int = CAPACITY,
-                 delta: float = DELTA) -> None:
-        memory = MEMORY_BYTES if memory is None else memory
+    def __init__(self, hands: int, chunk: int, device: str = "cpu", memory: "int | None" = None,
+                 capacity: int = CAPACITY, delta: float = DELTA) -> None:
+        self.device = device
+        if memory is None:
+            memory = MEMORY_BYTES
+            if device == "cuda":
+                from .devices import free_device_memory
+
+                memory = free_device_memory() // 4
         per_hand = capacity * (3 * 2 + 4) + 1 + 8 + 4  # rows and splits, count, ceiling, since
         self.size = min(hands, memory // per_hand // chunk * chunk)
         self.delta = float(delta)
-        self.rows = np.zeros((self.size, capacity, 3), dtype=np.int16)
-        self.splits = np.zeros((self.size, capacity), dtype=np.int32)
-        self.counts = np.zeros(self.size, dtype=np.uint8)
-        self.ceilings = np.zeros(self.size)
-        self.since = np.full(self.size, -1, dtype=np.int32)  # the pass whose model listed them; -1 none
-        self._snapshots: list = []  # each pass's model, as drift() reads it (None once no hand refers to it)
-        self._drifts = np.zeros(1)
+        if device == "cuda":
+            from .devices import near_best_lists_cuda
+
+            self.lists = near_best_lists_cuda(self.size, capacity)
+        else:  # rows, splits, counts, ceilings, and since: the pass whose model listed them (-1: none)
+            self.lists = (np.zeros((self.size, capacity, 3), dtype=np.int16),
+                          np.zeros((self.size, capacity), dtype=np.int32), np.zeros(self.size, dtype=np.uint8),
+                          np.zeros(self.size), np.full(self.size, -1, dtype=np.int32))
+        self._snapshots: dict = {}  # pass -> its model as drift() reads it, the last KEPT_MODELS passes
+        self._drifts = np.zeros(0)
         self._valid = None
-        self.searched = 0  # hands searched in memory-covered blocks, and certified
+        self.searched = 0  # hands searched and certified in the blocks the lists cover
         self.certified = 0
 
     def start_pass(self, model) -> bool:
@@ -103,40 +115,42 @@ class NearBestMemory:
             return False
         if self._valid is None:
             self._valid = valid_strengths()
-        if len(self._snapshots):  # forget the models no hand's list refers to any more
-            referred = np.zeros(len(self._snapshots), dtype=bool)
-            referred[np.unique(self.since[self.since >= 0])] = True
-            self._snapshots = [s if keep else None for s, keep in zip(self._snapshots, referred)]
+        current = len(self._drifts)
+        self._snapshots.pop(current - KEPT_MODELS, None)  # a list that old is searched again (bounded memory)
         snapshot = model_snapshot(model)
-        # since -1 reads the last entry: no list, so no certificate
-        self._drifts = np.array([np.inf if old is None else drift(old, snapshot, self._valid)
-                                 for old in self._snapshots] + [np.inf])
-        self._snapshots.append(snapshot)
+        self._drifts = np.array([drift(self._snapshots[old], snapshot, self._valid) if old in self._snapshots
+                                 else np.inf for old in range(current)] + [np.inf])
+        self._snapshots[current] = snapshot
         self._model = model
         return True
 
     def covers(self, start: int, count: int) -> bool:
         return start + count <= self.size
 
-    def arrange(self, stream: tuple, start: int, count: int) -> tuple[np.ndarray, np.ndarray]:
-        """``(chosen, strengths)`` of hands ``start .. start + count`` of the sample under the pass's model:
-        certified from their lists where possible, the others dealt from ``stream`` (the sample's PCG64 state
-        before hand ``start``: :func:`cpoker.policy.stream_state`) and searched, listing again."""
-        from ._kernels.nearbest import certify, policy_remembering
-        from .policy import FULL_DECK
+    def arrange(self, seed: int, start: int, count: int) -> tuple[np.ndarray, np.ndarray]:
+        """``(chosen, strengths)`` of hands ``start .. start + count`` of the sample of ``seed`` under the pass's
+        model: certified from their lists where possible, the others dealt and searched, listing again."""
+        from .policy import stream_state
 
-        model = self._model
-        block = slice(start, start + count)
-        drifts = self._drifts[self.since[block]]
-        with shielded():
-            chosen, strengths = certify(self.rows[block], self.splits[block], self.counts[block], self.ceilings[block],
-                                        drifts, model.values, model.wins, model.losses, float(model.scoop),
-                                        float(model.majority), model.joint_grid)
-            todo = np.flatnonzero(chosen < 0)
-            if len(todo):
-                policy_remembering(*stream, todo, FULL_DECK, self.delta, *model.search_arguments, chosen, strengths,
-                                   self.rows[block], self.splits[block], self.counts[block], self.ceilings[block])
-        self.since[start + todo] = len(self._snapshots) - 1
-        self.searched += len(todo)
-        self.certified += count - len(todo)
+        model, current = self._model, len(self._drifts) - 1
+        lists = tuple(array[start:start + count] for array in self.lists)
+        if self.device == "cuda":
+            from .devices import self_play_remembered_cuda
+
+            chosen, strengths, searched = self_play_remembered_cuda(seed, start, count, model, lists, self._drifts,
+                                                                    current, self.delta)
+        else:
+            from ._kernels.nearbest import certify, policy_remembering
+            from .policy import FULL_DECK
+
+            with shielded():
+                chosen, strengths = certify(*lists, self._drifts, model.values, model.wins, model.losses,
+                                            float(model.scoop), float(model.majority), model.joint_grid)
+                todo = np.flatnonzero(chosen < 0)
+                if len(todo):
+                    policy_remembering(*stream_state(seed, start), todo, FULL_DECK, self.delta, np.int32(current),
+                                       *model.search_arguments, chosen, strengths, *lists)
+            searched = len(todo)
+        self.searched += searched
+        self.certified += count - searched
         return chosen, strengths

@@ -896,7 +896,7 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
     previous = np.full(hands, -1, dtype=np.int32)  # each hand's last choice
     history: list = []
     # each hand's near-best rows, so that a pass searches only the hands whose choice may change (same answers)
-    memory = NearBestMemory(hands, chunk) if backend == "local" and device == "cpu" else None
+    memory = NearBestMemory(hands, chunk, device) if backend == "local" else None
 
     def self_play_pass(model: "RowModel | None", description: str) -> "tuple[np.ndarray, int] | None":
         """One pass over the sample: each hand arranged by the policy of ``model`` (greedily when None)."""
@@ -905,6 +905,9 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
         remembering = memory is not None and model is not None and memory.start_pass(model)
 
         def work(block):
+            return work_many([block])[0] if remembering else arrange_block(block)
+
+        def arrange_block(block):
             index, count = block
             if device == "cuda":  # dealt on the GPU too: the hands never cross to it
                 from .devices import self_play_cuda
@@ -919,11 +922,11 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
             """Consecutive blocks, those the hands' lists cover in one call (most of their hands need no search:
             one call, not one a block)."""
             listed = [block for block in blocks if memory.covers(block[0] * chunk, block[1])]
-            summaries = [work(block) for block in blocks[len(listed):]]
+            summaries = [arrange_block(block) for block in blocks[len(listed):]]
             if not listed:
                 return summaries
             start = listed[0][0] * chunk
-            chosen, strengths = memory.arrange(stream_state(seed, start), start, sum(count for _, count in listed))
+            chosen, strengths = memory.arrange(seed, start, sum(count for _, count in listed))
             bounds = np.cumsum([0] + [count for _, count in listed])
             return [(chosen[a:b], _strength_histogram(strengths[a:b], size))
                     for a, b in zip(bounds, bounds[1:])] + summaries

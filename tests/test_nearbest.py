@@ -132,17 +132,17 @@ class CountingMemory(nearbest.NearBestMemory):
 
 @pytest.mark.parametrize("rules", ["pagat", "2-4"])
 def test_a_build_with_near_best_rows_makes_the_tables_of_one_without(monkeypatch, rules):
-    """The same build three ways: every hand listed (several calls a pass: small groups), the lists covering one
-    block of three, and none (every hand searched in every pass, as the Dask backend and the GPU do): the same
+    """The same build three ways: every hand listed (two blocks a call), the lists covering one block of three
+    (one block a call), and none (every hand searched in every pass, as the Dask backend and the GPU do): the same
     tables, byte for byte, rounds with the card-removal correction included.  The lists do spare searches."""
     options = dict(hands=1_500, seed=11, rules=rules, max_iterations=12, chunk=500, removal_deals=400,
                    removal_rounds=1)
     monkeypatch.setattr("cpoker.nearbest.NearBestMemory", CountingMemory)
-    monkeypatch.setattr("cpoker.policy.REMEMBERED_GROUP", 700)
     built = []
     per_hand = nearbest.CAPACITY * 10 + 13
-    for memory, covered in ((nearbest.MEMORY_BYTES, 1_500), (600 * per_hand, 500), (0, 0)):
+    for memory, covered, group in ((nearbest.MEMORY_BYTES, 1_500, 700), (600 * per_hand, 500, 100), (0, 0, 700)):
         monkeypatch.setattr("cpoker.nearbest.MEMORY_BYTES", memory)
+        monkeypatch.setattr("cpoker.policy.REMEMBERED_GROUP", group)  # hands a call: 2 blocks, or 1
         CountingMemory.made.clear()
         built.append(build_tables(**options).to_bytes())
         (made,) = CountingMemory.made

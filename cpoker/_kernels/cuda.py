@@ -23,7 +23,7 @@ import types
 
 import numpy as np
 
-from . import deal, evaluate, lookup, removal, scoring, splits
+from . import deal, evaluate, lookup, nearbest, removal, scoring, splits
 
 TWINNED = {
     deal: ("_mul_high", "_mul128", "_add128", "pcg_step", "pcg_output", "pcg_advance", "deal_hands"),
@@ -31,12 +31,15 @@ TWINNED = {
     lookup: ("perfect_hash_value", "perfect_hash_slot", "flush_ranks", "flagged_suit_ranks"),
     removal: ("rank_feature", "suit_counts", "blocker_feature", "hand_correction"),
     splits: ("subset_strengths", "hand_subsets", "joint_below", "joint_slope", "rows_bonus", "bonus_ceiling",
-             "strength_threshold", "corrected_row", "hand_removal", "best_split_by_row_values", "table_policy_hand",
-             "greedy_hand"),
+             "strength_threshold", "corrected_row", "hand_removal", "plain_cards", "lower_twin", "rest_caps",
+             "tight_bound", "best_split_by_row_values", "table_policy_hand", "greedy_hand"),
+    nearbest: ("split_value", "near_best_rows", "certified_split", "policy_remembering_hand"),
     scoring: ("_royalty", "pair_parts", "pair_points"),
 }
 N_SUBSETS5, N_SUBSETS3 = 1287, 286
 N_CORRECTIONS = splits.CORRECTIONS
+N_LISTED = nearbest.CAPACITY  # a global of this module: a local array's size must be a compile-time constant, and
+# an attribute of another module is typed as a plain integer (the simulator, which allocates anything, cannot tell)
 THREADS = 128
 # backs a lane searches before it gives its hand up to a second launch, of those hands only, without a budget
 # (splits.best_split_by_row_values): modelled on the kernel's own search schedule, 16 halves a warp's passes
@@ -245,6 +248,58 @@ def build_kernels(cuda_module) -> dict:
             greedy_into(hand[0, 0], h, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
                         flush_strengths, middles, fronts, chosen, chosen_strengths)
 
+    certified_split, policy_remembering_hand = twins["certified_split"], twins["policy_remembering_hand"]
+
+    @cuda.jit
+    def certify_lists(kept_rows, kept_splits, counts, ceilings, since, drifts, row_values, row_wins, row_losses,
+                      scoop, majority, joint, chosen, chosen_strengths):
+        """One thread per hand: the CPU's ``nearbest.certify`` (split -1 where a search is needed)."""
+        h = cuda.grid(1)
+        if h < counts.shape[0]:
+            drift = drifts[since[h]] if since[h] >= 0 else np.inf
+            split, front, middle, back = certified_split(kept_rows[h], kept_splits[h], counts[h], ceilings[h], drift,
+                                                         row_values, row_wins, row_losses, scoop, majority, joint)
+            chosen[h] = split
+            chosen_strengths[h, 0] = front
+            chosen_strengths[h, 1] = middle
+            chosen_strengths[h, 2] = back
+
+    @cuda.jit
+    def self_play_remembering(state_high, state_low, inc_high, inc_low, positions, search_budget, delta, current,
+                              deck, row_values, row_bounds, row_wins, row_losses, scoop, majority, joint, rest_best,
+                              self_bounds, removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask,
+                              displacements, strengths, flush_strengths, rest_multiplier, rest_shift,
+                              rest_slot_mask, rest_displacements, rest_values, middles, fronts, chosen,
+                              chosen_strengths, kept_rows, kept_splits, counts, ceilings, since):
+        """Hand ``positions[h]`` of a block (the stream's state before its first), dealt by thread ``h`` and
+        arranged by the policy, its near-best rows listed at that position for pass ``current``: the CPU's
+        ``nearbest.policy_remembering`` (split -1, nothing listed, over ``search_budget``)."""
+        h = cuda.grid(1)
+        if h < chosen.shape[0]:
+            position = positions[h]
+            hand = cuda.local.array((1, 1, 13), uint8)
+            deal_hands(state_high, state_low, inc_high, inc_low, position, 1, deck, cuda.local.array(13, uint64),
+                       hand, 0)
+            best, front, middle, back, count, ceiling = policy_remembering_hand(
+                hand[0, 0], delta, row_values, row_bounds, row_wins, row_losses, scoop, majority, joint, rest_best,
+                self_bounds, removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask, displacements,
+                strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements,
+                rest_values, middles, fronts, cuda.local.array(N_SUBSETS5, uint16),
+                cuda.local.array(N_SUBSETS3, uint16), cuda.local.array(N_SUBSETS5, int64),
+                cuda.local.array(N_SUBSETS5, int64), cuda.local.array(N_SUBSETS3, float64),
+                cuda.local.array(N_SUBSETS5, int32), cuda.local.array(N_SUBSETS5, float64),
+                cuda.local.array(N_CORRECTIONS, float64), search_budget, kept_rows[position], kept_splits[position],
+                cuda.local.array(N_LISTED, float64))
+            chosen[h] = best
+            chosen_strengths[h, 0] = front
+            chosen_strengths[h, 1] = middle
+            chosen_strengths[h, 2] = back
+            if best >= 0:
+                counts[position] = count
+                ceilings[position] = ceiling
+                since[position] = current
+
     return {"keys_from_ids": keys_from_ids, "keys_from_masks": keys_from_masks, "table_policy": table_policy,
             "settle_pairs": settle_pairs, "greedy": greedy, "self_play_policy": self_play_policy,
-            "self_play_greedy": self_play_greedy}
+            "self_play_greedy": self_play_greedy, "certify_lists": certify_lists,
+            "self_play_remembering": self_play_remembering}

@@ -34,6 +34,8 @@ from .splits import (BLOCK, BONUS_SLACK, UNLIMITED_SEARCHES, _policy_scratch, be
                      bonus_ceiling, hand_subsets, joint_slope, lower_twin, plain_cards, rows_bonus, strength_threshold,
                      tight_bound)
 
+CAPACITY = 8  # rows listed a hand at most (a CUDA thread's scratch for them has a fixed size)
+
 
 @jit
 def split_value(front, middle, back, row_values, row_wins, row_losses, scoop, majority, joint):
@@ -134,13 +136,16 @@ def certified_split(kept_rows, kept_splits, count, ceiling, drift, row_values, r
     """The best of a hand's listed splits under a new model when it provably is the best of all: ``(split, front,
     middle, back)``, or split -1.
 
-    ``drift`` bounds how much any split's value has risen since the list was made (:mod:`cpoker.nearbest`):
+    ``drift`` bounds how much any split's value has risen since the list was made (:mod:`cpoker.nearbest`;
+    ``inf``: no list, and nothing is read):
     a split not listed is now worth at most ``ceiling + drift``, so a listed one worth more is the best, and
     the best listed (ties to the lowest split index) is the split the search would choose.
     """
     best = -1
     best_value = -np.inf
     front = middle = back = 0
+    if not drift < np.inf:  # no list (or one too old): nothing to read
+        return -1, 0, 0, 0
     for i in range(count):
         value = split_value(kept_rows[i, 0], kept_rows[i, 1], kept_rows[i, 2], row_values, row_wins, row_losses,
                             scoop, majority, joint)
@@ -187,16 +192,20 @@ def policy_remembering_hand(hand, delta, row_values, row_bounds, row_wins, row_l
 
 
 @jit(parallel=True)
-def certify(kept_rows, kept_splits, counts, ceilings, drifts, row_values, row_wins, row_losses, scoop, majority,
+def certify(kept_rows, kept_splits, counts, ceilings, since, drifts, row_values, row_wins, row_losses, scoop, majority,
             joint):
-    """:func:`certified_split` of every hand (``drifts[i]``: its model's drift since its list was made; ``inf``
-    for a hand without one): ``(chosen, strengths)``, split -1 where a search is needed."""
+    """:func:`certified_split` of every hand: ``(chosen, strengths)``, split -1 where a search is needed.
+
+    ``since[i]``: the pass whose model listed hand ``i``'s rows (-1: none), and ``drifts[p]`` the drift of the
+    pass's model since pass ``p``'s (``inf`` for a pass forgotten).
+    """
     n_hands = counts.shape[0]
     chosen = np.empty(n_hands, dtype=np.int32)
     chosen_strengths = np.empty((n_hands, 3), dtype=np.int16)
     for h in numba.prange(n_hands):
-        split, front, middle, back = certified_split(kept_rows[h], kept_splits[h], counts[h], ceilings[h], drifts[h],
-                                                     row_values, row_wins, row_losses, scoop, majority, joint)
+        split, front, middle, back = certified_split(kept_rows[h], kept_splits[h], counts[h], ceilings[h],
+                                                     drifts[since[h]] if since[h] >= 0 else np.inf, row_values,
+                                                     row_wins, row_losses, scoop, majority, joint)
         chosen[h] = split
         chosen_strengths[h, 0] = front
         chosen_strengths[h, 1] = middle
@@ -205,11 +214,11 @@ def certify(kept_rows, kept_splits, counts, ceilings, drifts, row_values, row_wi
 
 
 @jit
-def _remembering_block(state_high, state_low, inc_high, inc_low, rows, start, stop, deck, delta, row_values,
+def _remembering_block(state_high, state_low, inc_high, inc_low, rows, start, stop, deck, delta, current, row_values,
                        row_bounds, row_wins, row_losses, scoop, majority, joint, rest_best, self_bounds, removal_terms,
                        buckets, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
                        flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values,
-                       middles, fronts, chosen, chosen_strengths, kept_rows, kept_splits, counts, ceilings):
+                       middles, fronts, chosen, chosen_strengths, kept_rows, kept_splits, counts, ceilings, since):
     index5, index3, masks5, codes5, front_values, candidates, candidate_bounds, corrections = _policy_scratch()
     kept_values = np.empty(kept_rows.shape[1])
     hand = np.empty((1, 1, 13), dtype=deck.dtype)
@@ -229,24 +238,25 @@ def _remembering_block(state_high, state_low, inc_high, inc_low, rows, start, st
         chosen_strengths[h, 2] = back
         counts[h] = count
         ceilings[h] = ceiling
+        since[h] = current
 
 
 @jit(parallel=True)
-def policy_remembering(state_high, state_low, inc_high, inc_low, rows, deck, delta, row_values, row_bounds, row_wins,
-                       row_losses, scoop, majority, joint, rest_best, self_bounds, removal_terms, buckets, card_codes,
-                       multiplier, bucket_shift, slot_mask, displacements, strengths, flush_strengths,
+def policy_remembering(state_high, state_low, inc_high, inc_low, rows, deck, delta, current, row_values, row_bounds,
+                       row_wins, row_losses, scoop, majority, joint, rest_best, self_bounds, removal_terms, buckets,
+                       card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths, flush_strengths,
                        rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values, middles, fronts,
-                       chosen, chosen_strengths, kept_rows, kept_splits, counts, ceilings):
+                       chosen, chosen_strengths, kept_rows, kept_splits, counts, ceilings, since):
     """Deal hand ``rows[j]`` of a block from its seeded stream (state before the block's first hand: see
     :func:`.deal.deal_hands`), arrange it by the table policy into row ``rows[j]`` of ``chosen`` and
-    ``chosen_strengths``, and list its near-best rows in row ``rows[j]`` of the last four arrays; blocks of hands
-    in parallel."""
+    ``chosen_strengths``, and list its near-best rows in row ``rows[j]`` of the last five arrays (``since``: the
+    pass ``current``); blocks of hands in parallel."""
     n_hands = rows.shape[0]
     n_blocks = (n_hands + BLOCK - 1) // BLOCK
     for block in numba.prange(n_blocks):
         _remembering_block(state_high, state_low, inc_high, inc_low, rows, block * BLOCK,
-                           min(n_hands, (block + 1) * BLOCK), deck, delta, row_values, row_bounds, row_wins,
+                           min(n_hands, (block + 1) * BLOCK), deck, delta, current, row_values, row_bounds, row_wins,
                            row_losses, scoop, majority, joint, rest_best, self_bounds, removal_terms, buckets,
                            card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths, flush_strengths,
                            rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values, middles,
-                           fronts, chosen, chosen_strengths, kept_rows, kept_splits, counts, ceilings)
+                           fronts, chosen, chosen_strengths, kept_rows, kept_splits, counts, ceilings, since)
