@@ -29,6 +29,7 @@ DELTA = 0.1  # how far below the best a listed split may be (a split's value spa
 MEMORY_BYTES = 1 << 30  # host memory for the lists (93 bytes a hand: 11 M hands); the hands past it are searched
 DRIFT_SLACK = 1e-9  # added to every drift: a split's value is a rounded sum
 KEPT_MODELS = 256  # the models of the last passes kept for drift(): a list made under an older one is searched again
+MAX_PASSES = 4096  # passes of one build with lists (the drifts by pass stay small); later ones search every hand
 
 
 def valid_strengths() -> np.ndarray:
@@ -111,7 +112,7 @@ class NearBestMemory:
     def start_pass(self, model) -> bool:
         """Begin a pass under ``model`` (a :class:`~cpoker.policy.RowModel`); False when it cannot use the lists
         (a card-removal correction), and its blocks are then arranged as usual."""
-        if model.removal is not None or self.size == 0:
+        if model.removal is not None or self.size == 0 or len(self._drifts) >= MAX_PASSES:
             return False
         if self._valid is None:
             self._valid = valid_strengths()

@@ -795,7 +795,9 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
     hands
         Size of the fixed sample of random hands (default 100,000; at most
         10**8; the sample is dealt block by block, never held, and only each
-        hand's last choice, 4 bytes, is kept between iterations).
+        hand's last choice, 4 bytes, is kept between iterations, with its
+        near-best rows, 93 bytes, for as many hands as 1 GiB holds, a quarter
+        of the free memory on a GPU: see :mod:`cpoker.nearbest`).
     seed
         Seed of the sample (default 2026); the same ``(hands, seed,
         max_iterations, tolerance, rules)`` give bit-identical tables.

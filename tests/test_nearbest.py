@@ -132,21 +132,29 @@ class CountingMemory(nearbest.NearBestMemory):
 
 @pytest.mark.parametrize("rules", ["pagat", "2-4"])
 def test_a_build_with_near_best_rows_makes_the_tables_of_one_without(monkeypatch, rules):
-    """The same build three ways: every hand listed (two blocks a call), the lists covering one block of three
-    (one block a call), and none (every hand searched in every pass, as the Dask backend and the GPU do): the same
+    """The same build four ways: every hand listed (two blocks a call); the lists covering one block of three
+    (one block a call); every hand listed but lists kept for only the last 2 models and for 6 passes (the later
+    passes search every hand); none (every hand searched in every pass, as the Dask backend does).  The same
     tables, byte for byte, rounds with the card-removal correction included.  The lists do spare searches."""
     options = dict(hands=1_500, seed=11, rules=rules, max_iterations=12, chunk=500, removal_deals=400,
                    removal_rounds=1)
     monkeypatch.setattr("cpoker.nearbest.NearBestMemory", CountingMemory)
     built = []
     per_hand = nearbest.CAPACITY * 10 + 13
-    for memory, covered, group in ((nearbest.MEMORY_BYTES, 1_500, 700), (600 * per_hand, 500, 100), (0, 0, 700)):
+    everything = nearbest.MEMORY_BYTES
+    # memory, hands covered, hands a call, models kept, passes listed, least share certified (measured: 28-50% in
+    # 12 iterations, 6-14% in the first 6 with 2 models kept)
+    for memory, covered, group, kept, passes, share in ((everything, 1_500, 700, 256, 12, 0.2),
+                                                        (600 * per_hand, 500, 100, 256, 12, 0.2),
+                                                        (everything, 1_500, 700, 2, 6, 0.03), (0, 0, 700, 256, 12, 0)):
         monkeypatch.setattr("cpoker.nearbest.MEMORY_BYTES", memory)
-        monkeypatch.setattr("cpoker.policy.REMEMBERED_GROUP", group)  # hands a call: 2 blocks, or 1
+        monkeypatch.setattr("cpoker.policy.REMEMBERED_GROUP", group)
+        monkeypatch.setattr("cpoker.nearbest.KEPT_MODELS", kept)
+        monkeypatch.setattr("cpoker.nearbest.MAX_PASSES", passes)
         CountingMemory.made.clear()
         built.append(build_tables(**options).to_bytes())
         (made,) = CountingMemory.made
         assert made.size == covered
-        assert made.searched + made.certified == 12 * covered  # the passes without the correction
-        assert made.certified > 0.2 * 12 * covered or not covered  # 28-50% in 12 iterations of these
-    assert built[0] == built[1] == built[2]
+        assert made.searched + made.certified == passes * covered  # the passes without the correction
+        assert made.certified > share * passes * covered or not covered
+    assert built[0] == built[1] == built[2] == built[3]

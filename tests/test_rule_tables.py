@@ -112,7 +112,7 @@ def test_cli_builds_and_shows_tables_under_rules(capsys, tmp_path):
 
 @pytest.mark.parametrize("name", list(PRESETS))
 def test_shipped_tables_are_rebuilt_byte_for_byte_by_their_command(tmp_path, name):
-    """``cpoker tables build --rules NAME`` with its defaults writes the shipped file again (2-3 minutes each)."""
+    """``cpoker tables build --rules NAME`` with its defaults writes the shipped file again (0.5-2 minutes each)."""
     import subprocess
     import sys
 
