@@ -82,9 +82,9 @@ def near_best_rows(rank5, rank3, hand_code, hand_mask, codes5, masks5, top_front
         back_win = row_wins[2, back_rank]
         back_loss = row_losses[2, back_rank]
         if tight_bound(hand_code - codes5[back] + SUIT_BIAS, hand_mask ^ masks5[back], back_rank, back_value,
-                       back_win, back_loss, rest_best, row_bounds, row_wins, row_losses,
-                       scoop, majority, joint, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements,
-                       rest_values, flush_strengths, 0.0, 0.0, 0.0, 0.0, 0.0) < floor:
+                       back_win, back_loss, rest_best, row_bounds, row_wins, row_losses, scoop, majority, joint,
+                       rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values, flush_strengths,
+                       0.0, 0.0, 0.0, 0.0, 0.0) < floor:
             continue
         for k in range(56 * back, 56 * back + 56):
             middle = rank5[middles[k]]
@@ -137,9 +137,9 @@ def certified_split(kept_rows, kept_splits, count, ceiling, drift, row_values, r
     middle, back)``, or split -1.
 
     ``drift`` bounds how much any split's value has risen since the list was made (:mod:`cpoker.nearbest`;
-    ``inf``: no list, and nothing is read):
-    a split not listed is now worth at most ``ceiling + drift``, so a listed one worth more is the best, and
-    the best listed (ties to the lowest split index) is the split the search would choose.
+    ``inf``: no list, and nothing is read): a split not listed is now worth at most ``ceiling + drift``, so a
+    listed one worth more is the best, and the best listed (ties to the lowest split index) is the split the
+    search would choose.
     """
     best = -1
     best_value = -np.inf
