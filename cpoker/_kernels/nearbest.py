@@ -52,7 +52,7 @@ def split_value(front, middle, back, row_values, row_wins, row_losses, scoop, ma
 def near_best_rows(rank5, rank3, hand_code, hand_mask, codes5, masks5, top_front, best_value, delta, row_values,
                    row_bounds, row_wins, row_losses, scoop, majority, joint, rest_best, self_bounds, middles, fronts,
                    rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values, flush_strengths,
-                   kept_rows, kept_splits, kept_values):
+                   kept_rows, kept_splits, kept_values, candidates):
     """The distinct row strengths of a hand's splits worth at least ``best_value - delta``: ``(count, ceiling)``.
 
     Fills ``kept_rows[i]`` (front, middle, back dense strengths), ``kept_splits[i]`` (the lowest index of a
@@ -60,7 +60,7 @@ def near_best_rows(rank5, rank3, hand_code, hand_mask, codes5, masks5, top_front
     at most ``kept_rows.shape[0]`` of them.  Every split not listed is worth at most ``ceiling``:
     ``best_value - delta``, or more when the list was full.  ``best_value`` is the best split's value from the
     search (:func:`.splits.best_split_by_row_values`), whose subsets (``rank5``... ``masks5``, ``top_front``)
-    this reads; no card-removal correction.
+    this reads; no card-removal correction.  ``candidates``: scratch, 1,287 entries.
 
     The backs are bounded as the search bounds them (their strength, then the 8 cards they leave), and those
     that can reach the floor are searched in increasing index, so the first split found with given strengths
@@ -74,10 +74,18 @@ def near_best_rows(rank5, rank3, hand_code, hand_mask, codes5, masks5, top_front
     has_bonus = scoop != 0.0 or majority != 0.0
     slope = joint_slope(joint) if has_bonus else 0.0
     plain = plain_cards(hand_mask)
-    for back in range(rank5.shape[0]):
+    n_candidates = 0
+    for back in range(rank5.shape[0]):  # no branch: every index is stored, the count advances for those that pass
+        candidates[n_candidates] = back
+        n_candidates += rank5[back] >= threshold
+    kept = 0
+    for j in range(n_candidates):  # in increasing index still
+        back = candidates[j]
+        candidates[kept] = back
+        kept += not lower_twin(masks5[back], hand_mask, plain)
+    for j in range(kept):
+        back = candidates[j]
         back_rank = rank5[back]
-        if back_rank < threshold or lower_twin(masks5[back], hand_mask, plain):
-            continue
         back_value = row_values[2, back_rank]
         back_win = row_wins[2, back_rank]
         back_loss = row_losses[2, back_rank]
@@ -187,7 +195,7 @@ def policy_remembering_hand(hand, delta, row_values, row_bounds, row_wins, row_l
                                     row_values, row_bounds, row_wins, row_losses, scoop, majority, joint, rest_best,
                                     self_bounds, middles, fronts, rest_multiplier, rest_shift, rest_slot_mask,
                                     rest_displacements, rest_values, flush_strengths, kept_rows, kept_splits,
-                                    kept_values)
+                                    kept_values, candidates)
     return best, index3[fronts[best]], index5[middles[best]], index5[best // 56], count, ceiling
 
 

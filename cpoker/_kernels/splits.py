@@ -347,7 +347,7 @@ BONUS_SLACK = 1e-9
 REST_SLACK = 1e-9
 
 
-@jit
+@jit(inline="always")  # numba's IR inlining: a call passing arrays costs more than the bound (near_best_rows)
 def tight_bound(rest_code, rest_mask, back_rank, back_value, back_win, back_loss, rest_best, row_bounds, row_wins,
                 row_losses, scoop, majority, joint, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements,
                 rest_values, flush_strengths, value_slack, front_rise, middle_rise, front_fall, middle_fall):
