@@ -224,8 +224,8 @@ def self_play_remembered_cuda(seed: int, start: int, count: int, model: "RowMode
 
     One thread per hand certifies its split from its rows where the drift since they were listed
     (``drifts``, by pass) allows (:func:`cpoker._kernels.nearbest.certified_split`); the others are dealt and
-    searched in a second kernel, listing again (pass ``current``), in one or two launches as in
-    :func:`self_play_cuda`.
+    searched in a second kernel, listing again (pass ``current``; not with ``delta`` below 0), in one or two
+    launches as in :func:`self_play_cuda`.
     """
     from ._kernels.cuda import THREADS
     from .policy import stream_state

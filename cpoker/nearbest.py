@@ -30,6 +30,9 @@ MEMORY_BYTES = 1 << 30  # host memory for the lists (93 bytes a hand: 11 M hands
 DRIFT_SLACK = 1e-9  # added to every drift: a split's value is a rounded sum
 KEPT_MODELS = 256  # the models of the last passes kept for drift(): a list made under an older one is searched again
 MAX_PASSES = 4096  # passes of one build with lists (the drifts by pass stay small); later ones search every hand
+# a pass lists only once its model moved less than this since the last pass's: lists made earlier are not certified
+# from (pagat: drifts 0.29, 0.34, then 0.15; the lists of those first passes certified 0%, 0.3%, then 6%, 36%...)
+LISTING_DRIFT = 2 * DELTA
 
 
 def valid_strengths() -> np.ndarray:
@@ -106,6 +109,7 @@ class NearBestMemory:
         self._snapshots: dict = {}  # pass -> its model as drift() reads it, the last KEPT_MODELS passes
         self._drifts = np.zeros(0)
         self._valid = None
+        self.listing = False  # whether the pass lists (see LISTING_DRIFT)
         self.searched = 0  # hands searched and certified in the blocks the lists cover
         self.certified = 0
 
@@ -123,6 +127,7 @@ class NearBestMemory:
                                  else np.inf for old in range(current)] + [np.inf])
         self._snapshots[current] = snapshot
         self._model = model
+        self.listing = current > 0 and self._drifts[current - 1] < LISTING_DRIFT
         return True
 
     def covers(self, start: int, count: int) -> bool:
@@ -130,7 +135,8 @@ class NearBestMemory:
 
     def arrange(self, seed: int, start: int, count: int) -> tuple[np.ndarray, np.ndarray]:
         """``(chosen, strengths)`` of hands ``start .. start + count`` of the sample of ``seed`` under the pass's
-        model: certified from their lists where possible, the others dealt and searched, listing again."""
+        model: certified from their lists where possible, the others dealt and searched, listing again once the
+        models move little (:data:`LISTING_DRIFT`)."""
         from .policy import stream_state
 
         model, current = self._model, len(self._drifts) - 1
@@ -139,7 +145,7 @@ class NearBestMemory:
             from .devices import self_play_remembered_cuda
 
             chosen, strengths, searched = self_play_remembered_cuda(seed, start, count, model, lists, self._drifts,
-                                                                    current, self.delta)
+                                                                    current, self.delta if self.listing else -1.0)
         else:
             from ._kernels.nearbest import certify, policy_remembering
             from .policy import FULL_DECK
@@ -149,7 +155,8 @@ class NearBestMemory:
                                             float(model.scoop), float(model.majority), model.joint_grid)
                 todo = np.flatnonzero(chosen < 0)
                 if len(todo):
-                    policy_remembering(*stream_state(seed, start), todo, FULL_DECK, self.delta, np.int32(current),
+                    policy_remembering(*stream_state(seed, start), todo, FULL_DECK,
+                                       self.delta if self.listing else -1.0, np.int32(current),
                                        *model.search_arguments, chosen, strengths, *lists)
             searched = len(todo)
         self.searched += searched

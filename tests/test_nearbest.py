@@ -68,6 +68,11 @@ def test_a_search_lists_every_row_within_delta_of_the_best_and_bounds_the_others
             assert ceiling >= best_value - delta and (ceiling == best_value - delta or len(keys) == capacity)
             assert all(value <= ceiling for key, (value, _) in reference.items() if key not in keys)
             overflowed += len(keys) == capacity and ceiling > best_value - delta
+        # a pass that does not list (delta below 0) answers the same and lists nothing (count -1)
+        rows = np.zeros((8, 3), dtype=np.int16)
+        answer = policy_remembering_hand(hand, -1.0, *model.search_arguments, *_policy_scratch(), UNLIMITED_SEARCHES,
+                                         rows, np.zeros(8, dtype=np.int32), np.zeros(8))
+        assert answer[0] == -best_split and answer[4] == -1 and not rows.any()
     assert overflowed
 
 

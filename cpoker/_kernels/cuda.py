@@ -272,8 +272,9 @@ def build_kernels(cuda_module) -> dict:
                               rest_slot_mask, rest_displacements, rest_values, middles, fronts, chosen,
                               chosen_strengths, kept_rows, kept_splits, counts, ceilings, since):
         """Hand ``positions[h]`` of a block (the stream's state before its first), dealt by thread ``h`` and
-        arranged by the policy, its near-best rows listed at that position for pass ``current``: the CPU's
-        ``nearbest.policy_remembering`` (split -1, nothing listed, over ``search_budget``)."""
+        arranged by the policy, its near-best rows listed at that position for pass ``current`` (none with
+        ``delta`` below 0): the CPU's ``nearbest.policy_remembering`` (split -1, nothing listed, over
+        ``search_budget``)."""
         h = cuda.grid(1)
         if h < chosen.shape[0]:
             position = positions[h]
@@ -294,7 +295,7 @@ def build_kernels(cuda_module) -> dict:
             chosen_strengths[h, 0] = front
             chosen_strengths[h, 1] = middle
             chosen_strengths[h, 2] = back
-            if best >= 0:
+            if count >= 0:  # listed (not over the budget, nor a pass that does not list)
                 counts[position] = count
                 ceilings[position] = ceiling
                 since[position] = current

@@ -179,7 +179,8 @@ def policy_remembering_hand(hand, delta, row_values, row_bounds, row_wins, row_l
     correction: ``removal_terms`` are not read), and its near-best rows (:func:`near_best_rows`): ``(split, front,
     middle, back, count, ceiling)``.
 
-    Split -1 (and count 0) when the search needs more than ``search_budget`` backs.
+    Count -1 when nothing is listed: ``delta`` below 0 (a pass that does not list), or a search over
+    ``search_budget`` backs, whose split is then -1 too.
     """
     hand_code, hand_mask, top_front = hand_subsets(hand, row_values, card_codes, multiplier, bucket_shift, slot_mask,
                                                    displacements, strengths, flush_strengths, index5, index3, masks5,
@@ -190,12 +191,14 @@ def policy_remembering_hand(hand, delta, row_values, row_bounds, row_wins, row_l
         rest_slot_mask, rest_displacements, rest_values, flush_strengths, candidates, candidate_bounds, False,
         corrections, buckets, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, search_budget)
     if best < 0:
-        return best, 0, 0, 0, 0, 0.0
-    count, ceiling = near_best_rows(index5, index3, hand_code, hand_mask, codes5, masks5, top_front, best_value, delta,
-                                    row_values, row_bounds, row_wins, row_losses, scoop, majority, joint, rest_best,
-                                    self_bounds, middles, fronts, rest_multiplier, rest_shift, rest_slot_mask,
-                                    rest_displacements, rest_values, flush_strengths, kept_rows, kept_splits,
-                                    kept_values, candidates)
+        return best, 0, 0, 0, -1, 0.0
+    count, ceiling = -1, 0.0
+    if delta >= 0.0:
+        count, ceiling = near_best_rows(index5, index3, hand_code, hand_mask, codes5, masks5, top_front, best_value,
+                                        delta, row_values, row_bounds, row_wins, row_losses, scoop, majority, joint,
+                                        rest_best, self_bounds, middles, fronts, rest_multiplier, rest_shift,
+                                        rest_slot_mask, rest_displacements, rest_values, flush_strengths, kept_rows,
+                                        kept_splits, kept_values, candidates)
     return best, index3[fronts[best]], index5[middles[best]], index5[best // 56], count, ceiling
 
 
@@ -244,9 +247,10 @@ def _remembering_block(state_high, state_low, inc_high, inc_low, rows, start, st
         chosen_strengths[h, 0] = front
         chosen_strengths[h, 1] = middle
         chosen_strengths[h, 2] = back
-        counts[h] = count
-        ceilings[h] = ceiling
-        since[h] = current
+        if count >= 0:  # listed now (else its list, if any, stays that of its pass)
+            counts[h] = count
+            ceilings[h] = ceiling
+            since[h] = current
 
 
 @jit(parallel=True)
@@ -258,7 +262,7 @@ def policy_remembering(state_high, state_low, inc_high, inc_low, rows, deck, del
     """Deal hand ``rows[j]`` of a block from its seeded stream (state before the block's first hand: see
     :func:`.deal.deal_hands`), arrange it by the table policy into row ``rows[j]`` of ``chosen`` and
     ``chosen_strengths``, and list its near-best rows in row ``rows[j]`` of the last five arrays (``since``: the
-    pass ``current``); blocks of hands in parallel."""
+    pass ``current``; nothing with ``delta`` below 0); blocks of hands in parallel."""
     n_hands = rows.shape[0]
     n_blocks = (n_hands + BLOCK - 1) // BLOCK
     for block in numba.prange(n_blocks):
