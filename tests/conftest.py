@@ -2,6 +2,8 @@ import numpy as np
 import pytest
 from hypothesis import settings
 
+from cpoker.rules import Rules
+
 settings.register_profile("ci", max_examples=200, deadline=None)
 settings.load_profile("ci")
 
@@ -34,3 +36,10 @@ def skewed_distribution(seed: int, power: float = 8) -> np.ndarray:
 
     weights = np.random.default_rng(seed).random((3, len(strength_keys()))) ** power
     return weights / weights.sum(axis=1, keepdims=True)
+
+
+# a hand whose two best splits tie (backs of one strength): a bound summed in another order than the splits'
+# values once fell an ulp below them and lost the tie to the later split
+TIED_HAND = "As Ks Qh Jh Jd Td 8s 7d 6h 5h 4h 3h 3c"
+# house rules whose back royalties are not monotone in the category: the policy's bound must still hold
+ODD_ROYALTIES = Rules("2-4", {"back": {"straight": 6, "flush": 0, "full house": 1}, "front": {"pair": 1}})

@@ -3,7 +3,7 @@ builds that use them giving the very tables of builds that do not."""
 
 import numpy as np
 import pytest
-from conftest import few_rank_hands, random_hands, skewed_distribution
+from conftest import ODD_ROYALTIES, TIED_HAND, few_rank_hands, random_hands, skewed_distribution
 
 import cpoker
 import cpoker.nearbest as nearbest
@@ -11,12 +11,9 @@ from cpoker._kernels.nearbest import certified_split, policy_remembering_hand
 from cpoker._kernels.splits import UNLIMITED_SEARCHES, _policy_scratch
 from cpoker.arrange import parse_hand
 from cpoker.policy import RowModel, build_tables, default_tables
-from cpoker.rules import PRESETS, Rules
+from cpoker.rules import PRESETS
 from cpoker.tables import strength_keys
 
-# a hand whose two best splits tie (see test_solver), and house rules with back royalties not monotone
-TIED_HAND = "As Ks Qh Jh Jd Td 8s 7d 6h 5h 4h 3h 3c"
-ODD_ROYALTIES = Rules("2-4", {"back": {"straight": 6, "flush": 0, "full house": 1}, "front": {"pair": 1}})
 RULES = {**PRESETS, "odd": ODD_ROYALTIES}
 
 

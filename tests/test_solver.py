@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from conftest import few_rank_hands, random_hands, skewed_distribution
+from conftest import ODD_ROYALTIES, TIED_HAND, few_rank_hands, random_hands, skewed_distribution
 from naive import settle_pair
 
 import cpoker
@@ -29,10 +29,6 @@ def brute_force_table_choice(hand, model):
     return int(found.split_ids[best.min()])
 
 
-# house rules whose back royalties are not monotone in the category: the policy's bound must still hold
-ODD_ROYALTIES = Rules("2-4", {"back": {"straight": 6, "flush": 0, "full house": 1}, "front": {"pair": 1}})
-
-
 @pytest.mark.parametrize("rules", ["pagat", "1-6", "2-4", "seed001-royalties", "odd"])
 @pytest.mark.parametrize("source", ["shipped", "uniform", "skewed"])
 def test_table_policy_equals_brute_force_argmax(source, rules):
@@ -49,10 +45,6 @@ def test_table_policy_equals_brute_force_argmax(source, rules):
     keys = strength_keys()[strengths]
     assert np.all(keys[:, 2] >= keys[:, 1]) and np.all(keys[:, 1] >= keys[:, 0])
 
-
-# a hand whose two best splits tie (backs of one strength): a bound summed in another order than the splits'
-# values once fell an ulp below them and lost the tie to the later split
-TIED_HAND = "As Ks Qh Jh Jd Td 8s 7d 6h 5h 4h 3h 3c"
 
 
 @pytest.mark.parametrize("rules", ["pagat", "2-4", "odd"])
