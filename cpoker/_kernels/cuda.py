@@ -31,8 +31,8 @@ TWINNED = {
     lookup: ("perfect_hash_value", "perfect_hash_slot", "flush_ranks", "flagged_suit_ranks"),
     removal: ("rank_feature", "suit_counts", "blocker_feature", "hand_correction"),
     splits: ("subset_strengths", "hand_subsets", "joint_below", "joint_slope", "rows_bonus", "bonus_ceiling",
-             "strength_threshold", "corrected_row", "hand_removal", "plain_cards", "lower_twin", "rest_caps",
-             "tight_bound", "best_split_by_row_values", "table_policy_hand", "greedy_hand"),
+             "strength_threshold", "corrected_row", "hand_removal", "plain_cards", "lower_twin", "backs_at_least",
+             "rest_caps", "tight_bound", "best_split_by_row_values", "table_policy_hand", "greedy_hand"),
     nearbest: ("split_value", "near_best_rows", "certified_split", "policy_remembering_hand"),
     scoring: ("_royalty", "pair_parts", "pair_points"),
 }

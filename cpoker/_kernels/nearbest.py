@@ -30,9 +30,9 @@ import numpy as np
 from .._jit import jit
 from .deal import deal_hands
 from .lookup import SUIT_BIAS
-from .splits import (BLOCK, BONUS_SLACK, UNLIMITED_SEARCHES, _policy_scratch, best_split_by_row_values,
-                     bonus_ceiling, hand_subsets, joint_slope, lower_twin, plain_cards, rows_bonus, strength_threshold,
-                     tight_bound)
+from .splits import (BLOCK, BONUS_SLACK, UNLIMITED_SEARCHES, _policy_scratch, backs_at_least,
+                     best_split_by_row_values, bonus_ceiling, hand_subsets, joint_slope, plain_cards, rows_bonus,
+                     strength_threshold, tight_bound)
 
 CAPACITY = 8  # rows listed a hand at most (a CUDA thread's scratch for them has a fixed size)
 
@@ -73,17 +73,7 @@ def near_best_rows(rank5, rank3, hand_code, hand_mask, codes5, masks5, top_front
     threshold = strength_threshold(self_bounds, top_front, floor)
     has_bonus = scoop != 0.0 or majority != 0.0
     slope = joint_slope(joint) if has_bonus else 0.0
-    plain = plain_cards(hand_mask)
-    n_candidates = 0
-    for back in range(rank5.shape[0]):  # no branch: every index is stored, the count advances for those that pass
-        candidates[n_candidates] = back
-        n_candidates += rank5[back] >= threshold
-    kept = 0
-    for j in range(n_candidates):  # in increasing index still
-        back = candidates[j]
-        candidates[kept] = back
-        kept += not lower_twin(masks5[back], hand_mask, plain)
-    for j in range(kept):
+    for j in range(backs_at_least(rank5, masks5, hand_mask, plain_cards(hand_mask), threshold, -1, candidates)):
         back = candidates[j]
         back_rank = rank5[back]
         back_value = row_values[2, back_rank]

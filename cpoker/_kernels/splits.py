@@ -433,6 +433,23 @@ def lower_twin(back_mask, hand_mask, plain):
 
 
 @jit
+def backs_at_least(rank5, masks5, hand_mask, plain, threshold, searched, candidates):
+    """Fill ``candidates`` with the backs of strength ``threshold`` or more, in increasing index, but ``searched``
+    (-1: none) and the backs that have a lower twin (:func:`lower_twin`: their splits' strengths are the twin's,
+    which wins any tie); returns their count.  One call a hand: the loops over the 1,287 backs inside."""
+    count = 0
+    for back in range(rank5.shape[0]):  # no branch: every index is stored, the count advances for those that pass
+        candidates[count] = back
+        count += (rank5[back] >= threshold) & (back != searched)
+    kept = 0
+    for j in range(count):
+        back = candidates[j]
+        candidates[kept] = back
+        kept += not lower_twin(masks5[back], hand_mask, plain)
+    return kept
+
+
+@jit
 def best_split_by_row_values(rank5, rank3, front_values, middles, fronts, row_values, row_bounds, row_wins,
                              row_losses, scoop, majority, joint, rest_best, self_bounds, top_front, hand_code,
                              hand_mask, codes5, masks5, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements,
@@ -527,19 +544,9 @@ def best_split_by_row_values(rank5, rank3, front_values, middles, fronts, row_va
         if step == 0:
             back = first
         elif step == 1:
-            threshold = strength_threshold(self_bounds, top_front, best_value - all_slack)
-            for back in range(n_backs):  # no branch: every index is stored, the count advances for those that pass
-                candidates[n_candidates] = back
-                n_candidates += (rank5[back] >= threshold) & (back != first)
-            # twins: a back that leaves a card of the rank of one of its own cards, of a lower suit (neither suit
-            # holding five of the hand, so no flush can change), has a twin of lower index, the two cards swapped,
-            # whose splits have the same strengths (a plain scan keeps the twin's on a tie): drop it
-            kept = 0
-            for j in range(n_candidates):
-                back = candidates[j]
-                candidates[kept] = back
-                kept += not lower_twin(masks5[back], hand_mask, plain)
-            n_candidates = kept
+            n_candidates = backs_at_least(rank5, masks5, hand_mask, plain,
+                                          strength_threshold(self_bounds, top_front, best_value - all_slack), first,
+                                          candidates)
             for j in range(n_candidates):  # tight_bound and rest_caps, written out: calls passing arrays are
                 # not inlined and cost ~10% here (inline='always' too: numba's IR inlining compiles to slower code)
                 back = candidates[j]
