@@ -82,19 +82,11 @@ def measure_evaluation(cuda, kernels, name: str, masks: np.ndarray, n_cards: int
 def timed_build(options: dict, lists: bool) -> tuple:
     """``(seconds, its NearBestMemory, the tables' bytes)`` of ``build_tables(**options)``, with each hand's
     near-best rows or with none (``memory=0``: every hand searched in every pass)."""
-    from unittest import mock
+    from cuda_check import memories_made
 
-    import cpoker.nearbest
     from cpoker.policy import build_tables
 
-    made = []
-
-    class Counted(cpoker.nearbest.NearBestMemory):
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, **({} if lists else {"memory": 0}), **kwargs)
-            made.append(self)
-
-    with mock.patch("cpoker.nearbest.NearBestMemory", Counted):
+    with memories_made(**({} if lists else {"memory": 0})) as made:
         started = time.perf_counter()
         tables = build_tables(**options).to_bytes()
         return time.perf_counter() - started, made[0], tables

@@ -234,9 +234,10 @@ def self_play_remembered_cuda(seed: int, start: int, count: int, model: "RowMode
     arguments = _model_arguments(model)
     chosen_device = cuda.device_array(count, dtype=np.int32)
     strengths_device = cuda.device_array((count, 3), dtype=np.int16)
+    values, _, wins, losses, scoop, majority, joint = arguments[:7]  # on the device (RowModel.kernel_arguments)
     kernels["certify_lists"][_grid(count, THREADS), THREADS](
-        *lists, cuda.to_device(np.ascontiguousarray(drifts, dtype=np.float64)), arguments[0], arguments[2],
-        arguments[3], arguments[4], arguments[5], arguments[6], chosen_device, strengths_device)
+        *lists, cuda.to_device(np.ascontiguousarray(drifts, dtype=np.float64)), values, wins, losses, scoop, majority,
+        joint, chosen_device, strengths_device)
     chosen, strengths = chosen_device.copy_to_host(), strengths_device.copy_to_host()
     todo = np.flatnonzero(chosen < 0)
     if len(todo):

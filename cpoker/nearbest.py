@@ -45,7 +45,7 @@ def valid_strengths() -> np.ndarray:
 
 def model_snapshot(model) -> tuple:
     """What :func:`drift` reads of a :class:`~cpoker.policy.RowModel`: ``(values, wins, losses, scoop, majority,
-    joint grid)``."""
+    joint grid)``, the arguments a split's value takes (:func:`~cpoker._kernels.nearbest.certified_split`)."""
     return model.values, model.wins, model.losses, float(model.scoop), float(model.majority), model.joint_grid
 
 
@@ -69,6 +69,11 @@ def drift(before: tuple, after: tuple, valid: np.ndarray) -> float:
     if scoop or majority:
         rise = rise + (scoop + majority) * joint_slope(joint) * (np.abs(wins - before[1]) + np.abs(losses - before[2]))
     return sum(max(0.0, float(rise[row][valid[row]].max())) for row in range(3)) + DRIFT_SLACK
+
+
+def bytes_per_hand(capacity: int = CAPACITY) -> int:
+    """Memory a hand's list takes: its rows and splits (``capacity`` each), count, ceiling and pass."""
+    return capacity * (3 * 2 + 4) + 1 + 8 + 4
 
 
 class NearBestMemory:
@@ -95,8 +100,7 @@ class NearBestMemory:
                 from .devices import free_device_memory
 
                 memory = free_device_memory() // 4
-        per_hand = capacity * (3 * 2 + 4) + 1 + 8 + 4  # rows and splits, count, ceiling, since
-        self.size = min(hands, memory // per_hand // chunk * chunk)
+        self.size = min(hands, memory // bytes_per_hand(capacity) // chunk * chunk)
         self.delta = float(delta)
         if device == "cuda":
             from .devices import near_best_lists_cuda
@@ -140,23 +144,22 @@ class NearBestMemory:
         from .policy import stream_state
 
         model, current = self._model, len(self._drifts) - 1
+        delta = self.delta if self.listing else -1.0  # below 0: the searches list nothing
         lists = tuple(array[start:start + count] for array in self.lists)
         if self.device == "cuda":
             from .devices import self_play_remembered_cuda
 
             chosen, strengths, searched = self_play_remembered_cuda(seed, start, count, model, lists, self._drifts,
-                                                                    current, self.delta if self.listing else -1.0)
+                                                                    current, delta)
         else:
             from ._kernels.nearbest import certify, policy_remembering
             from .policy import FULL_DECK
 
             with shielded():
-                chosen, strengths = certify(*lists, self._drifts, model.values, model.wins, model.losses,
-                                            float(model.scoop), float(model.majority), model.joint_grid)
+                chosen, strengths = certify(*lists, self._drifts, *model_snapshot(model))
                 todo = np.flatnonzero(chosen < 0)
                 if len(todo):
-                    policy_remembering(*stream_state(seed, start), todo, FULL_DECK,
-                                       self.delta if self.listing else -1.0, np.int32(current),
+                    policy_remembering(*stream_state(seed, start), todo, FULL_DECK, delta, np.int32(current),
                                        *model.search_arguments, chosen, strengths, *lists)
             searched = len(todo)
         self.searched += searched

@@ -5,8 +5,10 @@ small sizes: the simulator runs each GPU thread in Python), and by hand on a
 real GPU with larger sizes: ``python tests/cuda_check.py ROWS HANDS``.
 """
 
+import contextlib
 import json
 import sys
+from unittest import mock
 
 import numpy as np
 
@@ -44,6 +46,23 @@ def rank_leaves_equal() -> bool:
     leaves[(1 << 13) // THREADS, THREADS](out)
     expected = np.stack([evaluate.POPCOUNT, evaluate.TOP_BIT, evaluate.STRAIGHT_TOP], axis=1)
     return bool(np.array_equal(out.copy_to_host(), expected))
+
+
+@contextlib.contextmanager
+def memories_made(**options):
+    """Within it, a build's :class:`cpoker.nearbest.NearBestMemory` is kept in the list it yields (its counts of
+    hands searched and certified), and made with ``options`` (``memory=0``: no lists)."""
+    import cpoker.nearbest
+
+    made = []
+
+    class Kept(cpoker.nearbest.NearBestMemory):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **{**kwargs, **options})
+            made.append(self)
+
+    with mock.patch("cpoker.nearbest.NearBestMemory", Kept):
+        yield made
 
 
 def counts_mask(lists: tuple, i: int) -> np.ndarray:
@@ -131,18 +150,9 @@ def main(rows: int, hands: int) -> dict:
                                                                                    b.copy_to_host(), 0))
         for i, (a, b) in enumerate(zip(cpu_memory.lists, lists))))
     # a build: greedy start, self-play certifying from the lists on the GPU, a round with the correction
-    from unittest import mock
-
     from cpoker.policy import build_tables
 
-    made = []
-
-    class Counted(NearBestMemory):
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, **kwargs)
-            made.append(self)
-
-    with mock.patch("cpoker.nearbest.NearBestMemory", Counted):
+    with memories_made() as made:
         gpu, cpu = (build_tables(hands=hands, seed=2, max_iterations=4, tolerance=0, removal_deals=30,
                                  removal_rounds=1, device=device).to_bytes() for device in ("cuda", "cpu"))
     report["tables_build_equal"] = gpu == cpu

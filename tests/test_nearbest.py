@@ -4,6 +4,7 @@ builds that use them giving the very tables of builds that do not."""
 import numpy as np
 import pytest
 from conftest import ODD_ROYALTIES, TIED_HAND, few_rank_hands, random_hands, skewed_distribution
+from cuda_check import memories_made
 
 import cpoker
 import cpoker.nearbest as nearbest
@@ -91,9 +92,8 @@ def test_a_certified_split_is_the_search_of_the_new_model(rules):
         assert 0 < rise < np.inf and (weight > 0 or rise == nearbest.DRIFT_SLACK)
         certified = 0
         for hand, (_, rows, splits, _, ceiling) in zip(hands, lists):
-            split, *strengths = certified_split(rows, splits, len(rows), ceiling, rise, after.values, after.wins,
-                                                after.losses, float(after.scoop), float(after.majority),
-                                                after.joint_grid)
+            split, *strengths = certified_split(rows, splits, len(rows), ceiling, rise,
+                                                *nearbest.model_snapshot(after))
             if split >= 0:
                 certified += 1
                 reference = every_row(hand, after)
@@ -122,16 +122,6 @@ def test_the_drift_bounds_the_rise_of_every_split(rules):
     assert nearbest.drift(nearbest.model_snapshot(models[0]), nearbest.model_snapshot(other), valid) == np.inf
 
 
-class CountingMemory(nearbest.NearBestMemory):
-    """The build's memory, keeping count of its instances' work."""
-
-    made: list = []
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        CountingMemory.made.append(self)
-
-
 @pytest.mark.parametrize("rules", ["pagat", "2-4"])
 def test_a_build_with_near_best_rows_makes_the_tables_of_one_without(monkeypatch, rules):
     """The same build four ways: every hand listed (two blocks a call); the lists covering one block of three
@@ -140,9 +130,8 @@ def test_a_build_with_near_best_rows_makes_the_tables_of_one_without(monkeypatch
     tables, byte for byte, rounds with the card-removal correction included.  The lists do spare searches."""
     options = dict(hands=1_500, seed=11, rules=rules, max_iterations=12, chunk=500, removal_deals=400,
                    removal_rounds=1)
-    monkeypatch.setattr("cpoker.nearbest.NearBestMemory", CountingMemory)
     built = []
-    per_hand = nearbest.CAPACITY * 10 + 13
+    per_hand = nearbest.bytes_per_hand()
     everything = nearbest.MEMORY_BYTES
     # memory, hands covered, hands a call, models kept, passes listed, least share certified (measured: 28-50% in
     # 12 iterations, 6-14% in the first 6 with 2 models kept)
@@ -153,9 +142,9 @@ def test_a_build_with_near_best_rows_makes_the_tables_of_one_without(monkeypatch
         monkeypatch.setattr("cpoker.policy.REMEMBERED_GROUP", group)
         monkeypatch.setattr("cpoker.nearbest.KEPT_MODELS", kept)
         monkeypatch.setattr("cpoker.nearbest.MAX_PASSES", passes)
-        CountingMemory.made.clear()
-        built.append(build_tables(**options).to_bytes())
-        (made,) = CountingMemory.made
+        with memories_made() as memories:
+            built.append(build_tables(**options).to_bytes())
+        (made,) = memories
         assert made.size == covered
         assert made.searched + made.certified == passes * covered  # the passes without the correction
         assert made.certified > share * passes * covered or not covered
