@@ -205,7 +205,7 @@ def free_device_memory() -> int:
 
 def near_best_lists_cuda(size: int, capacity: int) -> tuple:
     """Device arrays for ``size`` hands' near-best rows (:class:`cpoker.nearbest.NearBestMemory`): rows,
-    splits, counts, ceilings, and the pass that listed them (-1, none yet)."""
+    splits, counts, ceilings, the pass that listed them (-1, none yet) and the hands' cards."""
     cuda, _, _ = cuda_runtime()
     since = cuda.device_array(size, dtype=np.int32)
     counts = cuda.device_array(size, dtype=np.uint8)
@@ -213,17 +213,23 @@ def near_best_lists_cuda(size: int, capacity: int) -> tuple:
         since[start:start + GPU_BATCH] = np.full(min(GPU_BATCH, size - start), -1, dtype=np.int32)
         counts[start:start + GPU_BATCH] = np.zeros(min(GPU_BATCH, size - start), dtype=np.uint8)
     return (cuda.device_array((size, capacity, 3), dtype=np.int16), cuda.device_array((size, capacity), dtype=np.int32),
-            counts, cuda.device_array(size, dtype=np.float64), since)
+            counts, cuda.device_array(size, dtype=np.float64), since, cuda.device_array(size, dtype=np.int64))
+
+
+def on_device(arguments: tuple) -> tuple:
+    """``arguments`` with each array copied to the GPU (once, for the many launches that read it)."""
+    cuda, _, _ = cuda_runtime()
+    return tuple(cuda.to_device(a) if isinstance(a, np.ndarray) else a for a in arguments)
 
 
 def self_play_remembered_cuda(seed: int, start: int, count: int, model: "RowModel", lists: tuple,
-                              drifts: np.ndarray, current: int, delta: float,
+                              drift_arguments: tuple, current: int, delta: float,
                               search_budget: "int | None" = None) -> tuple[np.ndarray, np.ndarray, int]:
     """:func:`self_play_cuda` of a block whose hands have near-best rows on the GPU (``lists``: the block's, see
     :func:`near_best_lists_cuda`): ``(chosen, strengths, hands searched)``, the same answers.
 
-    One thread per hand certifies its split from its rows where the drift since they were listed
-    (``drifts``, by pass) allows (:func:`cpoker._kernels.nearbest.certified_split`); the others are dealt and
+    One thread per hand certifies its split from its rows where the drift since they were listed allows
+    (``drift_arguments``, on the device: see :func:`cpoker._kernels.nearbest.certify`); the others are dealt and
     searched in a second kernel, listing again (pass ``current``; not with ``delta`` below 0), in one or two
     launches as in :func:`self_play_cuda`.
     """
@@ -234,10 +240,10 @@ def self_play_remembered_cuda(seed: int, start: int, count: int, model: "RowMode
     arguments = _model_arguments(model)
     chosen_device = cuda.device_array(count, dtype=np.int32)
     strengths_device = cuda.device_array((count, 3), dtype=np.int16)
-    values, _, wins, losses, scoop, majority, joint = arguments[:7]  # on the device (RowModel.kernel_arguments)
-    kernels["certify_lists"][_grid(count, THREADS), THREADS](
-        *lists, cuda.to_device(np.ascontiguousarray(drifts, dtype=np.float64)), values, wins, losses, scoop, majority,
-        joint, chosen_device, strengths_device)
+    values, _, wins, losses, scoop, majority, joint, _, _, terms, shapes = arguments[:11]  # RowModel.kernel_arguments
+    kernels["certify_lists"][_grid(count, THREADS), THREADS](*lists, *drift_arguments, values, wins, losses, scoop,
+                                                             majority, joint, terms, shapes, chosen_device,
+                                                             strengths_device)
     chosen, strengths = chosen_device.copy_to_host(), strengths_device.copy_to_host()
     todo = np.flatnonzero(chosen < 0)
     if len(todo):

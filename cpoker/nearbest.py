@@ -13,9 +13,13 @@ searching the hand.  Only the others are searched (and list again).
 
 The answers, and so the tables, are identical with or without it: that is
 tested against plain passes, and the shipped tables still rebuild byte for
-byte.  Used by the local backend for the iterations without a card-removal
-correction (a corrected value depends on the hand's cards); the Dask backend
-and the rounds with the correction search every hand, as before.
+byte.  Used by every pass of the local backend; the Dask backend searches
+every hand, as before (its workers keep nothing between passes).  Under a
+card-removal correction a split's value depends on the hand's cards, so the
+drift does too: the part common to all hands (:func:`drift`) plus the hand's
+own (:func:`drift_by_shape`, :func:`~cpoker._kernels.nearbest.hand_drift`).
+A list made without the correction is not certified from under it (its drift
+would be the whole correction: 3% of pagat's hands would pass).
 """
 
 from __future__ import annotations
@@ -26,9 +30,12 @@ from ._kernels.nearbest import CAPACITY  # rows listed a hand: a 60-iteration pa
 from .interrupts import shielded
 
 DELTA = 0.1  # how far below the best a listed split may be (a split's value spans about -3 to 3)
-MEMORY_BYTES = 1 << 30  # host memory for the lists (93 bytes a hand: 11 M hands); the hands past it are searched
+MEMORY_BYTES = 1 << 30  # host memory for the lists (101 bytes a hand: 10.6 M hands); the hands past it are searched
 DRIFT_SLACK = 1e-9  # added to every drift: a split's value is a rounded sum
 KEPT_MODELS = 256  # the models of the last passes kept for drift(): a list made under an older one is searched again
+# under a card-removal correction, lists made by the last passes' models only (each hand's drift reads a change of
+# the correction's terms from each: 0.4 MB, 1.3 MB under a bonus)
+KEPT_CORRECTED = 16
 MAX_PASSES = 4096  # passes of one build with lists (the drifts by pass stay small); later ones search every hand
 # a pass lists only once its model moved less than this since the last pass's: lists made earlier are not certified
 # from (pagat: drifts 0.29, 0.34, then 0.15; the lists of those first passes certified 0%, 0.3%, then 6%, 36%...)
@@ -44,36 +51,86 @@ def valid_strengths() -> np.ndarray:
 
 
 def model_snapshot(model) -> tuple:
-    """What :func:`drift` reads of a :class:`~cpoker.policy.RowModel`: ``(values, wins, losses, scoop, majority,
-    joint grid)``, the arguments a split's value takes (:func:`~cpoker._kernels.nearbest.certified_split`)."""
-    return model.values, model.wins, model.losses, float(model.scoop), float(model.majority), model.joint_grid
+    """What a certificate reads of a :class:`~cpoker.policy.RowModel` (:func:`~cpoker._kernels.nearbest.certify`'s
+    last arguments), and :func:`drift` too: ``(values, wins, losses, scoop, majority, joint grid, card-removal
+    terms, correction shapes)``; the terms have one row without a correction."""
+    arguments = model.kernel_arguments()
+    return (*arguments[:1], *arguments[2:7], *arguments[9:])
+
+
+def corrected(snapshot: tuple) -> bool:
+    """Whether the model of this :func:`model_snapshot` corrects each hand for card removal."""
+    return snapshot[6].shape[0] > 1
+
+
+def joint_drift(before: tuple, after: tuple) -> float:
+    """The most the scoring bonus of any rows can rise from one model's joint grid to another's (their
+    :func:`model_snapshot`), ``inf`` when they price the bonus differently.
+
+    :func:`~cpoker._kernels.splits.joint_below` interpolates its grid, a weighted mean of grid points, so
+    it moves by at most the largest change of a grid point (``e``, per side); the bonus reads it once per
+    side for the scoop and five times for the majority (two or more wins: three reads, less twice a fourth).
+    """
+    scoop, majority, joint = after[3:6]
+    if (scoop, majority) != before[3:5] or joint.shape != before[5].shape:
+        return np.inf
+    if not (scoop or majority) or np.array_equal(joint, before[5]):
+        return 0.0
+    change = np.abs(joint - before[5]).reshape(2, -1).max(axis=1)
+    return float((scoop + 5 * majority) * change.sum())
+
+
+def _row_rises(before: tuple, after: tuple) -> np.ndarray:
+    """``(3, S)``: each row's rise of value by strength from one model's tables to another's, plus under a scoring
+    bonus the most the change of its win and loss probabilities moves the bonus (corrections left out)."""
+    from ._kernels.splits import joint_slope
+
+    values, wins, losses, scoop, majority, joint = after[:6]
+    rise = values - before[0]
+    if scoop or majority:
+        rise = rise + (scoop + majority) * joint_slope(joint) * (np.abs(wins - before[1]) + np.abs(losses - before[2]))
+    return rise
 
 
 def drift(before: tuple, after: tuple, valid: np.ndarray) -> float:
     """The most any split's value can rise from one model to another (their :func:`model_snapshot`), ``inf`` when
-    they price the bonus differently; ``valid``: :func:`valid_strengths`.
+    they price the bonus differently or only one corrects for card removal; ``valid``: :func:`valid_strengths`.
 
     A split's value is the sum of its rows' values plus, under a scoring bonus, the bonus of its rows' win and
     loss probabilities, which moves by at most ``(scoop + majority)`` times the grid's steepest slope
     (:func:`~cpoker._kernels.splits.joint_slope`, 1 for independent rows) per unit of any one of them
-    (:func:`~cpoker._kernels.splits.hand_removal` bounds a card-removal correction's effect the same way).  So
-    each row adds the largest, over the strengths it can have, of its value's rise plus that slope times the
-    change of its win and loss probabilities at that strength.
+    (:func:`~cpoker._kernels.splits.hand_removal` bounds a card-removal correction's effect the same way), and
+    by at most :func:`joint_drift` with the grid.  So each row adds the largest, over the strengths it can
+    have, of its value's rise plus that slope times the change of its win and loss probabilities at that
+    strength.  Between two corrected models that depends on the hand: this is then only the part common to
+    all hands (the grid's), and :func:`~cpoker._kernels.nearbest.hand_drift` adds each hand's, from
+    :func:`drift_by_shape`.
     """
-    from ._kernels.splits import joint_slope
-
-    values, wins, losses, scoop, majority, joint = after
-    if (scoop, majority) != before[3:5] or not np.array_equal(joint, before[5]):
+    if corrected(before) != corrected(after):
         return np.inf
-    rise = values - before[0]
-    if scoop or majority:
-        rise = rise + (scoop + majority) * joint_slope(joint) * (np.abs(wins - before[1]) + np.abs(losses - before[2]))
-    return sum(max(0.0, float(rise[row][valid[row]].max())) for row in range(3)) + DRIFT_SLACK
+    common = joint_drift(before, after) + DRIFT_SLACK
+    if corrected(after) or not common < np.inf:
+        return common
+    rise = _row_rises(before, after)
+    return sum(max(0.0, float(rise[row][valid[row]].max())) for row in range(3)) + common
+
+
+def drift_by_shape(before: tuple, after: tuple, valid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """What :func:`~cpoker._kernels.nearbest.hand_drift` reads of two corrected models: ``(shape_rises,
+    delta_terms)``, the largest rise of each row's tables (:func:`drift`'s) over the strengths of each correction
+    shape (``-inf`` for a shape the row cannot have), and the change of the correction's terms (float64)."""
+    from ._kernels.removal import N_SHAPES
+
+    rise, shapes = _row_rises(before, after), after[7]
+    shape_rises = np.full((3, N_SHAPES), -np.inf)
+    for row in range(3):
+        np.maximum.at(shape_rises[row], shapes[valid[row]], rise[row][valid[row]])
+    return shape_rises, after[6].astype(np.float64) - before[6].astype(np.float64)
 
 
 def bytes_per_hand(capacity: int = CAPACITY) -> int:
-    """Memory a hand's list takes: its rows and splits (``capacity`` each), count, ceiling and pass."""
-    return capacity * (3 * 2 + 4) + 1 + 8 + 4
+    """Memory a hand's list takes: its rows and splits (``capacity`` each), count, ceiling, pass and cards."""
+    return capacity * (3 * 2 + 4) + 1 + 8 + 4 + 8
 
 
 class NearBestMemory:
@@ -86,7 +143,7 @@ class NearBestMemory:
         ``memory`` bytes, and the hands past them are searched in every pass.
     device
         Where the lists live and the passes run: ``"cpu"`` (host memory, :data:`MEMORY_BYTES` by default) or
-        ``"cuda"`` (the GPU's memory, a quarter of what is free by default: 10**8 hands take 9.3 GB).
+        ``"cuda"`` (the GPU's memory, a quarter of what is free by default: 10**8 hands take 10.1 GB).
     capacity, delta
         Rows listed a hand at most, and how far below the best value.
     """
@@ -106,32 +163,61 @@ class NearBestMemory:
             from .devices import near_best_lists_cuda
 
             self.lists = near_best_lists_cuda(self.size, capacity)
-        else:  # rows, splits, counts, ceilings, and since: the pass whose model listed them (-1: none)
+        else:  # rows, splits, counts, ceilings, since (the pass whose model listed them, -1: none) and cards
             self.lists = (np.zeros((self.size, capacity, 3), dtype=np.int16),
                           np.zeros((self.size, capacity), dtype=np.int32), np.zeros(self.size, dtype=np.uint8),
-                          np.zeros(self.size), np.full(self.size, -1, dtype=np.int32))
+                          np.zeros(self.size), np.full(self.size, -1, dtype=np.int32),
+                          np.zeros(self.size, dtype=np.int64))
         self._snapshots: dict = {}  # pass -> its model as drift() reads it, the last KEPT_MODELS passes
         self._drifts = np.zeros(0)
         self._valid = None
         self.listing = False  # whether the pass lists (see LISTING_DRIFT)
         self.searched = 0  # hands searched and certified in the blocks the lists cover
         self.certified = 0
+        self.by_pass: list = []  # the same, pass by pass: [searched, certified]
 
-    def start_pass(self, model) -> bool:
+    def start_pass(self, model, final: bool = False) -> bool:
         """Begin a pass under ``model`` (a :class:`~cpoker.policy.RowModel`); False when it cannot use the lists
-        (a card-removal correction), and its blocks are then arranged as usual."""
-        if model.removal is not None or self.size == 0 or len(self._drifts) >= MAX_PASSES:
+        (past :data:`MAX_PASSES`, or none), and its blocks are then arranged as usual.  A ``final`` pass (the
+        build's last, when known) lists nothing: no pass would read it."""
+        if self.size == 0 or len(self._drifts) >= MAX_PASSES:
             return False
         if self._valid is None:
             self._valid = valid_strengths()
         current = len(self._drifts)
         self._snapshots.pop(current - KEPT_MODELS, None)  # a list that old is searched again (bounded memory)
         snapshot = model_snapshot(model)
-        self._drifts = np.array([drift(self._snapshots[old], snapshot, self._valid) if old in self._snapshots
-                                 else np.inf for old in range(current)] + [np.inf])
+        drifts = np.array([drift(self._snapshots[old], snapshot, self._valid) if old in self._snapshots
+                           else np.inf for old in range(current)] + [np.inf])
+        slots = np.full(current + 1, -1, dtype=np.int32)
+        shape_rises, delta_terms = np.zeros((1, 3, 1)), np.zeros((1, 1, 1))  # read only under a correction
+        if corrected(snapshot):  # the hands' own drifts: from the last KEPT_CORRECTED passes' corrected models
+            kept = [old for old in range(max(0, current - KEPT_CORRECTED), current) if drifts[old] < np.inf]
+            drifts[:max(0, current - KEPT_CORRECTED)] = np.inf
+            if kept:
+                by_shape = [drift_by_shape(self._snapshots[old], snapshot, self._valid) for old in kept]
+                shape_rises, delta_terms = (np.stack(arrays) for arrays in zip(*by_shape))
+                slots[kept] = np.arange(len(kept))
+        from ._kernels.splits import joint_slope
+
+        scoop, majority, joint = snapshot[3:6]
+        arguments = (drifts, slots, shape_rises, delta_terms, (scoop + majority) * joint_slope(joint))
+        if self.device == "cuda":
+            from .devices import on_device
+
+            arguments = on_device(arguments)
+        self.drift_arguments = arguments
+        self._drifts = drifts
         self._snapshots[current] = snapshot
         self._model = model
-        self.listing = current > 0 and self._drifts[current - 1] < LISTING_DRIFT
+        self.by_pass.append([0, 0])
+        # a pass lists once its model has moved little since the last pass's, by the part of the drift common to
+        # all hands (the first pass with a correction: its grid's; no hand's own, which would be inf there)
+        moved = np.inf
+        if current > 0:
+            before = self._snapshots[current - 1]
+            moved = joint_drift(before, snapshot) + DRIFT_SLACK if corrected(snapshot) else drifts[current - 1]
+        self.listing = not final and moved < LISTING_DRIFT
         return True
 
     def covers(self, start: int, count: int) -> bool:
@@ -149,14 +235,14 @@ class NearBestMemory:
         if self.device == "cuda":
             from .devices import self_play_remembered_cuda
 
-            chosen, strengths, searched = self_play_remembered_cuda(seed, start, count, model, lists, self._drifts,
-                                                                    current, delta)
+            chosen, strengths, searched = self_play_remembered_cuda(seed, start, count, model, lists,
+                                                                    self.drift_arguments, current, delta)
         else:
             from ._kernels.nearbest import certify, policy_remembering
             from .policy import FULL_DECK
 
             with shielded():
-                chosen, strengths = certify(*lists, self._drifts, *model_snapshot(model))
+                chosen, strengths = certify(*lists, *self.drift_arguments, *model_snapshot(model))
                 todo = np.flatnonzero(chosen < 0)
                 if len(todo):
                     policy_remembering(*stream_state(seed, start), todo, FULL_DECK, delta, np.int32(current),
@@ -164,4 +250,6 @@ class NearBestMemory:
             searched = len(todo)
         self.searched += searched
         self.certified += count - searched
+        self.by_pass[-1][0] += searched
+        self.by_pass[-1][1] += count - searched
         return chosen, strengths

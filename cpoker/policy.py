@@ -796,7 +796,7 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
         Size of the fixed sample of random hands (default 100,000; at most
         10**8; the sample is dealt block by block, never held, and only each
         hand's last choice, 4 bytes, is kept between iterations, with its
-        near-best rows, 93 bytes, for as many hands as 1 GiB holds, a quarter
+        near-best rows, 101 bytes, for as many hands as 1 GiB holds, a quarter
         of the free memory on a GPU: see :mod:`cpoker.nearbest`).
     seed
         Seed of the sample (default 2026); the same ``(hands, seed,
@@ -900,11 +900,13 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
     # each hand's near-best rows, so that a pass searches only the hands whose choice may change (same answers)
     memory = NearBestMemory(hands, chunk, device) if backend == "local" else None
 
-    def self_play_pass(model: "RowModel | None", description: str) -> "tuple[np.ndarray, int] | None":
-        """One pass over the sample: each hand arranged by the policy of ``model`` (greedily when None)."""
+    def self_play_pass(model: "RowModel | None", description: str,
+                       final: bool = False) -> "tuple[np.ndarray, int] | None":
+        """One pass over the sample: each hand arranged by the policy of ``model`` (greedily when None); the
+        ``final`` pass of the build lists no near-best rows."""
         counts = np.zeros((3, size), dtype=np.int64)
         changed = 0
-        remembering = memory is not None and model is not None and memory.start_pass(model)
+        remembering = memory is not None and model is not None and memory.start_pass(model, final)
 
         def work(block):
             return work_many([block])[0] if remembering else arrange_block(block)
@@ -1005,7 +1007,8 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
             corrected = average
             for round_ in range(1, removal_rounds + 1):
                 result = self_play_pass(RowModel.from_distribution(corrected, rules, removal, joint),
-                                        f"self-play with card removal {round_}/{removal_rounds}")
+                                        f"self-play with card removal {round_}/{removal_rounds}",
+                                        final=round_ == removal_rounds)
                 if result is None or interrupts.signals_seen() > seen:
                     partial, removal, joint, rounds = True, None, None, []  # the self-play's tables, to resume
                     break

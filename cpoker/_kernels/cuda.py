@@ -33,7 +33,7 @@ TWINNED = {
     splits: ("subset_strengths", "hand_subsets", "joint_below", "joint_slope", "rows_bonus", "bonus_ceiling",
              "strength_threshold", "corrected_row", "hand_removal", "plain_cards", "lower_twin", "backs_at_least",
              "rest_caps", "tight_bound", "best_split_by_row_values", "table_policy_hand", "greedy_hand"),
-    nearbest: ("split_value", "near_best_rows", "certified_split", "policy_remembering_hand"),
+    nearbest: ("split_value", "near_best_rows", "hand_drift", "certified_split", "policy_remembering_hand"),
     scoring: ("_royalty", "pair_parts", "pair_points"),
 }
 N_SUBSETS5, N_SUBSETS3 = 1287, 286
@@ -251,14 +251,18 @@ def build_kernels(cuda_module) -> dict:
     certified_split, policy_remembering_hand = twins["certified_split"], twins["policy_remembering_hand"]
 
     @cuda.jit
-    def certify_lists(kept_rows, kept_splits, counts, ceilings, since, drifts, row_values, row_wins, row_losses,
-                      scoop, majority, joint, chosen, chosen_strengths):
+    def certify_lists(kept_rows, kept_splits, counts, ceilings, since, masks, drifts, slots, shape_rises, delta_terms,
+                      slope_units, row_values, row_wins, row_losses, scoop, majority, joint, removal_terms, buckets,
+                      chosen, chosen_strengths):
         """One thread per hand: the CPU's ``nearbest.certify`` (split -1 where a search is needed)."""
         h = cuda.grid(1)
         if h < counts.shape[0]:
-            drift = drifts[since[h]] if since[h] >= 0 else np.inf
-            split, front, middle, back = certified_split(kept_rows[h], kept_splits[h], counts[h], ceilings[h], drift,
-                                                         row_values, row_wins, row_losses, scoop, majority, joint)
+            listed = since[h]
+            slot = max(slots[listed], 0) if listed >= 0 else 0
+            split, front, middle, back = certified_split(
+                kept_rows[h], kept_splits[h], counts[h], ceilings[h], drifts[listed] if listed >= 0 else np.inf,
+                masks[h], delta_terms[slot], shape_rises[slot], slope_units, row_values, row_wins, row_losses, scoop,
+                majority, joint, removal_terms, buckets, cuda.local.array(N_CORRECTIONS, float64))
             chosen[h] = split
             chosen_strengths[h, 0] = front
             chosen_strengths[h, 1] = middle
@@ -270,7 +274,7 @@ def build_kernels(cuda_module) -> dict:
                               self_bounds, removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask,
                               displacements, strengths, flush_strengths, rest_multiplier, rest_shift,
                               rest_slot_mask, rest_displacements, rest_values, middles, fronts, chosen,
-                              chosen_strengths, kept_rows, kept_splits, counts, ceilings, since):
+                              chosen_strengths, kept_rows, kept_splits, counts, ceilings, since, masks):
         """Hand ``positions[h]`` of a block (the stream's state before its first), dealt by thread ``h`` and
         arranged by the policy, its near-best rows listed at that position for pass ``current`` (none with
         ``delta`` below 0): the CPU's ``nearbest.policy_remembering`` (split -1, nothing listed, over
@@ -281,7 +285,7 @@ def build_kernels(cuda_module) -> dict:
             hand = cuda.local.array((1, 1, 13), uint8)
             deal_hands(state_high, state_low, inc_high, inc_low, position, 1, deck, cuda.local.array(13, uint64),
                        hand, 0)
-            best, front, middle, back, count, ceiling = policy_remembering_hand(
+            best, front, middle, back, count, ceiling, hand_mask = policy_remembering_hand(
                 hand[0, 0], delta, row_values, row_bounds, row_wins, row_losses, scoop, majority, joint, rest_best,
                 self_bounds, removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask, displacements,
                 strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements,
@@ -299,6 +303,7 @@ def build_kernels(cuda_module) -> dict:
                 counts[position] = count
                 ceilings[position] = ceiling
                 since[position] = current
+                masks[position] = hand_mask
 
     return {"keys_from_ids": keys_from_ids, "keys_from_masks": keys_from_masks, "table_policy": table_policy,
             "settle_pairs": settle_pairs, "greedy": greedy, "self_play_policy": self_play_policy,

@@ -12,14 +12,15 @@ values those rows under the new model; a split's value moves by at most the
 model's *drift* since the search (:mod:`cpoker.nearbest`), so when the best
 of them beats the ceiling plus the drift, no split outside the list can
 reach it, and the best of the list -- ties to the lowest split index -- is
-the search's own answer, found without the hand's cards.
+the search's own answer, found without dealing or searching the hand.
 
 Exact, not approximate: the values are those of the search (the same
 expressions, in the same order), so a certified split is the very split the
-search would choose.  Models without a card-removal correction only (a
-corrected value depends on the hand's cards, which a certificate does not
-keep).  Scalars and small arrays, so each runs as a CUDA device function too
-(:mod:`.cuda`).
+search would choose.  Under a card-removal correction a list keeps the hand's
+cards too: a certificate values the listed rows with the hand's correction,
+and adds the hand's own drift (:func:`hand_drift`: how much the change of the
+correction's terms can move its rows).  Scalars and small arrays, so each
+runs as a CUDA device function too (:mod:`.cuda`).
 """
 
 from __future__ import annotations
@@ -30,37 +31,57 @@ import numpy as np
 from .._jit import jit
 from .deal import deal_hands
 from .lookup import SUIT_BIAS
-from .splits import (BLOCK, BONUS_SLACK, UNLIMITED_SEARCHES, _policy_scratch, backs_at_least,
-                     best_split_by_row_values, bonus_ceiling, hand_subsets, joint_slope, plain_cards, rows_bonus,
-                     strength_threshold, tight_bound)
+from .removal import N_SHAPES, hand_correction
+from .splits import (BLOCK, BONUS_SLACK, CORRECTIONS, UNLIMITED_SEARCHES, _policy_scratch, backs_at_least,
+                     best_split_by_row_values, bonus_ceiling, corrected_row, hand_removal, hand_subsets, joint_slope,
+                     plain_cards, rows_bonus, strength_threshold, tight_bound)
 
 CAPACITY = 8  # rows listed a hand at most (a CUDA thread's scratch for them has a fixed size)
 
 
 @jit
-def split_value(front, middle, back, row_values, row_wins, row_losses, scoop, majority, joint):
-    """The value of a split whose rows have these dense strengths, as the search sums it (no card-removal
-    correction): ``(back + middle) + front``, plus the scoring bonus when there is one."""
-    value = row_values[2, back] + row_values[1, middle] + row_values[0, front]
+def split_value(front, middle, back, row_values, row_wins, row_losses, scoop, majority, joint, removal, corrections,
+                buckets):
+    """The value of a split whose rows have these dense strengths, as the search sums it: ``(back + middle) +
+    front``, each row corrected for card removal when ``removal`` (the hand's ``corrections`` by shape, see
+    :func:`.splits.hand_removal`), plus the scoring bonus when there is one."""
+    back_value = row_values[2, back]
+    middle_value = row_values[1, middle]
+    front_value = row_values[0, front]
+    if removal:
+        back_value += corrections[2 * N_SHAPES + buckets[back]]
+        middle_value += corrections[N_SHAPES + buckets[middle]]
+        front_value += corrections[buckets[front]]
+    value = back_value + middle_value + front_value
     if scoop != 0.0 or majority != 0.0:
-        value += rows_bonus(row_wins[0, front], row_wins[1, middle], row_wins[2, back], row_losses[0, front],
-                            row_losses[1, middle], row_losses[2, back], scoop, majority, joint)
+        if removal:
+            _, front_win, front_loss = corrected_row(row_values, row_wins, row_losses, corrections, buckets, 0, front)
+            _, middle_win, middle_loss = corrected_row(row_values, row_wins, row_losses, corrections, buckets, 1,
+                                                       middle)
+            _, back_win, back_loss = corrected_row(row_values, row_wins, row_losses, corrections, buckets, 2, back)
+        else:
+            front_win, middle_win, back_win = row_wins[0, front], row_wins[1, middle], row_wins[2, back]
+            front_loss, middle_loss, back_loss = row_losses[0, front], row_losses[1, middle], row_losses[2, back]
+        value += rows_bonus(front_win, middle_win, back_win, front_loss, middle_loss, back_loss, scoop, majority,
+                            joint)
     return value
 
 
 @jit
-def near_best_rows(rank5, rank3, hand_code, hand_mask, codes5, masks5, top_front, best_value, delta, row_values,
-                   row_bounds, row_wins, row_losses, scoop, majority, joint, rest_best, self_bounds, middles, fronts,
-                   rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values, flush_strengths,
-                   kept_rows, kept_splits, kept_values, candidates):
+def near_best_rows(rank5, rank3, hand_code, hand_mask, codes5, masks5, front_values, top_front, best_value, delta,
+                   row_values, row_bounds, row_wins, row_losses, scoop, majority, joint, rest_best, self_bounds,
+                   middles, fronts, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values,
+                   flush_strengths, removal, corrections, buckets, all_slack, value_slack, front_rise, middle_rise,
+                   front_fall, middle_fall, kept_rows, kept_splits, kept_values, candidates):
     """The distinct row strengths of a hand's splits worth at least ``best_value - delta``: ``(count, ceiling)``.
 
     Fills ``kept_rows[i]`` (front, middle, back dense strengths), ``kept_splits[i]`` (the lowest index of a
     split with them) and ``kept_values[i]`` (their value) for ``i < count``, best first, ties by split index;
     at most ``kept_rows.shape[0]`` of them.  Every split not listed is worth at most ``ceiling``:
     ``best_value - delta``, or more when the list was full.  ``best_value`` is the best split's value from the
-    search (:func:`.splits.best_split_by_row_values`), whose subsets (``rank5``... ``masks5``, ``top_front``)
-    this reads; no card-removal correction.  ``candidates``: scratch, 1,287 entries.
+    search (:func:`.splits.best_split_by_row_values`), whose subsets (``rank5``... ``top_front``) and card-removal
+    correction (``removal``... ``middle_fall``, see :func:`.splits.hand_removal`) this reads, and whose
+    expressions it values splits with.  ``candidates``: scratch, 1,287 entries.
 
     The backs are bounded as the search bounds them (their strength, then the 8 cards they leave), and those
     that can reach the floor are searched in increasing index, so the first split found with given strengths
@@ -70,7 +91,7 @@ def near_best_rows(rank5, rank3, hand_code, hand_mask, codes5, masks5, top_front
     floor = best_value - delta
     ceiling = floor
     count = 0
-    threshold = strength_threshold(self_bounds, top_front, floor)
+    threshold = strength_threshold(self_bounds, top_front, floor - all_slack)
     has_bonus = scoop != 0.0 or majority != 0.0
     slope = joint_slope(joint) if has_bonus else 0.0
     for j in range(backs_at_least(rank5, masks5, hand_mask, plain_cards(hand_mask), threshold, -1, candidates)):
@@ -79,24 +100,42 @@ def near_best_rows(rank5, rank3, hand_code, hand_mask, codes5, masks5, top_front
         back_value = row_values[2, back_rank]
         back_win = row_wins[2, back_rank]
         back_loss = row_losses[2, back_rank]
+        if removal:
+            back_value += corrections[2 * N_SHAPES + buckets[back_rank]]
+            if has_bonus:
+                _, back_win, back_loss = corrected_row(row_values, row_wins, row_losses, corrections, buckets, 2,
+                                                       back_rank)
         if tight_bound(hand_code - codes5[back] + SUIT_BIAS, hand_mask ^ masks5[back], back_rank, back_value,
                        back_win, back_loss, rest_best, row_bounds, row_wins, row_losses, scoop, majority, joint,
                        rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values, flush_strengths,
-                       0.0, 0.0, 0.0, 0.0, 0.0) < floor:
+                       value_slack, front_rise, middle_rise, front_fall, middle_fall) < floor:
             continue
         for k in range(56 * back, 56 * back + 56):
             middle = rank5[middles[k]]
-            front = rank3[fronts[k]]
+            f = fronts[k]
+            front = rank3[f]
             if back_rank < middle or middle < front:
                 continue
-            value = back_value + row_values[1, middle] + row_values[0, front]  # split_value, written out (calls
-            # passing arrays are not inlined, and cost more than the search here)
+            # split_value, written out (calls passing arrays are not inlined, and cost more than the search here)
+            middle_value = row_values[1, middle]
+            if removal:
+                middle_value += corrections[N_SHAPES + buckets[middle]]
+            value = back_value + middle_value + front_values[f]
             if has_bonus:
-                if value + bonus_ceiling(row_wins[0, front], row_wins[1, middle], back_win, scoop, majority, slope) \
-                        + BONUS_SLACK < floor:
+                front_win = row_wins[0, front]
+                middle_win = row_wins[1, middle]
+                if removal:
+                    front_win = min(max(front_win + corrections[3 * N_SHAPES + buckets[front]], 0.0), 1.0)
+                    middle_win = min(max(middle_win + corrections[4 * N_SHAPES + buckets[middle]], 0.0), 1.0)
+                if value + bonus_ceiling(front_win, middle_win, back_win, scoop, majority, slope) + BONUS_SLACK < floor:
                     continue  # cannot reach the floor: the bonus not worth reading (as in the search)
-                value += rows_bonus(row_wins[0, front], row_wins[1, middle], back_win, row_losses[0, front],
-                                    row_losses[1, middle], back_loss, scoop, majority, joint)
+                front_loss = row_losses[0, front]
+                middle_loss = row_losses[1, middle]
+                if removal:
+                    front_loss = min(max(front_loss + corrections[6 * N_SHAPES + buckets[front]], 0.0), 1.0)
+                    middle_loss = min(max(middle_loss + corrections[7 * N_SHAPES + buckets[middle]], 0.0), 1.0)
+                value += rows_bonus(front_win, middle_win, back_win, front_loss, middle_loss, back_loss, scoop,
+                                    majority, joint)
             if value < floor:
                 continue
             seen = False
@@ -129,24 +168,57 @@ def near_best_rows(rank5, rank3, hand_code, hand_mask, codes5, masks5, top_front
 
 
 @jit
-def certified_split(kept_rows, kept_splits, count, ceiling, drift, row_values, row_wins, row_losses, scoop, majority,
-                    joint):
+def hand_drift(hand_mask, delta_terms, shape_rises, slope_units, out):
+    """The most any split of the hand ``hand_mask`` can gain from one corrected model to another, beyond the part
+    that does not depend on the hand (:func:`cpoker.nearbest.drift`).
+
+    A row's corrected value at strength ``s`` is its table's plus the hand's correction of the shape of ``s``;
+    ``shape_rises[row, shape]`` is the largest rise of the table's part over the strengths of that shape (under
+    a bonus with ``slope_units`` times the change of their win and loss probabilities), and ``delta_terms`` the
+    change of the correction's terms, so the hand's change of correction is :func:`.removal.hand_correction` of
+    them (written to ``out``, :data:`.splits.CORRECTIONS` entries).  Each row adds the largest over shapes of
+    the two (the win and loss probabilities' corrections moving the bonus by at most ``slope_units`` a unit,
+    clipping only shrinking a change), and no less than 0.
+    """
+    hand_correction(hand_mask, delta_terms, out)
+    has_bonus = delta_terms.shape[1] > 3 * N_SHAPES
+    total = 0.0
+    for row in range(3):
+        worst = 0.0
+        for shape in range(N_SHAPES):
+            rise = shape_rises[row, shape] + out[row * N_SHAPES + shape]
+            if has_bonus:
+                rise += slope_units * (abs(out[(3 + row) * N_SHAPES + shape]) + abs(out[(6 + row) * N_SHAPES + shape]))
+            worst = max(worst, rise)
+        total += worst
+    return total
+
+
+@jit
+def certified_split(kept_rows, kept_splits, count, ceiling, drift, hand_mask, delta_terms, shape_rises, slope_units,
+                    row_values, row_wins, row_losses, scoop, majority, joint, removal_terms, buckets, corrections):
     """The best of a hand's listed splits under a new model when it provably is the best of all: ``(split, front,
     middle, back)``, or split -1.
 
     ``drift`` bounds how much any split's value has risen since the list was made (:mod:`cpoker.nearbest`;
     ``inf``: no list, and nothing is read): a split not listed is now worth at most ``ceiling + drift``, so a
     listed one worth more is the best, and the best listed (ties to the lowest split index) is the split the
-    search would choose.
+    search would choose.  Under a card-removal correction (``removal_terms`` of more than one row) the listed
+    splits are valued with the hand's correction (``hand_mask``; ``corrections``: scratch, as the search's),
+    and ``drift`` is only the part common to all hands: the hand's own (:func:`hand_drift` of ``delta_terms``,
+    ``shape_rises`` and ``slope_units``) is added when the best listed split leads by more than that part.
     """
+    if not drift < np.inf:  # no list (or one too old): nothing to read
+        return -1, 0, 0, 0
+    removal = removal_terms.shape[0] > 1
+    if removal:
+        hand_correction(hand_mask, removal_terms, corrections)
     best = -1
     best_value = -np.inf
     front = middle = back = 0
-    if not drift < np.inf:  # no list (or one too old): nothing to read
-        return -1, 0, 0, 0
     for i in range(count):
         value = split_value(kept_rows[i, 0], kept_rows[i, 1], kept_rows[i, 2], row_values, row_wins, row_losses,
-                            scoop, majority, joint)
+                            scoop, majority, joint, removal, corrections, buckets)
         if value > best_value or (value == best_value and kept_splits[i] < best):
             best_value = value
             best = kept_splits[i]
@@ -154,6 +226,9 @@ def certified_split(kept_rows, kept_splits, count, ceiling, drift, row_values, r
             middle = kept_rows[i, 1]
             back = kept_rows[i, 2]
     if best < 0 or not best_value > ceiling + drift:
+        return -1, 0, 0, 0
+    if removal and not best_value > ceiling + drift + hand_drift(hand_mask, delta_terms, shape_rises, slope_units,
+                                                                 corrections):
         return -1, 0, 0, 0
     return best, front, middle, back
 
@@ -165,9 +240,8 @@ def policy_remembering_hand(hand, delta, row_values, row_bounds, row_wins, row_l
                             rest_slot_mask, rest_displacements, rest_values, middles, fronts, index5, index3, masks5,
                             codes5, front_values, candidates, candidate_bounds, corrections, search_budget, kept_rows,
                             kept_splits, kept_values):
-    """The table policy's split of one hand (:func:`.splits.table_policy_hand` of a model without a card-removal
-    correction: ``removal_terms`` are not read), and its near-best rows (:func:`near_best_rows`): ``(split, front,
-    middle, back, count, ceiling)``.
+    """The table policy's split of one hand (:func:`.splits.table_policy_hand`), and its near-best rows
+    (:func:`near_best_rows`): ``(split, front, middle, back, count, ceiling, hand mask)``.
 
     Count -1 when nothing is listed: ``delta`` below 0 (a pass that does not list), or a search over
     ``search_budget`` backs, whose split is then -1 too.
@@ -175,42 +249,64 @@ def policy_remembering_hand(hand, delta, row_values, row_bounds, row_wins, row_l
     hand_code, hand_mask, top_front = hand_subsets(hand, row_values, card_codes, multiplier, bucket_shift, slot_mask,
                                                    displacements, strengths, flush_strengths, index5, index3, masks5,
                                                    codes5, front_values)
+    removal, all_slack, value_slack, front_rise, middle_rise, front_fall, middle_fall = hand_removal(
+        hand_mask, removal_terms, buckets, scoop, majority, joint, index5, index3, front_values, corrections)
     best, best_value = best_split_by_row_values(
         index5, index3, front_values, middles, fronts, row_values, row_bounds, row_wins, row_losses, scoop, majority,
         joint, rest_best, self_bounds, top_front, hand_code, hand_mask, codes5, masks5, rest_multiplier, rest_shift,
-        rest_slot_mask, rest_displacements, rest_values, flush_strengths, candidates, candidate_bounds, False,
-        corrections, buckets, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, search_budget)
+        rest_slot_mask, rest_displacements, rest_values, flush_strengths, candidates, candidate_bounds, removal,
+        corrections, buckets, all_slack, value_slack, front_rise, middle_rise, front_fall, middle_fall,
+        search_budget)
     if best < 0:
-        return best, 0, 0, 0, -1, 0.0
+        return best, 0, 0, 0, -1, 0.0, hand_mask
     count, ceiling = -1, 0.0
     if delta >= 0.0:
-        count, ceiling = near_best_rows(index5, index3, hand_code, hand_mask, codes5, masks5, top_front, best_value,
-                                        delta, row_values, row_bounds, row_wins, row_losses, scoop, majority, joint,
-                                        rest_best, self_bounds, middles, fronts, rest_multiplier, rest_shift,
-                                        rest_slot_mask, rest_displacements, rest_values, flush_strengths, kept_rows,
-                                        kept_splits, kept_values, candidates)
-    return best, index3[fronts[best]], index5[middles[best]], index5[best // 56], count, ceiling
+        count, ceiling = near_best_rows(index5, index3, hand_code, hand_mask, codes5, masks5, front_values, top_front,
+                                        best_value, delta, row_values, row_bounds, row_wins, row_losses, scoop,
+                                        majority, joint, rest_best, self_bounds, middles, fronts, rest_multiplier,
+                                        rest_shift, rest_slot_mask, rest_displacements, rest_values, flush_strengths,
+                                        removal, corrections, buckets, all_slack, value_slack, front_rise,
+                                        middle_rise, front_fall, middle_fall, kept_rows, kept_splits, kept_values,
+                                        candidates)
+    return best, index3[fronts[best]], index5[middles[best]], index5[best // 56], count, ceiling, hand_mask
 
 
-@jit(parallel=True)
-def certify(kept_rows, kept_splits, counts, ceilings, since, drifts, row_values, row_wins, row_losses, scoop, majority,
-            joint):
-    """:func:`certified_split` of every hand: ``(chosen, strengths)``, split -1 where a search is needed.
-
-    ``since[i]``: the pass whose model listed hand ``i``'s rows (-1: none), and ``drifts[p]`` the drift of the
-    pass's model since pass ``p``'s (``inf`` for a pass forgotten).
-    """
-    n_hands = counts.shape[0]
-    chosen = np.empty(n_hands, dtype=np.int32)
-    chosen_strengths = np.empty((n_hands, 3), dtype=np.int16)
-    for h in numba.prange(n_hands):
-        split, front, middle, back = certified_split(kept_rows[h], kept_splits[h], counts[h], ceilings[h],
-                                                     drifts[since[h]] if since[h] >= 0 else np.inf, row_values,
-                                                     row_wins, row_losses, scoop, majority, joint)
+@jit
+def _certify_block(start, stop, kept_rows, kept_splits, counts, ceilings, since, masks, drifts, slots, shape_rises,
+                   delta_terms, slope_units, row_values, row_wins, row_losses, scoop, majority, joint, removal_terms,
+                   buckets, chosen, chosen_strengths):
+    corrections = np.empty(CORRECTIONS)
+    for h in range(start, stop):
+        listed = since[h]
+        slot = max(slots[listed], 0) if listed >= 0 else 0
+        split, front, middle, back = certified_split(
+            kept_rows[h], kept_splits[h], counts[h], ceilings[h], drifts[listed] if listed >= 0 else np.inf, masks[h],
+            delta_terms[slot], shape_rises[slot], slope_units, row_values, row_wins, row_losses, scoop, majority,
+            joint, removal_terms, buckets, corrections)
         chosen[h] = split
         chosen_strengths[h, 0] = front
         chosen_strengths[h, 1] = middle
         chosen_strengths[h, 2] = back
+
+
+@jit(parallel=True)
+def certify(kept_rows, kept_splits, counts, ceilings, since, masks, drifts, slots, shape_rises, delta_terms,
+            slope_units, row_values, row_wins, row_losses, scoop, majority, joint, removal_terms, buckets):
+    """:func:`certified_split` of every hand: ``(chosen, strengths)``, split -1 where a search is needed; blocks of
+    hands in parallel.
+
+    ``since[i]``: the pass whose model listed hand ``i``'s rows (-1: none), ``masks[i]`` its cards; ``drifts[p]``
+    the drift of the pass's model since pass ``p``'s (``inf`` for a pass forgotten), and under a card-removal
+    correction the part common to all hands, with ``slots[p]`` the entry of ``shape_rises`` and ``delta_terms``
+    for the hand's own part (:func:`hand_drift`).
+    """
+    n_hands = counts.shape[0]
+    chosen = np.empty(n_hands, dtype=np.int32)
+    chosen_strengths = np.empty((n_hands, 3), dtype=np.int16)
+    for block in numba.prange((n_hands + BLOCK - 1) // BLOCK):
+        _certify_block(block * BLOCK, min(n_hands, (block + 1) * BLOCK), kept_rows, kept_splits, counts, ceilings,
+                       since, masks, drifts, slots, shape_rises, delta_terms, slope_units, row_values, row_wins,
+                       row_losses, scoop, majority, joint, removal_terms, buckets, chosen, chosen_strengths)
     return chosen, chosen_strengths
 
 
@@ -219,7 +315,8 @@ def _remembering_block(state_high, state_low, inc_high, inc_low, rows, start, st
                        row_bounds, row_wins, row_losses, scoop, majority, joint, rest_best, self_bounds, removal_terms,
                        buckets, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
                        flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values,
-                       middles, fronts, chosen, chosen_strengths, kept_rows, kept_splits, counts, ceilings, since):
+                       middles, fronts, chosen, chosen_strengths, kept_rows, kept_splits, counts, ceilings, since,
+                       masks):
     index5, index3, masks5, codes5, front_values, candidates, candidate_bounds, corrections = _policy_scratch()
     kept_values = np.empty(kept_rows.shape[1])
     hand = np.empty((1, 1, 13), dtype=deck.dtype)
@@ -227,7 +324,7 @@ def _remembering_block(state_high, state_low, inc_high, inc_low, rows, start, st
     for j in range(start, stop):
         h = rows[j]
         deal_hands(state_high, state_low, inc_high, inc_low, h, 1, deck, smallest, hand, 0)
-        best, front, middle, back, count, ceiling = policy_remembering_hand(
+        best, front, middle, back, count, ceiling, hand_mask = policy_remembering_hand(
             hand[0, 0], delta, row_values, row_bounds, row_wins, row_losses, scoop, majority, joint, rest_best,
             self_bounds, removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask, displacements,
             strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values,
@@ -241,6 +338,7 @@ def _remembering_block(state_high, state_low, inc_high, inc_low, rows, start, st
             counts[h] = count
             ceilings[h] = ceiling
             since[h] = current
+            masks[h] = hand_mask
 
 
 @jit(parallel=True)
@@ -248,11 +346,11 @@ def policy_remembering(state_high, state_low, inc_high, inc_low, rows, deck, del
                        row_wins, row_losses, scoop, majority, joint, rest_best, self_bounds, removal_terms, buckets,
                        card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths, flush_strengths,
                        rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values, middles, fronts,
-                       chosen, chosen_strengths, kept_rows, kept_splits, counts, ceilings, since):
+                       chosen, chosen_strengths, kept_rows, kept_splits, counts, ceilings, since, masks):
     """Deal hand ``rows[j]`` of a block from its seeded stream (state before the block's first hand: see
     :func:`.deal.deal_hands`), arrange it by the table policy into row ``rows[j]`` of ``chosen`` and
-    ``chosen_strengths``, and list its near-best rows in row ``rows[j]`` of the last five arrays (``since``: the
-    pass ``current``; nothing with ``delta`` below 0); blocks of hands in parallel."""
+    ``chosen_strengths``, and list its near-best rows in row ``rows[j]`` of the last six arrays (``since``: the
+    pass ``current``, ``masks``: its cards; nothing with ``delta`` below 0); blocks of hands in parallel."""
     n_hands = rows.shape[0]
     n_blocks = (n_hands + BLOCK - 1) // BLOCK
     for block in numba.prange(n_blocks):
@@ -261,4 +359,4 @@ def policy_remembering(state_high, state_low, inc_high, inc_low, rows, deck, del
                            row_losses, scoop, majority, joint, rest_best, self_bounds, removal_terms, buckets,
                            card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths, flush_strengths,
                            rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values, middles,
-                           fronts, chosen, chosen_strengths, kept_rows, kept_splits, counts, ceilings, since)
+                           fronts, chosen, chosen_strengths, kept_rows, kept_splits, counts, ceilings, since, masks)
