@@ -8,7 +8,7 @@ from cuda_check import memories_made
 
 import cpoker
 import cpoker.nearbest as nearbest
-from cpoker._kernels.nearbest import certified_split, hand_drift, policy_remembering_hand
+from cpoker._kernels.nearbest import COLUMNS, certified_split, hand_drift, policy_remembering_hand
 from cpoker._kernels.removal import N_FEATURES, N_SHAPES
 from cpoker._kernels.splits import CORRECTIONS, UNLIMITED_SEARCHES, _policy_scratch
 from cpoker.arrange import parse_hand
@@ -70,7 +70,7 @@ def certify_one(rows, splits, ceiling, before, after, hand):
                                 else (np.zeros((3, 1)), np.zeros((1, 1))))
     return certified_split(rows, splits, len(rows), ceiling, nearbest.drift(old, new, valid),
                            np.int64(cards_mask(hand.tolist())), delta_terms, shape_rises, slope_units(after), *new,
-                           np.empty(CORRECTIONS))
+                           np.empty(CORRECTIONS), np.empty(COLUMNS, dtype=np.int32))
 
 
 def slope_units(model):
@@ -202,6 +202,27 @@ def test_a_hands_drift_bounds_the_rise_of_its_splits_under_a_correction(rules):
     assert min(tightness) > 0.5 or bonus
     plain = RowModel.from_distribution(skewed_distribution(1, 2), rules, None, models[0].joint)
     assert nearbest.drift(nearbest.model_snapshot(plain), old, valid) == np.inf
+
+
+@pytest.mark.parametrize("rules", ["pagat", "2-4"])
+def test_a_correction_at_a_few_columns_has_the_bits_of_the_whole_correction(rules):
+    """What a certificate reads of a hand's correction (some columns) is, bit for bit, what the search reads (all
+    of them), for the terms as a model holds them (float32) and for their changes (float64)."""
+    from cpoker._kernels.removal import hand_correction, hand_correction_at
+
+    rules = PRESETS[rules]
+    rng = np.random.default_rng(10)
+    for dtype in (np.float32, np.float64):
+        terms = random_terms(rules, 11, 0.3).astype(dtype)
+        width = terms.shape[1]
+        for hand in np.concatenate([few_rank_hands(3, 12), random_hands(10, 13)]):
+            mask = np.int64(cards_mask(hand.tolist()))
+            whole = np.empty(width)
+            hand_correction(mask, terms, whole)
+            columns = rng.choice(width, 40, replace=False).astype(np.int32)
+            some = np.full(width, np.nan)
+            hand_correction_at(mask, terms, columns, 30, some)
+            assert np.array_equal(some[columns[:30]], whole[columns[:30]]) and np.isnan(some).sum() == width - 30
 
 
 @pytest.mark.parametrize("rules", ["pagat", "2-4"])

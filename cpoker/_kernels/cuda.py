@@ -29,7 +29,7 @@ TWINNED = {
     deal: ("_mul_high", "_mul128", "_add128", "pcg_step", "pcg_output", "pcg_advance", "deal_hands"),
     evaluate: ("_suit_ranks", "_rank_groups", "_make_key", "key5", "key3", "mask_of_ids", "_top_ranks", "best_key"),
     lookup: ("perfect_hash_value", "perfect_hash_slot", "flush_ranks", "flagged_suit_ranks"),
-    removal: ("rank_feature", "suit_counts", "blocker_feature", "hand_correction"),
+    removal: ("rank_feature", "suit_counts", "blocker_feature", "hand_correction", "hand_correction_at"),
     splits: ("subset_strengths", "hand_subsets", "joint_below", "joint_slope", "rows_bonus", "bonus_ceiling",
              "strength_threshold", "corrected_row", "hand_removal", "plain_cards", "lower_twin", "backs_at_least",
              "rest_caps", "tight_bound", "best_split_by_row_values", "table_policy_hand", "greedy_hand"),
@@ -40,6 +40,7 @@ N_SUBSETS5, N_SUBSETS3 = 1287, 286
 N_CORRECTIONS = splits.CORRECTIONS
 N_LISTED = nearbest.CAPACITY  # a global of this module: a local array's size must be a compile-time constant, and
 # an attribute of another module is typed as a plain integer (the simulator, which allocates anything, cannot tell)
+N_COLUMNS = nearbest.COLUMNS  # the same
 THREADS = 128
 # backs a lane searches before it gives its hand up to a second launch, of those hands only, without a budget
 # (splits.best_split_by_row_values): modelled on the kernel's own search schedule, 16 halves a warp's passes
@@ -262,7 +263,8 @@ def build_kernels(cuda_module) -> dict:
             split, front, middle, back = certified_split(
                 kept_rows[h], kept_splits[h], counts[h], ceilings[h], drifts[listed] if listed >= 0 else np.inf,
                 masks[h], delta_terms[slot], shape_rises[slot], slope_units, row_values, row_wins, row_losses, scoop,
-                majority, joint, removal_terms, buckets, cuda.local.array(N_CORRECTIONS, float64))
+                majority, joint, removal_terms, buckets, cuda.local.array(N_CORRECTIONS, float64),
+                cuda.local.array(N_COLUMNS, int32))
             chosen[h] = split
             chosen_strengths[h, 0] = front
             chosen_strengths[h, 1] = middle

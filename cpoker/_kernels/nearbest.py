@@ -31,12 +31,13 @@ import numpy as np
 from .._jit import jit
 from .deal import deal_hands
 from .lookup import SUIT_BIAS
-from .removal import N_SHAPES, hand_correction
+from .removal import N_SHAPES, hand_correction, hand_correction_at
 from .splits import (BLOCK, BONUS_SLACK, CORRECTIONS, UNLIMITED_SEARCHES, _policy_scratch, backs_at_least,
                      best_split_by_row_values, bonus_ceiling, corrected_row, hand_removal, hand_subsets, joint_slope,
                      plain_cards, rows_bonus, strength_threshold, tight_bound)
 
 CAPACITY = 8  # rows listed a hand at most (a CUDA thread's scratch for them has a fixed size)
+COLUMNS = CAPACITY * 3 * 3  # the correction's columns a certificate reads at most: listed rows x rows x quantities
 
 
 @jit
@@ -196,7 +197,8 @@ def hand_drift(hand_mask, delta_terms, shape_rises, slope_units, out):
 
 @jit
 def certified_split(kept_rows, kept_splits, count, ceiling, drift, hand_mask, delta_terms, shape_rises, slope_units,
-                    row_values, row_wins, row_losses, scoop, majority, joint, removal_terms, buckets, corrections):
+                    row_values, row_wins, row_losses, scoop, majority, joint, removal_terms, buckets, corrections,
+                    columns):
     """The best of a hand's listed splits under a new model when it provably is the best of all: ``(split, front,
     middle, back)``, or split -1.
 
@@ -204,15 +206,29 @@ def certified_split(kept_rows, kept_splits, count, ceiling, drift, hand_mask, de
     ``inf``: no list, and nothing is read): a split not listed is now worth at most ``ceiling + drift``, so a
     listed one worth more is the best, and the best listed (ties to the lowest split index) is the split the
     search would choose.  Under a card-removal correction (``removal_terms`` of more than one row) the listed
-    splits are valued with the hand's correction (``hand_mask``; ``corrections``: scratch, as the search's),
-    and ``drift`` is only the part common to all hands: the hand's own (:func:`hand_drift` of ``delta_terms``,
+    splits are valued with the hand's correction (``hand_mask``), computed at their rows' shapes only
+    (``corrections``: scratch, as the search's; ``columns``: scratch, :data:`COLUMNS` entries), and ``drift``
+    is only the part common to all hands: the hand's own (:func:`hand_drift` of ``delta_terms``,
     ``shape_rises`` and ``slope_units``) is added when the best listed split leads by more than that part.
     """
     if not drift < np.inf:  # no list (or one too old): nothing to read
         return -1, 0, 0, 0
     removal = removal_terms.shape[0] > 1
-    if removal:
-        hand_correction(hand_mask, removal_terms, corrections)
+    if removal:  # the hand's correction at the listed rows' shapes only
+        quantities = removal_terms.shape[1] // (3 * N_SHAPES)
+        n_columns = 0
+        for i in range(count):
+            for row in range(3):
+                shape = buckets[kept_rows[i, row]]
+                for quantity in range(quantities):
+                    column = (3 * quantity + row) * N_SHAPES + shape
+                    seen = False
+                    for j in range(n_columns):
+                        seen |= columns[j] == column
+                    if not seen:
+                        columns[n_columns] = column
+                        n_columns += 1
+        hand_correction_at(hand_mask, removal_terms, columns, n_columns, corrections)
     best = -1
     best_value = -np.inf
     front = middle = back = 0
@@ -276,13 +292,14 @@ def _certify_block(start, stop, kept_rows, kept_splits, counts, ceilings, since,
                    delta_terms, slope_units, row_values, row_wins, row_losses, scoop, majority, joint, removal_terms,
                    buckets, chosen, chosen_strengths):
     corrections = np.empty(CORRECTIONS)
+    columns = np.empty(COLUMNS, dtype=np.int32)
     for h in range(start, stop):
         listed = since[h]
         slot = max(slots[listed], 0) if listed >= 0 else 0
         split, front, middle, back = certified_split(
             kept_rows[h], kept_splits[h], counts[h], ceilings[h], drifts[listed] if listed >= 0 else np.inf, masks[h],
             delta_terms[slot], shape_rises[slot], slope_units, row_values, row_wins, row_losses, scoop, majority,
-            joint, removal_terms, buckets, corrections)
+            joint, removal_terms, buckets, corrections, columns)
         chosen[h] = split
         chosen_strengths[h, 0] = front
         chosen_strengths[h, 1] = middle

@@ -110,6 +110,39 @@ def hand_correction(mask, terms, out):
 
 
 @jit
+def hand_correction_at(mask, terms, columns, count, out):
+    """:func:`hand_correction` at ``count`` distinct columns only (``columns[:count]``): ``out[c]`` for each.
+
+    The same sums in the same order, so the same bits: what a certificate reads of a hand's correction
+    (:func:`.nearbest.certified_split`) where the search computed every column.
+    """
+    for j in range(count):
+        out[columns[j]] = terms[0, columns[j]]
+    for rank in range(13):
+        feature = rank_feature(mask, rank)
+        if feature >= 0:
+            for j in range(count):
+                out[columns[j]] += terms[1 + feature, columns[j]]
+    a, b, c, d, s0, s1, s2, s3 = suit_counts(mask)
+    for suit in range(4):
+        held = np.float64(a if suit == 0 else b if suit == 1 else c if suit == 2 else d)
+        by_rank = np.float64(s0 if suit == 0 else s1 if suit == 1 else s2 if suit == 2 else s3)
+        linear = 1 + RANK_FEATURES + suit
+        square = linear + 4
+        ordered = linear + 8
+        for j in range(count):
+            i = columns[j]
+            out[i] += (held * np.float64(terms[linear, i]) + (held * held) * np.float64(terms[square, i])
+                       + by_rank * np.float64(terms[ordered, i]))
+    for k in range(BLOCKER_RANKS):
+        blocker = np.float64(blocker_feature(mask, 12 - k, a, b, c, d))
+        if blocker != 0:
+            row = 1 + RANK_FEATURES + SUIT_FEATURES + k
+            for j in range(count):
+                out[columns[j]] += blocker * np.float64(terms[row, columns[j]])
+
+
+@jit
 def _features(mask, out):
     """All ``1 + N_FEATURES`` features of a hand, the constant 1 first (learning only)."""
     out[:] = 0
