@@ -30,6 +30,25 @@ def test_cuda_kernels_match_the_cpu_kernels_under_the_simulator():
     assert all(report.values()), report
 
 
+def test_cpokers_kernels_are_compiled_without_fused_multiply_adds():
+    """NVVM fuses multiply-adds (one rounding where the CPU rounds twice) unless asked ``fma=0``: cpoker's modules
+    are, so that corrected and bonus values round as on the CPU; other modules are left alone (and fastmath,
+    which numba-cuda applies after, still fuses).
+    (Compiling for real needs NVVM: the PTX of the build's kernels then holds no ``fma.rn``.)"""
+    from cpoker._kernels.cuda import import_cuda, without_contraction
+
+    seen = []
+    compile_ir = without_contraction(lambda llvmir, **options: seen.append(options))
+    compile_ir('define void @"_ZN6cpoker8_kernels4cuda13certify_listsE"()', opt=3)
+    compile_ir(["define void @other()"], opt=3)
+    compile_ir(["define void @other()", "define void @_ZN6cpoker1fE()"], fastmath=True)
+    assert seen == [{"opt": 3, "fma": False}, {"opt": 3}, {"fastmath": True, "fma": False}]
+    import_cuda()
+    from numba.cuda.cudadrv import nvvm
+
+    assert nvvm.compile_ir.without_contraction
+
+
 def test_device_twins_read_no_module_level_array():
     """A global array read by a device function becomes a constant-memory copy per function (64 KiB in all):
     real GPUs refused the kernels once for that ("too much global constant data"), which the simulator cannot see.

@@ -50,12 +50,35 @@ SEARCH_BUDGET = 16
 
 
 def import_cuda():
-    """``numba.cuda``, after restoring ``numpy.row_stack`` (removed in NumPy 2.5, still used by numba-cuda 0.30)."""
+    """``numba.cuda``, after restoring ``numpy.row_stack`` (removed in NumPy 2.5, still used by numba-cuda 0.30),
+    with cpoker's kernels compiled without fused multiply-adds (:func:`without_contraction`)."""
     if not hasattr(np, "row_stack"):
         np.row_stack = np.vstack  # type: ignore[attr-defined]
     from numba import cuda
+    from numba.cuda.cudadrv import nvvm
 
+    if not getattr(nvvm.compile_ir, "without_contraction", False):
+        nvvm.compile_ir = without_contraction(nvvm.compile_ir)
     return cuda
+
+
+def without_contraction(compile_ir):
+    """NVVM's ``compile_ir`` that compiles cpoker's modules with ``fma=0``.
+
+    NVVM fuses a multiply and an add into one fused multiply-add, rounded once, unless told not to, and
+    numba-cuda tells it only through ``fastmath``.  The CPU rounds the product and the sum apart, so a card-removal
+    correction's or a bonus's value could then differ by an ulp from the CPU's, and a tie between two splits
+    break the other way: the same answers on both need the same roundings.  (Checked on the PTX: 252 fused
+    multiply-adds in ``certify_lists`` before, none after.)  Other modules compile as numba-cuda asks.
+    """
+    def compile_cpoker_ir(llvmir, **options):
+        modules = [llvmir] if isinstance(llvmir, str) else llvmir
+        if any(isinstance(module, str) and "cpoker" in module for module in modules):
+            options.setdefault("fma", False)
+        return compile_ir(llvmir, **options)
+
+    compile_cpoker_ir.without_contraction = True
+    return compile_cpoker_ir
 
 
 def count_ranks(ranks):
