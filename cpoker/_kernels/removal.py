@@ -76,6 +76,16 @@ def blocker_feature(mask, rank, a, b, c, d):
 
 
 @jit
+def suit_feature(suit, a, b, c, d, s0, s1, s2, s3):
+    """A suit's features (:func:`suit_counts`: its count ``a``-``d``, and ``s0``-``s3`` the counts sorted):
+    ``(count, sorted count at its place, and their rows of terms: linear, square, sorted)``, counts in float64."""
+    count = np.float64(a if suit == 0 else b if suit == 1 else c if suit == 2 else d)
+    by_rank = np.float64(s0 if suit == 0 else s1 if suit == 1 else s2 if suit == 2 else s3)
+    linear = 1 + RANK_FEATURES + suit
+    return count, by_rank, linear, linear + 4, linear + 8
+
+
+@jit
 def hand_correction(mask, terms, out):
     """``out[:] = terms[0] + sum over features f of x_f * terms[1 + f]``: the correction of the hand ``mask``.
 
@@ -93,11 +103,7 @@ def hand_correction(mask, terms, out):
                 out[i] += terms[1 + feature, i]
     a, b, c, d, s0, s1, s2, s3 = suit_counts(mask)
     for suit in range(4):  # in float64: the terms may be float32, and the counts small unsigned integers
-        count = np.float64(a if suit == 0 else b if suit == 1 else c if suit == 2 else d)
-        by_rank = np.float64(s0 if suit == 0 else s1 if suit == 1 else s2 if suit == 2 else s3)
-        linear = 1 + RANK_FEATURES + suit
-        square = linear + 4
-        ordered = linear + 8
+        count, by_rank, linear, square, ordered = suit_feature(suit, a, b, c, d, s0, s1, s2, s3)
         for i in range(width):
             out[i] += (count * np.float64(terms[linear, i]) + (count * count) * np.float64(terms[square, i])
                        + by_rank * np.float64(terms[ordered, i]))
@@ -125,11 +131,7 @@ def hand_correction_at(mask, terms, columns, count, out):
                 out[columns[j]] += terms[1 + feature, columns[j]]
     a, b, c, d, s0, s1, s2, s3 = suit_counts(mask)
     for suit in range(4):
-        held = np.float64(a if suit == 0 else b if suit == 1 else c if suit == 2 else d)
-        by_rank = np.float64(s0 if suit == 0 else s1 if suit == 1 else s2 if suit == 2 else s3)
-        linear = 1 + RANK_FEATURES + suit
-        square = linear + 4
-        ordered = linear + 8
+        held, by_rank, linear, square, ordered = suit_feature(suit, a, b, c, d, s0, s1, s2, s3)
         for j in range(count):
             i = columns[j]
             out[i] += (held * np.float64(terms[linear, i]) + (held * held) * np.float64(terms[square, i])
