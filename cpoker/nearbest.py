@@ -40,6 +40,9 @@ MAX_PASSES = 4096  # passes of one build with lists (the drifts by pass stay sma
 # a pass lists only once its model moved less than this since the last pass's: lists made earlier are not certified
 # from (pagat: drifts 0.29, 0.34, then 0.15; the lists of those first passes certified 0%, 0.3%, then 6%, 36%...)
 LISTING_DRIFT = 2 * DELTA
+# under a card-removal correction, the part of the drift common to all hands (a scoring bonus's joint grid moving)
+# below which a pass lists: it eats into the margin of every certificate (2-4: at 0.09-0.15, under 1% certified)
+LISTING_JOINT_DRIFT = 0.1 * DELTA
 
 
 def valid_strengths() -> np.ndarray:
@@ -211,13 +214,13 @@ class NearBestMemory:
         self._snapshots[current] = snapshot
         self._model = model
         self.by_pass.append([0, 0])
-        # a pass lists once its model has moved little since the last pass's, by the part of the drift common to
-        # all hands (the first pass with a correction: its grid's; no hand's own, which would be inf there)
-        moved = np.inf
-        if current > 0:
+        # a pass lists once its model has moved little since the last pass's: by the drift, or under a correction
+        # by the part common to all hands (the first pass with a correction: its grid's; a hand's own would be inf)
+        self.listing = False
+        if current > 0 and not final:
             before = self._snapshots[current - 1]
-            moved = joint_drift(before, snapshot) + DRIFT_SLACK if corrected(snapshot) else drifts[current - 1]
-        self.listing = not final and moved < LISTING_DRIFT
+            self.listing = (joint_drift(before, snapshot) < LISTING_JOINT_DRIFT if corrected(snapshot)
+                            else drifts[current - 1] < LISTING_DRIFT)
         return True
 
     def covers(self, start: int, count: int) -> bool:
