@@ -216,11 +216,10 @@ class NearBestMemory:
         self.by_pass.append([0, 0])
         # a pass lists once its model has moved little since the last pass's: by the drift, or under a correction
         # by the part common to all hands (the first pass with a correction: its grid's; a hand's own would be inf)
-        self.listing = False
-        if current > 0 and not final:
-            before = self._snapshots[current - 1]
-            self.listing = (joint_drift(before, snapshot) < LISTING_JOINT_DRIFT if corrected(snapshot)
-                            else drifts[current - 1] < LISTING_DRIFT)
+        before = self._snapshots.get(current - 1)  # (None: the first pass, or one model kept)
+        self.listing = before is not None and not final and (
+            joint_drift(before, snapshot) < LISTING_JOINT_DRIFT if corrected(snapshot)
+            else drifts[current - 1] < LISTING_DRIFT)
         return True
 
     def covers(self, start: int, count: int) -> bool:
