@@ -104,11 +104,10 @@ def settle_pairs_cuda(a: np.ndarray, b: np.ndarray, scoring_method: int, royalti
 def _model_arguments(model: "RowModel | None") -> tuple:
     """The policy kernels' arguments after the hands, up to the split columns: the model's arrays on the device
     and the lookups (greedy when ``model`` is None: the row lookups only)."""
-    cuda, _, tables = cuda_runtime()
+    _, _, tables = cuda_runtime()
     if model is None:
         return tables["row_lookups"]
-    arguments = model.kernel_arguments()  # arrays and the two bonus units (scalars)
-    return (*(cuda.to_device(a) if isinstance(a, np.ndarray) else a for a in arguments), *tables["policy_lookups"])
+    return (*on_device(model.kernel_arguments()), *tables["policy_lookups"])  # arrays and the two bonus units
 
 
 def _arrange_in_batches(count: int, launch, policy: bool,
