@@ -244,7 +244,7 @@ class NearBestMemory:
             from .policy import FULL_DECK
 
             with shielded():
-                chosen, strengths = certify(*lists, *self.drift_arguments, *model_snapshot(model))
+                chosen, strengths = certify(*lists, *self.drift_arguments, *self._snapshots[current])
                 todo = np.flatnonzero(chosen < 0)
                 if len(todo):
                     policy_remembering(*stream_state(seed, start), todo, FULL_DECK, delta, np.int32(current),

@@ -98,7 +98,8 @@ def near_best_rows(rank5, rank3, hand_code, hand_mask, codes5, masks5, front_val
     for j in range(backs_at_least(rank5, masks5, hand_mask, plain_cards(hand_mask), threshold, -1, candidates)):
         back = candidates[j]
         back_rank = rank5[back]
-        back_value = row_values[2, back_rank]
+        back_value = row_values[2, back_rank]  # written out as in splits.best_distinct_splits (a function for
+        # both measured 5-15% slower there)
         back_win = row_wins[2, back_rank]
         back_loss = row_losses[2, back_rank]
         if removal:
