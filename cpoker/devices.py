@@ -19,6 +19,7 @@ package (``pip install "cpoker[cuda]"``); without them it raises
 from __future__ import annotations
 
 import functools
+import weakref
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -101,13 +102,20 @@ def settle_pairs_cuda(a: np.ndarray, b: np.ndarray, scoring_method: int, royalti
     return out
 
 
+# the last model whose arrays went to the device, and them: a pass launches its blocks under one model (a 10**8-hand
+# pass on a GPU, 100 blocks, would otherwise copy its eleven arrays a hundred times)
+_device_model: list = [None, ()]
+
+
 def _model_arguments(model: "RowModel | None") -> tuple:
     """The policy kernels' arguments after the hands, up to the split columns: the model's arrays on the device
     and the lookups (greedy when ``model`` is None: the row lookups only)."""
     _, _, tables = cuda_runtime()
     if model is None:
         return tables["row_lookups"]
-    return (*on_device(model.kernel_arguments()), *tables["policy_lookups"])  # arrays and the two bonus units
+    if _device_model[0] is None or _device_model[0]() is not model:  # a model is immutable: its copy stays right
+        _device_model[:] = weakref.ref(model), (*on_device(model.kernel_arguments()), *tables["policy_lookups"])
+    return _device_model[1]  # arrays and the two bonus units
 
 
 def _arrange_in_batches(count: int, launch, policy: bool,
@@ -223,27 +231,35 @@ def on_device(arguments: tuple) -> tuple:
 
 def self_play_remembered_cuda(seed: int, start: int, count: int, model: "RowModel", lists: tuple,
                               drift_arguments: tuple, current: int, delta: float,
-                              search_budget: "int | None" = None) -> tuple[np.ndarray, np.ndarray, int]:
-    """:func:`self_play_cuda` of a block whose hands have near-best rows on the GPU (``lists``: the block's, see
-    :func:`near_best_lists_cuda`): ``(chosen, strengths, hands searched)``, the same answers.
+                              search_budget: "int | None" = None,
+                              chunk: "int | None" = None) -> tuple[np.ndarray, np.ndarray, int]:
+    """:func:`self_play_cuda` of hands whose near-best rows are on the GPU (``lists``: theirs, see
+    :func:`near_best_lists_cuda`): ``(chosen, histograms, hands searched)``, the same answers, the rows'
+    strengths counted for each block of ``chunk`` hands (default all): :func:`cpoker.policy.block_histograms`.
 
     One thread per hand certifies its split from its rows where the drift since they were listed allows
-    (``drift_arguments``, on the device: see :func:`cpoker._kernels.nearbest.certify`); the others are dealt and
-    searched in a second kernel, listing again (pass ``current``; not with ``delta`` below 0), in one or two
-    launches as in :func:`self_play_cuda`.
+    (``drift_arguments``, on the device: see :func:`cpoker._kernels.nearbest.certify`), and counts its strengths
+    there (in late passes nearly every hand: the host then counts a few); the others are dealt and searched in a
+    second kernel, listing again (pass ``current``; not with ``delta`` below 0), in one or two launches as in
+    :func:`self_play_cuda`, and their strengths counted on the host.
     """
     from ._kernels.cuda import THREADS
-    from .policy import stream_state
+    from .policy import block_histograms, stream_state
+    from .tables import strength_keys
 
     cuda, kernels, tables = cuda_runtime()
+    chunk = count if chunk is None else chunk
+    size, n_blocks = len(strength_keys()), -(-count // chunk)
     arguments = _model_arguments(model)
     chosen_device = cuda.device_array(count, dtype=np.int32)
     strengths_device = cuda.device_array((count, 3), dtype=np.int16)
+    histograms_device = cuda.to_device(np.zeros((n_blocks, 3, size), dtype=np.int64))
     values, _, wins, losses, scoop, majority, joint, _, _, terms, shapes = arguments[:11]  # RowModel.kernel_arguments
-    kernels["certify_lists"][_grid(count, THREADS), THREADS](*lists, *drift_arguments, values, wins, losses, scoop,
-                                                             majority, joint, terms, shapes, chosen_device,
-                                                             strengths_device)
-    chosen, strengths = chosen_device.copy_to_host(), strengths_device.copy_to_host()
+    grid = _grid(count, THREADS)
+    kernels["certify_lists"][grid, THREADS](*lists, *drift_arguments, values, wins, losses, scoop, majority, joint,
+                                            terms, shapes, chosen_device, strengths_device)
+    kernels["count_strengths"][grid, THREADS](chosen_device, strengths_device, np.int64(chunk), histograms_device)
+    chosen, histograms = chosen_device.copy_to_host(), histograms_device.copy_to_host()
     todo = np.flatnonzero(chosen < 0)
     if len(todo):
         state = stream_state(seed, start)
@@ -254,5 +270,6 @@ def self_play_remembered_cuda(seed: int, start: int, count: int, model: "RowMode
                 *state, cuda.to_device(rows.astype(np.int64)), budget, np.float64(delta), np.int32(current),
                 tables["deck"], *arguments, *tables["split_columns"], part_chosen, part_strengths, *lists)
 
-        chosen[todo], strengths[todo] = _arrange_in_batches(len(todo), launch, True, search_budget)
-    return chosen, strengths, len(todo)
+        chosen[todo], strengths = _arrange_in_batches(len(todo), launch, True, search_budget)
+        histograms += block_histograms(strengths, size, todo // chunk, n_blocks)
+    return chosen, histograms, len(todo)

@@ -153,7 +153,7 @@ class NearBestMemory:
 
     def __init__(self, hands: int, chunk: int, device: str = "cpu", memory: "int | None" = None,
                  capacity: int = CAPACITY, delta: float = DELTA) -> None:
-        self.device = device
+        self.device, self.chunk = device, chunk
         if memory is None:
             memory = MEMORY_BYTES
             if device == "cuda":
@@ -226,10 +226,13 @@ class NearBestMemory:
         return start + count <= self.size
 
     def arrange(self, seed: int, start: int, count: int) -> tuple[np.ndarray, np.ndarray]:
-        """``(chosen, strengths)`` of hands ``start .. start + count`` of the sample of ``seed`` under the pass's
-        model: certified from their lists where possible, the others dealt and searched, listing again once the
-        models move little (:data:`LISTING_DRIFT`)."""
-        from .policy import stream_state
+        """``(chosen, histograms)`` of hands ``start .. start + count`` (from a block's first) of the sample of
+        ``seed`` under the pass's model: each hand's split, and the strengths of its rows counted for each block of
+        ``chunk`` hands (``(blocks, 3, S)``: :func:`cpoker.policy.block_histograms`, on the GPU where its hands
+        were certified, so that their strengths stay there).  Certified from their lists where possible, the
+        others dealt and searched, listing again once the models move little (:data:`LISTING_DRIFT`)."""
+        from .policy import block_histograms, stream_state
+        from .tables import strength_keys
 
         model, current = self._model, len(self._drifts) - 1
         delta = self.delta if self.listing else -1.0  # below 0: the searches list nothing
@@ -237,8 +240,9 @@ class NearBestMemory:
         if self.device == "cuda":
             from .devices import self_play_remembered_cuda
 
-            chosen, strengths, searched = self_play_remembered_cuda(seed, start, count, model, lists,
-                                                                    self.drift_arguments, current, delta)
+            chosen, histograms, searched = self_play_remembered_cuda(seed, start, count, model, lists,
+                                                                     self.drift_arguments, current, delta,
+                                                                     chunk=self.chunk)
         else:
             from ._kernels.nearbest import certify, policy_remembering
             from .policy import FULL_DECK
@@ -250,8 +254,10 @@ class NearBestMemory:
                     policy_remembering(*stream_state(seed, start), todo, FULL_DECK, delta, np.int32(current),
                                        *model.search_arguments, chosen, strengths, *lists)
             searched = len(todo)
+            histograms = block_histograms(strengths, len(strength_keys()), np.arange(count) // self.chunk,
+                                          -(-count // self.chunk))
         self.searched += searched
         self.certified += count - searched
         self.by_pass[-1][0] += searched
         self.by_pass[-1][1] += count - searched
-        return chosen, strengths
+        return chosen, histograms

@@ -695,6 +695,13 @@ def _strength_histogram(strengths: np.ndarray, size: int) -> np.ndarray:
     return np.stack(counts)
 
 
+def block_histograms(strengths: np.ndarray, size: int, blocks: np.ndarray, n_blocks: int) -> np.ndarray:
+    """``(n_blocks, 3, size)`` int64: the rows' strengths (``(N, 3)``) of hands in block ``blocks[i]`` each,
+    counted by block, row and strength (:func:`_strength_histogram` of each block's hands)."""
+    index = (np.asarray(blocks, dtype=np.int64)[:, None] * 3 + np.arange(3)) * size + strengths
+    return np.bincount(index.ravel(), minlength=n_blocks * 3 * size).reshape(n_blocks, 3, size)
+
+
 def arrange_by_tables(hands: np.ndarray, model: "PolicyTables | RowModel",
                       device: str = "cpu") -> tuple[np.ndarray, np.ndarray]:
     """Table-policy split of each hand (sorted ``uint8`` ids, shape ``(N, 13)``) and its row strengths.
@@ -930,10 +937,10 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
             if not listed:
                 return summaries
             start = listed[0][0] * chunk
-            chosen, strengths = memory.arrange(seed, start, sum(count for _, count in listed))
+            chosen, histograms = memory.arrange(seed, start, sum(count for _, count in listed))
             bounds = np.cumsum([0] + [count for _, count in listed])
-            return [(chosen[a:b], _strength_histogram(strengths[a:b], size))
-                    for a, b in zip(bounds, bounds[1:])] + summaries
+            return [(chosen[a:b], histogram)
+                    for a, b, histogram in zip(bounds, bounds[1:], histograms)] + summaries
 
         def combine(block, summary):
             nonlocal changed, counts

@@ -123,6 +123,12 @@ def main(rows: int, hands: int) -> dict:
     from cpoker.nearbest import DELTA, NearBestMemory
     from cpoker.policy import RowModel
 
+    from cpoker.policy import block_histograms
+    from cpoker.tables import strength_keys
+
+    # two blocks: the strengths of each block's hands counted apart, on the GPU for those certified
+    size, chunk = len(strength_keys()), -(-hands // 2)
+    blocks = np.arange(hands) // chunk
     distribution = default_tables().distribution
     plain = RowModel.from_distribution(distribution)
     nearby = RowModel.from_distribution(0.99 * distribution + 0.01 * default_tables("2-4").distribution)
@@ -134,26 +140,29 @@ def main(rows: int, hands: int) -> dict:
                          ("near_best_corrected", (corrected, corrected, corrected_nearby))):
         runs = {}
         for device in ("cpu", "cuda"):
-            memory = NearBestMemory(hands, hands, device)
+            memory = NearBestMemory(hands, chunk, device)
             passes = []
             for model in models:
                 memory.start_pass(model)
                 passes.append(memory.arrange(3, 0, hands))  # the lists cover the sample's first hands
             runs[device] = passes, memory.by_pass
         expected = [arrange_by_tables(sample_block(3, 0, hands), model) for model in models]
-        report[f"{name}_equal"] = all(np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+        report[f"{name}_equal"] = all(np.array_equal(got[0], want[0])
+                                      and np.array_equal(got[1], block_histograms(want[1], size, blocks, 2))
                                       for device in runs for got, want in zip(runs[device][0], expected))
         report[f"{name}_certified_as_on_the_cpu"] = runs["cuda"][1] == runs["cpu"][1] and runs["cpu"][1][-1][1] > 0
     # a first launch that searches one back a hand: the hands given up list their rows in the second launch
     memory = NearBestMemory(hands, hands, "cuda")
     memory.start_pass(plain)
-    gpu = self_play_remembered_cuda(3, 0, hands, plain, memory.lists, memory.drift_arguments, 0, DELTA, 1)
+    gpu = self_play_remembered_cuda(3, 0, hands, plain, memory.lists, memory.drift_arguments, 0, DELTA, 1, chunk)
     cpu_memory = NearBestMemory(hands, hands)
     cpu_memory.start_pass(plain)
     cpu_memory.listing = True  # as the GPU's launch above does (a build's first pass does not list)
     cpu_memory.arrange(3, 0, hands)
     expected = arrange_by_tables(sample_block(3, 0, hands), plain)
-    report["near_best_budget_equal"] = bool(np.array_equal(gpu[0], expected[0]) and gpu[2] == hands and all(
+    report["near_best_budget_equal"] = bool(np.array_equal(gpu[0], expected[0]) and gpu[2] == hands
+                                            and np.array_equal(gpu[1], block_histograms(expected[1], size, blocks, 2))
+                                            and all(
         np.array_equal(np.where(counts_mask(cpu_memory.lists, i), a, 0), np.where(counts_mask(cpu_memory.lists, i),
                                                                                    b.copy_to_host(), 0))
         for i, (a, b) in enumerate(zip(cpu_memory.lists, memory.lists))))

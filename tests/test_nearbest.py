@@ -260,3 +260,20 @@ def test_a_build_with_near_best_rows_makes_the_tables_of_one_without(monkeypatch
             in_rounds = [certified for _, certified in made.by_pass[12:]]
             assert in_rounds[0] == 0 and (sum(in_rounds) > 0.1 * covered or rules == "2-4")
     assert built[0] == built[1] == built[2] == built[3]
+
+
+@pytest.mark.parametrize("hands, chunk", [(1, 1), (1_000, 300), (1_000, 1_000), (999, 7)])
+def test_the_histograms_by_block_are_each_blocks_own(hands, chunk):
+    """What a pass with lists counts of its hands' strengths, by block (on the GPU, for the hands certified there),
+    against each block's hands counted alone, as a pass without lists counts them."""
+    from cpoker.policy import _strength_histogram, block_histograms
+
+    size = len(strength_keys())
+    strengths = np.random.default_rng(hands + chunk).integers(0, size, (hands, 3)).astype(np.int16)
+    strengths[0] = size - 1, 0, size - 1  # the extreme bins
+    n_blocks = -(-hands // chunk)
+    histograms = block_histograms(strengths, size, np.arange(hands) // chunk, n_blocks)
+    assert histograms.shape == (n_blocks, 3, size) and histograms.dtype == np.int64
+    for block in range(n_blocks):
+        assert np.array_equal(histograms[block], _strength_histogram(strengths[block * chunk:(block + 1) * chunk],
+                                                                     size))

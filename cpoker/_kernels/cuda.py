@@ -295,6 +295,16 @@ def build_kernels(cuda_module) -> dict:
             chosen_strengths[h, 2] = back
 
     @cuda.jit
+    def count_strengths(chosen, chosen_strengths, chunk, histograms):
+        """Thread ``h``: the strengths of its hand's rows counted in the histogram of its block of ``chunk`` hands
+        (``histograms[h // chunk, row, strength]``), for a hand that ``certify_lists`` certified (``chosen`` >= 0):
+        the host's ``policy.block_histograms`` of those hands, with no strengths leaving the device."""
+        h = cuda.grid(1)
+        if h < chosen.shape[0] and chosen[h] >= 0:
+            for row in range(3):
+                cuda.atomic.add(histograms, (h // chunk, row, chosen_strengths[h, row]), 1)
+
+    @cuda.jit
     def self_play_remembering(state_high, state_low, inc_high, inc_low, positions, search_budget, delta, current,
                               deck, row_values, row_bounds, row_wins, row_losses, scoop, majority, joint, rest_best,
                               self_bounds, removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask,
@@ -334,4 +344,5 @@ def build_kernels(cuda_module) -> dict:
     return {"keys_from_ids": keys_from_ids, "keys_from_masks": keys_from_masks, "table_policy": table_policy,
             "settle_pairs": settle_pairs, "greedy": greedy, "self_play_policy": self_play_policy,
             "self_play_greedy": self_play_greedy, "certify_lists": certify_lists,
+            "count_strengths": count_strengths,
             "self_play_remembering": self_play_remembering}
