@@ -845,7 +845,7 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
     removal_deals
         Deals of four hands, arranged by the policy, from which its card-removal
         correction is learned (:func:`cpoker.removal.learn_removal`; default
-        200,000, about 10 s on two cores, always on the CPU; 0 for none), and
+        200,000, about 10 s on two cores, arranged on ``device``; 0 for none), and
         under a scoring bonus the joint model of an opponent's rows
         (:mod:`cpoker.joint`; none either with 0: independent rows).  After
         each round but the last, a quarter of them.
@@ -1008,7 +1008,7 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
             def learned(played: RowModel, last: bool) -> tuple:
                 with interrupts.deferred():  # seconds: a signal waits for the terms, then stops the next pass
                     return learn_removal(played, rules, seed, removal_deals if last else max(1, removal_deals // 4),
-                                         progress=progress)
+                                         progress=progress, device=device)
 
             removal, joint = learned(model, not removal_rounds)
             corrected = average

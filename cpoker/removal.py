@@ -179,11 +179,12 @@ def value_moments(moments: np.ndarray, rules: "Rules") -> np.ndarray:
 
 
 def learn_removal(model: "RowModel", rules: "Rules", seed: int, deals: int = 200_000,
-                  progress: bool = False) -> "tuple[np.ndarray, np.ndarray | None]":
+                  progress: bool = False, device: str = "cpu") -> "tuple[np.ndarray, np.ndarray | None]":
     """The correction terms of the policy of ``model`` under ``rules`` (see the module docstring), and under a
     scoring bonus the joint distribution of its rows (:mod:`cpoker.joint`).
 
-    ``deals`` deals of four hands (:func:`removal_sample` of ``seed``) are arranged by ``model``.
+    ``deals`` deals of four hands (:func:`removal_sample` of ``seed``) are arranged by ``model``, on the
+    ``device`` given (the same answers; the sums are of integers, so in any order the same).
     Returns ``(terms, joint)``: the terms ``(70, Q * 3 * 259)`` float32, row 0 the constant (minus the mean
     features' part), then one row per feature; columns by quantity (value, wins, losses), row (front,
     middle, back) and shape.  ``joint`` the ``(2, 17, 17, 17)`` grid of those deals' rows, in the
@@ -200,13 +201,18 @@ def learn_removal(model: "RowModel", rules: "Rules", seed: int, deals: int = 200
     bonus = quantities(rules) > 1
     joint_counts = np.zeros((2, JOINT_CELLS, JOINT_CELLS, JOINT_CELLS), dtype=np.int64)
     cells_of = coordinate_cells(model.wins, model.losses) if bonus else None
-    chunk = 5_000
+    chunk = 5_000 if device == "cpu" else 50_000  # a GPU call: 200,000 hands
 
     def work(block):
         index, count = block
-        dealt = removal_sample(seed, index * chunk, count)
-        _, strengths = arrange_by_tables(np.ascontiguousarray(dealt.reshape(-1, 13)), model)
-        return dealt, strengths.reshape(count, REMOVAL_PLAYERS, 3)
+        dealt = np.ascontiguousarray(removal_sample(seed, index * chunk, count).reshape(-1, 13))
+        if device == "cuda":
+            from .devices import arrange_cuda
+
+            _, strengths = arrange_cuda(dealt, model)
+        else:
+            _, strengths = arrange_by_tables(dealt, model)
+        return dealt.reshape(count, REMOVAL_PLAYERS, 13), strengths.reshape(count, REMOVAL_PLAYERS, 3)
 
     def combine(block, result):
         accumulate_removal(*result, gram, moments)

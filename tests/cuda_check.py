@@ -173,6 +173,13 @@ def main(rows: int, hands: int) -> dict:
         gpu, cpu = (build_tables(hands=hands, seed=2, max_iterations=4, tolerance=0, removal_deals=30,
                                  removal_rounds=2, device=device).to_bytes() for device in ("cuda", "cpu"))
     report["tables_build_equal"] = gpu == cpu
+    # the correction's learning arranges its deals on the GPU too (a build's above; here with a joint grid as well)
+    from cpoker.removal import learn_removal
+    from cpoker.rules import resolve_rules
+
+    learned = [learn_removal(default_tables("2-4").model, resolve_rules("2-4"), 5, max(2, hands), device=device)
+               for device in ("cuda", "cpu")]
+    report["learn_removal_2-4_equal"] = all(np.array_equal(a, b) for a, b in zip(*learned))
     report["tables_build_lists_as_on_the_cpu"] = (made[0].by_pass == made[1].by_pass
                                                   and made[0].searched + made[0].certified == 6 * hands)
     import cpoker
