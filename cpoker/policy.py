@@ -781,6 +781,9 @@ REMOVAL_DEALS = 200_000
 # hands a call of a self-play pass whose hands remember their near-best rows (cpoker.nearbest): most are certified
 # in ~50 ns, so a block of 2,000 would cost more in calls than in work; a search of all of them takes ~0.3 s
 REMEMBERED_GROUP = 1 << 16
+# on a GPU, 16 blocks of a million: a late pass searches 1-2% of the hands, and a launch of 10-20 thousand (one
+# block's) would not fill an H200 (about 33,000 threads at 248 registers each) while its longest search runs
+REMEMBERED_GROUP_CUDA = 1 << 24
 # rounds of self-play with the correction, each learning it again (the last from REMOVAL_DEALS deals, the
 # others from a quarter of them): about a minute on two cores
 REMOVAL_ROUNDS = 8
@@ -954,7 +957,8 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
         try:
             stopped = run_blocks(blocks_of(hands, chunk), work, combine, total=hands, progress=progress,
                                  unit="hand", description=description, backend=backend, scheduler=scheduler,
-                                 group=-(-REMEMBERED_GROUP // chunk) if remembering else 1, work_many=work_many)
+                                 group=-(-(REMEMBERED_GROUP_CUDA if device == "cuda" else REMEMBERED_GROUP) // chunk)
+                                 if remembering else 1, work_many=work_many)
         except Interrupted:
             return None
         return None if stopped else (counts, changed)
