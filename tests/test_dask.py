@@ -47,6 +47,11 @@ def test_a_local_cluster_gives_the_local_results_exactly():
     rules_there = cpoker.build_tables(hands=1_000, seed=3, max_iterations=2, chunk=400, rules="2-4",
                                       backend="dask", **SMALL_REMOVAL)
     assert rules_there.to_bytes() == rules_here.to_bytes()
+    with pytest.MonkeyPatch.context() as patch:  # its first iterations play the sample's first 800 and 1,600 hands
+        patch.setattr("cpoker.policy.WARMUP_HANDS", 800)
+        warm_here, warm_there = (cpoker.build_tables(hands=2_000, seed=3, max_iterations=3, chunk=400, removal_deals=0,
+                                                     backend=backend) for backend in ("local", "dask"))
+    assert warm_there.to_bytes() == warm_here.to_bytes()
     exploited_here = cpoker.exploit("table", rules="1-6", hands=10, samples=100, seed=2)
     exploited_there = cpoker.exploit("table", rules="1-6", hands=10, samples=100, seed=2, backend="dask")
     assert exploited_there.gains.tolist() == exploited_here.gains.tolist()

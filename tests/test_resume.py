@@ -66,6 +66,21 @@ def test_a_resumed_build_stops_where_the_uninterrupted_one_converges_under_any_r
         assert resumed.to_bytes() == converged.to_bytes()
 
 
+def test_a_build_whose_first_iterations_play_part_of_the_sample_resumes_from_any_checkpoint(monkeypatch):
+    """Iterations 1 and 2 play the sample's first 150 and 300 hands (policy.played_hands): a resumed build replays
+    its last iteration on as many, and ends with the uninterrupted tables."""
+    monkeypatch.setattr("cpoker.policy.WARMUP_HANDS", 150)
+    checkpoints: list = []
+    options = dict(max_iterations=5, tolerance=0, removal_deals=300, removal_rounds=1)
+    full = build_tables(hands=HANDS, seed=SEED, checkpoint=checkpoints.append, **options)
+    assert [checkpoint.iterations for checkpoint in checkpoints] == [1, 2, 3, 4, 5]
+    for checkpoint in checkpoints:
+        assert build_tables(resume=checkpoint, **options).to_bytes() == full.to_bytes()
+    monkeypatch.setattr("cpoker.policy.WARMUP_HANDS", 300)  # another build: its iteration 2 plays all 600
+    with pytest.raises(OptionError, match="do not continue a build"):
+        build_tables(resume=checkpoints[1], **options)
+
+
 def test_tables_a_real_signal_stopped_resume_to_the_uninterrupted_tables(pagat_build, monkeypatch):
     """SIGINT while the build makes iteration 3's model: the partial tables of iteration 2, resumable."""
     from cpoker.policy import RowModel

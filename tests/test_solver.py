@@ -257,6 +257,34 @@ def test_table_builds_are_bit_for_bit_reproducible(tmp_path):
         build_tables(hands=0)
 
 
+def test_a_large_samples_first_iterations_play_its_first_hands(monkeypatch):
+    """``played_hands``: WARMUP_HANDS, twice as many each iteration, until the whole sample; a build's history
+    against a plain fictitious play written here: a greedy start and best responses on the sample's first hands,
+    each response the share of those hands' rows at each strength, averaged in; a split changed only among the
+    hands played before."""
+    from cpoker.policy import played_hands
+
+    monkeypatch.setattr("cpoker.policy.WARMUP_HANDS", 200)
+    played = [200, 400, 800, 900, 900]
+    assert [played_hands(900, iteration) for iteration in range(1, 6)] == played
+    assert played_hands(150, 1) == 150 and played_hands(10**8, 200) == 10**8
+    built = build_tables(hands=900, seed=6, max_iterations=5, tolerance=0, removal_deals=0, chunk=300)
+    sample, size = sample_hands(900, 6), len(strength_keys())
+
+    def response(strengths):
+        return np.stack([np.bincount(strengths[:, row], minlength=size) for row in range(3)]) / len(strengths)
+
+    last, strengths = arrange_greedy(sample[:200])
+    average, changed = response(strengths), []
+    for iteration, hands in enumerate(played, 1):
+        chosen, strengths = arrange_by_tables(sample[:hands], RowModel.from_distribution(average))
+        average = response(strengths) if iteration == 1 else average + (response(strengths) - average) / iteration
+        changed.append(np.count_nonzero(chosen[:len(last)] != last) / len(last))
+        last = chosen
+    assert np.array_equal(built.distribution, average)
+    assert [step["changed"] for step in built.history] == [1.0, *changed[1:]]
+
+
 def test_shipped_tables_are_distributions_with_monotone_values():
     tables = default_tables()
     assert np.allclose(tables.distribution.sum(axis=1), 1.0) and (tables.distribution >= 0).all()
