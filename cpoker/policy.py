@@ -913,6 +913,7 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
     chunk = check_int("chunk", chunk if chunk is not None else (2_000 if device == "cpu" else 1_000_000), 1, 10**7)
     size = len(strength_keys())
     previous = np.full(hands, -1, dtype=np.int32)  # each hand's last choice
+    known = 0  # the hands that have one: the sample's first (see played_hands)
     history: list = []
     # each hand's near-best rows, so that a pass searches only the hands whose choice may change (same answers)
     memory = NearBestMemory(hands, chunk, device) if backend == "local" else None
@@ -922,6 +923,7 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
         """One pass over the sample's first ``played`` hands: each arranged by the policy of ``model`` (greedily
         when None); ``(their strengths counted, how many of those played before changed their split)``. The
         ``final`` pass of the build lists no near-best rows."""
+        nonlocal known
         counts = np.zeros((3, size), dtype=np.int64)
         changed = 0
         remembering = memory is not None and model is not None and memory.start_pass(model, final)
@@ -958,8 +960,8 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
             index, count = block
             chosen, block_counts = summary
             start = index * chunk
-            earlier = previous[start:start + count]  # -1: a hand not played before (see played_hands)
-            changed += int(np.count_nonzero((earlier != chosen) & (earlier >= 0)))
+            both = min(count, max(0, known - start))  # the block's hands played before
+            changed += int(np.count_nonzero(previous[start:start + both] != chosen[:both]))
             previous[start:start + count] = chosen
             counts += block_counts
 
@@ -970,7 +972,10 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
                                  if remembering else 1, work_many=work_many)
         except Interrupted:
             return None
-        return None if stopped else (counts, changed)
+        if stopped:
+            return None
+        known = max(known, played)
+        return counts, changed
 
     with shielded():
         seen = interrupts.signals_seen()  # a signal in the last block of a pass completes it, then stops the build
