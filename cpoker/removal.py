@@ -205,14 +205,9 @@ def learn_removal(model: "RowModel", rules: "Rules", seed: int, deals: int = 200
 
     def work(block):
         index, count = block
-        dealt = np.ascontiguousarray(removal_sample(seed, index * chunk, count).reshape(-1, 13))
-        if device == "cuda":
-            from .devices import arrange_cuda
-
-            _, strengths = arrange_cuda(dealt, model)
-        else:
-            _, strengths = arrange_by_tables(dealt, model)
-        return dealt.reshape(count, REMOVAL_PLAYERS, 13), strengths.reshape(count, REMOVAL_PLAYERS, 3)
+        dealt = removal_sample(seed, index * chunk, count)
+        _, strengths = arrange_by_tables(np.ascontiguousarray(dealt.reshape(-1, 13)), model, device)
+        return dealt, strengths.reshape(count, REMOVAL_PLAYERS, 3)
 
     def combine(block, result):
         accumulate_removal(*result, gram, moments)
