@@ -980,19 +980,19 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
     with shielded():
         seen = interrupts.signals_seen()  # a signal in the last block of a pass completes it, then stops the build
         if resume is None:
-            first = self_play_pass(None, "greedy start", played_hands(hands, 1))
+            played = played_hands(hands, 1)
+            first = self_play_pass(None, "greedy start", played)
             if first is None or interrupts.signals_seen() > seen:
                 raise Interrupted(interrupts.received() or 2)
-            done, average = 0, first[0] / played_hands(hands, 1)
+            done, average = 0, first[0] / played
         else:  # replay the last completed iteration: its choices are the next pass's "previous"
             done, before = resume.iterations, resume.previous_distribution
             history.extend(resume.history)
-            replay = self_play_pass(RowModel.from_distribution(before, rules), f"replaying iteration {done}",
-                                    played_hands(hands, done))
+            played = played_hands(hands, done)
+            replay = self_play_pass(RowModel.from_distribution(before, rules), f"replaying iteration {done}", played)
             if replay is None or interrupts.signals_seen() > seen:
                 raise Interrupted(interrupts.received() or 2)
-            if not np.array_equal(_averaged(before, replay[0] / played_hands(hands, done), done),
-                                  resume.distribution):
+            if not np.array_equal(_averaged(before, replay[0] / played, done), resume.distribution):
                 raise OptionError(f"these tables do not continue a build of {hands} hands, seed {seed}, under the "
                                   f"rules {rules.name!r}: replaying iteration {done} gives another distribution "
                                   "(a changed file, or one written by another version of cpoker)")

@@ -121,9 +121,7 @@ def main(rows: int, hands: int) -> dict:
     # near-best rows (cpoker.nearbest): a pass that lists each hand's rows, then passes that certify from them
     from cpoker.devices import self_play_remembered_cuda
     from cpoker.nearbest import DELTA, NearBestMemory
-    from cpoker.policy import RowModel
-
-    from cpoker.policy import block_histograms
+    from cpoker.policy import RowModel, block_histograms
     from cpoker.tables import strength_keys
 
     # two blocks: the strengths of each block's hands counted apart, on the GPU for those certified
