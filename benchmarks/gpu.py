@@ -1,8 +1,13 @@
 """The CUDA backend on a real GPU: correctness against the CPU at scale, then speed.
 
-    python benchmarks/gpu.py [--quick | --tiny] [--out FILE.json]
+    python benchmarks/gpu.py [--quick | --tiny] [--target] [--out FILE.json]
 
-``--tiny`` is a dry run for numba's simulator (``NUMBA_ENABLE_CUDASIM=1``).
+``--target`` checks the GPU against the CPU on small inputs, then runs issue
+11's build, ``cpoker tables build --device cuda --hands 100000000``, in a
+fresh process timed pass by pass (``build_stages.py``; at most
+``TARGET_SECONDS``, its passes so far kept in ``FILE.json.events.jsonl``):
+the first run to make on a GPU lent for a few minutes.  ``--tiny`` is a dry
+run for numba's simulator (``NUMBA_ENABLE_CUDASIM=1``), also of ``--target``.
 Each stage is reported on standard error as it ends, and the JSON so far is
 rewritten to ``--out`` after each one: a run cut short still tells what it saw.
 
@@ -97,17 +102,16 @@ SIZES = {  # check rows, check hands, evaluation rows, tile, policy hands, CPU p
     #         10x)
     "full": (2_000_000, 50_000, 4_000_000, 25, 2_000_000, 40_000, 10_000_000, 100_000_000, None, 10_000_000),
     "quick": (200_000, 5_000, 10_000_000, 1, 200_000, 40_000, 1_000_000, 1_000_000, None, 100_000),
-    "tiny": (50, 1, 200, 1, 2, 2, 3, 20, 2, 2),
+    "tiny": (50, 3, 200, 1, 2, 2, 3, 20, 2, 2),
 }
 
 
-def main(size: str, path: "str | None" = None) -> dict:
+TARGET_SECONDS = 480  # the target build's limit: a lease's 15 minutes hold its start, the check and a rerun
+TARGET_CHECK = (100_000, 2_000)  # cuda_check's rows and hands before it
+
+
+def versions() -> dict:
     import numba
-
-    import cuda_check
-
-    from cpoker.devices import cuda_runtime
-    from cpoker.policy import arrange_by_tables, default_tables, sample_hands
 
     out = {"numba": numba.__version__, "numpy": np.__version__, "cpu_count": os.cpu_count()}
     try:
@@ -116,13 +120,61 @@ def main(size: str, path: "str | None" = None) -> dict:
         out["numba-cuda"] = version("numba-cuda")
     except Exception:  # noqa: BLE001 -- the simulator needs no numba-cuda
         out["numba-cuda"] = None
-    started = time.perf_counter()
-    cuda, kernels, tables = cuda_runtime()
+    from cpoker.devices import cuda_runtime
+
+    cuda = cuda_runtime()[0]
     try:
         name = cuda.get_current_device().name
         out["device"] = name.decode() if isinstance(name, bytes) else str(name)
     except AttributeError:  # the simulator
         out["device"] = "simulator"
+    return out
+
+
+def target(size: str, path: "str | None") -> dict:
+    """The GPU against the CPU on small inputs, then issue 11's build timed pass by pass in a fresh process."""
+    import cuda_check
+
+    started = time.perf_counter()
+    out = versions()
+    out["correctness"] = cuda_check.main(*(TARGET_CHECK if size != "tiny" else SIZES["tiny"][:2]))
+    started = stage(out, "compiled and checked against the CPU", started, path)
+    if not all(value for value in out["correctness"].values() if isinstance(value, bool)):
+        print("the GPU differs from the CPU: no build", file=sys.stderr)
+        return out
+    hands = SIZES[size][7]
+    command = ["tables", "build", "--device", "cuda", "--hands", str(hands), "--out", "/tmp/gpu_tables.npz",
+               "--json"]
+    if size == "tiny":  # the simulator: a few iterations, a small correction
+        command += ["--max-iterations", "2", "--removal-deals", "20", "--removal-rounds", "1"]
+    events, report = f"{path or '/tmp/gpu'}.events.jsonl", f"{path or '/tmp/gpu'}.build.json"
+    build = [sys.executable, str(ROOT / "benchmarks" / "build_stages.py"), "--events", events, "--report", report,
+             "--", *command]
+    try:
+        done = subprocess.run(build, capture_output=True, text=True, cwd=ROOT, timeout=TARGET_SECONDS,
+                              env={**os.environ, "PYTHONPATH": str(ROOT)})
+        status, stderr = done.returncode, done.stderr
+    except subprocess.TimeoutExpired as expired:  # its passes so far are in the events file
+        status, stderr = f"stopped after {TARGET_SECONDS} s", expired.stderr or ""
+        stderr = stderr.decode() if isinstance(stderr, bytes) else stderr
+    out["tables build --device cuda"] = {"command": " ".join(["cpoker", *command]), "hands": hands,
+                                         "seconds": time.perf_counter() - started, "status": status,
+                                         "stderr": stderr[-3000:]}
+    if os.path.exists(report):
+        out["tables build --device cuda"]["stages"] = json.loads(Path(report).read_text())["summary"]
+    stage(out, "tables build", started, path)
+    return out
+
+
+def main(size: str, path: "str | None" = None) -> dict:
+    import cuda_check
+
+    from cpoker.devices import cuda_runtime
+    from cpoker.policy import arrange_by_tables, default_tables, sample_hands
+
+    started = time.perf_counter()
+    out = versions()
+    cuda, kernels, tables = cuda_runtime()
     (check_rows, check_hands, rows, tile, policy_hands, cpu_policy_hands, self_play_hands, build_hands,
      build_iterations, match_deals) = SIZES[size]
     out["correctness"] = cuda_check.main(check_rows, check_hands)
@@ -296,4 +348,4 @@ def main(size: str, path: "str | None" = None) -> dict:
 if __name__ == "__main__":
     size = "quick" if "--quick" in sys.argv else "tiny" if "--tiny" in sys.argv else "full"
     path = sys.argv[sys.argv.index("--out") + 1] if "--out" in sys.argv else None
-    print(json.dumps(main(size, path), indent=1))
+    print(json.dumps((target if "--target" in sys.argv else main)(size, path), indent=1))
