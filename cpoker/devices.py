@@ -210,17 +210,56 @@ def free_device_memory() -> int:
         return 1 << 30
 
 
+def _filled(size: int, dtype, value) -> object:
+    """A device array of ``size`` elements, each ``value`` (copied from the host in batches of
+    :data:`GPU_BATCH`: bounded host memory whatever the size)."""
+    cuda, _, _ = cuda_runtime()
+    array = cuda.device_array(size, dtype=dtype)
+    for start in range(0, size, GPU_BATCH):
+        array[start:start + GPU_BATCH] = np.full(min(GPU_BATCH, size - start), value, dtype=dtype)
+    return array
+
+
 def near_best_lists_cuda(size: int, capacity: int) -> tuple:
     """Device arrays for ``size`` hands' near-best rows (:class:`cpoker.nearbest.NearBestMemory`): rows,
     splits, counts, ceilings, the pass that listed them (-1, none yet) and the hands' cards."""
     cuda, _, _ = cuda_runtime()
-    since = cuda.device_array(size, dtype=np.int32)
-    counts = cuda.device_array(size, dtype=np.uint8)
-    for start in range(0, size, GPU_BATCH):  # no list yet: the rows, splits and ceilings are then never read
-        since[start:start + GPU_BATCH] = np.full(min(GPU_BATCH, size - start), -1, dtype=np.int32)
-        counts[start:start + GPU_BATCH] = np.zeros(min(GPU_BATCH, size - start), dtype=np.uint8)
+    # no list yet: the rows, splits and ceilings are then never read
+    since, counts = _filled(size, np.int32, -1), _filled(size, np.uint8, 0)
     return (cuda.device_array((size, capacity, 3), dtype=np.int16), cuda.device_array((size, capacity), dtype=np.int32),
             counts, cuda.device_array(size, dtype=np.float64), since, cuda.device_array(size, dtype=np.int64))
+
+
+def hand_choices_cuda(hands: int) -> object:
+    """Each of ``hands`` hands' last split, on the GPU: -1, none yet (see :func:`replace_choices_cuda`)."""
+    return _filled(hands, np.int32, -1)
+
+
+def replace_choices_cuda(previous, start: int, chosen, both: int) -> int:
+    """Hands ``start ..``'s last splits (``previous``, a device array of :func:`hand_choices_cuda`) replaced by
+    ``chosen`` (a device array, or a host one, copied there): how many of the first ``both`` differ.  A build's
+    passes on the GPU leave their choices there: only this count comes back."""
+    from ._kernels.cuda import THREADS
+
+    cuda, kernels, _ = cuda_runtime()
+    if isinstance(chosen, np.ndarray):
+        chosen = cuda.to_device(np.ascontiguousarray(chosen, dtype=np.int32))
+    changed = cuda.to_device(np.zeros(1, dtype=np.int64))
+    kernels["replace_choices"][_grid(len(chosen), THREADS), THREADS](previous, np.int64(start), chosen,
+                                                                     np.int64(both), changed)
+    return int(changed.copy_to_host()[0])
+
+
+def _gather_unsettled(chosen, candidates, count: int):
+    """The positions among ``candidates`` (a device array; all of ``chosen``'s, with ``count`` its length, when
+    it is ``[-1]``) whose hands have no split yet (``chosen`` -1), as a device array, in no particular order."""
+    from ._kernels.cuda import THREADS
+
+    cuda, kernels, _ = cuda_runtime()
+    todo = cuda.device_array(count, dtype=np.int64)
+    found = cuda.to_device(np.zeros(1, dtype=np.int64))
+    kernels["gather_unsettled"][_grid(count, THREADS), THREADS](chosen, candidates, todo, found)
+    return todo[:int(found.copy_to_host()[0])]
 
 
 def on_device(arguments: tuple) -> tuple:
@@ -232,44 +271,49 @@ def on_device(arguments: tuple) -> tuple:
 def self_play_remembered_cuda(seed: int, start: int, count: int, model: "RowModel", lists: tuple,
                               drift_arguments: tuple, current: int, delta: float,
                               search_budget: "int | None" = None,
-                              chunk: "int | None" = None) -> tuple[np.ndarray, np.ndarray, int]:
+                              chunk: "int | None" = None) -> tuple[object, np.ndarray, int]:
     """:func:`self_play_cuda` of hands whose near-best rows are on the GPU (``lists``: theirs, see
-    :func:`near_best_lists_cuda`): ``(chosen, histograms, hands searched)``, the same answers, the rows'
-    strengths counted for each block of ``chunk`` hands (default all): :func:`cpoker.policy.block_histograms`.
+    :func:`near_best_lists_cuda`): ``(chosen, histograms, hands searched)``, the same answers, ``chosen`` left on
+    the GPU (a device array: ``copy_to_host()`` gives the host's), the rows' strengths counted for each block of
+    ``chunk`` hands (default all): :func:`cpoker.policy.block_histograms`.
 
     One thread per hand certifies its split from its rows where the drift since they were listed allows
-    (``drift_arguments``, on the device: see :func:`cpoker._kernels.nearbest.certify`), and counts its strengths
-    there (in late passes nearly every hand: the host then counts a few); the others are dealt and searched in a
-    second kernel, listing again (pass ``current``; not with ``delta`` below 0), in one or two launches as in
-    :func:`self_play_cuda`, and their strengths counted on the host.
+    (``drift_arguments``, on the device: see :func:`cpoker._kernels.nearbest.certify`).  The others are
+    gathered on the GPU, dealt and searched by a second kernel, listing again (pass ``current``; not with
+    ``delta`` below 0), a thread each, which stores its answer at its hand's position; those over
+    ``search_budget`` backs (default :data:`cpoker._kernels.cuda.SEARCH_BUDGET`) are gathered again and
+    searched without one, as in :func:`self_play_cuda`.  Every hand's strengths are then counted on the GPU:
+    nothing a hand has crosses to the host.
     """
-    from ._kernels.cuda import THREADS
-    from .policy import block_histograms, stream_state
+    from ._kernels.cuda import SEARCH_BUDGET, THREADS
+    from ._kernels.splits import UNLIMITED_SEARCHES
+    from .policy import stream_state
     from .tables import strength_keys
 
     cuda, kernels, tables = cuda_runtime()
     chunk = count if chunk is None else chunk
     size, n_blocks = len(strength_keys()), -(-count // chunk)
     arguments = _model_arguments(model)
-    chosen_device = cuda.device_array(count, dtype=np.int32)
-    strengths_device = cuda.device_array((count, 3), dtype=np.int16)
-    histograms_device = cuda.to_device(np.zeros((n_blocks, 3, size), dtype=np.int64))
+    chosen = cuda.device_array(count, dtype=np.int32)
+    strengths = cuda.device_array((count, 3), dtype=np.int16)
     values, _, wins, losses, scoop, majority, joint, _, _, terms, shapes = arguments[:11]  # RowModel.kernel_arguments
     grid = _grid(count, THREADS)
     kernels["certify_lists"][grid, THREADS](*lists, *drift_arguments, values, wins, losses, scoop, majority, joint,
-                                            terms, shapes, chosen_device, strengths_device)
-    kernels["count_strengths"][grid, THREADS](chosen_device, strengths_device, np.int64(chunk), histograms_device)
-    chosen, histograms = chosen_device.copy_to_host(), histograms_device.copy_to_host()
-    todo = np.flatnonzero(chosen < 0)
+                                            terms, shapes, chosen, strengths)
+    todo = _gather_unsettled(chosen, tables["no_positions"], count)
+    state = stream_state(seed, start)
+
+    def search(positions, budget: int) -> None:
+        kernels["self_play_remembering"][_grid(len(positions), THREADS), THREADS](
+            *state, positions, np.int64(budget), np.float64(delta), np.int32(current), tables["deck"], *arguments,
+            *tables["split_columns"], chosen, strengths, *lists)
+
+    budget = SEARCH_BUDGET if search_budget is None else search_budget
     if len(todo):
-        state = stream_state(seed, start)
-
-        def launch(blocks, threads, offset, positions, budget, part_chosen, part_strengths):
-            rows = todo[offset:offset + len(part_chosen)] if positions is None else todo[offset + positions]
-            kernels["self_play_remembering"][blocks, threads](
-                *state, cuda.to_device(rows.astype(np.int64)), budget, np.float64(delta), np.int32(current),
-                tables["deck"], *arguments, *tables["split_columns"], part_chosen, part_strengths, *lists)
-
-        chosen[todo], strengths = _arrange_in_batches(len(todo), launch, True, search_budget)
-        histograms += block_histograms(strengths, size, todo // chunk, n_blocks)
-    return chosen, histograms, len(todo)
+        search(todo, budget)
+        given_up = _gather_unsettled(chosen, todo, len(todo)) if budget < UNLIMITED_SEARCHES else ()
+        if len(given_up):  # searched again, together, with no budget
+            search(given_up, UNLIMITED_SEARCHES)
+    histograms = cuda.to_device(np.zeros((n_blocks, 3, size), dtype=np.int64))
+    kernels["count_strengths"][grid, THREADS](chosen, strengths, np.int64(chunk), histograms)
+    return chosen, histograms.copy_to_host(), len(todo)

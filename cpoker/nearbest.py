@@ -225,12 +225,13 @@ class NearBestMemory:
     def covers(self, start: int, count: int) -> bool:
         return start + count <= self.size
 
-    def arrange(self, seed: int, start: int, count: int) -> tuple[np.ndarray, np.ndarray]:
+    def arrange(self, seed: int, start: int, count: int, on_device: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """``(chosen, histograms)`` of hands ``start .. start + count`` (from a block's first) of the sample of
         ``seed`` under the pass's model: each hand's split, and the strengths of its rows counted for each block of
-        ``chunk`` hands (``(blocks, 3, S)``: :func:`cpoker.policy.block_histograms`, on the GPU where its hands
-        were certified, so that their strengths stay there).  Certified from their lists where possible, the
-        others dealt and searched, listing again once the models move little (:data:`LISTING_DRIFT`)."""
+        ``chunk`` hands (``(blocks, 3, S)``: :func:`cpoker.policy.block_histograms`, on the GPU when the lists
+        are there, so that the strengths stay there).  Certified from their lists where possible, the others
+        dealt and searched, listing again once the models move little (:data:`LISTING_DRIFT`).  ``on_device``:
+        on a GPU, ``chosen`` is left there (a device array, for :func:`cpoker.devices.replace_choices_cuda`)."""
         from .policy import block_histograms, stream_state
         from .tables import strength_keys
 
@@ -243,6 +244,8 @@ class NearBestMemory:
             chosen, histograms, searched = self_play_remembered_cuda(seed, start, count, model, lists,
                                                                      self.drift_arguments, current, delta,
                                                                      chunk=self.chunk)
+            if not on_device:
+                chosen = chosen.copy_to_host()
         else:
             from ._kernels.nearbest import certify, policy_remembering
             from .policy import FULL_DECK

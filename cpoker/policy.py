@@ -912,11 +912,18 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
     check_backend(backend, scheduler)
     chunk = check_int("chunk", chunk if chunk is not None else (2_000 if device == "cpu" else 1_000_000), 1, 10**7)
     size = len(strength_keys())
-    previous = np.full(hands, -1, dtype=np.int32)  # each hand's last choice
-    known = 0  # the hands that have one: the sample's first (see played_hands)
-    history: list = []
     # each hand's near-best rows, so that a pass searches only the hands whose choice may change (same answers)
     memory = NearBestMemory(hands, chunk, device) if backend == "local" else None
+    # each hand's last choice: on a GPU that holds the lists, left there by the passes (only counts come back)
+    on_gpu = device == "cuda" and memory is not None and memory.size > 0
+    if on_gpu:
+        from .devices import hand_choices_cuda, replace_choices_cuda
+
+        previous = hand_choices_cuda(hands)
+    else:
+        previous = np.full(hands, -1, dtype=np.int32)
+    known = 0  # the hands that have one: the sample's first (see played_hands)
+    history: list = []
 
     def self_play_pass(model: "RowModel | None", description: str, played: int = hands,
                        final: bool = False) -> "tuple[np.ndarray, int] | None":
@@ -950,7 +957,7 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
             if not listed:
                 return summaries
             start = listed[0][0] * chunk
-            chosen, histograms = memory.arrange(seed, start, sum(count for _, count in listed))
+            chosen, histograms = memory.arrange(seed, start, sum(count for _, count in listed), on_device=on_gpu)
             bounds = np.cumsum([0] + [count for _, count in listed])
             return [(chosen[a:b], histogram)
                     for a, b, histogram in zip(bounds, bounds[1:], histograms)] + summaries
@@ -961,8 +968,11 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
             chosen, block_counts = summary
             start = index * chunk
             both = min(count, max(0, known - start))  # the block's hands played before
-            changed += int(np.count_nonzero(previous[start:start + both] != chosen[:both]))
-            previous[start:start + count] = chosen
+            if on_gpu:
+                changed += replace_choices_cuda(previous, start, chosen, both)
+            else:
+                changed += int(np.count_nonzero(previous[start:start + both] != chosen[:both]))
+                previous[start:start + count] = chosen
             counts += block_counts
 
         try:

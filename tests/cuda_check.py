@@ -153,6 +153,7 @@ def main(rows: int, hands: int) -> dict:
     memory = NearBestMemory(hands, hands, "cuda")
     memory.start_pass(plain)
     gpu = self_play_remembered_cuda(3, 0, hands, plain, memory.lists, memory.drift_arguments, 0, DELTA, 1, chunk)
+    gpu = (gpu[0].copy_to_host(), *gpu[1:])
     cpu_memory = NearBestMemory(hands, hands)
     cpu_memory.start_pass(plain)
     cpu_memory.listing = True  # as the GPU's launch above does (a build's first pass does not list)
@@ -164,6 +165,19 @@ def main(rows: int, hands: int) -> dict:
         np.array_equal(np.where(counts_mask(cpu_memory.lists, i), a, 0), np.where(counts_mask(cpu_memory.lists, i),
                                                                                    b.copy_to_host(), 0))
         for i, (a, b) in enumerate(zip(cpu_memory.lists, memory.lists))))
+    # a build's last choices on the GPU: replaced block by block, from device or host arrays, the changes among the
+    # hands played before counted (over several blocks of threads)
+    from cpoker.devices import hand_choices_cuda, replace_choices_cuda
+
+    rng, n = np.random.default_rng(hands), 300  # three blocks of THREADS
+    on_gpu, on_host = hand_choices_cuda(n + 5), np.full(n + 5, -1, dtype=np.int32)
+    counted = []
+    for start, count, both, to_device in ((0, n, 0, False), (5, n, n - 40, True), (3, n - 7, n - 7, False)):
+        chosen = rng.integers(0, 4, count).astype(np.int32)
+        counted.append(replace_choices_cuda(on_gpu, start, cuda.to_device(chosen) if to_device else chosen, both)
+                       == int(np.count_nonzero(on_host[start:start + both] != chosen[:both])))
+        on_host[start:start + count] = chosen
+    report["replace_choices_as_on_the_host"] = all(counted) and np.array_equal(on_gpu.copy_to_host(), on_host)
     # a build: greedy start, self-play certifying from the lists on the GPU, two rounds with the correction; its
     # first two iterations play the sample's first half and a bit more (policy.played_hands), as a large one's do
     import cpoker.policy

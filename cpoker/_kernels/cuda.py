@@ -297,12 +297,39 @@ def build_kernels(cuda_module) -> dict:
     @cuda.jit
     def count_strengths(chosen, chosen_strengths, chunk, histograms):
         """Thread ``h``: the strengths of its hand's rows counted in the histogram of its block of ``chunk`` hands
-        (``histograms[h // chunk, row, strength]``), for a hand that ``certify_lists`` certified (``chosen`` >= 0):
-        the host's ``policy.block_histograms`` of those hands, with no strengths leaving the device."""
+        (``histograms[h // chunk, row, strength]``), for a hand that has its split (``chosen`` >= 0): the host's
+        ``policy.block_histograms``, with no strengths leaving the device."""
         h = cuda.grid(1)
         if h < chosen.shape[0] and chosen[h] >= 0:
             for row in range(3):
                 cuda.atomic.add(histograms, (h // chunk, row, chosen_strengths[h, row]), 1)
+
+    @cuda.jit
+    def gather_unsettled(chosen, candidates, todo, found):
+        """Thread ``i``: position ``p`` (``candidates[i]``, or ``i`` itself when ``candidates`` is ``[-1]``) appended
+        to ``todo`` when its hand has no split yet (``chosen[p]`` -1), ``found[0]`` counting them.  The order in
+        ``todo`` is whatever the atomics give: each hand's answer is stored at its own position, so none depends
+        on it."""
+        i = cuda.grid(1)
+        everyone = candidates[0] < 0
+        if i < (chosen.shape[0] if everyone else candidates.shape[0]):
+            p = i if everyone else candidates[i]
+            if chosen[p] < 0:
+                todo[cuda.atomic.add(found, 0, 1)] = p
+
+    @cuda.jit
+    def replace_choices(previous, offset, chosen, both, changed):
+        """Thread ``h``: hand ``offset + h``'s last choice ``previous`` replaced by ``chosen[h]``, and ``changed[0]``
+        counting those of the first ``both`` that differ (one atomic add a block of threads)."""
+        h = cuda.grid(1)
+        differs = 0
+        if h < chosen.shape[0]:
+            if h < both and previous[offset + h] != chosen[h]:
+                differs = 1
+            previous[offset + h] = chosen[h]
+        block_count = cuda.syncthreads_count(differs)  # every thread of the block reaches it
+        if cuda.threadIdx.x == 0 and block_count > 0:
+            cuda.atomic.add(changed, 0, block_count)
 
     @cuda.jit
     def self_play_remembering(state_high, state_low, inc_high, inc_low, positions, search_budget, delta, current,
@@ -312,11 +339,11 @@ def build_kernels(cuda_module) -> dict:
                               rest_slot_mask, rest_displacements, rest_values, middles, fronts, chosen,
                               chosen_strengths, kept_rows, kept_splits, counts, ceilings, since, masks):
         """Hand ``positions[h]`` of a block (the stream's state before its first), dealt by thread ``h`` and
-        arranged by the policy, its near-best rows listed at that position for pass ``current`` (none with
-        ``delta`` below 0): the CPU's ``nearbest.policy_remembering`` (split -1, nothing listed, over
-        ``search_budget``)."""
+        arranged by the policy, its split, strengths and near-best rows stored at that position (the rows listed
+        for pass ``current``; none with ``delta`` below 0): the CPU's ``nearbest.policy_remembering`` (split -1,
+        nothing listed, over ``search_budget``)."""
         h = cuda.grid(1)
-        if h < chosen.shape[0]:
+        if h < positions.shape[0]:
             position = positions[h]
             hand = cuda.local.array((1, 1, 13), uint8)
             deal_hands(state_high, state_low, inc_high, inc_low, position, 1, deck, cuda.local.array(13, uint64),
@@ -331,10 +358,10 @@ def build_kernels(cuda_module) -> dict:
                 cuda.local.array(N_SUBSETS5, int32), cuda.local.array(N_SUBSETS5, float64),
                 cuda.local.array(N_CORRECTIONS, float64), search_budget, kept_rows[position], kept_splits[position],
                 cuda.local.array(N_LISTED, float64))
-            chosen[h] = best
-            chosen_strengths[h, 0] = front
-            chosen_strengths[h, 1] = middle
-            chosen_strengths[h, 2] = back
+            chosen[position] = best
+            chosen_strengths[position, 0] = front
+            chosen_strengths[position, 1] = middle
+            chosen_strengths[position, 2] = back
             if count >= 0:  # listed (not over the budget, nor a pass that does not list)
                 counts[position] = count
                 ceilings[position] = ceiling
@@ -344,5 +371,5 @@ def build_kernels(cuda_module) -> dict:
     return {"keys_from_ids": keys_from_ids, "keys_from_masks": keys_from_masks, "table_policy": table_policy,
             "settle_pairs": settle_pairs, "greedy": greedy, "self_play_policy": self_play_policy,
             "self_play_greedy": self_play_greedy, "certify_lists": certify_lists,
-            "count_strengths": count_strengths,
-            "self_play_remembering": self_play_remembering}
+            "count_strengths": count_strengths, "gather_unsettled": gather_unsettled,
+            "replace_choices": replace_choices, "self_play_remembering": self_play_remembering}
