@@ -190,6 +190,8 @@ def learn_removal(model: "RowModel", rules: "Rules", seed: int, deals: int = 200
     middle, back) and shape.  ``joint`` the ``(2, 17, 17, 17)`` grid of those deals' rows, in the
     coordinates of ``model``'s distribution (None under pagat scoring, which has no bonus to price).
     """
+    import numba
+
     from ._kernels.removal import accumulate_removal
     from .joint import JOINT_CELLS, add_counts, coordinate_cells, grid_of_counts
     from .policy import arrange_by_tables
@@ -210,7 +212,7 @@ def learn_removal(model: "RowModel", rules: "Rules", seed: int, deals: int = 200
         return dealt, strengths.reshape(count, REMOVAL_PLAYERS, 3)
 
     def combine(block, result):
-        accumulate_removal(*result, gram, moments)
+        accumulate_removal(*result, gram, moments, max(1, min(4 * numba.get_num_threads(), len(result[0]))))
         if bonus:
             add_counts(joint_counts, cells_of, result[1])
 

@@ -407,3 +407,31 @@ def test_command_line_shows_and_sizes_the_correction(capsys, tmp_path):
     assert stopped.value.code == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--removal-deals" in err
+
+
+@pytest.mark.parametrize("parts", [1, 3, 64])
+def test_learning_sums_are_the_exact_sums_of_every_pair_of_seats_in_any_number_of_parts(parts):
+    """The Gram matrix and moments that the correction is fitted from, against their definition summed in
+    plain integers (features from :func:`slow_features`): the same, whatever the parallel parts (64: more
+    parts than deals, some with none)."""
+    from cpoker._kernels.removal import accumulate_removal
+
+    deals = 30
+    dealt = removal_sample(4, 0, deals)
+    _, strengths = arrange_by_tables(dealt.reshape(-1, 13), default_tables().model)
+    strengths = strengths.reshape(deals, 4, 3)
+    size = len(strength_keys())
+    gram = np.full((1 + N_FEATURES, 1 + N_FEATURES), 7, dtype=np.int64)  # sums are added to what is there
+    moments = np.full((3, 1 + N_FEATURES, size), 7, dtype=np.int64)
+    accumulate_removal(dealt, strengths, gram, moments, parts)
+    want_gram, want_moments = gram * 0 + 7, moments * 0 + 7
+    for d in range(deals):
+        for mine in range(4):
+            x = np.concatenate([[1], slow_features(dealt[d, mine])]).astype(np.int64)
+            for other in range(4):
+                if other != mine:
+                    want_gram += np.outer(x, x)
+                    for row in range(3):
+                        want_moments[row, :, strengths[d, other, row]] += x
+    assert np.array_equal(gram, want_gram) and np.array_equal(moments, want_moments)
+    assert np.count_nonzero(moments - 7) > 1000  # a third of the hands' rows at least

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from math import comb
 
+import numba
 import numpy as np
 
 from .._jit import jit
@@ -164,8 +165,28 @@ def _features(mask, out):
         out[1 + RANK_FEATURES + SUIT_FEATURES + k] = blocker_feature(mask, 12 - k, a, b, c, d)
 
 
+MAX_ACTIVE = 1 + 13 + SUIT_FEATURES + BLOCKER_RANKS  # nonzero features of a hand at most: one for each rank
+
+
 @jit
-def accumulate_removal(deals, strengths, gram, moments):
+def _active_features(deals, d, mine, x, active, values):
+    """Hand ``mine`` of deal ``d``: its nonzero features' indices (increasing) and values written to ``active``
+    and ``values``; returns how many (``x``: scratch of ``1 + N_FEATURES``)."""
+    mask = np.int64(0)
+    for j in range(13):
+        mask |= np.int64(1) << np.int64(deals[d, mine, j])
+    _features(mask, x)
+    n = 0
+    for f in range(x.shape[0]):
+        if x[f] != 0:
+            active[n] = f
+            values[n] = x[f]
+            n += 1
+    return n
+
+
+@jit(parallel=True)
+def accumulate_removal(deals, strengths, gram, moments, parts):
     """Add one block of deals to the learning sums, exactly (integers).
 
     ``deals`` ``(D, P, 13)`` card ids, ``strengths`` ``(D, P, 3)`` the dense
@@ -173,32 +194,52 @@ def accumulate_removal(deals, strengths, gram, moments):
     pair of seats of a deal is a sample: the features ``x`` of one hand, the
     rows ``o`` of another.  ``gram += x x^T`` (``(1 + F, 1 + F)``),
     ``moments[row, f, o[row]] += x_f`` (``(3, 1 + F, S)``).
+
+    In ``parts`` parallel parts, twice: the deals split in ranges, each
+    part finding its hands' features and adding to a Gram matrix of its own
+    (the upper triangle); then the opponents' strengths split in ranges, each
+    part adding to its own columns of ``moments`` (a few MB: they stay in its
+    core's cache).  The sums are integers, so any ``parts`` gives the same.
     """
-    players = deals.shape[1]
-    width = gram.shape[0]
-    x = np.zeros(width, dtype=np.int64)
-    active = np.zeros(width, dtype=np.int64)
-    for d in range(deals.shape[0]):
-        for mine in range(players):
-            mask = np.int64(0)
-            for j in range(13):
-                mask |= np.int64(1) << np.int64(deals[d, mine, j])
-            _features(mask, x)
-            n_active = 0
-            for f in range(width):
-                if x[f] != 0:
-                    active[n_active] = f
-                    n_active += 1
-            for i in range(n_active):
-                for j in range(n_active):
-                    gram[active[i], active[j]] += (players - 1) * x[active[i]] * x[active[j]]
+    n_deals, players = deals.shape[0], deals.shape[1]
+    width, size = gram.shape[0], moments.shape[2]
+    hands = n_deals * players
+    active = np.empty((hands, MAX_ACTIVE), dtype=np.int8)
+    values = np.empty((hands, MAX_ACTIVE), dtype=np.int16)  # counts, squares, blocker weights: 180 at most
+    n_active = np.empty(hands, dtype=np.int64)
+    grams = np.zeros((parts, width, width), dtype=np.int64)
+    for part in numba.prange(parts):
+        x = np.zeros(width, dtype=np.int64)
+        for d in range(part * n_deals // parts, (part + 1) * n_deals // parts):
+            for mine in range(players):
+                h = d * players + mine
+                n = _active_features(deals, d, mine, x, active[h], values[h])
+                n_active[h] = n
+                for i in range(n):  # the indices increase: the upper triangle, mirrored below
+                    weighted = (players - 1) * np.int64(values[h, i])
+                    for j in range(i, n):
+                        grams[part, active[h, i], active[h, j]] += weighted * np.int64(values[h, j])
+    for a in range(width):
+        for b in range(a, width):
+            total = np.int64(0)
+            for part in range(parts):
+                total += grams[part, a, b]
+            gram[a, b] += total
+            if b != a:
+                gram[b, a] += total
+    for part in numba.prange(parts):
+        low, high = part * size // parts, (part + 1) * size // parts
+        for d in range(n_deals):
             for other in range(players):
-                if other == mine:
-                    continue
                 for row in range(3):
                     o = strengths[d, other, row]
-                    for i in range(n_active):
-                        moments[row, active[i], o] += x[active[i]]
+                    if o < low or o >= high:
+                        continue
+                    for mine in range(players):
+                        if mine != other:
+                            h = d * players + mine
+                            for i in range(n_active[h]):
+                                moments[row, active[h, i], o] += np.int64(values[h, i])
 
 
 @jit
