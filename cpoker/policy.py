@@ -28,6 +28,7 @@ better than a product of the rows' chances.
 from __future__ import annotations
 
 import functools
+import itertools
 import io
 import json
 import os
@@ -828,7 +829,8 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
         Hands per block (default 2,000 on the CPU, 1,000,000 on a GPU); never changes the result.
     device
         ``"cpu"`` or ``"cuda"``: where the self-play passes run (identical tables); on a GPU
-        each pass deals and arranges its hands there, and only the choices come back.
+        each pass deals and arranges its hands there, where they keep their choices,
+        and only counts come back (the strengths of their rows, and how many changed).
     backend, scheduler
         ``"local"`` or ``"dask"`` (see :mod:`cpoker.runner`): where the blocks run (identical tables).
     rules
@@ -958,7 +960,7 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
                 return summaries
             start = listed[0][0] * chunk
             chosen, histograms = memory.arrange(seed, start, sum(count for _, count in listed), on_device=on_gpu)
-            bounds = np.cumsum([0] + [count for _, count in listed])
+            bounds = [0, *itertools.accumulate(count for _, count in listed)]  # (ints: they slice device arrays)
             return [(chosen[a:b], histogram)
                     for a, b, histogram in zip(bounds, bounds[1:], histograms)] + summaries
 
