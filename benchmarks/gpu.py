@@ -2,11 +2,13 @@
 
     python benchmarks/gpu.py [--quick | --tiny] [--target] [--out FILE.json]
 
-``--target`` checks the GPU against the CPU on small inputs, then runs issue
-11's build, ``cpoker tables build --device cuda --hands 100000000``, in a
-fresh process timed pass by pass (``build_stages.py``; at most
-``TARGET_SECONDS``, its passes so far kept in ``FILE.json.events.jsonl``):
-the first run to make on a GPU lent for a few minutes.  ``--tiny`` is a dry
+``--target`` checks the GPU against the CPU on small inputs, times a small
+build's start with the CUDA kernels compiled and then loaded from the disk
+cache (first and later runs), then runs issue 11's build, ``cpoker tables
+build --device cuda --hands 100000000``, in a fresh process timed pass by
+pass (``build_stages.py``; at most ``TARGET_SECONDS``, its passes so far kept
+in ``FILE.json.events.jsonl``): the first run to make on a GPU lent for a few
+minutes.  ``--tiny`` is a dry
 run for numba's simulator (``NUMBA_ENABLE_CUDASIM=1``), also of ``--target``.
 Each stage is reported on standard error as it ends, and the JSON so far is
 rewritten to ``--out`` after each one: a run cut short still tells what it saw.
@@ -108,6 +110,11 @@ SIZES = {  # check rows, check hands, evaluation rows, tile, policy hands, CPU p
 
 TARGET_SECONDS = 360  # the target build's limit (6 times the target): a 15-minute lease holds a rerun
 TARGET_CHECK = (100_000, 2_000)  # cuda_check's rows and hands before it
+# a small build, once with the CUDA kernels' disk cache emptied and once more: the first run's start, and every
+# later one's (the simulator: a smaller one)
+START_BUILD = {"full": ["--hands", "20000", "--max-iterations", "2", "--removal-deals", "2000"],
+               "tiny": ["--hands", "20", "--max-iterations", "1", "--removal-deals", "20"]}
+START_SECONDS = 240
 
 
 def versions() -> dict:
@@ -131,8 +138,38 @@ def versions() -> dict:
     return out
 
 
+def cold_and_warm_start(options: list) -> dict:
+    """``cpoker tables build --device cuda`` with ``options`` in a fresh process, first with no CUDA kernel in the
+    disk cache (each compiled at its first launch: a first run), then again (each loaded): seconds of each, the
+    cache's size, and whether both wrote the same tables.  The CPU kernels' cache is left as it is."""
+    from cpoker.devices import cuda_runtime
+
+    stats = getattr(cuda_runtime()[1]["table_policy"], "stats", None)  # the simulator's kernels have none
+    folder = Path(stats.cache_path) if stats is not None else None
+    out: dict = {"command": "cpoker tables build --device cuda " + " ".join(options)}
+    for run in ("first run", "later run"):
+        if run == "first run" and folder is not None:
+            for cached in folder.glob("cuda.build_kernels.*"):
+                cached.unlink()
+        command = [sys.executable, "-m", "cpoker", "tables", "build", "--device", "cuda", *options,
+                   "--out", f"/tmp/gpu_start_{run[0]}.npz", "--quiet"]
+        started = time.perf_counter()
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=START_SECONDS,
+                                  env={**os.environ, "PYTHONPATH": str(ROOT)})
+            out[f"{run} seconds"] = time.perf_counter() - started if done.returncode == 0 else done.stderr[-2000:]
+        except subprocess.TimeoutExpired:
+            out[f"{run} seconds"] = f"stopped after {START_SECONDS} s"
+            return out
+    out["same tables"] = Path("/tmp/gpu_start_f.npz").read_bytes() == Path("/tmp/gpu_start_l.npz").read_bytes()
+    if folder is not None:
+        out["CUDA kernel cache MB"] = sum(f.stat().st_size for f in folder.glob("cuda.build_kernels.*")) / 1e6
+    return out
+
+
 def target(size: str, path: "str | None") -> dict:
-    """The GPU against the CPU on small inputs, then issue 11's build timed pass by pass in a fresh process."""
+    """The GPU against the CPU on small inputs, a small build's first and later starts, then issue 11's build
+    timed pass by pass in a fresh process."""
     import cuda_check
 
     started = time.perf_counter()
@@ -142,6 +179,8 @@ def target(size: str, path: "str | None") -> dict:
     if not all(value for value in out["correctness"].values() if isinstance(value, bool)):
         print("the GPU differs from the CPU: no build", file=sys.stderr)
         return out
+    out["start"] = cold_and_warm_start(START_BUILD["tiny" if size == "tiny" else "full"])
+    started = stage(out, "a small build with the GPU's kernels compiled, then loaded", started, path)
     hands = SIZES[size][7]
     command = ["tables", "build", "--device", "cuda", "--hands", str(hands), "--out", "/tmp/gpu_tables.npz",
                "--json"]

@@ -72,23 +72,28 @@ def _report_unreadable(path: str, error: Exception) -> None:
                       "their cache files rewritten", RuntimeWarning, stacklevel=2)
 
 
+class _TolerantLoads:
+    """Loads of numba's index and data files (CPU or CUDA), where a file that cannot be read back counts as
+    missing."""
+
+    def _load_index(self):
+        try:
+            return super()._load_index()
+        except Exception as error:  # an empty index: the next save writes a good one over it
+            _report_unreadable(self._index_path, error)
+            return {}
+
+    def load(self, key):
+        try:
+            return super().load(key)
+        except Exception as error:  # the data file: compiled again, and saved over under the same name
+            _report_unreadable(self._index_path, error)
+            return None
+
+
 if FunctionCache is not None:
-    class _TolerantCacheFile(IndexDataCacheFile):
+    class _TolerantCacheFile(_TolerantLoads, IndexDataCacheFile):
         """numba's index and data files, where one that cannot be read back counts as missing."""
-
-        def _load_index(self):
-            try:
-                return super()._load_index()
-            except Exception as error:  # an empty index: the next save writes a good one over it
-                _report_unreadable(self._index_path, error)
-                return {}
-
-        def load(self, key):
-            try:
-                return super().load(key)
-            except Exception as error:  # the data file: compiled again, and saved over under the same name
-                _report_unreadable(self._index_path, error)
-                return None
 
     class _TolerantFunctionCache(FunctionCache):
         """A function's cache whose loaded entries, if they cannot be rebuilt, count as missing too."""
@@ -332,6 +337,88 @@ def _cached_or_not(func, options):
         return numba.njit(**options)(func)
     except RuntimeError:  # the source file itself cannot be located (e.g. inside a zip archive)
         return numba.njit(**{**options, "cache": False})(func)
+
+
+def cache_cuda_kernel(dispatcher) -> None:
+    """Keep a CUDA kernel's compiled code on disk, keyed by every kernel source: compiled once, not per process.
+
+    A CUDA kernel otherwise compiles at its first launch in each process: a
+    self-play build's nine kernels take about 24 s (NVVM 13 s and the PTX
+    assembler 10 s for sm_90 on this project's 2-core machine), which is most
+    of the start of every ``--device cuda`` command and a large share of the
+    minute a 10^8-hand build aims at.  numba-cuda can keep kernels on disk
+    (its ``cache=True``), keyed by the kernel's file's modification time and a
+    pickle of its closure.  cpoker's kernels close over device functions built
+    from the CPU kernels' source (:func:`cpoker._kernels.cuda.device_twins`),
+    whose pickles depend on how cloudpickle treats such functions and on how
+    the process was started (numba-cuda's own caveat).  So the key here is the
+    one the CPU kernels have (:func:`_tolerant`): :func:`kernels_digest` of
+    every kernel source, with the kernel's bytecode and options, the numba and
+    numba-cuda versions, and numba-cuda's codegen tuple (the CUDA runtime's
+    version and the GPU's compute capability).  An unreadable cache file is a
+    miss, compiled again and written over.  Where neither numba-cuda's
+    locations nor :func:`fallback_cache_dir` can be written, and under the
+    simulator (whose kernels are not compiled), the kernel is left as it is.
+    """
+    cache_class = _cuda_cache_class()
+    if cache_class is None or not hasattr(dispatcher, "enable_caching") or not hasattr(dispatcher, "targetoptions"):
+        return
+    try:
+        dispatcher._cache = cache_class(dispatcher.py_func, dispatcher.targetoptions)
+    except RuntimeError as error:  # no writable cache location next to the source or in the user's cache
+        if "cannot cache" not in str(error):
+            raise
+        from numba.cuda.core import config as cuda_config
+
+        path = fallback_cache_dir()
+        if path is None:
+            return
+        cuda_config.CACHE_DIR = path  # read by numba-cuda's locator when a cache is made
+        try:
+            dispatcher._cache = cache_class(dispatcher.py_func, dispatcher.targetoptions)
+        except RuntimeError:  # pragma: no cover - not even there: compiled in each process
+            return
+
+
+@functools.cache
+def _cuda_cache_class():
+    """numba-cuda's kernel cache keyed as :func:`cache_cuda_kernel` says, or None without numba-cuda's classes."""
+    try:
+        import numba_cuda
+        from numba.cuda.core.caching import IndexDataCacheFile as CUDAIndexDataCacheFile
+        from numba.cuda.dispatcher import CUDACache
+    except ImportError:  # no numba-cuda (numba's own simulator), or one that moved them: no cache
+        return None
+
+    class TolerantCUDACacheFile(_TolerantLoads, CUDAIndexDataCacheFile):
+        """numba-cuda's index and data files, where one that cannot be read back counts as missing."""
+
+    class SourceKeyedCUDACache(CUDACache):
+        """numba-cuda's cache of a kernel, keyed by the kernel sources' digest instead of its closure's pickle."""
+
+        def __init__(self, py_func, options: dict):
+            super().__init__(py_func)
+            self._options = repr(sorted(options.items()))
+            self._cache_file.__class__ = TolerantCUDACacheFile
+            self._cache_file._source_stamp = (self._cache_file._source_stamp, kernels_digest())
+
+        def _index_key(self, sig, codegen):
+            code = hashlib.sha256(self._py_func.__code__.co_code).hexdigest()
+            key = (sig, codegen.magic_tuple(), numba_cuda.__version__, numba.__version__, self._options,
+                   (code, kernels_digest()))
+            launch_config = getattr(self, "_launch_config_key", None)  # as numba-cuda's own key (0.2x: none)
+            if launch_config is not None:
+                key += (("launch_config", launch_config),)
+            return key
+
+        def load_overload(self, sig, target_context):
+            try:
+                return super().load_overload(sig, target_context)
+            except Exception as error:  # a data file from elsewhere that does not rebuild: compiled again
+                _report_unreadable(self._cache_file._index_path, error)
+                return None
+
+    return SourceKeyedCUDACache
 
 
 def jit(func=None, **overrides):

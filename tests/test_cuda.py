@@ -49,6 +49,55 @@ def test_cpokers_kernels_are_compiled_without_fused_multiply_adds():
     assert nvvm.compile_ir.without_contraction
 
 
+def _compiles_for_cuda() -> bool:
+    """numba-cuda and NVIDIA's NVVM are here: kernels really compile, with or without a GPU."""
+    import importlib.util
+
+    if importlib.util.find_spec("numba_cuda") is None:
+        return False
+    try:
+        from cpoker._kernels.cuda import import_cuda
+
+        import_cuda()
+        from numba.cuda.cudadrv import nvvm
+
+        nvvm.NVVM()
+        return True
+    except Exception:  # noqa: BLE001 -- no NVVM library, a broken install...
+        return False
+
+
+@pytest.mark.skipif(not _compiles_for_cuda(), reason="needs numba-cuda and NVIDIA's NVVM (CI has neither)")
+def test_cuda_kernels_compile_once_then_every_later_process_loads_them(tmp_path):
+    """numba-cuda's disk cache, keyed by cpoker's kernel sources (``cache_cuda_kernel``), across real processes:
+    the first compiles, the next loads the same code; a change of the sources compiles again; a damaged cache
+    file is compiled again with a warning, and written over."""
+    names = "gather_unsettled,count_strengths,replace_choices"
+
+    def run(*options):
+        result = subprocess.run([sys.executable, str(ROOT / "tests" / "cuda_cache_check.py"), names, *options],
+                                env={**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "PYTHONPATH": str(ROOT)},
+                                capture_output=True, text=True, timeout=600)
+        assert result.returncode == 0, result.stderr[-2000:]
+        report = json.loads(result.stdout.strip().splitlines()[-1])
+        assert all(kernel["cache"].startswith(str(tmp_path)) for kernel in report.values())
+        return {name: (kernel["hits"], kernel["misses"]) for name, kernel in report.items()}, report, result.stderr
+
+    compiled, first, _ = run()
+    assert set(compiled.values()) == {(0, 1)}
+    loaded, second, _ = run()
+    assert set(loaded.values()) == {(1, 0)}
+    assert all(second[name]["ptx"] == first[name]["ptx"] for name in first)
+    assert set(run("--digest", "other sources")[0].values()) == {(0, 1)}  # stale: compiled again
+    assert set(run("--digest", "other sources")[0].values()) == {(1, 0)}
+    for data in tmp_path.rglob("*.nbc"):
+        if "build_kernels" in data.name:
+            data.write_bytes(data.read_bytes()[:100])  # cut short, as by a full disk
+    damaged, _, stderr = run("--digest", "other sources")
+    assert set(damaged.values()) == {(0, 1)} and "could not be read" in stderr
+    assert set(run("--digest", "other sources")[0].values()) == {(1, 0)}
+
+
 def test_device_twins_read_no_module_level_array():
     """A global array read by a device function becomes a constant-memory copy per function (64 KiB in all):
     real GPUs refused the kernels once for that ("too much global constant data"), which the simulator cannot see.

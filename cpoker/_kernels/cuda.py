@@ -23,6 +23,7 @@ import types
 
 import numpy as np
 
+from .._jit import cache_cuda_kernel
 from . import deal, evaluate, lookup, nearbest, removal, scoring, splits
 
 TWINNED = {
@@ -132,7 +133,8 @@ cuda = None  # numba.cuda once build_kernels runs: a module global, which the si
 
 
 def build_kernels(cuda_module) -> dict:
-    """Compile-on-first-launch CUDA kernels over the device twins."""
+    """CUDA kernels over the device twins, compiled at their first launch or loaded from the disk cache
+    (:func:`cpoker._jit.cache_cuda_kernel`)."""
     global cuda
     cuda = cuda_module
     twins = device_twins(cuda)
@@ -368,8 +370,11 @@ def build_kernels(cuda_module) -> dict:
                 since[position] = current
                 masks[position] = hand_mask
 
-    return {"keys_from_ids": keys_from_ids, "keys_from_masks": keys_from_masks, "table_policy": table_policy,
-            "settle_pairs": settle_pairs, "greedy": greedy, "self_play_policy": self_play_policy,
-            "self_play_greedy": self_play_greedy, "certify_lists": certify_lists,
-            "count_strengths": count_strengths, "gather_unsettled": gather_unsettled,
-            "replace_choices": replace_choices, "self_play_remembering": self_play_remembering}
+    kernels = {"keys_from_ids": keys_from_ids, "keys_from_masks": keys_from_masks, "table_policy": table_policy,
+               "settle_pairs": settle_pairs, "greedy": greedy, "self_play_policy": self_play_policy,
+               "self_play_greedy": self_play_greedy, "certify_lists": certify_lists,
+               "count_strengths": count_strengths, "gather_unsettled": gather_unsettled,
+               "replace_choices": replace_choices, "self_play_remembering": self_play_remembering}
+    for kernel in kernels.values():  # compiled once, then loaded from disk by every later process
+        cache_cuda_kernel(kernel)
+    return kernels
