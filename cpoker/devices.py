@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ._notice import compile_notice
 from .errors import OptionError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -53,7 +54,7 @@ def cuda_runtime():
     if not cuda.is_available():
         raise OptionError("device='cuda' needs an NVIDIA GPU and its driver, and none is available here "
                           "(use device='cpu')")
-    kernels = build_kernels(cuda)
+    kernels = {name: _FirstLaunchNotice(kernel) for name, kernel in build_kernels(cuda).items()}
     # the policy's lookup arguments, in the kernel's order: arrays on the device, integers as they are
     lookups = tuple(cuda.to_device(np.ascontiguousarray(x)) if isinstance(x, np.ndarray) else x
                     for x in (*row_lookup_arguments(), *rest_lookup_arguments()))
@@ -61,6 +62,31 @@ def cuda_runtime():
               "split_columns": (cuda.to_device(split_tables().middles), cuda.to_device(split_tables().fronts)),
               "deck": cuda.to_device(FULL_DECK), "no_positions": cuda.to_device(np.array([-1], dtype=np.int64))}
     return cuda, kernels, tables
+
+
+class _FirstLaunchNotice:
+    """A CUDA kernel whose first launch in this process runs under the cold start's notice (:func:`compile_notice`):
+    that launch compiles it, unless the disk cache has it (:func:`cpoker._jit.cache_cuda_kernel`), and the
+    largest take several seconds each.  Everything else is the kernel's own."""
+
+    def __init__(self, kernel):
+        self.kernel = kernel
+        self.launched = False
+
+    def __getitem__(self, configuration):
+        launch = self.kernel[configuration]
+        if self.launched:
+            return launch
+
+        def first_launch(*arguments):
+            with compile_notice():
+                launch(*arguments)
+            self.launched = True
+
+        return first_launch
+
+    def __getattr__(self, name: str):
+        return getattr(self.kernel, name)
 
 
 def _grid(rows: int, threads: int) -> int:

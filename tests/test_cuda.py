@@ -49,6 +49,36 @@ def test_cpokers_kernels_are_compiled_without_fused_multiply_adds():
     assert nvvm.compile_ir.without_contraction
 
 
+FIRST_LAUNCH = """
+import contextlib, json
+import numpy as np
+import cpoker.devices as devices
+from cpoker.evaluation import key_of_ids
+notices = []
+
+@contextlib.contextmanager
+def recorded():
+    notices.append("compiling")
+    yield
+
+devices.compile_notice = recorded
+hands = np.array([[0, 13, 26, 1, 14], [5, 6, 7, 8, 9]], np.uint8)
+first = devices.keys_cuda(hands).tolist()
+again = devices.keys_cuda(hands).tolist()
+print(json.dumps({"notices": len(notices), "keys": first == again == [key_of_ids(list(h)) for h in hands]}))
+"""
+
+
+def test_a_gpu_kernels_first_launch_and_no_other_runs_under_the_cold_start_notice():
+    """The command line's "compiling kernels" notice (shown on a terminal when a kernel call takes long) covers a
+    GPU kernel's first launch in a process, where it compiles or loads from the disk cache, and no later one."""
+    env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "1", "PYTHONPATH": str(ROOT)}
+    result = subprocess.run([sys.executable, "-c", FIRST_LAUNCH], env=env, capture_output=True, text=True,
+                            timeout=600)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert json.loads(result.stdout.strip().splitlines()[-1]) == {"notices": 1, "keys": True}
+
+
 def _compiles_for_cuda() -> bool:
     """numba-cuda and NVIDIA's NVVM are here: kernels really compile, with or without a GPU."""
     import importlib.util
