@@ -72,6 +72,30 @@ def _report_unreadable(path: str, error: Exception) -> None:
                       "their cache files rewritten", RuntimeWarning, stacklevel=2)
 
 
+_unwritable_reported = False
+
+
+def _report_unwritable(folder: str, error: Exception) -> None:
+    global _unwritable_reported
+    if not _unwritable_reported:
+        _unwritable_reported = True
+        warnings.warn(f"cpoker: a compiled-kernel cache file under {folder} could not be written "
+                      f"({type(error).__name__}: {str(error)[:80]}); the kernels concerned are compiled again in "
+                      "each process until it can be", RuntimeWarning, stacklevel=2)
+
+
+class _TolerantSaves:
+    """Saves of a compiled kernel to numba's cache (CPU or CUDA), where a file that cannot be written (a full
+    disk, a folder in its place) leaves the kernel compiled for this process only, with one warning: numba
+    raised the error from the kernel's first call, which failed the command."""
+
+    def save_overload(self, sig, data):
+        try:
+            super().save_overload(sig, data)
+        except Exception as error:
+            _report_unwritable(self._cache_path, error)
+
+
 class _TolerantLoads:
     """Loads of numba's index and data files (CPU or CUDA), where a file that cannot be read back counts as
     missing."""
@@ -95,8 +119,9 @@ if FunctionCache is not None:
     class _TolerantCacheFile(_TolerantLoads, IndexDataCacheFile):
         """numba's index and data files, where one that cannot be read back counts as missing."""
 
-    class _TolerantFunctionCache(FunctionCache):
-        """A function's cache whose loaded entries, if they cannot be rebuilt, count as missing too."""
+    class _TolerantFunctionCache(_TolerantSaves, FunctionCache):
+        """A function's cache whose loaded entries, if they cannot be rebuilt, count as missing too, and whose
+        files that cannot be written are left unwritten."""
 
         def load_overload(self, sig, target_context):
             """numba's, without its ``target_context.refresh()``: only the runtime is initialised.
@@ -356,7 +381,8 @@ def cache_cuda_kernel(dispatcher) -> None:
     every kernel source, with the kernel's bytecode and options, the numba and
     numba-cuda versions, and numba-cuda's codegen tuple (the CUDA runtime's
     version and the GPU's compute capability).  An unreadable cache file is a
-    miss, compiled again and written over.  Where neither numba-cuda's
+    miss, compiled again and written over; one that cannot be written leaves
+    the kernel compiled for this process only (:class:`_TolerantSaves`).  Where neither numba-cuda's
     locations nor :func:`fallback_cache_dir` can be written, and under the
     simulator (whose kernels are not compiled), the kernel is left as it is.
     """
@@ -393,7 +419,7 @@ def _cuda_cache_class():
     class TolerantCUDACacheFile(_TolerantLoads, CUDAIndexDataCacheFile):
         """numba-cuda's index and data files, where one that cannot be read back counts as missing."""
 
-    class SourceKeyedCUDACache(CUDACache):
+    class SourceKeyedCUDACache(_TolerantSaves, CUDACache):
         """numba-cuda's cache of a kernel, keyed by the kernel sources' digest instead of its closure's pickle."""
 
         def __init__(self, py_func, options: dict):

@@ -103,6 +103,22 @@ def test_an_unreadable_cache_is_recompiled_and_rewritten_with_one_warning(tmp_pa
     assert again.returncode == 0 and again.stdout.strip() == "royal flush" and again.stderr == ""
 
 
+@needs_namespaces
+def test_a_full_disk_leaves_the_kernels_compiled_for_the_process_with_one_warning(tmp_path):
+    """The cache on a real file system with no room left (an 8 KiB tmpfs in a private mount namespace): numba
+    raised the failed write from the kernel's first call, so the command failed; now it runs, and says once
+    that its kernels could not be cached."""
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache), "PYTHONPATH": str(ROOT)}
+    shell = f"mount -t tmpfs -o size=8k tmpfs {cache} && cd {tmp_path} && exec {sys.executable} -c \"{PROGRAM}\""
+    done = subprocess.run(["unshare", "-rm", "sh", "-c", shell], capture_output=True, text=True, env=env,
+                          timeout=600)
+    assert done.returncode == 0 and done.stdout.strip() == "royal flush", done.stderr[-800:]
+    assert done.stderr.count("could not be written") == 1 and "No space left" in done.stderr, done.stderr[-800:]
+    assert "Traceback" not in done.stderr
+
+
 def test_the_command_line_prints_a_warning_as_one_line(capsys):
     from cpoker import cli
 
