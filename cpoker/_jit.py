@@ -60,28 +60,23 @@ try:  # numba's cache classes (numba.core.caching, stable since 0.49); without t
 except ImportError:  # pragma: no cover - a numba that moved them
     FunctionCache = IndexDataCacheFile = None
 
-_unreadable_reported = False
+_reported: set = set()  # the cache failures already reported in this process ("read", "written")
+
+
+def _report_once(failure: str, folder: str, error: Exception, consequence: str) -> None:
+    if failure not in _reported:
+        _reported.add(failure)
+        warnings.warn(f"cpoker: a compiled-kernel cache file under {folder} could not be {failure} "
+                      f"({type(error).__name__}: {str(error)[:80]}); the kernels concerned are {consequence}",
+                      RuntimeWarning, stacklevel=3)
 
 
 def _report_unreadable(path: str, error: Exception) -> None:
-    global _unreadable_reported
-    if not _unreadable_reported:
-        _unreadable_reported = True
-        warnings.warn(f"cpoker: a compiled-kernel cache file under {os.path.dirname(path)} could not be read "
-                      f"({type(error).__name__}: {str(error)[:80]}); the kernels concerned are compiled again and "
-                      "their cache files rewritten", RuntimeWarning, stacklevel=2)
-
-
-_unwritable_reported = False
+    _report_once("read", os.path.dirname(path), error, "compiled again and their cache files rewritten")
 
 
 def _report_unwritable(folder: str, error: Exception) -> None:
-    global _unwritable_reported
-    if not _unwritable_reported:
-        _unwritable_reported = True
-        warnings.warn(f"cpoker: a compiled-kernel cache file under {folder} could not be written "
-                      f"({type(error).__name__}: {str(error)[:80]}); the kernels concerned are compiled again in "
-                      "each process until it can be", RuntimeWarning, stacklevel=2)
+    _report_once("written", folder, error, "compiled again in each process until it can be")
 
 
 class _TolerantSaves:
