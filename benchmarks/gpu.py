@@ -2,16 +2,16 @@
 
     python benchmarks/gpu.py [--quick | --tiny] [--target] [--out FILE.json]
 
-``--target`` checks the GPU against the CPU on small inputs, times a small
-build's start with the CUDA kernels compiled and then loaded from the disk
-cache (first and later runs), then runs issue 11's build, ``cpoker tables
+``--target`` times a small build's start with the CUDA kernels compiled and
+then loaded from the disk cache (first and later runs), checks the GPU
+against the CPU on small inputs, then runs issue 11's build, ``cpoker tables
 build --device cuda --hands 100000000``, in a fresh process timed pass by
 pass (``build_stages.py``; at most ``TARGET_SECONDS``, its passes so far kept
 in ``FILE.json.events.jsonl``): the first run to make on a GPU lent for a few
-minutes.  ``--tiny`` is a dry
-run for numba's simulator (``NUMBA_ENABLE_CUDASIM=1``), also of ``--target``.
-Each stage is reported on standard error as it ends, and the JSON so far is
-rewritten to ``--out`` after each one: a run cut short still tells what it saw.
+minutes.  ``--tiny`` is a dry run for numba's simulator
+(``NUMBA_ENABLE_CUDASIM=1``), also of ``--target``.  Each stage is reported
+on standard error as it ends, and the JSON so far is rewritten to ``--out``
+after each one: a run cut short still tells what it saw.
 
 Prints one JSON object.  Speeds are kernel time on device-resident data
 (evaluations or hands per second) and end-to-end time through the public API
@@ -168,19 +168,19 @@ def cold_and_warm_start(options: list) -> dict:
 
 
 def target(size: str, path: "str | None") -> dict:
-    """The GPU against the CPU on small inputs, a small build's first and later starts, then issue 11's build
-    timed pass by pass in a fresh process."""
+    """A small build's first and later starts (which leave the GPU's kernels compiled in the disk cache), the GPU
+    against the CPU on small inputs, then issue 11's build timed pass by pass in a fresh process."""
     import cuda_check
 
     started = time.perf_counter()
     out = versions()
+    out["start"] = cold_and_warm_start(START_BUILD["tiny" if size == "tiny" else "full"])
+    started = stage(out, "a small build with the GPU's kernels compiled, then loaded", started, path)
     out["correctness"] = cuda_check.main(*(TARGET_CHECK if size != "tiny" else SIZES["tiny"][:2]))
-    started = stage(out, "compiled and checked against the CPU", started, path)
+    started = stage(out, "checked against the CPU", started, path)
     if not all(value for value in out["correctness"].values() if isinstance(value, bool)):
         print("the GPU differs from the CPU: no build", file=sys.stderr)
         return out
-    out["start"] = cold_and_warm_start(START_BUILD["tiny" if size == "tiny" else "full"])
-    started = stage(out, "a small build with the GPU's kernels compiled, then loaded", started, path)
     hands = SIZES[size][7]
     command = ["tables", "build", "--device", "cuda", "--hands", str(hands), "--out", "/tmp/gpu_tables.npz",
                "--json"]

@@ -11,9 +11,11 @@ opponents of simulations and solves), and whole self-play passes (dealing,
 the greedy start, the policy); plug-in strategies and settlement stay on the
 CPU.
 
-``device="cuda"`` needs an NVIDIA GPU with its driver and the ``numba-cuda``
-package (``pip install "cpoker[cuda]"``); without them it raises
-:class:`~cpoker.OptionError` saying which is missing.
+``device="cuda"`` needs an NVIDIA GPU with its driver, the ``numba-cuda``
+package and NVIDIA's NVVM compiler (``pip install "cpoker[cuda12]"`` or
+``"cpoker[cuda13]"`` brings both; ``"cpoker[cuda]"`` uses the system's CUDA
+toolkit); without them it raises :class:`~cpoker.OptionError` saying which
+are missing.
 """
 
 from __future__ import annotations
@@ -49,11 +51,19 @@ def cuda_runtime():
 
     try:
         cuda = import_cuda()
-    except Exception as error:  # no numba-cuda, a broken CUDA install...
-        raise OptionError(f"device='cuda' needs numba-cuda (pip install 'cpoker[cuda]'): {error}") from None
+    except Exception as error:  # no numba-cuda, or the CUDA libraries it loads as it is imported are not here
+        reason = (str(error).strip().splitlines() or [type(error).__name__])[0][:300]
+        raise OptionError(f"device='cuda' needs numba-cuda and the CUDA libraries it loads: pip install "
+                          f"'cpoker[cuda12]' or 'cpoker[cuda13]' as the driver supports CUDA 12 or 13, or install a "
+                          f"CUDA toolkit ({reason})") from None
+    missing = []
     if not cuda.is_available():
-        raise OptionError("device='cuda' needs an NVIDIA GPU and its driver, and none is available here "
-                          "(use device='cpu')")
+        missing.append("an NVIDIA GPU and its driver, and none is available here")
+    if not _simulated() and not _nvvm_found():
+        missing.append("NVIDIA's NVVM compiler, which was not found: pip install 'cpoker[cuda12]' or "
+                       "'cpoker[cuda13]' as the driver supports CUDA 12 or 13, or install a CUDA toolkit")
+    if missing:
+        raise OptionError(f"device='cuda' needs {'; and '.join(missing)} (use device='cpu')")
     kernels = {name: _FirstLaunchNotice(kernel) for name, kernel in build_kernels(cuda).items()}
     # the policy's lookup arguments, in the kernel's order: arrays on the device, integers as they are
     lookups = tuple(cuda.to_device(np.ascontiguousarray(x)) if isinstance(x, np.ndarray) else x
@@ -62,6 +72,28 @@ def cuda_runtime():
               "split_columns": (cuda.to_device(split_tables().middles), cuda.to_device(split_tables().fronts)),
               "deck": cuda.to_device(FULL_DECK), "no_positions": cuda.to_device(np.array([-1], dtype=np.int64))}
     return cuda, kernels, tables
+
+
+def _simulated() -> bool:
+    """Whether numba's CUDA simulator stands in for the GPU (``NUMBA_ENABLE_CUDASIM=1``): nothing is compiled."""
+    import numba
+
+    return bool(getattr(numba.config, "ENABLE_CUDASIM", 0))
+
+
+def _nvvm_found() -> bool:
+    """Whether numba can load NVIDIA's NVVM, which compiles every kernel at its first launch.
+
+    ``pip install numba-cuda`` brings the driver's bindings but not NVVM, which comes with a CUDA toolkit on
+    the system or with numba-cuda's ``cu12``/``cu13`` extras: without it the first launch failed deep inside
+    numba-cuda, after the job had started."""
+    try:
+        from numba.cuda.cudadrv import nvvm
+
+        nvvm.NVVM()
+        return True
+    except Exception:  # numba's NvvmSupportError, or a library that cannot be loaded at all
+        return False
 
 
 class _FirstLaunchNotice:

@@ -6,6 +6,7 @@ subprocess) on small inputs, against the CPU kernels.  ``benchmarks/gpu.py``
 runs the same comparison at scale on a real GPU, then measures speed.
 """
 
+import glob
 import json
 import os
 import subprocess
@@ -13,11 +14,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_cache import needs_namespaces
 
 import cpoker
 from cpoker.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
+HAND = "As Kd Qh Jc Ts 9d 8h 7c 6s 5d 4h 3c 2s"
 
 
 def test_cuda_kernels_match_the_cpu_kernels_under_the_simulator():
@@ -161,6 +164,30 @@ def _has_gpu() -> bool:
         return True
     except cpoker.OptionError:
         return False
+
+
+@needs_namespaces
+def test_without_nvvm_device_cuda_says_so_and_how_to_install_it_before_any_work(tmp_path):
+    """A machine without NVIDIA's NVVM and CUDA libraries (``pip install numba-cuda`` alone, no CUDA toolkit):
+    made for real in a private mount namespace, an empty file system over each CUDA toolkit folder.  The
+    command stops at once, in one line, naming the extras that bring them (numba's own CUDA target failed at
+    the first kernel launch, deep inside numba; numba-cuda fails as it is imported)."""
+    toolkits = [path for path in glob.glob("/usr/local/cuda*") if os.path.isdir(path) and not os.path.islink(path)]
+    hide = "".join(f"mount -t tmpfs tmpfs {path} && " for path in toolkits)
+    env = {key: value for key, value in os.environ.items() if key not in ("CUDA_HOME", "CUDA_PATH")}
+    env.update(PYTHONPATH=str(ROOT), NUMBA_CACHE_DIR=str(tmp_path))
+    command = f"{hide}exec {sys.executable} -m cpoker solve '{HAND}' --device cuda --samples 10"
+    done = subprocess.run(["unshare", "-rm", "sh", "-c", command], capture_output=True, text=True, env=env,
+                          cwd=tmp_path, timeout=600)
+    assert done.returncode == 2 and done.stdout == "", done.stderr[-2000:]
+    assert done.stderr.startswith("cpoker: error: device='cuda' needs") and done.stderr.count("\n") == 1
+    assert "cpoker[cuda12]" in done.stderr
+    import importlib.util
+
+    if importlib.util.find_spec("numba_cuda") is None:  # numba's own CUDA target: NVVM is looked for
+        assert "NVVM compiler, which was not found" in done.stderr
+    else:  # numba-cuda loads the CUDA runtime as it is imported, and fails there
+        assert "numba-cuda and the CUDA libraries it loads" in done.stderr
 
 
 @pytest.mark.skipif(_has_gpu(), reason="this machine has a GPU")
