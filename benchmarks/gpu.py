@@ -145,7 +145,7 @@ def cold_and_warm_start(options: list) -> dict:
     from cpoker.devices import cuda_runtime
 
     stats = getattr(cuda_runtime()[1]["table_policy"], "stats", None)  # the simulator's kernels have none
-    folder = Path(stats.cache_path) if stats is not None else None
+    folder = Path(stats.cache_path) if stats is not None and stats.cache_path else None  # None: no disk cache
     out: dict = {"command": "cpoker tables build --device cuda " + " ".join(options)}
     for run in ("first run", "later run"):
         if run == "first run" and folder is not None:
