@@ -377,8 +377,9 @@ def cache_cuda_kernel(dispatcher) -> None:
     numba-cuda versions, and numba-cuda's codegen tuple (the CUDA runtime's
     version and the GPU's compute capability).  An unreadable cache file is a
     miss, compiled again and written over; one that cannot be written leaves
-    the kernel compiled for this process only (:class:`_TolerantSaves`).  Where neither numba-cuda's
-    locations nor :func:`fallback_cache_dir` can be written, and under the
+    the kernel compiled for this process only (:class:`_TolerantSaves`).
+    Where neither numba-cuda's locations nor :func:`fallback_cache_dir` can be
+    written, under numba's own CUDA target (no numba-cuda), and under the
     simulator (whose kernels are not compiled), the kernel is left as it is.
     """
     cache_class = _cuda_cache_class()

@@ -86,7 +86,7 @@ def _nvvm_found() -> bool:
 
     ``pip install numba-cuda`` brings the driver's bindings but not NVVM, which comes with a CUDA toolkit on
     the system or with numba-cuda's ``cu12``/``cu13`` extras: without it the first launch failed deep inside
-    numba-cuda, after the job had started."""
+    numba, after the job had started."""
     try:
         from numba.cuda.cudadrv import nvvm
 
