@@ -362,9 +362,9 @@ def _cached_or_not(func, options):
 def cache_cuda_kernel(dispatcher) -> None:
     """Keep a CUDA kernel's compiled code on disk, keyed by every kernel source: compiled once, not per process.
 
-    A CUDA kernel otherwise compiles at its first launch in each process: a
-    self-play build's nine kernels take about 24 s (NVVM 13 s and the PTX
-    assembler 10 s for sm_90 on this project's 2-core machine), which is most
+    A CUDA kernel otherwise compiles at its first launch in each process: the
+    nine table-policy and self-play kernels take about 24 s (NVVM 13 s and the
+    PTX assembler 10 s for sm_90 on this project's 2-core machine), which is most
     of the start of every ``--device cuda`` command and a large share of the
     minute a 10^8-hand build aims at.  numba-cuda can keep kernels on disk
     (its ``cache=True``), keyed by the kernel's file's modification time and a
