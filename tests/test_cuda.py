@@ -90,14 +90,12 @@ def _compiles_for_cuda() -> bool:
         return False
     try:
         from cpoker._kernels.cuda import import_cuda
+        from cpoker.devices import _nvvm_found
 
         import_cuda()
-        from numba.cuda.cudadrv import nvvm
-
-        nvvm.NVVM()
-        return True
-    except Exception:  # noqa: BLE001 -- no NVVM library, a broken install...
+    except Exception:  # noqa: BLE001 -- numba-cuda fails as it is imported without the CUDA libraries
         return False
+    return _nvvm_found()
 
 
 @pytest.mark.skipif(not _compiles_for_cuda(), reason="needs numba-cuda and NVIDIA's NVVM (CI has neither)")
@@ -196,6 +194,6 @@ def test_without_a_gpu_device_cuda_is_a_clear_error(capsys):
         cpoker.evaluate_batch([[0, 1, 2, 3, 4]], device="cuda")
     with pytest.raises(cpoker.OptionError, match="device must be 'cpu' or 'cuda'"):
         cpoker.simulate("2s 2h Ad / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac", device="tpu")
-    status = main(["solve", "As Kd Qh Jc Ts 9d 8h 7c 6s 5d 4h 3c 2s", "--device", "cuda", "--samples", "10"])
+    status = main(["solve", HAND, "--device", "cuda", "--samples", "10"])
     _, err = capsys.readouterr()
     assert status == 2 and err.startswith("cpoker: error: device='cuda' needs") and err.count("\n") == 1
