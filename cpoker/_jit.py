@@ -334,8 +334,24 @@ def _compile(func, options):
     return _tolerant(_cached_or_not(func, options))
 
 
-def _cached_or_not(func, options):
+def _fallback_directory() -> "str | None":
+    """The cache directory to use where numba's own locations cannot be written (:func:`fallback_cache_dir`,
+    then given to numba), or None, said once, where none can be: found once a process."""
     global _fallback
+    if _fallback is None:
+        path = fallback_cache_dir()
+        if path is None:
+            _fallback = False
+            warnings.warn("cpoker: no writable directory for the compiled-kernel cache (set NUMBA_CACHE_DIR "
+                          "to one); kernels are compiled in every process, which costs a few seconds",
+                          RuntimeWarning, stacklevel=4)
+            return None
+        _fallback = path
+        numba.config.CACHE_DIR = path  # read by numba's locator when each kernel is decorated
+    return _fallback or None
+
+
+def _cached_or_not(func, options):
     if not options.get("cache") or _fallback is False:
         return numba.njit(**{**options, "cache": False})(func)
     try:
@@ -343,16 +359,8 @@ def _cached_or_not(func, options):
     except RuntimeError as error:
         if "cannot cache" not in str(error):
             raise
-    if _fallback is None:
-        path = fallback_cache_dir()
-        if path is None:
-            _fallback = False
-            warnings.warn("cpoker: no writable directory for the compiled-kernel cache (set NUMBA_CACHE_DIR "
-                          "to one); kernels are compiled in every process, which costs a few seconds",
-                          RuntimeWarning, stacklevel=3)
-            return numba.njit(**{**options, "cache": False})(func)
-        _fallback = path
-        numba.config.CACHE_DIR = path  # read by numba's locator when each kernel is decorated
+    if _fallback_directory() is None:
+        return numba.njit(**{**options, "cache": False})(func)
     try:
         return numba.njit(**options)(func)
     except RuntimeError:  # the source file itself cannot be located (e.g. inside a zip archive)
@@ -392,10 +400,10 @@ def cache_cuda_kernel(dispatcher) -> None:
             raise
         from numba.cuda.core import config as cuda_config
 
-        path = fallback_cache_dir()
+        path = _fallback_directory()
         if path is None:
             return
-        cuda_config.CACHE_DIR = path  # read by numba-cuda's locator when a cache is made
+        cuda_config.CACHE_DIR = path  # numba-cuda's own configuration, read by its locator when a cache is made
         try:
             dispatcher._cache = cache_class(dispatcher.py_func, dispatcher.targetoptions)
         except RuntimeError:  # pragma: no cover - not even there: compiled in each process
