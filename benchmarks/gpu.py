@@ -7,8 +7,9 @@ then loaded from the disk cache (first and later runs), checks the GPU
 against the CPU on small inputs, then runs issue 11's build, ``cpoker tables
 build --device cuda --hands 100000000``, in a fresh process timed pass by
 pass (``build_stages.py``; at most ``TARGET_SECONDS``, its passes so far kept
-in ``FILE.json.events.jsonl``): the first run to make on a GPU lent for a few
-minutes.  ``--tiny`` is a dry run for numba's simulator
+in ``FILE.json.events.jsonl``), and last makes a build run out of the GPU's
+memory (``tests/test_cuda.py``'s real-GPU test): the first run to make on a
+GPU lent for a few minutes.  ``--tiny`` is a dry run for numba's simulator
 (``NUMBA_ENABLE_CUDASIM=1``), also of ``--target``.  Each stage is reported
 on standard error as it ends, and the JSON so far is rewritten to ``--out``
 after each one: a run cut short still tells what it saw.
@@ -115,6 +116,8 @@ TARGET_CHECK = (100_000, 2_000)  # cuda_check's rows and hands before it
 START_BUILD = {"full": ["--hands", "20000", "--max-iterations", "2", "--removal-deals", "2000"],
                "tiny": ["--hands", "20", "--max-iterations", "1", "--removal-deals", "20"]}
 START_SECONDS = 240
+# the test that fills the GPU from another process and expects a build to stop in one line (skipped without a GPU)
+OUT_OF_MEMORY_TEST = "tests/test_cuda.py::test_a_build_on_a_gpu_another_process_fills_stops_in_one_line_with_status_1"
 CUDA_CACHE_FILES = "cuda.build_kernels.*"  # the CUDA kernels' index and data files in numba-cuda's cache folder
 
 
@@ -203,7 +206,16 @@ def target(size: str, path: "str | None") -> dict:
                                          "stderr": stderr[-3000:]}
     if os.path.exists(report):
         out["tables build --device cuda"]["stages"] = json.loads(Path(report).read_text())["summary"]
-    stage(out, "tables build", started, path)
+    started = stage(out, "tables build", started, path)
+    if size != "tiny":  # the simulator has no memory to run out of
+        try:
+            done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=",
+                                   "-rs", "-s", OUT_OF_MEMORY_TEST], capture_output=True, text=True, cwd=ROOT,
+                                  timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+            out["out of memory test"] = {"status": done.returncode, "output": done.stdout[-1500:]}
+        except subprocess.TimeoutExpired:
+            out["out of memory test"] = "stopped after 120 s"
+        stage(out, "a build on a GPU another process fills", started, path)
     return out
 
 

@@ -1,7 +1,8 @@
 """The ``cpoker`` command: argument parsing, calling the public API, formatting.
 
 No game logic lives here.  ``main(argv)`` returns the exit status, so tests
-call it directly.  Bad input prints one line on standard error and exits 2.
+call it directly.  Bad input prints one line on standard error and exits 2;
+a damaged installation, or a GPU that fails during a job, one line and 1.
 SIGINT (Ctrl-C) and SIGTERM never interrupt a kernel: long jobs stop at the
 next block and print their partial result; a command that has its result
 when the signal comes prints it (and writes its file) as usual; one that has
@@ -24,7 +25,7 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from . import __version__
-from .errors import CpokerError, InstallationError, Interrupted
+from .errors import CpokerError, DeviceError, InstallationError, Interrupted
 
 EXIT_USAGE = 2
 PARTIAL = -1  # returned by a command whose result is partial: main turns it into 128 + the signal number
@@ -1057,7 +1058,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         # leaving the block restored the handlers, or raised Interrupted for a signal that came before any result
     except CpokerError as error:
         return _fail(str(error))
-    except InstallationError as error:  # not the user's input: status 1
+    except (InstallationError, DeviceError) as error:  # not the user's input: status 1
         _fail(str(error))
         return 1
     except Interrupted as stop:

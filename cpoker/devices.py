@@ -15,7 +15,10 @@ CPU.
 package and NVIDIA's NVVM compiler (``pip install "cpoker[cuda12]"`` or
 ``"cpoker[cuda13]"`` brings both; ``"cpoker[cuda]"`` uses the system's CUDA
 toolkit); without them it raises :class:`~cpoker.OptionError` saying which
-are missing.
+are missing.  A GPU that fails during a job (out of its memory, which another
+process may hold, or a driver error) raises :class:`~cpoker.DeviceError`
+naming the failure, not numba-cuda's traceback: every function here that calls
+the GPU is wrapped by :func:`_calls_the_gpu`.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ._notice import compile_notice
-from .errors import OptionError
+from .errors import DeviceError, OptionError
 
 if TYPE_CHECKING:  # pragma: no cover
     from .policy import RowModel
@@ -42,7 +45,60 @@ def check_device(device: object) -> str:
     return device
 
 
+# numba's names for a failure the CUDA driver or runtime reported (numba-cuda's, numba's own CUDA target's and
+# its simulator's classes; CudaAPIError carries the driver's code)
+_DRIVER_FAILURES = ("CudaAPIError", "CudaDriverError", "CudaRuntimeError")
+_OUT_OF_MEMORY = 2  # CUDA_ERROR_OUT_OF_MEMORY, the driver's code
+
+
+def _calls_the_gpu(function):
+    """``function``, which calls the GPU, raising :class:`DeviceError` where numba reports a CUDA driver failure.
+
+    A failure is named by the driver's own code (``CUDA_ERROR_OUT_OF_MEMORY``...), in one line that says what to
+    do; the other exceptions (cpoker's own, a bug) pass unchanged."""
+    @functools.wraps(function)
+    def calling_the_gpu(*arguments, **keywords):
+        try:
+            return function(*arguments, **keywords)
+        except Exception as error:
+            if not any(kind.__name__ in _DRIVER_FAILURES and kind.__module__.startswith("numba")
+                       for kind in type(error).__mro__):
+                raise
+            raise _device_error(error) from error
+
+    return calling_the_gpu
+
+
+def _device_error(error: Exception) -> DeviceError:
+    """The :class:`DeviceError` for numba's report of a driver failure ``error``."""
+    code = getattr(error, "code", None)
+    try:
+        out_of_memory = int(code) == _OUT_OF_MEMORY  # an int, or the CUDA bindings' enum of the driver's codes
+    except (TypeError, ValueError):
+        out_of_memory = False
+    if out_of_memory:
+        return DeviceError(f"the GPU ran out of memory (CUDA_ERROR_OUT_OF_MEMORY{_memory_now()}): another process "
+                           "may be using it; free it, ask for fewer hands or deals, or use device='cpu'")
+    name = getattr(code, "name", None) or " ".join(str(getattr(error, "msg", None) or error).split())[:300]
+    return DeviceError(f"the GPU failed ({name or type(error).__name__}); its state in this process may be lost: "
+                       "run the job again in a new process, or use device='cpu'")
+
+
+def _memory_now() -> str:
+    """``", X of Y GiB free now"``, or nothing where the GPU cannot say."""
+    try:
+        from numba import cuda
+
+        free, total = cuda.current_context().get_memory_info()
+    except Exception:  # a driver that fails again
+        return ""
+    if _simulated():  # numba's simulator has no memory to report
+        return ""
+    return f", {free / 2**30:.1f} of {total / 2**30:.1f} GiB free now"
+
+
 @functools.cache
+@_calls_the_gpu
 def cuda_runtime():
     """``(numba.cuda, kernels, device tables)``, or an :class:`OptionError` saying what is missing."""
     from ._kernels.cuda import build_kernels, import_cuda
@@ -125,6 +181,7 @@ def _grid(rows: int, threads: int) -> int:
     return max(1, min(-(-rows // threads), 65_535 * 16))
 
 
+@_calls_the_gpu
 def keys_cuda(cards: np.ndarray, n_cards: int = 0) -> np.ndarray:
     """Strength keys on the GPU: ``(N, k)`` uint8 card ids, or 1-D int64 masks with ``n_cards`` (3, 5 or 7)."""
     from ._kernels.cuda import THREADS
@@ -142,6 +199,7 @@ def keys_cuda(cards: np.ndarray, n_cards: int = 0) -> np.ndarray:
     return out
 
 
+@_calls_the_gpu
 def settle_pairs_cuda(a: np.ndarray, b: np.ndarray, scoring_method: int, royalties: np.ndarray,
                       require_win: bool) -> np.ndarray:
     """Points of each row of keys ``a`` against the same row of ``b`` on the GPU (the CPU's settlement)."""
@@ -211,6 +269,7 @@ def _arrange_in_batches(count: int, launch, policy: bool,
     return chosen, strengths
 
 
+@_calls_the_gpu
 def arrange_cuda(hands: np.ndarray, model: "RowModel | None",
                  search_budget: "int | None" = None) -> tuple[np.ndarray, np.ndarray]:
     """The table policy under ``model`` (greedy when None) on the GPU: the CPU kernel's ``(chosen, strengths)``.
@@ -232,6 +291,7 @@ def arrange_cuda(hands: np.ndarray, model: "RowModel | None",
     return _arrange_in_batches(hands.shape[0], launch, model is not None, search_budget)
 
 
+@_calls_the_gpu
 def self_play_cuda(seed: int, start: int, count: int, model: "RowModel | None",
                    search_budget: "int | None" = None) -> tuple[np.ndarray, np.ndarray]:
     """Hands ``start .. start + count`` of ``sample_hands(N, seed)`` arranged on the GPU: ``(chosen, strengths)``.
@@ -278,6 +338,7 @@ def _filled(size: int, dtype, value) -> object:
     return array
 
 
+@_calls_the_gpu
 def near_best_lists_cuda(size: int, capacity: int) -> tuple:
     """Device arrays for ``size`` hands' near-best rows (:class:`cpoker.nearbest.NearBestMemory`): rows,
     splits, counts, ceilings, the pass that listed them (-1, none yet) and the hands' cards."""
@@ -288,11 +349,13 @@ def near_best_lists_cuda(size: int, capacity: int) -> tuple:
             counts, cuda.device_array(size, dtype=np.float64), since, cuda.device_array(size, dtype=np.int64))
 
 
+@_calls_the_gpu
 def hand_choices_cuda(hands: int) -> object:
     """Each of ``hands`` hands' last split, on the GPU: -1, none yet (see :func:`replace_choices_cuda`)."""
     return _filled(hands, np.int32, -1)
 
 
+@_calls_the_gpu
 def replace_choices_cuda(previous, start: int, chosen, both: int) -> int:
     """Hands ``start ..``'s last splits (``previous``, a device array of :func:`hand_choices_cuda`) replaced by
     ``chosen`` (a device array, or a host one, copied there): how many of the first ``both`` differ.  A build's
@@ -320,20 +383,22 @@ def _gather_unsettled(chosen, candidates, count: int):
     return todo[:int(found.copy_to_host()[0])]
 
 
+@_calls_the_gpu
 def on_device(arguments: tuple) -> tuple:
     """``arguments`` with each array copied to the GPU (once, for the many launches that read it)."""
     cuda, _, _ = cuda_runtime()
     return tuple(cuda.to_device(a) if isinstance(a, np.ndarray) else a for a in arguments)
 
 
+@_calls_the_gpu
 def self_play_remembered_cuda(seed: int, start: int, count: int, model: "RowModel", lists: tuple,
                               drift_arguments: tuple, current: int, delta: float,
-                              search_budget: "int | None" = None,
-                              chunk: "int | None" = None) -> tuple[object, np.ndarray, int]:
+                              search_budget: "int | None" = None, chunk: "int | None" = None,
+                              to_host: bool = False) -> tuple[object, np.ndarray, int]:
     """:func:`self_play_cuda` of hands whose near-best rows are on the GPU (``lists``: theirs, see
     :func:`near_best_lists_cuda`): ``(chosen, histograms, hands searched)``, the same answers, ``chosen`` left on
-    the GPU (a device array: ``copy_to_host()`` gives the host's), the rows' strengths counted for each block of
-    ``chunk`` hands (default all): :func:`cpoker.policy.block_histograms`.
+    the GPU (a device array) unless ``to_host``, the rows' strengths counted for each block of ``chunk`` hands
+    (default all): :func:`cpoker.policy.block_histograms`.
 
     One thread per hand certifies its split from its rows where the drift since they were listed allows
     (``drift_arguments``, on the device: see :func:`cpoker._kernels.nearbest.certify`).  The others are
@@ -374,4 +439,4 @@ def self_play_remembered_cuda(seed: int, start: int, count: int, model: "RowMode
             search(given_up, UNLIMITED_SEARCHES)
     histograms = cuda.to_device(np.zeros((n_blocks, 3, size), dtype=np.int64))
     kernels["count_strengths"][grid, THREADS](chosen, strengths, np.int64(chunk), histograms)
-    return chosen, histograms.copy_to_host(), len(todo)
+    return chosen.copy_to_host() if to_host else chosen, histograms.copy_to_host(), len(todo)

@@ -44,6 +44,15 @@ class InstallationError(RuntimeError):
     """
 
 
+class DeviceError(RuntimeError):
+    """The GPU failed during a ``device="cuda"`` job: it ran out of memory, or its driver reported an error.
+
+    Not an input error: the same call can succeed once the GPU's memory is free (another process may hold
+    it), with fewer hands or deals, or with ``device="cpu"``.  Raised in place of numba-cuda's driver errors,
+    with the driver's own name for the failure; the original is its ``__cause__``.
+    """
+
+
 class Interrupted(KeyboardInterrupt):
     """A job stopped by SIGINT or SIGTERM before it had any result to return.
 

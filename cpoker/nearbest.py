@@ -243,9 +243,7 @@ class NearBestMemory:
 
             chosen, histograms, searched = self_play_remembered_cuda(seed, start, count, model, lists,
                                                                      self.drift_arguments, current, delta,
-                                                                     chunk=self.chunk)
-            if not on_device:
-                chosen = chosen.copy_to_host()
+                                                                     chunk=self.chunk, to_host=not on_device)
         else:
             from ._kernels.nearbest import certify, policy_remembering
             from .policy import FULL_DECK

@@ -197,3 +197,70 @@ def test_without_a_gpu_device_cuda_is_a_clear_error(capsys):
     status = main(["solve", HAND, "--device", "cuda", "--samples", "10"])
     _, err = capsys.readouterr()
     assert status == 2 and err.startswith("cpoker: error: device='cuda' needs") and err.count("\n") == 1
+
+
+def test_a_gpu_failure_that_numba_reports_is_a_device_error_that_names_it():
+    """How cpoker reads numba's report of a CUDA driver failure, on numba's own exception classes (here no GPU
+    can fail: the next test makes a real one run out of memory).  Out of memory is named, with what to do; any
+    other failure by the driver's code; cpoker's own errors and bugs pass unchanged."""
+    from numba.cuda.cudadrv.driver import CudaAPIError
+    from numba.cuda.cudadrv.error import CudaDriverError
+
+    from cpoker.devices import _calls_the_gpu
+
+    def calling_the_gpu(error: Exception):
+        @_calls_the_gpu
+        def call():
+            raise error
+
+        return call
+
+    out_of_memory = CudaAPIError(2, "Call to cuMemAlloc results in CUDA_ERROR_OUT_OF_MEMORY")
+    with pytest.raises(cpoker.DeviceError, match=r"^the GPU ran out of memory \(CUDA_ERROR_OUT_OF_MEMORY\): "
+                                                 r"another process may be using it; .* or use device='cpu'$") as raised:
+        calling_the_gpu(out_of_memory)()
+    assert raised.value.__cause__ is out_of_memory and isinstance(raised.value, RuntimeError)
+    with pytest.raises(cpoker.DeviceError, match=r"^the GPU failed \(Call to cuLaunchKernel results in "
+                                                 r"CUDA_ERROR_ILLEGAL_ADDRESS\); .* in a new process"):
+        calling_the_gpu(CudaAPIError(700, "Call to cuLaunchKernel results in CUDA_ERROR_ILLEGAL_ADDRESS"))()
+    with pytest.raises(cpoker.DeviceError, match=r"^the GPU failed \(CUDA initialized before forking\)"):
+        calling_the_gpu(CudaDriverError("CUDA initialized before forking"))()
+    for other in (cpoker.OptionError("hands must be ..."), ZeroDivisionError("a bug"), MemoryError()):
+        with pytest.raises(type(other)) as raised:
+            calling_the_gpu(other)()
+        assert raised.value is other
+
+
+# another process holding all of a GPU's memory but 1 GiB, until its standard input closes
+HOLD_THE_GPU = """
+import sys
+from numba import cuda
+held = cuda.device_array(cuda.current_context().get_memory_info()[0] - (1 << 30), dtype="uint8")
+print("holding", held.nbytes, flush=True)
+sys.stdin.read()
+"""
+
+
+@pytest.mark.skipif(not _has_gpu() or os.environ.get("NUMBA_ENABLE_CUDASIM") == "1", reason="needs an NVIDIA GPU")
+def test_a_build_on_a_gpu_another_process_fills_stops_in_one_line_with_status_1(tmp_path):
+    """A shared GPU: another process holds all its memory but 1 GiB, and a build that needs more (its policy
+    kernel alone reserves its threads' local memory, gigabytes on a large GPU) stops with one line naming the
+    failure and status 1 (not the user's input), no traceback and no file (numba-cuda's CudaAPIError
+    traceback before).  benchmarks/gpu.py --target runs this test on the GPU it is lent."""
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_THE_GPU], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              text=True)
+    out = tmp_path / "tables.npz"
+    try:
+        assert holder.stdout.readline().startswith("holding")
+        done = subprocess.run([sys.executable, "-m", "cpoker", "tables", "build", "--device", "cuda", "--hands",
+                               "10000000", "--max-iterations", "1", "--removal-rounds", "0", "--removal-deals", "0",
+                               "--out", str(out), "--quiet"], capture_output=True, text=True, timeout=600,
+                              env={**os.environ, "PYTHONPATH": str(ROOT)})
+    finally:
+        holder.kill()
+        holder.wait()
+    print(done.stderr)
+    assert done.returncode == 1 and done.stdout == "", done.stderr[-3000:]
+    assert "Traceback" not in done.stderr, done.stderr[-3000:]
+    assert done.stderr.splitlines()[-1].startswith("cpoker: error: the GPU ran out of memory (CUDA_ERROR_OUT_OF_MEMORY")
+    assert not out.exists()
