@@ -2,7 +2,8 @@
 
 No game logic lives here.  ``main(argv)`` returns the exit status, so tests
 call it directly.  Bad input prints one line on standard error and exits 2;
-a damaged installation, or a GPU that fails during a job, one line and 1.
+a damaged installation, a GPU that fails during a job, or a job this
+machine has not the memory for, one line and 1.
 SIGINT (Ctrl-C) and SIGTERM never interrupt a kernel: long jobs stop at the
 next block and print their partial result; a command that has its result
 when the signal comes prints it (and writes its file) as usual; one that has
@@ -1060,6 +1061,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return _fail(str(error))
     except (InstallationError, DeviceError) as error:  # not the user's input: status 1
         _fail(str(error))
+        return 1
+    except MemoryError as error:  # this machine's memory, not the user's input: status 1
+        detail = " ".join(str(error).split())[:200]  # numpy's says how much and for what
+        _fail(f"out of memory{f' ({detail})' if detail else ''}: this machine cannot hold the job now; ask for "
+              "fewer hands, samples or deals, or free some memory")
         return 1
     except Interrupted as stop:
         print("cpoker: interrupted", file=sys.stderr)

@@ -145,6 +145,35 @@ def test_python_dash_m_entry_point():
     assert result.returncode == 2 and result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
 
 
+def test_a_job_this_machine_has_not_the_memory_for_stops_in_one_line_with_status_1(tmp_path):
+    """Real processes under a real address-space limit (``ulimit -v``), 256 MB above what a small build took: a
+    build of 10**8 hands (about 1.5 GB) stops in one line naming the allocation, with status 1 (the machine, not
+    the input) and no file or temporary file (numpy's traceback before); the small build passes under it."""
+    build = ["tables", "build", "--max-iterations", "1", "--removal-rounds", "0", "--removal-deals", "0", "--quiet"]
+    peak = ("import sys\nfrom cpoker.cli import main\nstatus = main(sys.argv[1:])\n"
+            "print(status, open('/proc/self/status').read().split('VmPeak:')[1].split()[0])")
+    probe = subprocess.run([sys.executable, "-c", peak, *build, "--hands", "2000", "--out", str(tmp_path / "p.npz")],
+                           capture_output=True, text=True, timeout=600)
+    status, peak_kb = probe.stdout.split()[-2:]
+    assert status == "0", probe.stderr[-2000:]
+    limit_kb = int(peak_kb) + 256 * 1024
+
+    def limited(hands: str, out: str):
+        command = " ".join([sys.executable, "-m", "cpoker", *build, "--hands", hands, "--out", out])
+        return subprocess.run(["sh", "-c", f"ulimit -v {limit_kb} && exec {command}"], capture_output=True,
+                              text=True, timeout=600, cwd=tmp_path)
+
+    done = limited("100000000", "big.npz")
+    assert done.returncode == 1 and done.stdout == "", done.stderr[-2000:]
+    assert done.stderr.startswith("cpoker: error: out of memory (Unable to allocate ") and \
+        done.stderr.count("\n") == 1, done.stderr[-2000:]
+    assert "fewer hands" in done.stderr
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["p.npz"]  # nothing written, nothing left
+    small = limited("2000", "small.npz")
+    assert small.returncode == 0, small.stderr[-2000:]
+    assert (tmp_path / "small.npz").read_bytes() == (tmp_path / "p.npz").read_bytes()
+
+
 def test_output_to_a_stream_that_is_not_utf8_is_spelled_in_ascii_not_a_crash():
     """A real process whose stdout is ASCII (a cp1252 console, PYTHONIOENCODING=ascii): the result, not a traceback."""
     env = {**os.environ, "PYTHONIOENCODING": "ascii"}
