@@ -86,15 +86,22 @@ def _device_error(error: Exception) -> DeviceError:
 
 def _memory_now() -> str:
     """``", X of Y GiB free now"``, or nothing where the GPU cannot say."""
+    memory = _memory_info()
+    return "" if memory is None else f", {memory[0] / 2**30:.1f} of {memory[1] / 2**30:.1f} GiB free now"
+
+
+def _memory_info() -> "tuple[int, int] | None":
+    """``(free, total)`` bytes of the GPU's memory now, or None where it cannot say (numba's simulator, which has
+    none to report, or a driver that fails)."""
+    if _simulated():
+        return None
     try:
         from numba import cuda
 
         free, total = cuda.current_context().get_memory_info()
-    except Exception:  # a driver that fails again
-        return ""
-    if _simulated():  # numba's simulator has no memory to report
-        return ""
-    return f", {free / 2**30:.1f} of {total / 2**30:.1f} GiB free now"
+        return int(free), int(total)
+    except Exception:
+        return None
 
 
 @functools.cache
@@ -321,11 +328,9 @@ def self_play_cuda(seed: int, start: int, count: int, model: "RowModel | None",
 
 def free_device_memory() -> int:
     """Bytes of the GPU's memory free now (the simulator, which reports none: 1 GiB)."""
-    cuda, _, _ = cuda_runtime()
-    try:
-        return int(cuda.current_context().get_memory_info()[0])
-    except Exception:  # numba's simulator has no memory to report
-        return 1 << 30
+    cuda_runtime()
+    memory = _memory_info()
+    return 1 << 30 if memory is None else memory[0]
 
 
 def _filled(size: int, dtype, value) -> object:

@@ -18,6 +18,7 @@ from test_cache import needs_namespaces
 
 import cpoker
 from cpoker.cli import main
+from cpoker.devices import _simulated
 
 ROOT = Path(__file__).resolve().parents[1]
 HAND = "As Kd Qh Jc Ts 9d 8h 7c 6s 5d 4h 3c 2s"
@@ -241,7 +242,7 @@ sys.stdin.read()
 """
 
 
-@pytest.mark.skipif(not _has_gpu() or os.environ.get("NUMBA_ENABLE_CUDASIM") == "1", reason="needs an NVIDIA GPU")
+@pytest.mark.skipif(not _has_gpu() or _simulated(), reason="needs an NVIDIA GPU")
 def test_a_build_on_a_gpu_another_process_fills_stops_in_one_line_with_status_1(tmp_path):
     """A shared GPU: another process holds all its memory but 1 GiB, and a build that needs more (its policy
     kernel alone reserves its threads' local memory, gigabytes on a large GPU) stops with one line naming the
