@@ -20,6 +20,7 @@ from typing import Type
 from .errors import CpokerError, OptionError
 
 MAX_INPUT_BYTES = 16 * 2**20  # deal files, rules files: real ones are a few hundred bytes
+READ_PIECE = 2**20  # bytes read at a time: ``read(limit)`` would first allocate ``limit`` bytes, whatever the size
 
 
 def _reason(error: OSError) -> str:
@@ -105,7 +106,8 @@ def read_bytes(path: "str | os.PathLike", what: str, error: Type[CpokerError] = 
 
     A FIFO is opened without waiting for a writer, so one that nobody writes
     to reads as empty instead of hanging (a pipe that is being written, such
-    as ``/dev/stdin`` after ``|``, reads as usual).
+    as ``/dev/stdin`` after ``|``, reads as usual).  The file is read in
+    pieces of :data:`READ_PIECE`: memory follows its size, not ``limit``.
     """
     try:
         nonblocking = getattr(os, "O_NONBLOCK", 0)  # POSIX; elsewhere a FIFO is opened as usual
@@ -113,14 +115,20 @@ def read_bytes(path: "str | os.PathLike", what: str, error: Type[CpokerError] = 
         with os.fdopen(descriptor, "rb") as stream:
             if nonblocking:
                 os.set_blocking(descriptor, True)  # from here, wait for a writer's data as any reader does
-            data = stream.read(limit + 1)
+            pieces, size = [], 0
+            while size <= limit:
+                piece = stream.read(min(READ_PIECE, limit + 1 - size))
+                if not piece:
+                    break
+                pieces.append(piece)
+                size += len(piece)
     except IsADirectoryError:
         raise error(f"cannot read {what} {path}: it is a directory") from None
     except OSError as failure:
         raise error(f"cannot read {what} {path}: {_reason(failure)}") from None
-    if len(data) > limit:
+    if size > limit:
         raise error(f"{what} {path} is larger than {limit // 2**20} MiB; is it the right file?")
-    return data
+    return b"".join(pieces)
 
 
 def read_text(path: "str | os.PathLike", what: str, error: Type[CpokerError] = OptionError) -> str:

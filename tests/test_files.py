@@ -152,6 +152,40 @@ def test_reading_refuses_binary_latin1_huge_and_missing_files(tmp_path):
         read_text(tmp_path, "deal file")
 
 
+SMALL_READS = textwrap.dedent("""
+    import resource, sys
+    from cpoker import OptionError, PolicyTables
+    from cpoker.files import read_text
+    from cpoker.policy import shipped_tables_path
+
+    size = int(open("/proc/self/status").read().split("VmSize:")[1].split()[0]) * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (size + 24 * 2**20, resource.RLIM_INFINITY))
+    for preset in ("pagat", "1-6", "2-4", "seed001-royalties"):  # each read capped at 64 MiB
+        PolicyTables.load(shipped_tables_path(preset))
+    print(read_text(sys.argv[1], "rules file"))  # capped at 16 MiB
+    try:
+        read_text(sys.argv[2], "deal file")
+    except OptionError as error:
+        print(error)
+""")
+
+
+def test_reading_a_small_file_takes_memory_for_its_size_not_for_the_cap(tmp_path):
+    """A real process whose address space is limited to 24 MiB more than it holds: the shipped tables files and a
+    rules file load, and a 20 MiB file is refused by its size (each read had first allocated its cap -- 64 MiB for a
+    0.4 MB tables file -- and failed here with a bare MemoryError)."""
+    (tmp_path / "house.toml").write_text('scoring = "pagat"')
+    with (tmp_path / "huge.json").open("wb") as stream:
+        stream.seek(20 * 2**20)
+        stream.write(b"\0")
+    result = subprocess.run([sys.executable, "-c", SMALL_READS, str(tmp_path / "house.toml"),
+                             str(tmp_path / "huge.json")], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.splitlines() == ['scoring = "pagat"',
+                                          f"deal file {tmp_path / 'huge.json'} is larger than 16 MiB; is it the "
+                                          "right file?"]
+
+
 def test_tables_files_that_are_not_ours_are_refused(tmp_path):
     (tmp_path / "text.npz").write_text("hello")
     np.savez(tmp_path / "wrong.npz", distribution=np.ones((2, 3)), meta=np.array('{"hands": 1, "seed": 1, '
