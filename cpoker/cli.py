@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from . import __version__
-from .errors import CpokerError, DeviceError, InstallationError, Interrupted
+from .errors import CpokerError, DeviceError, InstallationError, Interrupted, out_of_memory
 
 EXIT_USAGE = 2
 PARTIAL = -1  # returned by a command whose result is partial: main turns it into 128 + the signal number
@@ -1063,9 +1063,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         _fail(str(error))
         return 1
     except MemoryError as error:  # this machine's memory, not the user's input: status 1
-        detail = " ".join(str(error).split())[:200]  # numpy's says how much and for what
-        _fail(f"out of memory{f' ({detail})' if detail else ''}: this machine cannot hold the job now; ask for "
-              "fewer hands, samples or deals, or free some memory")
+        _fail(out_of_memory(error, "this machine cannot hold the job now; ask for fewer hands, samples or deals, "
+                                   "or free some memory"))
         return 1
     except Interrupted as stop:
         print("cpoker: interrupted", file=sys.stderr)

@@ -53,6 +53,13 @@ class DeviceError(RuntimeError):
     """
 
 
+def out_of_memory(error: MemoryError, advice: str, who: str = "") -> str:
+    """One line for a ``MemoryError``: ``who`` is out of memory, numpy's words for the allocation (how much, for
+    what) when it gave any, and ``advice``."""
+    detail = " ".join(str(error).split())[:200]
+    return f"{who + ' ' if who else ''}out of memory{f' ({detail})' if detail else ''}: {advice}"
+
+
 class Interrupted(KeyboardInterrupt):
     """A job stopped by SIGINT or SIGTERM before it had any result to return.
 

@@ -11,7 +11,9 @@ Safety by default:
   answer rests on the samples done and says ``"partial": true``;
 * at most ``workers`` solves run at once (one per core); a request that cannot
   start within a few seconds gets a 503 instead of queueing without bound;
-* rules come from a preset name or TOML text in the body, never a file path.
+* rules come from a preset name or TOML text in the body, never a file path;
+* a request the machine has not the memory for now gets a 503 that says so,
+  and the server goes on serving.
 
 The kernels are compiled and the tables loaded by :func:`warm_up` before the
 server reports that it is ready.
@@ -32,7 +34,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
 import cpoker
-from cpoker.errors import CpokerError, InstallationError
+from cpoker.errors import CpokerError, InstallationError, out_of_memory
 
 MAX_BODY = 64 * 1024
 MAX_SAMPLES = 20_000
@@ -126,6 +128,11 @@ def create_app(workers: Optional[int] = None, time_budget: float = TIME_BUDGET) 
     @app.exception_handler(InstallationError)
     async def installation_error(request: Request, error: InstallationError):  # the server's fault: a 500 that
         return JSONResponse({"detail": str(error)}, status_code=500)  # names the damaged file and the mend
+
+    @app.exception_handler(MemoryError)
+    async def memory_error(request: Request, error: MemoryError):  # the machine's state, not the request: a 503
+        advice = "try again later, or with fewer samples or opponents"
+        return JSONResponse({"detail": out_of_memory(error, advice, who="the server is")}, status_code=503)
 
     async def limited(function, *args, **kwargs) -> Any:
         """Run a library call on a solver thread once a slot is free (503 if none frees up in time)."""
