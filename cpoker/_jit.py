@@ -72,6 +72,10 @@ def _report_once(failure: str, folder: str, error: Exception, consequence: str) 
 
 
 def _report_unreadable(path: str, error: Exception) -> None:
+    """Warn once that a cache file cannot be read back; a ``MemoryError`` is this machine's memory, not a damaged
+    file, and is raised again (the file stays as it is)."""
+    if isinstance(error, MemoryError):
+        raise error
     _report_once("read", os.path.dirname(path), error, "compiled again and their cache files rewritten")
 
 

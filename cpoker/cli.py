@@ -3,7 +3,7 @@
 No game logic lives here.  ``main(argv)`` returns the exit status, so tests
 call it directly.  Bad input prints one line on standard error and exits 2;
 a damaged installation, a GPU that fails during a job, or a job this
-machine has not the memory for, one line and 1.
+machine (or its ``ulimit -v``) has not the memory for, one line and 1.
 SIGINT (Ctrl-C) and SIGTERM never interrupt a kernel: long jobs stop at the
 next block and print their partial result; a command that has its result
 when the signal comes prints it (and writes its file) as usual; one that has
@@ -44,6 +44,36 @@ def _fail(message: str) -> int:
     message = " ".join(str(message).split())  # always one line
     print(f"cpoker: error: {message}", file=sys.stderr)
     return EXIT_USAGE
+
+
+ADDRESS_SPACE = 600  # MiB: a command's peak address space is about 480 MiB (numba's compiler is 170 MiB of it)
+
+
+def _address_space_limit() -> "int | None":
+    """The MiB of address space this process may use (``ulimit -v``, or a cluster scheduler's memory limit), or
+    None when it is not limited."""
+    try:
+        import resource  # POSIX
+    except ImportError:
+        return None
+    limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+    return None if limit == resource.RLIM_INFINITY else limit // 2**20
+
+
+def _compiler_not_loaded(error: OSError) -> "str | None":
+    """The one line for llvmlite's failure to load numba's compiler (``libllvmlite.so``), else None.
+
+    Under an address-space limit too small to map the library, the line names the limit and what cpoker
+    needs; otherwise the installation is damaged."""
+    if "llvmlite" not in str(error):
+        return None
+    cause = error.__context__ if isinstance(error.__context__, OSError) else error
+    cause = str(cause).rsplit("/", 1)[-1]  # the library's file name and the loader's reason, without its folder
+    limit = _address_space_limit()
+    if limit is not None:
+        return (f"numba's compiler cannot be loaded ({cause}): this process may use {limit} MiB of address space "
+                f"(ulimit -v), and cpoker needs about {ADDRESS_SPACE} MiB; raise the limit")
+    return f"numba's compiler cannot be loaded ({cause}): reinstall numba and llvmlite"
 
 
 def _seconds(text: str) -> float:
@@ -1063,8 +1093,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         _fail(str(error))
         return 1
     except MemoryError as error:  # this machine's memory, not the user's input: status 1
+        limit = _address_space_limit()
         _fail(out_of_memory(error, "this machine cannot hold the job now; ask for fewer hands, samples or deals, "
-                                   "or free some memory"))
+                                   "or free some memory" + (f"; this process may use only {limit} MiB of address "
+                                                            "space (ulimit -v)" if limit is not None else "")))
+        return 1
+    except OSError as error:  # the other OSErrors of a command are its files': each is an OptionError already
+        line = _compiler_not_loaded(error)
+        if line is None:
+            raise
+        _fail(line)
         return 1
     except Interrupted as stop:
         print("cpoker: interrupted", file=sys.stderr)

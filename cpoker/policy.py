@@ -503,8 +503,8 @@ class PolicyTables:
                 tables = cls(distribution, int(meta["hands"]), int(meta["seed"]), tuple(meta["history"]),
                              bool(meta.get("partial", False)), rules, previous, removal,
                              tuple(meta.get("removal_rounds", ())), joint)
-        except InstallationError:  # cpoker's own lookup tables, read to check the distribution: not this file
-            raise
+        except (InstallationError, MemoryError):  # cpoker's own lookup tables, read to check the distribution, and
+            raise  # this machine's memory: not this file
         except (OptionError, RulesError) as error:  # our own checks of the distribution and the rules
             raise OptionError(f"{path} is not a cpoker tables file: {error}") from None
         except Exception as error:  # a zip, a .npy or a JSON that is not ours, in any of many ways

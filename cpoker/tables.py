@@ -436,6 +436,8 @@ def lookup_tables() -> LookupTables:
     try:
         with np.load(path) as data:
             return _lookup_tables_of({name: data[name] for name in data.files})
+    except MemoryError:  # this machine's memory, not a damaged install
+        raise
     except Exception as error:  # missing, truncated, not a zip, a member missing: the install is damaged
         raise InstallationError(f"cpoker's lookup tables {path} cannot be read ({type(error).__name__}: "
                                 f"{str(error)[:80]}); reinstall cpoker") from None

@@ -174,6 +174,32 @@ def test_a_job_this_machine_has_not_the_memory_for_stops_in_one_line_with_status
     assert (tmp_path / "small.npz").read_bytes() == (tmp_path / "p.npz").read_bytes()
 
 
+def test_a_memory_limit_too_small_for_numbas_compiler_is_one_line_that_names_it(tmp_path):
+    """A real process under ``ulimit -v`` 64 MiB above what ``cpoker eval`` (which compiles nothing) took: numba's
+    compiler, a 170 MiB library, cannot be mapped, and a solve stops in one line that names the limit, status 1
+    (llvmlite's two chained tracebacks before).  eval runs under the same limit."""
+    peak = ("import sys\nfrom cpoker.cli import main\nstatus = main(sys.argv[1:])\n"
+            "print(status, open('/proc/self/status').read().split('VmPeak:')[1].split()[0])")
+    probe = subprocess.run([sys.executable, "-c", peak, "eval", "As Ks Qs Js Ts"], capture_output=True, text=True,
+                           timeout=120)
+    status, peak_kb = probe.stdout.split()[-2:]
+    assert status == "0" and "numba" not in probe.stderr, probe.stderr[-2000:]
+    limit_kb = int(peak_kb) + 64 * 1024
+
+    def limited(*argv: str):
+        command = " ".join([sys.executable, "-m", "cpoker", *(f"'{arg}'" for arg in argv)])
+        return subprocess.run(["sh", "-c", f"ulimit -v {limit_kb} && exec {command}"], capture_output=True,
+                              text=True, timeout=120, cwd=tmp_path)
+
+    done = limited("solve", HAND, "--samples", "100", "--seed", "1")
+    assert done.returncode == 1 and done.stdout == "" and done.stderr.count("\n") == 1, done.stderr[-2000:]
+    assert done.stderr.startswith("cpoker: error: numba's compiler cannot be loaded (libllvmlite.so"), done.stderr
+    assert f"this process may use {limit_kb // 1024} MiB of address space (ulimit -v)" in done.stderr
+    assert done.stderr.rstrip().endswith("raise the limit")
+    evaluated = limited("eval", "As Ks Qs Js Ts")
+    assert evaluated.returncode == 0 and "royal flush" in evaluated.stdout, evaluated.stderr
+
+
 def test_output_to_a_stream_that_is_not_utf8_is_spelled_in_ascii_not_a_crash():
     """A real process whose stdout is ASCII (a cp1252 console, PYTHONIOENCODING=ascii): the result, not a traceback."""
     env = {**os.environ, "PYTHONIOENCODING": "ascii"}

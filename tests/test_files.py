@@ -186,6 +186,46 @@ def test_reading_a_small_file_takes_memory_for_its_size_not_for_the_cap(tmp_path
                                           "right file?"]
 
 
+TIGHT_LOADS = textwrap.dedent("""
+    import gc, resource
+    from cpoker import PolicyTables, tables
+    from cpoker.policy import shipped_tables_path
+
+    loaders = {"lookup": tables.lookup_tables, "1-6": lambda: PolicyTables.load(shipped_tables_path("1-6"))}
+    for spare in range(0, 8 * 2**20, 2**19):
+        for name, load in loaders.items():
+            tables.lookup_tables.cache_clear()
+            gc.collect()
+            size = int(open("/proc/self/status").read().split("VmSize:")[1].split()[0]) * 1024
+            resource.setrlimit(resource.RLIMIT_AS, (size + spare, resource.RLIM_INFINITY))
+            try:
+                load()
+                outcome = "loaded"
+            except MemoryError:
+                outcome = "MemoryError"
+            except Exception as error:
+                outcome = f"{type(error).__name__}: {error}"
+            resource.setrlimit(resource.RLIMIT_AS, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+            print(name, spare // 2**10, outcome)
+""")
+
+
+def test_a_file_read_without_the_memory_for_it_is_a_memory_error_not_a_damaged_file():
+    """A real process loads the lookup tables and a tables file with 0 to 8 MiB of address space to spare (and a
+    fixed malloc threshold, so that every allocation over 128 KiB takes new address space): each load succeeds
+    or raises MemoryError, which the CLI reports as this machine's memory.  Before, np.load's MemoryError read as
+    a damaged install ("reinstall cpoker") or as "not a cpoker tables file"."""
+    result = subprocess.run([sys.executable, "-c", TIGHT_LOADS], capture_output=True, text=True, timeout=300,
+                            env={**os.environ, "MALLOC_MMAP_THRESHOLD_": "131072"})
+    assert result.returncode == 0, result.stderr[-2000:]
+    outcomes = [line.split(" ", 2) for line in result.stdout.splitlines()]
+    assert len(outcomes) == 2 * 16
+    assert {outcome for _, _, outcome in outcomes} == {"loaded", "MemoryError"}, result.stdout
+    for name in ("lookup", "1-6"):  # each fails with too little to spare, and loads with enough
+        seen = [outcome for loader, _, outcome in outcomes if loader == name]
+        assert seen[0] == "MemoryError" and seen[-1] == "loaded", result.stdout
+
+
 def test_tables_files_that_are_not_ours_are_refused(tmp_path):
     (tmp_path / "text.npz").write_text("hello")
     np.savez(tmp_path / "wrong.npz", distribution=np.ones((2, 3)), meta=np.array('{"hands": 1, "seed": 1, '
