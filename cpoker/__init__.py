@@ -23,7 +23,7 @@ _EXPORTS = {
     "Card": "cards", "parse_cards": "cards", "format_cards": "cards", "deal": "cards",
     "CpokerError": "errors", "CardError": "errors", "ArrangementError": "errors", "OptionError": "errors",
     "RulesError": "errors", "StrategyError": "errors", "Interrupted": "errors", "InstallationError": "errors",
-    "DeviceError": "errors",
+    "DeviceError": "errors", "MemoryLimitError": "errors",
     "HandValue": "evaluation", "evaluate": "evaluation", "evaluate_batch": "evaluation",
     "evaluate_masks": "evaluation", "evaluate_best": "evaluation", "evaluate_best_batch": "evaluation",
     "Arrangement": "arrange", "Arrangements": "arrange", "arrangements": "arrange", "is_foul": "arrange",
@@ -59,7 +59,7 @@ if TYPE_CHECKING:  # pragma: no cover  (names for type checkers; loaded lazily a
     from .arrange import Arrangement, Arrangements, arrangements, is_foul  # noqa: F401
     from .cards import Card, deal, format_cards, parse_cards  # noqa: F401
     from .errors import (ArrangementError, CardError, CpokerError, DeviceError, InstallationError,  # noqa: F401
-                         Interrupted, OptionError, RulesError, StrategyError)
+                         Interrupted, MemoryLimitError, OptionError, RulesError, StrategyError)
     from .evaluation import HandValue, evaluate, evaluate_batch, evaluate_best, evaluate_best_batch, evaluate_masks  # noqa: F401
     from .policy import PolicyTables, RowModel, build_tables, default_tables  # noqa: F401
     from .naturals import Natural, find_naturals, natural  # noqa: F401

@@ -17,6 +17,10 @@ when neither is writable -- a read-only install run by a user without a home
 directory under the system's temporary directory, and if even that cannot be
 written it compiles without a cache, with one warning.  ``NUMBA_CACHE_DIR``
 always wins when set to a writable directory.
+
+Importing this module first checks that the process's address space can hold
+numba's compiler (:func:`cpoker.errors.check_address_space`): under a smaller
+``ulimit -v`` the import of numba fails, or LLVM aborts the process mid-compile.
 """
 
 from __future__ import annotations
@@ -28,7 +32,11 @@ import sys
 import tempfile
 import warnings
 
-import numba
+from .errors import check_address_space
+
+check_address_space()  # before numba is loaded: see the module docstring
+
+import numba  # noqa: E402
 
 JIT_OPTIONS = {"cache": True, "nogil": True, "error_model": "numpy"}
 

@@ -25,13 +25,10 @@ import sys
 from pathlib import Path
 from typing import Optional, Sequence
 
-try:  # imported now: under a tight address-space limit, importing it to report the limit could itself fail
-    import resource  # POSIX
-except ImportError:
-    resource = None
-
 from . import __version__
-from .errors import CpokerError, DeviceError, InstallationError, Interrupted, out_of_memory
+from .errors import (MIN_ADDRESS_SPACE, CpokerError, DeviceError, InstallationError, Interrupted,
+                     MemoryLimitError, address_space_advice, address_space_limit, check_address_space,
+                     out_of_memory)
 
 EXIT_USAGE = 2
 PARTIAL = -1  # returned by a command whose result is partial: main turns it into 128 + the signal number
@@ -51,53 +48,13 @@ def _fail(message: str) -> int:
     return EXIT_USAGE
 
 
-ADDRESS_SPACE = 600  # MiB: a command's peak address space is about 480 MiB (numba's compiler is 170 MiB of it)
-
-
-def _address_space_limit() -> "int | None":
-    """The MiB of address space this process may use (``ulimit -v``, or a cluster scheduler's memory limit), or
-    None when it is not limited."""
-    if resource is None:
-        return None
-    limit = resource.getrlimit(resource.RLIMIT_AS)[0]
-    return None if limit == resource.RLIM_INFINITY else limit // 2**20
-
-
 def _memory_advice() -> str:
     """What to do about a MemoryError: a job smaller, memory freed, or the address-space limit raised."""
-    limit = _address_space_limit()
-    if limit is not None and limit < ADDRESS_SPACE:
-        return (f"this process may use {limit} MiB of address space (ulimit -v), and cpoker needs about "
-                f"{ADDRESS_SPACE} MiB; raise the limit")
+    limit = address_space_limit()
+    if limit is not None and limit < MIN_ADDRESS_SPACE:
+        return address_space_advice(limit)
     return ("this machine cannot hold the job now; ask for fewer hands, samples or deals, or free some memory"
             + (f" (this process may use {limit} MiB of address space, ulimit -v)" if limit is not None else ""))
-
-
-def _library_not_loaded(error: "OSError | ImportError | SystemError") -> "str | None":
-    """The one line for a shared library that cannot be mapped into memory (numba's compiler ``libllvmlite.so``,
-    or any extension module as it is imported), else None.
-
-    Under an address-space limit too small for it, the line names the limit and what cpoker needs; without
-    one, the machine is out of memory (or, for llvmlite's own error, the installation is damaged).  An
-    extension module whose initialisation fails an allocation may say nothing (a ``SystemError``, "error
-    return without exception set"): under a limit, that counts as the same failure."""
-    limit = _address_space_limit()
-    if isinstance(error, SystemError):
-        if limit is None or "without exception set" not in str(error):
-            return None
-        unmapped, compiler, cause = "", False, f"SystemError: {error}, most likely for lack of memory"
-    else:
-        texts = [str(error)] + ([str(error.__context__)] if error.__context__ is not None else [])
-        unmapped = next((text for text in texts if "failed to map segment" in text or "annot allocate memory" in text),
-                        None)
-        compiler = "libllvmlite" in texts[0]
-        if unmapped is None and not compiler:
-            return None
-        cause = (unmapped or texts[-1]).rsplit("/", 1)[-1]  # the library's file name and the loader's reason
-    what = "numba's compiler" if compiler else "a library"
-    if limit is not None or unmapped is not None:
-        return f"{what} cannot be loaded ({cause}): {_memory_advice()}"
-    return f"{what} cannot be loaded ({cause}): reinstall numba and llvmlite"
 
 
 def _seconds(text: str) -> float:
@@ -840,6 +797,7 @@ def _cmd_serve(args) -> int:
         from .web.app import create_app, warm_up
     except ImportError as error:
         raise OptionError(f"cpoker serve needs the web extra: pip install 'cpoker[web]' ({error})") from None
+    check_address_space()  # before numba is loaded (as cpoker._jit does)
     import numba
 
     workers = None
@@ -1117,13 +1075,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         _fail(str(error))
         return 1
     except MemoryError as error:  # this machine's memory, not the user's input: status 1
-        _fail(out_of_memory(error, _memory_advice()))
-        return 1
-    except (OSError, ImportError, SystemError) as error:  # a command's files' OSErrors are OptionErrors already
-        line = _library_not_loaded(error)
-        if line is None:
-            raise
-        _fail(line)
+        _fail(str(error) if isinstance(error, MemoryLimitError) else out_of_memory(error, _memory_advice()))
         return 1
     except Interrupted as stop:
         print("cpoker: interrupted", file=sys.stderr)

@@ -11,6 +11,11 @@ from __future__ import annotations
 
 import math
 
+try:  # imported now: under a tight address-space limit, importing it to report the limit could itself fail
+    import resource  # POSIX
+except ImportError:
+    resource = None
+
 
 class CpokerError(ValueError):
     """Base class of every input error raised by cpoker."""
@@ -51,6 +56,45 @@ class DeviceError(RuntimeError):
     it), with fewer hands or deals, or with ``device="cpu"``.  Raised in place of numba-cuda's driver errors,
     with the driver's own name for the failure; the original is its ``__cause__``.
     """
+
+
+class MemoryLimitError(MemoryError):
+    """This process's address-space limit (``ulimit -v``, or a cluster scheduler's memory limit) is below what
+    cpoker's compiled kernels need (:data:`MIN_ADDRESS_SPACE`).
+
+    Raised as the kernels are first imported, before numba is: under such a limit numba's compiler (a 170 MiB
+    library) cannot be loaded, or LLVM runs out of memory while compiling and aborts the process.  What needs
+    no kernel (parsing, evaluating a row, settling a deal) works under it.
+    """
+
+
+# MiB: compiling the kernels (the first run after installing, or after a change) takes up to 920 MiB (a tables
+# build; LLVM aborts the process when it runs out), a command with its kernels cached about 480 (numba's compiler
+# alone is 170).  Whether they are cached is not known before numba is loaded, so the bound is the first run's.
+MIN_ADDRESS_SPACE = 1024
+
+
+def address_space_limit() -> "int | None":
+    """The MiB of address space this process may use (``ulimit -v``, or a cluster scheduler's memory limit), or
+    None when it is not limited (or the platform has no such limit)."""
+    if resource is None:
+        return None
+    limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+    return None if limit == resource.RLIM_INFINITY else limit // 2**20
+
+
+def address_space_advice(limit: int) -> str:
+    """What to do when ``limit`` MiB of address space is too little for cpoker."""
+    return (f"this process may use {limit} MiB of address space (ulimit -v), and cpoker's compiled kernels need "
+            f"at least {MIN_ADDRESS_SPACE} MiB; raise the limit")
+
+
+def check_address_space() -> None:
+    """Raise :class:`MemoryLimitError` when this process's address space is limited below
+    :data:`MIN_ADDRESS_SPACE` (see there)."""
+    limit = address_space_limit()
+    if limit is not None and limit < MIN_ADDRESS_SPACE:
+        raise MemoryLimitError(address_space_advice(limit))
 
 
 def out_of_memory(error: MemoryError, advice: str, who: str = "") -> str:

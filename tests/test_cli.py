@@ -1,12 +1,15 @@
 import json
 import os
 import subprocess
+import itertools
 import sys
+import textwrap
 
 import pytest
 
 import cpoker
 from cpoker.cli import main
+from cpoker.errors import MIN_ADDRESS_SPACE
 
 HAND = "As Ad Kc Kd Qs Jh Th 9c 7s 6d 4h 3c 2s"
 A = "2s 2h Ad / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac"
@@ -146,8 +149,9 @@ def test_python_dash_m_entry_point():
 
 
 def test_a_job_this_machine_has_not_the_memory_for_stops_in_one_line_with_status_1(tmp_path):
-    """Real processes under a real address-space limit (``ulimit -v``), 256 MB above what a small build took: a
-    build of 10**8 hands (about 1.5 GB) stops in one line naming the allocation, with status 1 (the machine, not
+    """Real processes under a real address-space limit (``ulimit -v``), 256 MB above what a small build took (and
+    at least 128 MiB above what the kernels need): a build of 10**8 hands (about 1.5 GB) stops in one line naming
+    the allocation, with status 1 (the machine, not
     the input) and no file or temporary file (numpy's traceback before); the small build passes under it."""
     build = ["tables", "build", "--max-iterations", "1", "--removal-rounds", "0", "--removal-deals", "0", "--quiet"]
     peak = ("import sys\nfrom cpoker.cli import main\nstatus = main(sys.argv[1:])\n"
@@ -156,7 +160,7 @@ def test_a_job_this_machine_has_not_the_memory_for_stops_in_one_line_with_status
                            capture_output=True, text=True, timeout=600)
     status, peak_kb = probe.stdout.split()[-2:]
     assert status == "0", probe.stderr[-2000:]
-    limit_kb = int(peak_kb) + 256 * 1024
+    limit_kb = max(int(peak_kb) + 256 * 1024, (MIN_ADDRESS_SPACE + 128) * 1024)  # over what the kernels need
 
     def limited(hands: str, out: str):
         command = " ".join([sys.executable, "-m", "cpoker", *build, "--hands", hands, "--out", out])
@@ -175,40 +179,63 @@ def test_a_job_this_machine_has_not_the_memory_for_stops_in_one_line_with_status
 
 
 def test_a_memory_limit_too_small_for_cpoker_is_one_line_that_names_it(tmp_path):
-    """Real processes under ``ulimit -v`` 64 MiB above what ``cpoker eval`` (which compiles nothing) took: numba's
-    compiler, a 170 MiB library, cannot be mapped, and a solve stops in one line that names the limit, status 1
-    (llvmlite's two chained tracebacks before); eval runs under the same limit.  Then a solve under limits up to
-    256 MiB above: whatever it runs out of (a library mapped as it is imported, an array), it stops in one line
-    with status 1, or succeeds.  A thread that cannot be started ends the process in OpenMP's own one line
-    ("libgomp: Thread creation failed", status 1), which cpoker cannot catch."""
+    """Real processes under ``ulimit -v`` limits from 16 MiB above what ``cpoker eval`` (which compiles nothing)
+    took up to just below :data:`~cpoker.errors.MIN_ADDRESS_SPACE` (1 GiB): a solve, a simulation and the server
+    stop in one line that names the limit, status 1, before numba is loaded.  Before, depending on the limit:
+    llvmlite's chained tracebacks, the traceback of an ImportError (an extension module that could not be mapped)
+    or of a SystemError, LLVM aborting mid-compile (SIGABRT, when the kernels were not cached yet), or OpenMP's
+    "Thread creation failed".  eval runs under the smallest limit, and a solve under 1 GiB, its kernels compiled
+    or not."""
     peak = ("import sys\nfrom cpoker.cli import main\nstatus = main(sys.argv[1:])\n"
             "print(status, open('/proc/self/status').read().split('VmPeak:')[1].split()[0])")
     probe = subprocess.run([sys.executable, "-c", peak, "eval", "As Ks Qs Js Ts"], capture_output=True, text=True,
                            timeout=120)
     status, peak_kb = probe.stdout.split()[-2:]
     assert status == "0" and "numba" not in probe.stderr, probe.stderr[-2000:]
-    limit_kb = int(peak_kb) + 64 * 1024
 
-    def limited(*argv: str):
+    def limited(limit_mb: int, *argv: str):
         command = " ".join([sys.executable, "-m", "cpoker", *(f"'{arg}'" for arg in argv)])
-        return subprocess.run(["sh", "-c", f"ulimit -v {limit_kb} && exec {command}"], capture_output=True,
-                              text=True, timeout=120, cwd=tmp_path)
+        return subprocess.run(["sh", "-c", f"ulimit -v {limit_mb * 1024} && exec {command}"], capture_output=True,
+                              text=True, timeout=300, cwd=tmp_path)
 
-    done = limited("solve", HAND, "--samples", "100", "--seed", "1")
-    assert done.returncode == 1 and done.stdout == "" and done.stderr.count("\n") == 1, done.stderr[-2000:]
-    assert done.stderr.startswith("cpoker: error: numba's compiler cannot be loaded (libllvmlite.so"), done.stderr
-    assert f"this process may use {limit_kb // 1024} MiB of address space (ulimit -v)" in done.stderr
-    assert done.stderr.rstrip().endswith("raise the limit")
-    evaluated = limited("eval", "As Ks Qs Js Ts")
+    smallest = int(peak_kb) // 1024 + 16
+    evaluated = limited(smallest, "eval", "As Ks Qs Js Ts")
     assert evaluated.returncode == 0 and "royal flush" in evaluated.stdout, evaluated.stderr
     outcomes = []
-    for spare_mb in range(96, 257, 8):
-        limit_kb = int(peak_kb) + spare_mb * 1024
-        done = limited("solve", HAND, "--samples", "100", "--seed", "1")
-        outcomes.append(f"{spare_mb} MiB spare: status {done.returncode}, {done.stderr.strip()[:100]}")
-        assert (done.returncode, done.stderr) == (0, "") or \
-            (done.returncode == 1 and done.stderr.strip().count("\n") == 0 and done.stdout == ""), outcomes
-    print("\n".join(outcomes))
+    commands = (["solve", HAND, "--samples", "100", "--seed", "1"], ["simulate", A, "--samples", "100"],
+                ["serve", "--port", "1"])
+    for limit_mb, command in zip([*range(smallest, MIN_ADDRESS_SPACE, 32), MIN_ADDRESS_SPACE - 1],
+                                 itertools.cycle(commands)):
+        done = limited(limit_mb, *command)
+        outcomes.append(f"{limit_mb} MiB: status {done.returncode}, {done.stderr.strip()}")
+        assert done.returncode == 1 and done.stdout == "" and done.stderr.count("\n") == 1, outcomes[-1]
+        assert done.stderr.startswith("cpoker: error: ") and \
+            f"this process may use {limit_mb} MiB of address space (ulimit -v)" in done.stderr, outcomes[-1]
+        assert done.stderr.rstrip().endswith(f"need at least {MIN_ADDRESS_SPACE} MiB; raise the limit"), outcomes[-1]
+    print("\n".join(outcome[:160] for outcome in outcomes))
+    solved = limited(MIN_ADDRESS_SPACE, "solve", HAND, "--samples", "100", "--seed", "1")
+    assert solved.returncode == 0 and "EV" in solved.stdout, solved.stderr[-2000:]
+
+
+def test_the_library_refuses_kernels_under_a_memory_limit_too_small_for_them():
+    """A real process limited to 512 MiB: evaluating and parsing work; a solve raises cpoker.MemoryLimitError (a
+    MemoryError) naming the limit before numba is loaded, and again on a second call."""
+    script = textwrap.dedent("""
+        import resource, sys
+        import cpoker
+        resource.setrlimit(resource.RLIMIT_AS, (512 * 2**20, resource.RLIM_INFINITY))
+        print(cpoker.evaluate("As Ks Qs Js Ts").describe())
+        for attempt in range(2):
+            try:
+                cpoker.solve("As Kd Qh Jc Ts 9d 8h 7c 6s 5d 4h 3c 2s", samples=100, seed=1)
+            except cpoker.MemoryLimitError as error:
+                print(isinstance(error, MemoryError), "numba" in sys.modules, error)
+    """)
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr[-2000:]
+    refusal = (f"True False this process may use 512 MiB of address space (ulimit -v), and cpoker's compiled kernels "
+               f"need at least {MIN_ADDRESS_SPACE} MiB; raise the limit")
+    assert result.stdout.splitlines() == ["royal flush", refusal, refusal], result.stdout
 
 
 def test_output_to_a_stream_that_is_not_utf8_is_spelled_in_ascii_not_a_crash():

@@ -187,43 +187,47 @@ def test_reading_a_small_file_takes_memory_for_its_size_not_for_the_cap(tmp_path
 
 
 TIGHT_LOADS = textwrap.dedent("""
-    import gc, resource
-    from cpoker import PolicyTables, tables
-    from cpoker.policy import shipped_tables_path
+    import resource, sys
+    from cpoker import OptionError, PolicyTables, tables
 
-    loaders = {"lookup": tables.lookup_tables, "1-6": lambda: PolicyTables.load(shipped_tables_path("1-6"))}
-    for spare in range(0, 8 * 2**20, 2**19):
-        for name, load in loaders.items():
-            tables.lookup_tables.cache_clear()
-            gc.collect()
-            size = int(open("/proc/self/status").read().split("VmSize:")[1].split()[0]) * 1024
-            resource.setrlimit(resource.RLIMIT_AS, (size + spare, resource.RLIM_INFINITY))
-            try:
-                load()
-                outcome = "loaded"
-            except MemoryError:
-                outcome = "MemoryError"
-            except Exception as error:
-                outcome = f"{type(error).__name__}: {error}"
+    def load(name, spare):
+        size = int(open("/proc/self/status").read().split("VmSize:")[1].split()[0]) * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (size + spare, resource.RLIM_INFINITY))
+        try:
+            if name == "lookup":
+                tables.lookup_tables.cache_clear()
+                tables.lookup_tables()
+            else:
+                PolicyTables.load(sys.argv[1])
+            return "loaded"
+        except MemoryError:
+            return "MemoryError"
+        except Exception as error:
+            return f"{type(error).__name__}: {error}"
+        finally:
             resource.setrlimit(resource.RLIMIT_AS, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
-            print(name, spare // 2**10, outcome)
+
+    for name, spare in (("lookup", 0), ("lookup", 8 * 2**20), ("large", 16 * 2**20), ("large", 256 * 2**20)):
+        print(name, spare // 2**20, load(name, spare))
 """)
 
 
-def test_a_file_read_without_the_memory_for_it_is_a_memory_error_not_a_damaged_file():
-    """A real process loads the lookup tables and a tables file with 0 to 8 MiB of address space to spare (and a
-    fixed malloc threshold, so that every allocation over 128 KiB takes new address space): each load succeeds
-    or raises MemoryError, which the CLI reports as this machine's memory.  Before, np.load's MemoryError read as
-    a damaged install ("reinstall cpoker") or as "not a cpoker tables file"."""
-    result = subprocess.run([sys.executable, "-c", TIGHT_LOADS], capture_output=True, text=True, timeout=300,
-                            env={**os.environ, "MALLOC_MMAP_THRESHOLD_": "131072"})
+def test_a_file_read_without_the_memory_for_it_is_a_memory_error_not_a_damaged_file(tmp_path):
+    """A real process loads the lookup tables with no address space to spare, then with 8 MiB (a fixed malloc
+    threshold sends every allocation over 128 KiB to new address space): a MemoryError, then the tables.  A tables
+    file whose distribution is 40 MB of zeros (40 KB compressed; not ours by its shape): with 16 MiB to spare a
+    MemoryError, with 256 MiB refused as not a cpoker tables file.  Before, the lookup tables' MemoryError read as
+    a damaged install ("reinstall cpoker"), and the large file's as "not a cpoker tables file (MemoryError...)"."""
+    large = tmp_path / "large.npz"
+    np.savez_compressed(large, distribution=np.zeros(5_000_000),
+                        meta=np.array('{"hands": 1, "seed": 1, "history": []}'))
+    assert large.stat().st_size < 2**20
+    result = subprocess.run([sys.executable, "-c", TIGHT_LOADS, str(large)], capture_output=True, text=True,
+                            timeout=300, env={**os.environ, "MALLOC_MMAP_THRESHOLD_": "131072"})
     assert result.returncode == 0, result.stderr[-2000:]
-    outcomes = [line.split(" ", 2) for line in result.stdout.splitlines()]
-    assert len(outcomes) == 2 * 16
-    assert {outcome for _, _, outcome in outcomes} == {"loaded", "MemoryError"}, result.stdout
-    for name in ("lookup", "1-6"):  # each fails with too little to spare, and loads with enough
-        seen = [outcome for loader, _, outcome in outcomes if loader == name]
-        assert seen[0] == "MemoryError" and seen[-1] == "loaded", result.stdout
+    lines = result.stdout.splitlines()
+    assert lines[:3] == ["lookup 0 MemoryError", "lookup 8 loaded", "large 16 MemoryError"], result.stdout
+    assert lines[3].startswith(f"large 256 OptionError: {large} is not a cpoker tables file"), result.stdout
 
 
 def test_tables_files_that_are_not_ours_are_refused(tmp_path):

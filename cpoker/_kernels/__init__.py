@@ -5,3 +5,7 @@ check and convert their input, then call these.  Per-hand functions take only
 scalars and small arrays so the same source can later be compiled as CUDA
 device functions.
 """
+
+from ..errors import check_address_space
+
+check_address_space()  # before any kernel module loads numba (as cpoker._jit does)
