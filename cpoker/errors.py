@@ -64,7 +64,7 @@ class MemoryLimitError(MemoryError):
 
     Raised as the kernels are first imported, before numba is: under such a limit numba's compiler (a 170 MiB
     library) cannot be loaded, or LLVM runs out of memory while compiling and aborts the process.  What needs
-    no kernel (parsing, evaluating a row, settling a deal) works under it.
+    no kernel (parsing, evaluating a row, dealing) works under it.
     """
 
 

@@ -1,7 +1,8 @@
+import itertools
 import json
 import os
+import shlex
 import subprocess
-import itertools
 import sys
 import textwrap
 
@@ -148,24 +149,36 @@ def test_python_dash_m_entry_point():
     assert result.returncode == 2 and result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
 
 
+PEAK = ("import sys\nfrom cpoker.cli import main\nstatus = main(sys.argv[1:])\n"
+        "print(status, open('/proc/self/status').read().split('VmPeak:')[1].split()[0])")
+
+
+def _peak_kb(*argv: str) -> int:
+    """The address space (VmPeak, KiB) a real process running ``cpoker *argv`` reached; the command must pass."""
+    probe = subprocess.run([sys.executable, "-c", PEAK, *argv], capture_output=True, text=True, timeout=600)
+    status, peak_kb = probe.stdout.split()[-2:]
+    assert status == "0" and "numba" not in probe.stderr, probe.stderr[-2000:]
+    return int(peak_kb)
+
+
+def _run_limited(limit_kb: int, cwd, *argv: str, timeout: float = 600) -> subprocess.CompletedProcess:
+    """``cpoker *argv`` in a real process under ``ulimit -v limit_kb``."""
+    command = shlex.join([sys.executable, "-m", "cpoker", *argv])
+    return subprocess.run(["sh", "-c", f"ulimit -v {limit_kb} && exec {command}"], capture_output=True, text=True,
+                          timeout=timeout, cwd=cwd)
+
+
 def test_a_job_this_machine_has_not_the_memory_for_stops_in_one_line_with_status_1(tmp_path):
     """Real processes under a real address-space limit (``ulimit -v``), 256 MB above what a small build took (and
     at least 128 MiB above what the kernels need): a build of 10**8 hands (about 1.5 GB) stops in one line naming
-    the allocation, with status 1 (the machine, not
-    the input) and no file or temporary file (numpy's traceback before); the small build passes under it."""
+    the allocation, with status 1 (the machine, not the input) and no file or temporary file (numpy's traceback
+    before); the small build passes under it."""
     build = ["tables", "build", "--max-iterations", "1", "--removal-rounds", "0", "--removal-deals", "0", "--quiet"]
-    peak = ("import sys\nfrom cpoker.cli import main\nstatus = main(sys.argv[1:])\n"
-            "print(status, open('/proc/self/status').read().split('VmPeak:')[1].split()[0])")
-    probe = subprocess.run([sys.executable, "-c", peak, *build, "--hands", "2000", "--out", str(tmp_path / "p.npz")],
-                           capture_output=True, text=True, timeout=600)
-    status, peak_kb = probe.stdout.split()[-2:]
-    assert status == "0", probe.stderr[-2000:]
-    limit_kb = max(int(peak_kb) + 256 * 1024, (MIN_ADDRESS_SPACE + 128) * 1024)  # over what the kernels need
+    peak_kb = _peak_kb(*build, "--hands", "2000", "--out", str(tmp_path / "p.npz"))
+    limit_kb = max(peak_kb + 256 * 1024, (MIN_ADDRESS_SPACE + 128) * 1024)  # over what the kernels need
 
     def limited(hands: str, out: str):
-        command = " ".join([sys.executable, "-m", "cpoker", *build, "--hands", hands, "--out", out])
-        return subprocess.run(["sh", "-c", f"ulimit -v {limit_kb} && exec {command}"], capture_output=True,
-                              text=True, timeout=600, cwd=tmp_path)
+        return _run_limited(limit_kb, tmp_path, *build, "--hands", hands, "--out", out)
 
     done = limited("100000000", "big.npz")
     assert done.returncode == 1 and done.stdout == "", done.stderr[-2000:]
@@ -186,19 +199,10 @@ def test_a_memory_limit_too_small_for_cpoker_is_one_line_that_names_it(tmp_path)
     or of a SystemError, LLVM aborting mid-compile (SIGABRT, when the kernels were not cached yet), or OpenMP's
     "Thread creation failed".  eval runs under the smallest limit, and a solve under 1 GiB, its kernels compiled
     or not."""
-    peak = ("import sys\nfrom cpoker.cli import main\nstatus = main(sys.argv[1:])\n"
-            "print(status, open('/proc/self/status').read().split('VmPeak:')[1].split()[0])")
-    probe = subprocess.run([sys.executable, "-c", peak, "eval", "As Ks Qs Js Ts"], capture_output=True, text=True,
-                           timeout=120)
-    status, peak_kb = probe.stdout.split()[-2:]
-    assert status == "0" and "numba" not in probe.stderr, probe.stderr[-2000:]
-
     def limited(limit_mb: int, *argv: str):
-        command = " ".join([sys.executable, "-m", "cpoker", *(f"'{arg}'" for arg in argv)])
-        return subprocess.run(["sh", "-c", f"ulimit -v {limit_mb * 1024} && exec {command}"], capture_output=True,
-                              text=True, timeout=300, cwd=tmp_path)
+        return _run_limited(limit_mb * 1024, tmp_path, *argv, timeout=300)
 
-    smallest = int(peak_kb) // 1024 + 16
+    smallest = _peak_kb("eval", "As Ks Qs Js Ts") // 1024 + 16
     evaluated = limited(smallest, "eval", "As Ks Qs Js Ts")
     assert evaluated.returncode == 0 and "royal flush" in evaluated.stdout, evaluated.stderr
     outcomes = []
