@@ -18,9 +18,11 @@ directory under the system's temporary directory, and if even that cannot be
 written it compiles without a cache, with one warning.  ``NUMBA_CACHE_DIR``
 always wins when set to a writable directory.
 
-Importing this module first checks that the process's address space can hold
-numba's compiler (:func:`cpoker.errors.check_address_space`): under a smaller
-``ulimit -v`` the import of numba fails, or LLVM aborts the process mid-compile.
+Importing this module first checks that the process can hold numba's compiler
+and threads (:func:`cpoker.errors.check_kernel_environment`): under a smaller
+``ulimit -v`` the import of numba fails, LLVM aborts the process mid-compile, or
+OpenMP cannot start its threads; and that ``NUMBA_NUM_THREADS`` is a number of
+threads (numba raised a traceback for 0, and 65,535 crashed the process).
 """
 
 from __future__ import annotations
@@ -32,9 +34,9 @@ import sys
 import tempfile
 import warnings
 
-from .errors import check_address_space
+from .errors import check_kernel_environment
 
-check_address_space()  # before numba is loaded: see the module docstring
+check_kernel_environment()  # before numba is loaded: see the module docstring
 
 import numba  # noqa: E402
 

@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from . import __version__
-from .errors import (MIN_ADDRESS_SPACE, CpokerError, DeviceError, InstallationError, Interrupted,
-                     MemoryLimitError, address_space_advice, address_space_limit, check_address_space,
+from .errors import (CpokerError, DeviceError, InstallationError, Interrupted, MemoryLimitError,
+                     address_space_advice, address_space_limit, address_space_needed, check_kernel_environment,
                      out_of_memory)
 
 EXIT_USAGE = 2
@@ -51,7 +51,7 @@ def _fail(message: str) -> int:
 def _memory_advice() -> str:
     """What to do about a MemoryError: a job smaller, memory freed, or the address-space limit raised."""
     limit = address_space_limit()
-    if limit is not None and limit < MIN_ADDRESS_SPACE:
+    if limit is not None and limit < address_space_needed():
         return address_space_advice(limit)
     return ("this machine cannot hold the job now; ask for fewer hands, samples or deals, or free some memory"
             + (f" (this process may use {limit} MiB of address space, ulimit -v)" if limit is not None else ""))
@@ -797,7 +797,7 @@ def _cmd_serve(args) -> int:
         from .web.app import create_app, warm_up
     except ImportError as error:
         raise OptionError(f"cpoker serve needs the web extra: pip install 'cpoker[web]' ({error})") from None
-    check_address_space()  # before numba is loaded (as cpoker._jit does)
+    check_kernel_environment()  # before numba is loaded (as cpoker._jit does)
     import numba
 
     workers = None

@@ -10,7 +10,7 @@ import pytest
 
 import cpoker
 from cpoker.cli import main
-from cpoker.errors import MIN_ADDRESS_SPACE
+from cpoker.errors import KERNEL_ADDRESS_SPACE, address_space_needed, kernel_threads, thread_stack_size
 
 HAND = "As Ad Kc Kd Qs Jh Th 9c 7s 6d 4h 3c 2s"
 A = "2s 2h Ad / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac"
@@ -161,11 +161,11 @@ def _peak_kb(*argv: str) -> int:
     return int(peak_kb)
 
 
-def _run_limited(limit_kb: int, cwd, *argv: str, timeout: float = 600) -> subprocess.CompletedProcess:
+def _run_limited(limit_kb: int, cwd, *argv: str, timeout: float = 600, env=None) -> subprocess.CompletedProcess:
     """``cpoker *argv`` in a real process under ``ulimit -v limit_kb``."""
     command = shlex.join([sys.executable, "-m", "cpoker", *argv])
     return subprocess.run(["sh", "-c", f"ulimit -v {limit_kb} && exec {command}"], capture_output=True, text=True,
-                          timeout=timeout, cwd=cwd)
+                          timeout=timeout, cwd=cwd, env=env)
 
 
 def test_a_job_this_machine_has_not_the_memory_for_stops_in_one_line_with_status_1(tmp_path):
@@ -175,7 +175,7 @@ def test_a_job_this_machine_has_not_the_memory_for_stops_in_one_line_with_status
     before); the small build passes under it."""
     build = ["tables", "build", "--max-iterations", "1", "--removal-rounds", "0", "--removal-deals", "0", "--quiet"]
     peak_kb = _peak_kb(*build, "--hands", "2000", "--out", str(tmp_path / "p.npz"))
-    limit_kb = max(peak_kb + 256 * 1024, (MIN_ADDRESS_SPACE + 128) * 1024)  # over what the kernels need
+    limit_kb = max(peak_kb + 256 * 1024, (address_space_needed() + 128) * 1024)  # over what the kernels need
 
     def limited(hands: str, out: str):
         return _run_limited(limit_kb, tmp_path, *build, "--hands", hands, "--out", out)
@@ -193,32 +193,121 @@ def test_a_job_this_machine_has_not_the_memory_for_stops_in_one_line_with_status
 
 def test_a_memory_limit_too_small_for_cpoker_is_one_line_that_names_it(tmp_path):
     """Real processes under ``ulimit -v`` limits from 16 MiB above what ``cpoker eval`` (which compiles nothing)
-    took up to just below :data:`~cpoker.errors.MIN_ADDRESS_SPACE` (1 GiB): a solve, a simulation and the server
-    stop in one line that names the limit, status 1, before numba is loaded.  Before, depending on the limit:
-    llvmlite's chained tracebacks, the traceback of an ImportError (an extension module that could not be mapped)
-    or of a SystemError, LLVM aborting mid-compile (SIGABRT, when the kernels were not cached yet), or OpenMP's
-    "Thread creation failed".  eval runs under the smallest limit, and a solve under 1 GiB, its kernels compiled
-    or not."""
+    took up to just below what the kernels and this machine's threads need (:func:`~cpoker.errors.
+    address_space_needed`, 1 GiB with 2 threads): a solve, a simulation and the server stop in one line that names
+    the limit and the need, status 1, before numba is loaded.  Before, depending on the limit: llvmlite's chained
+    tracebacks, the traceback of an ImportError (an extension module that could not be mapped) or of a
+    SystemError, LLVM aborting mid-compile (SIGABRT, when the kernels were not cached yet), or OpenMP's "Thread
+    creation failed".  eval runs under the smallest limit, and a solve under the need, its kernels compiled or
+    not."""
     def limited(limit_mb: int, *argv: str):
         return _run_limited(limit_mb * 1024, tmp_path, *argv, timeout=300)
 
+    needed = address_space_needed()
     smallest = _peak_kb("eval", "As Ks Qs Js Ts") // 1024 + 16
     evaluated = limited(smallest, "eval", "As Ks Qs Js Ts")
     assert evaluated.returncode == 0 and "royal flush" in evaluated.stdout, evaluated.stderr
     outcomes = []
     commands = (["solve", HAND, "--samples", "100", "--seed", "1"], ["simulate", A, "--samples", "100"],
                 ["serve", "--port", "1"])
-    for limit_mb, command in zip([*range(smallest, MIN_ADDRESS_SPACE, 32), MIN_ADDRESS_SPACE - 1],
-                                 itertools.cycle(commands)):
+    for limit_mb, command in zip([*range(smallest, needed, 32), needed - 1], itertools.cycle(commands)):
         done = limited(limit_mb, *command)
         outcomes.append(f"{limit_mb} MiB: status {done.returncode}, {done.stderr.strip()}")
         assert done.returncode == 1 and done.stdout == "" and done.stderr.count("\n") == 1, outcomes[-1]
-        assert done.stderr.startswith("cpoker: error: ") and \
-            f"this process may use {limit_mb} MiB of address space (ulimit -v)" in done.stderr, outcomes[-1]
-        assert done.stderr.rstrip().endswith(f"need at least {MIN_ADDRESS_SPACE} MiB; raise the limit"), outcomes[-1]
+        assert done.stderr.startswith(f"cpoker: error: this process may use {limit_mb} MiB of address space "
+                                      f"(ulimit -v), and cpoker's compiled kernels need at least {needed} MiB"), \
+            outcomes[-1]
+        assert "; raise the limit" in done.stderr, outcomes[-1]
     print("\n".join(outcome[:160] for outcome in outcomes))
-    solved = limited(MIN_ADDRESS_SPACE, "solve", HAND, "--samples", "100", "--seed", "1")
+    solved = limited(needed, "solve", HAND, "--samples", "100", "--seed", "1")
     assert solved.returncode == 0 and "EV" in solved.stdout, solved.stderr[-2000:]
+
+
+def test_the_limit_a_process_needs_grows_with_its_threads_and_their_arenas_are_capped_under_it(tmp_path):
+    """64 numba threads, as on a 64-core node (NUMBA_NUM_THREADS here), in real processes under ``ulimit -v``.
+    Each thread reserves its stack (8 MiB under the usual ``ulimit -s``): under 1 GiB, enough for 2 threads, a
+    solve with 128 of them ended in OpenMP's "Thread creation failed", and a build with 64 in LLVM's
+    ``std::bad_alloc`` abort.  Now the need counts them: just below it, one line naming the threads and how many
+    would fit, and with that many a solve runs.  Under the need itself a tables build with the card-removal
+    correction passes; before, glibc gave each thread a malloc arena reserving 64 MiB (16 of them on 2 cores),
+    and that build ran out of memory for a 12.7 MiB array (at 1.5 GiB, twice what it took)."""
+    env = {**os.environ, "NUMBA_NUM_THREADS": "64"}
+    stack = thread_stack_size()
+    needed = KERNEL_ADDRESS_SPACE + 64 * stack
+    fitting = (needed - 1 - KERNEL_ADDRESS_SPACE) // stack
+    refused = _run_limited((needed - 1) * 1024, tmp_path, "solve", HAND, "--samples", "100", env=env)
+    assert refused.returncode == 1 and refused.stdout == "", refused.stderr[-2000:]
+    assert refused.stderr == (f"cpoker: error: this process may use {needed - 1} MiB of address space (ulimit -v), "
+                              f"and cpoker's compiled kernels need at least {needed} MiB with 64 threads ({stack} MiB "
+                              f"of stack each); raise the limit, or run fewer threads (NUMBA_NUM_THREADS={fitting})\n")
+    fewer = _run_limited((needed - 1) * 1024, tmp_path, "solve", HAND, "--samples", "100", "--seed", "1",
+                         env={**env, "NUMBA_NUM_THREADS": str(fitting)})
+    assert fewer.returncode == 0 and "EV" in fewer.stdout, fewer.stderr[-2000:]
+    build = ["tables", "build", "--hands", "4000", "--max-iterations", "1", "--removal-deals", "1000",
+             "--removal-rounds", "1", "--quiet"]
+    built = _run_limited(needed * 1024, tmp_path, *build, "--out", "t.npz", env=env)
+    assert built.returncode == 0, built.stderr[-2000:]
+    unlimited = subprocess.run([sys.executable, "-m", "cpoker", *build, "--out", "u.npz"], capture_output=True,
+                               text=True, timeout=600, cwd=tmp_path)
+    assert unlimited.returncode == 0, unlimited.stderr[-2000:]
+    assert (tmp_path / "t.npz").read_bytes() == (tmp_path / "u.npz").read_bytes()  # the same tables
+
+
+def test_the_thread_count_and_stack_size_the_need_counts_are_read_as_numba_and_openmp_read_them(monkeypatch):
+    """NUMBA_NUM_THREADS (a whole number from 1 to 4096, or an OptionError), else the CPUs this process may run
+    on; OMP_STACKSIZE in KiB unless a unit says otherwise, else the stack limit."""
+    import resource
+
+    monkeypatch.delenv("OMP_STACKSIZE", raising=False)
+    monkeypatch.delenv("GOMP_STACKSIZE", raising=False)
+    for setting in ("7", " 7 ", "4096", "1"):
+        monkeypatch.setenv("NUMBA_NUM_THREADS", setting)
+        assert kernel_threads() == int(setting)
+    for setting in ("0", "-3", "", " ", "abc", "4097", "1e3", "\u00b2", "3.5"):
+        monkeypatch.setenv("NUMBA_NUM_THREADS", setting)
+        with pytest.raises(cpoker.OptionError, match=r"^NUMBA_NUM_THREADS=.* is not a number of threads: set it "
+                                                     r"to a whole number from 1 to 4096, or unset it"):
+            kernel_threads()
+    monkeypatch.delenv("NUMBA_NUM_THREADS")
+    assert kernel_threads() == len(os.sched_getaffinity(0))
+    soft = resource.getrlimit(resource.RLIMIT_STACK)[0]
+    assert thread_stack_size() == (2 if soft == resource.RLIM_INFINITY else -(-soft // 2**20))
+    for setting, mib in (("64M", 64), ("65536", 64), ("1g", 1024), ("3000k", 3), ("1048576B", 1), ("100", 1)):
+        monkeypatch.setenv("OMP_STACKSIZE", setting)
+        assert thread_stack_size() == mib, setting
+    monkeypatch.setenv("OMP_STACKSIZE", "lots")  # not a size: OpenMP ignores it, and so does the need
+    assert thread_stack_size() == (2 if soft == resource.RLIM_INFINITY else -(-soft // 2**20))
+    monkeypatch.setenv("OMP_STACKSIZE", "64M")
+    monkeypatch.setenv("NUMBA_NUM_THREADS", "4")
+    assert address_space_needed() == KERNEL_ADDRESS_SPACE + 4 * 64
+
+
+def test_a_numba_thread_count_that_is_no_number_of_threads_is_one_line_and_status_2():
+    """Real processes: NUMBA_NUM_THREADS=0 was numba's traceback, an empty one a warning carrying a traceback,
+    100000 a segmentation fault; now one line naming the setting, status 2, for a command that runs kernels and
+    for the server, and an OptionError from the library, raised again on the next call.  eval needs no kernel
+    and runs."""
+    for setting, argv in (("0", ["solve", HAND, "--samples", "100"]), ("", ["simulate", A, "--samples", "100"]),
+                          ("100000", ["match", "table", "greedy", "--deals", "500"]), ("-1", ["serve", "--port", "1"])):
+        done = subprocess.run([sys.executable, "-m", "cpoker", *argv], capture_output=True, text=True, timeout=300,
+                              env={**os.environ, "NUMBA_NUM_THREADS": setting})
+        assert done.returncode == 2 and done.stdout == "", done.stderr[-2000:]
+        assert done.stderr == (f"cpoker: error: NUMBA_NUM_THREADS={setting!r} is not a number of threads: set it to a "
+                               f"whole number from 1 to 4096, or unset it to use every core\n"), done.stderr[-2000:]
+    script = textwrap.dedent("""
+        import cpoker
+        print(cpoker.evaluate("As Ks Qs Js Ts").describe())
+        for attempt in range(2):
+            try:
+                cpoker.solve("As Kd Qh Jc Ts 9d 8h 7c 6s 5d 4h 3c 2s", samples=100, seed=1)
+            except cpoker.OptionError as error:
+                print(error)
+    """)
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                            env={**os.environ, "NUMBA_NUM_THREADS": "0"})
+    refusal = "NUMBA_NUM_THREADS='0' is not a number of threads: set it to a whole number from 1 to 4096, or unset it"
+    assert result.returncode == 0 and result.stdout.count(refusal) == 2, result.stdout + result.stderr[-2000:]
+    assert result.stdout.startswith("royal flush\n")
 
 
 def test_the_library_refuses_kernels_under_a_memory_limit_too_small_for_them():
@@ -238,8 +327,10 @@ def test_the_library_refuses_kernels_under_a_memory_limit_too_small_for_them():
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr[-2000:]
     refusal = (f"True False this process may use 512 MiB of address space (ulimit -v), and cpoker's compiled kernels "
-               f"need at least {MIN_ADDRESS_SPACE} MiB; raise the limit")
-    assert result.stdout.splitlines() == ["royal flush", refusal, refusal], result.stdout
+               f"need at least {address_space_needed()} MiB")
+    lines = result.stdout.splitlines()
+    assert lines[0] == "royal flush" and len(lines) == 3 and lines[1] == lines[2], result.stdout
+    assert lines[1].startswith(refusal) and lines[1].endswith("; raise the limit"), result.stdout
 
 
 def test_output_to_a_stream_that_is_not_utf8_is_spelled_in_ascii_not_a_crash():

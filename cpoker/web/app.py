@@ -9,8 +9,9 @@ Safety by default:
 * sizes are capped (samples, opponents) below the library's own limits, and
   each solve or simulation runs under a time budget: when it expires the
   answer rests on the samples done and says ``"partial": true``;
-* at most ``workers`` solves run at once (one per core); a request that cannot
-  start within a few seconds gets a 503 instead of queueing without bound;
+* at most ``workers`` solves run at once (one per core this process may run
+  on, or ``NUMBA_NUM_THREADS``); a request that cannot start within a few
+  seconds gets a 503 instead of queueing without bound;
 * rules come from a preset name or TOML text in the body, never a file path;
 * a request the machine has not the memory for now gets a 503 that says so,
   and the server goes on serving.
@@ -23,7 +24,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import os
 from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
 from typing import Any, Optional
@@ -34,7 +34,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
 import cpoker
-from cpoker.errors import CpokerError, InstallationError, out_of_memory
+from cpoker.errors import CpokerError, InstallationError, kernel_threads, out_of_memory
 
 MAX_BODY = 64 * 1024
 MAX_SAMPLES = 20_000
@@ -104,11 +104,12 @@ def warm_up() -> None:
 
 
 def create_app(workers: Optional[int] = None, time_budget: float = TIME_BUDGET) -> FastAPI:
-    """The ASGI application (``uvicorn.run(create_app())``); ``workers`` solves run at once."""
+    """The ASGI application (``uvicorn.run(create_app())``); ``workers`` solves run at once (by default as
+    many as numba has threads: :func:`cpoker.errors.kernel_threads`)."""
     app = FastAPI(title="cpoker", version=cpoker.__version__, docs_url=None, redoc_url=None,  # those load a CDN
                   description="Closed 13-card Chinese poker: evaluate, score, solve, simulate. "
                               "Errors in the input are 422 with a message naming the problem.")
-    count = workers or os.cpu_count() or 1
+    count = workers or kernel_threads()  # the cores it may use (os.cpu_count() counts the machine's)
     slots = asyncio.Semaphore(count)  # waiting for a slot holds no thread
     executor = ThreadPoolExecutor(count, thread_name_prefix="cpoker-solve")
 
