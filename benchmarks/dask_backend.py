@@ -3,10 +3,11 @@
     python benchmarks/dask_backend.py [--deals N]
 
 Runs the same seeded match on the local backend and on LocalClusters of 1 and
-2 worker processes (started once, outside the timing), checks the results are
-identical, and prints deals per second for each and the overhead per block of
-the 1-worker run over the local one (both run numba's kernels on every core,
-so the difference is what the cluster adds per block).
+2 worker processes of one thread, and of one process with a thread a core (what
+``dask worker`` starts by default), each started once, outside the timing;
+checks the results are identical, and prints deals per second for each and the
+overhead per block of the 1-worker run over the local one (both run numba's
+kernels on every core, so the difference is what the cluster adds per block).
 """
 
 import argparse
@@ -36,8 +37,9 @@ def main() -> None:
     local, local_seconds = timed(lambda: cpoker.match(strategies, deals=deals, seed=1))
     report = {"deals": deals, "blocks": -(-deals // DEAL_CHUNK), "cores": numba.config.NUMBA_NUM_THREADS,
               "local deals/s": deals / local_seconds}
-    for workers in (1, 2):
-        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+    cores = numba.config.NUMBA_NUM_THREADS
+    for workers, threads in ((1, 1), (2, 1), (1, cores)):
+        with LocalCluster(n_workers=workers, threads_per_worker=threads, processes=True, dashboard_address=None,
                           host="127.0.0.1") as cluster, Client(cluster):
             address = cluster.scheduler_address
             cpoker.match(strategies, deals=4 * DEAL_CHUNK, seed=2, backend="dask", scheduler=address)  # warm
@@ -45,8 +47,8 @@ def main() -> None:
             remote = cpoker.match(strategies, deals=deals, seed=1, backend="dask", scheduler=address)
             seconds = time.perf_counter() - started
         assert [s.points for s in remote.scores] == [s.points for s in local.scores]
-        report[f"dask, {workers} worker(s) deals/s"] = deals / seconds
-        if workers == 1:
+        report[f"dask, {workers} worker(s) of {threads} thread(s), deals/s"] = deals / seconds
+        if (workers, threads) == (1, 1):
             report["overhead per block, ms"] = 1000 * (seconds - local_seconds) / report["blocks"]
     print(json.dumps(report, indent=1))
 

@@ -131,6 +131,30 @@ def test_real_scheduler_and_workers_survive_a_killed_worker(tmp_path):
         log.close()
 
 
+def test_each_block_on_a_cluster_runs_the_kernels_on_its_share_of_the_machine():
+    """A machine runs as many blocks at once as it has Dask threads, so each block's kernels get the cores over
+    that many numba threads, seen from inside real worker processes: a worker of one thread uses every core, a
+    worker of a thread a core (``dask worker``'s default) one each, and so does the embedded cluster (a process a
+    core).  Before, every block used every core: cores x cores threads on each machine."""
+    import numba
+
+    from cpoker.runner import blocks_of, run_blocks
+
+    cores = numba.config.NUMBA_NUM_THREADS
+
+    def threads_seen(scheduler) -> set:
+        seen: list = []
+        run_blocks(blocks_of(8, 1), lambda block: __import__("numba").get_num_threads(),
+                   lambda block, threads: seen.append(threads), total=8, backend="dask", scheduler=scheduler)
+        return set(seen)
+
+    for threads in (1, cores):
+        with distributed.LocalCluster(n_workers=1, threads_per_worker=threads, processes=True,
+                                      dashboard_address=None, host="127.0.0.1") as cluster:
+            assert threads_seen(cluster.scheduler_address) == {max(1, cores // threads)}, threads
+    assert threads_seen(None) == {1}
+
+
 @pytest.mark.parametrize("target", ["process", "group"])
 def test_ctrl_c_cancels_the_cluster_job_and_prints_the_partial_result(tmp_path, target):
     """SIGINT to the cpoker process (``kill -INT``), and to its whole process group, as a terminal's Ctrl-C sends

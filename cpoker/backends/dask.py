@@ -3,7 +3,8 @@
 Only small, seeded work descriptions travel: each block is ``(index, count)``
 plus the job's ``work`` function (pickled once per block by cloudpickle; it
 holds the seed and a few small arrays, never the hands).  Workers import
-cpoker and run the same numba kernels; only per-block summaries come back.
+cpoker and run the same numba kernels, with a share of their machine's cores
+each (:func:`run_block`); only per-block summaries come back.
 Summaries are combined strictly in block order, whichever worker finishes
 first, so the answer is bit for bit the local backend's.  At most a few
 blocks per worker thread are in flight, so a job of 10**10 deals costs the
@@ -83,6 +84,38 @@ def connect(scheduler: Optional[str]):
         raise OptionError(f"cannot reach the Dask scheduler at {scheduler}: {error}") from None
 
 
+def threads_by_host(client) -> dict:
+    """The Dask threads on each host of the cluster: the blocks one machine runs at once."""
+    from distributed.comm import get_address_host
+
+    threads: dict = {}
+    for address, count in client.nthreads().items():
+        host = get_address_host(address)
+        threads[host] = threads.get(host, 0) + count
+    return threads
+
+
+def run_block(work: Callable[[Any], Any], block: Any, host_threads: dict) -> Any:
+    """``work(block)`` on a Dask worker thread, with numba's threads set to this machine's share a block.
+
+    A machine runs as many blocks at once as it has Dask threads (``dask worker`` starts one a core, a
+    ``LocalCluster`` one process a core), and each block's kernels would use every core: cores x cores threads.
+    numba's thread count is per calling thread, and no result depends on it.
+    """
+    import distributed
+    from distributed.comm import get_address_host
+
+    from ..errors import check_kernel_environment
+
+    check_kernel_environment()  # before numba is loaded
+    import numba
+
+    worker = distributed.get_worker()
+    here = host_threads.get(get_address_host(worker.address)) or worker.state.nthreads  # a worker that joined later
+    numba.set_num_threads(max(1, numba.config.NUMBA_NUM_THREADS // max(1, here)))
+    return work(block)
+
+
 def run_blocks_dask(blocks: Iterable[Any], work: Callable[[Any], Any], combine: Callable[[Any, Any], None], *,
                     total: int, progress: bool, unit: str, size: Callable[[Any], int], description: str,
                     scheduler: Optional[str], deadline: Optional[float] = None) -> bool:
@@ -98,8 +131,8 @@ def run_blocks_dask(blocks: Iterable[Any], work: Callable[[Any], Any], combine: 
     source = iter(blocks)
     exhausted = False
     try:
-        threads = max(sum(client.nthreads().values()), 1)
-        window = IN_FLIGHT_PER_THREAD * threads
+        host_threads = threads_by_host(client)
+        window = IN_FLIGHT_PER_THREAD * max(sum(host_threads.values()), 1)
         with interrupts.shielded(), progress_bar(total, progress, unit, description) as bar:
             watch = distributed.as_completed()
 
@@ -111,7 +144,8 @@ def run_blocks_dask(blocks: Iterable[Any], work: Callable[[Any], Any], combine: 
                     except StopIteration:
                         exhausted = True
                         return
-                    future = client.submit(work, block, key=f"cpoker-{job}-{submitted}", pure=False, retries=2)
+                    future = client.submit(run_block, work, block, host_threads, key=f"cpoker-{job}-{submitted}",
+                                           pure=False, retries=2)
                     pending[submitted] = (block, future)
                     watch.add(future)
                     submitted += 1
