@@ -35,9 +35,8 @@ def main() -> None:
     strategies = ["table", "greedy"]
     cpoker.match(strategies, deals=1_000, seed=1)  # compile, load tables
     local, local_seconds = timed(lambda: cpoker.match(strategies, deals=deals, seed=1))
-    report = {"deals": deals, "blocks": -(-deals // DEAL_CHUNK), "cores": numba.config.NUMBA_NUM_THREADS,
-              "local deals/s": deals / local_seconds}
     cores = numba.config.NUMBA_NUM_THREADS
+    report = {"deals": deals, "blocks": -(-deals // DEAL_CHUNK), "cores": cores, "local deals/s": deals / local_seconds}
     for workers, threads in ((1, 1), (2, 1), (1, cores)):
         with LocalCluster(n_workers=workers, threads_per_worker=threads, processes=True, dashboard_address=None,
                           host="127.0.0.1") as cluster, Client(cluster):

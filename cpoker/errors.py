@@ -99,10 +99,11 @@ def kernel_threads() -> int:
     """
     setting = os.environ.get("NUMBA_NUM_THREADS")
     if setting is not None:
-        if not (setting.strip().isascii() and setting.strip().isdigit() and 1 <= int(setting) <= MAX_THREADS):
+        digits = setting.strip()
+        if not (digits.isascii() and digits.isdigit() and 1 <= int(digits) <= MAX_THREADS):
             raise OptionError(f"NUMBA_NUM_THREADS={setting[:40]!r} is not a number of threads: set it to a whole "
                               f"number from 1 to {MAX_THREADS}, or unset it to use every core")
-        return int(setting)
+        return int(digits)
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except (AttributeError, OSError):  # not Linux
@@ -135,7 +136,7 @@ def address_space_advice(limit: int) -> str:
     threads, stack = kernel_threads(), thread_stack_size()
     fitting = (limit - KERNEL_ADDRESS_SPACE) // stack
     return (f"this process may use {limit} MiB of address space (ulimit -v), and cpoker's compiled kernels need "
-            f"at least {address_space_needed()} MiB"
+            f"at least {KERNEL_ADDRESS_SPACE + threads * stack} MiB"
             + (f" with {threads} threads ({stack} MiB of stack each)" if threads > 1 else "")
             + "; raise the limit"
             + (f", or run fewer threads (NUMBA_NUM_THREADS={fitting})" if 1 <= fitting < threads else ""))

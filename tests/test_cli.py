@@ -271,12 +271,13 @@ def test_the_thread_count_and_stack_size_the_need_counts_are_read_as_numba_and_o
     monkeypatch.delenv("NUMBA_NUM_THREADS")
     assert kernel_threads() == len(os.sched_getaffinity(0))
     soft = resource.getrlimit(resource.RLIMIT_STACK)[0]
-    assert thread_stack_size() == (2 if soft == resource.RLIM_INFINITY else -(-soft // 2**20))
+    glibc_default = 2 if soft == resource.RLIM_INFINITY else -(-soft // 2**20)
+    assert thread_stack_size() == glibc_default
     for setting, mib in (("64M", 64), ("65536", 64), ("1g", 1024), ("3000k", 3), ("1048576B", 1), ("100", 1)):
         monkeypatch.setenv("OMP_STACKSIZE", setting)
         assert thread_stack_size() == mib, setting
     monkeypatch.setenv("OMP_STACKSIZE", "lots")  # not a size: OpenMP ignores it, and so does the need
-    assert thread_stack_size() == (2 if soft == resource.RLIM_INFINITY else -(-soft // 2**20))
+    assert thread_stack_size() == glibc_default
     monkeypatch.setenv("OMP_STACKSIZE", "64M")
     monkeypatch.setenv("NUMBA_NUM_THREADS", "4")
     assert address_space_needed() == KERNEL_ADDRESS_SPACE + 4 * 64

@@ -105,9 +105,7 @@ def run_block(work: Callable[[Any], Any], block: Any, host_threads: dict) -> Any
     import distributed
     from distributed.comm import get_address_host
 
-    from ..errors import check_kernel_environment
-
-    check_kernel_environment()  # before numba is loaded
+    from .. import _jit  # noqa: F401  (checks this process once, on import, before numba loads)
     import numba
 
     worker = distributed.get_worker()
