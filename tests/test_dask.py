@@ -155,6 +155,34 @@ def test_each_block_on_a_cluster_runs_the_kernels_on_its_share_of_the_machine():
     assert threads_seen(None) == {1}
 
 
+def test_each_worker_process_unpickles_a_jobs_work_once_and_never_reuses_another_jobs():
+    """A work derives state on its first call (a table policy's row model: 50 ms, more than a block takes), so a
+    worker keeps the job's work between blocks.  Seen from inside two real worker processes: a work that counts
+    its calls in a list it holds counts 1, 2, 3... in each process (unpickled for every block, it counted 1 each
+    time); the next job, on the same workers, counts from 1 again: its own work, not the kept one."""
+    from cpoker.runner import blocks_of, run_blocks
+
+    def calls_by_process(scheduler) -> dict:
+        calls: list = []
+
+        def count_calls(block):
+            calls.append(block)
+            return os.getpid(), len(calls)
+
+        seen: dict = {}
+        run_blocks(blocks_of(24, 1), count_calls, lambda block, seen_here: seen.setdefault(seen_here[0], []).append(
+            seen_here[1]), total=24, backend="dask", scheduler=scheduler)
+        return seen
+
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  host="127.0.0.1") as cluster:
+        for _ in range(2):
+            seen = calls_by_process(cluster.scheduler_address)
+            assert sum(len(counts) for counts in seen.values()) == 24 and os.getpid() not in seen
+            for counts in seen.values():
+                assert sorted(counts) == list(range(1, len(counts) + 1)), seen
+
+
 @pytest.mark.parametrize("target", ["process", "group"])
 def test_ctrl_c_cancels_the_cluster_job_and_prints_the_partial_result(tmp_path, target):
     """SIGINT to the cpoker process (``kill -INT``), and to its whole process group, as a terminal's Ctrl-C sends

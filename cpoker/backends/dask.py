@@ -1,10 +1,13 @@
 """Blocks of a cpoker job on a Dask cluster (``backend="dask"``).
 
 Only small, seeded work descriptions travel: each block is ``(index, count)``
-plus the job's ``work`` function (pickled once per block by cloudpickle; it
-holds the seed and a few small arrays, never the hands).  Workers import
-cpoker and run the same numba kernels, with a share of their machine's cores
-each (:func:`run_block`); only per-block summaries come back.
+plus the job's ``work`` function, pickled once per job by cloudpickle (it holds
+the seed and the strategies' tables, never the hands).  Each worker process
+unpickles a job's work once and keeps it (:func:`job_work`), so what the work
+derives on its first call (a table policy's row model) is built once a process,
+not once a block.  Workers import cpoker and run the same numba kernels, with a
+share of their machine's cores each (:func:`run_block`); only per-block
+summaries come back.
 Summaries are combined strictly in block order, whichever worker finishes
 first, so the answer is bit for bit the local backend's.  At most a few
 blocks per worker thread are in flight, so a job of 10**10 deals costs the
@@ -14,7 +17,10 @@ futures and returns the blocks combined so far, marked partial.
 
 from __future__ import annotations
 
+import collections
 import logging
+import pickle
+import threading
 import uuid
 from typing import Any, Callable, Iterable, Optional
 
@@ -22,6 +28,7 @@ from .. import interrupts
 from ..errors import OptionError
 
 IN_FLIGHT_PER_THREAD = 4
+JOBS_KEPT = 2  # works a worker process keeps: the running job's, and one before it (a job of another client)
 
 
 def _import_distributed():
@@ -95,8 +102,35 @@ def threads_by_host(client) -> dict:
     return threads
 
 
-def run_block(work: Callable[[Any], Any], block: Any, host_threads: dict) -> Any:
-    """``work(block)`` on a Dask worker thread, with numba's threads set to this machine's share a block.
+_kept_works: "collections.OrderedDict[str, Callable[[Any], Any]]" = collections.OrderedDict()
+_kept_lock = threading.Lock()
+
+
+def job_work(job: str, pickled: bytes) -> Callable[[Any], Any]:
+    """The work of ``job`` in this process: ``pickled`` unpickled on the job's first block here, kept after.
+
+    A freshly unpickled work rebuilds what it derives on its first call (a match's
+    table policy: its row model, which is not pickled, 760 KB): 50 ms, more than
+    a block of 500 deals takes.  Kept, that happens once a process.  ``job`` is
+    unique to a run (a uuid), so a kept work is never another job's; the last
+    :data:`JOBS_KEPT` are kept.  Two threads of one worker may both unpickle a
+    job's first block: both works are equal, one is kept.
+    """
+    with _kept_lock:
+        work = _kept_works.get(job)
+        if work is not None:
+            return work
+    work = pickle.loads(pickled)
+    with _kept_lock:
+        work = _kept_works.setdefault(job, work)
+        while len(_kept_works) > JOBS_KEPT:
+            _kept_works.popitem(last=False)
+    return work
+
+
+def run_block(job: str, pickled: bytes, block: Any, host_threads: dict) -> Any:
+    """``work(block)`` on a Dask worker thread (``work``: the job's, :func:`job_work`), with numba's threads set
+    to this machine's share a block.
 
     A machine runs as many blocks at once as it has Dask threads (``dask worker`` starts one a core, a
     ``LocalCluster`` one process a core), and each block's kernels would use every core: cores x cores threads.
@@ -111,7 +145,7 @@ def run_block(work: Callable[[Any], Any], block: Any, host_threads: dict) -> Any
     worker = distributed.get_worker()
     here = host_threads.get(get_address_host(worker.address)) or worker.state.nthreads  # a worker that joined later
     numba.set_num_threads(max(1, numba.config.NUMBA_NUM_THREADS // max(1, here)))
-    return work(block)
+    return job_work(job, pickled)(block)
 
 
 def run_blocks_dask(blocks: Iterable[Any], work: Callable[[Any], Any], combine: Callable[[Any, Any], None], *,
@@ -121,8 +155,11 @@ def run_blocks_dask(blocks: Iterable[Any], work: Callable[[Any], Any], combine: 
     from ..runner import progress_bar, stop_before_next_block
 
     distributed = _import_distributed()
+    import cloudpickle  # a dependency of distributed
+
+    pickled = cloudpickle.dumps(work)  # once a job (dask would pickle the work again for every block)
     client, cluster = connect(scheduler)
-    job = uuid.uuid4().hex[:8]
+    job = uuid.uuid4().hex
     pending: dict = {}  # position -> (block, future)
     finished: dict = {}  # position -> summary, waiting for its turn
     next_position = submitted = 0  # next_position: how many blocks are combined
@@ -142,8 +179,8 @@ def run_blocks_dask(blocks: Iterable[Any], work: Callable[[Any], Any], combine: 
                     except StopIteration:
                         exhausted = True
                         return
-                    future = client.submit(run_block, work, block, host_threads, key=f"cpoker-{job}-{submitted}",
-                                           pure=False, retries=2)
+                    future = client.submit(run_block, job, pickled, block, host_threads,
+                                           key=f"cpoker-{job}-{submitted}", pure=False, retries=2)
                     pending[submitted] = (block, future)
                     watch.add(future)
                     submitted += 1
