@@ -888,7 +888,7 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
     from . import interrupts
     from .devices import check_device
     from .nearbest import NearBestMemory
-    from .runner import blocks_of, check_backend, run_blocks
+    from .runner import backend_kept, blocks_of, check_backend, run_blocks
 
     if checkpoint is not None and not callable(checkpoint):
         raise OptionError(f"checkpoint must be a function of the tables so far, got {type(checkpoint).__name__}")
@@ -989,7 +989,8 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
         known = max(known, played)
         return counts, changed
 
-    with shielded():
+    # every pass on one connection: on the embedded Dask cluster, one cluster for the build, not one a pass
+    with shielded(), backend_kept(backend, scheduler):
         seen = interrupts.signals_seen()  # a signal in the last block of a pass completes it, then stops the build
         if resume is None:
             played = played_hands(hands, 1)

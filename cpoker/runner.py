@@ -19,6 +19,7 @@ plug in here and nowhere else.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import time
 from collections.abc import Callable, Iterable
@@ -59,6 +60,19 @@ def check_backend(backend: object, scheduler: object = None) -> str:
     if scheduler is not None and (backend != "dask" or not isinstance(scheduler, str) or not scheduler):
         raise OptionError("a scheduler address (e.g. tcp://127.0.0.1:8786) goes with backend='dask'")
     return backend
+
+
+@contextlib.contextmanager
+def backend_kept(backend: str, scheduler: "str | None" = None):
+    """Inside, the jobs on ``backend`` share one connection to it: a job of many :func:`run_blocks` calls (a
+    tables build's passes) connects to a Dask cluster, or starts the embedded one, once.  Nothing for ``"local"``."""
+    if check_backend(backend, scheduler) != "dask":
+        yield
+        return
+    from .backends.dask import kept_connection
+
+    with kept_connection(scheduler):
+        yield
 
 
 def stop_before_next_block(done: int, deadline: "float | None") -> bool:

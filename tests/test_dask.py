@@ -155,6 +155,26 @@ def test_each_block_on_a_cluster_runs_the_kernels_on_its_share_of_the_machine():
     assert threads_seen(None) == {1}
 
 
+def test_the_jobs_of_a_build_share_one_connection_and_its_workers():
+    """Jobs inside :func:`cpoker.runner.backend_kept` (a build's passes) run on one embedded cluster, the same
+    worker processes, which the next job outside it does not reuse; without it each job started its own (2.3 s a
+    pass here)."""
+    from cpoker.runner import backend_kept, blocks_of, run_blocks
+
+    def worker_processes() -> set:
+        seen: set = set()
+        run_blocks(blocks_of(8, 1), lambda block: os.getpid(), lambda block, pid: seen.add(pid), total=8,
+                   backend="dask")
+        return seen
+
+    with backend_kept("dask"):
+        first, second = worker_processes(), worker_processes()
+    third = worker_processes()
+    assert first == second and os.getpid() not in first and not third & first
+    with backend_kept("local"):  # nothing to keep
+        assert worker_processes().isdisjoint(first | third)
+
+
 def test_each_worker_process_unpickles_a_jobs_work_once_and_never_reuses_another_jobs():
     """A work derives state on its first call (a table policy's row model: 50 ms, more than a block takes), so a
     worker keeps the job's work between blocks.  Seen from inside two real worker processes: a work that counts
@@ -183,14 +203,24 @@ def test_each_worker_process_unpickles_a_jobs_work_once_and_never_reuses_another
                 assert sorted(counts) == list(range(1, len(counts) + 1)), seen
 
 
-@pytest.mark.parametrize("target", ["process", "group"])
-def test_ctrl_c_cancels_the_cluster_job_and_prints_the_partial_result(tmp_path, target):
+CLUSTER_JOBS = {  # (command, its output file): each checkpoints once blocks come back from the embedded cluster
+    "match": (["match", "table", "greedy", "--deals", "2000000", "--seed", "1", "--checkpoint-seconds", "0.2"],
+              "r.json"),
+    # a pass a job, all on one cluster kept for the build
+    "tables": (["tables", "build", "--hands", "20000", "--max-iterations", "200", "--tolerance", "0",
+                "--removal-deals", "0", "--json"], "t.npz"),
+}
+
+
+@pytest.mark.parametrize("job, target", [("match", "process"), ("match", "group"), ("tables", "group")])
+def test_ctrl_c_cancels_the_cluster_job_and_prints_the_partial_result(tmp_path, job, target):
     """SIGINT to the cpoker process (``kill -INT``), and to its whole process group, as a terminal's Ctrl-C sends
-    it: the embedded cluster's workers get it too (before they ignored it, the job hung)."""
-    out = tmp_path / "r.json"
-    run = subprocess.Popen([sys.executable, "-m", "cpoker", "match", "table", "greedy", "--deals", "2000000",
-                            "--seed", "1", "--backend", "dask", "--out", str(out), "--checkpoint",
-                            "--checkpoint-seconds", "0.2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    it: the embedded cluster's workers get it too (before they ignored it, the job hung).  A build stopped
+    between or during its passes saves its partial tables and closes the cluster it kept for them."""
+    command, name = CLUSTER_JOBS[job]
+    out = tmp_path / name
+    run = subprocess.Popen([sys.executable, "-m", "cpoker", *command, "--backend", "dask", "--out", str(out),
+                            "--checkpoint"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                            cwd=ROOT, start_new_session=True)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and not out.exists():  # a checkpoint: the cluster is up, blocks come back
@@ -205,7 +235,12 @@ def test_ctrl_c_cancels_the_cluster_job_and_prints_the_partial_result(tmp_path, 
         if run.poll() is None:
             os.killpg(run.pid, signal.SIGKILL)
     assert run.returncode == 130 and "Traceback" not in stderr, stderr[-2000:]
-    assert "PARTIAL: stopped after" in stdout and json.loads(out.read_text())["partial"] is True
+    if job == "match":
+        assert "PARTIAL: stopped after" in stdout and json.loads(out.read_text())["partial"] is True
+    else:
+        tables = cpoker.PolicyTables.load(out)
+        assert json.loads(stdout)["partial"] is True and tables.partial and tables.iterations >= 1
+    assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temporary file left
 
 
 def test_nothing_imports_dask_or_cuda_unless_asked():

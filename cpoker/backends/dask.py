@@ -18,6 +18,8 @@ futures and returns the blocks combined so far, marked partial.
 from __future__ import annotations
 
 import collections
+import contextlib
+import contextvars
 import logging
 import pickle
 import threading
@@ -91,6 +93,33 @@ def connect(scheduler: Optional[str]):
         raise OptionError(f"cannot reach the Dask scheduler at {scheduler}: {error}") from None
 
 
+# (scheduler, client) of the innermost kept_connection(): the jobs run inside it share them
+_kept_connection: contextvars.ContextVar = contextvars.ContextVar("cpoker_dask_connection", default=None)
+
+
+@contextlib.contextmanager
+def kept_connection(scheduler: Optional[str]):
+    """One client of the cluster at ``scheduler`` (or one embedded ``LocalCluster``) for every job run inside.
+
+    A tables build runs a job per self-play pass, 60 or more: connecting for each
+    started and closed a ``LocalCluster`` each time (2.3 s a pass on 2 cores),
+    and its workers could keep nothing from one pass to the next.
+    """
+    current = _kept_connection.get()
+    if current is not None and current[0] == scheduler:
+        yield
+        return
+    client, cluster = connect(scheduler)
+    token = _kept_connection.set((scheduler, client))
+    try:
+        yield
+    finally:
+        _kept_connection.reset(token)
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
 def threads_by_host(client) -> dict:
     """The Dask threads on each host of the cluster: the blocks one machine runs at once."""
     from distributed.comm import get_address_host
@@ -158,7 +187,9 @@ def run_blocks_dask(blocks: Iterable[Any], work: Callable[[Any], Any], combine: 
     import cloudpickle  # a dependency of distributed
 
     pickled = cloudpickle.dumps(work)  # once a job (dask would pickle the work again for every block)
-    client, cluster = connect(scheduler)
+    kept = _kept_connection.get()
+    owned = kept is None or kept[0] != scheduler  # else kept_connection() closes it
+    client, cluster = connect(scheduler) if owned else (kept[1], None)
     job = uuid.uuid4().hex
     pending: dict = {}  # position -> (block, future)
     finished: dict = {}  # position -> summary, waiting for its turn
@@ -205,7 +236,8 @@ def run_blocks_dask(blocks: Iterable[Any], work: Callable[[Any], Any], combine: 
     finally:
         for _, future in pending.values():
             future.cancel()
-        client.close()
+        if owned:
+            client.close()
         if cluster is not None:
             cluster.close()
 
