@@ -13,8 +13,10 @@ searching the hand.  Only the others are searched (and list again).
 
 The answers, and so the tables, are identical with or without it: that is
 tested against plain passes, and the shipped tables still rebuild byte for
-byte.  Used by every pass of the local backend; the Dask backend searches
-every hand, as before (its workers keep nothing between passes).  Under a
+byte.  Used by every pass of the local backend (:class:`NearBestMemory`, one
+array for the sample's first hands) and of the Dask backend on the CPU (each
+worker process keeps the lists of the blocks it ran, :class:`BlockMemory`, and
+the client sends each block back to the worker that ran it).  Under a
 card-removal correction a split's value depends on the hand's cards, so the
 drift does too: the part common to all hands (:func:`drift`) plus the hand's
 own (:func:`drift_by_shape`, :func:`~cpoker._kernels.nearbest.hand_drift`).
@@ -23,6 +25,8 @@ would be the whole correction: 3% of pagat's hands would pass).
 """
 
 from __future__ import annotations
+
+import threading
 
 import numpy as np
 
@@ -131,6 +135,18 @@ def drift_by_shape(before: tuple, after: tuple, valid: np.ndarray) -> tuple[np.n
     return shape_rises, after[6].astype(np.float64) - before[6].astype(np.float64)
 
 
+def lists_in_pass(before: "tuple | None", snapshot: tuple, final: bool, valid: "np.ndarray | None" = None) -> bool:
+    """Whether a pass under the model of ``snapshot`` lists its hands' near-best rows: not the ``final`` one,
+    and only once its model has moved little since the last pass's (``before``; None: none, or not kept): by the
+    drift (:data:`LISTING_DRIFT`), or under a correction by the part common to all hands
+    (:data:`LISTING_JOINT_DRIFT`; the first pass with a correction: its grid's, as a hand's own would be inf)."""
+    if before is None or final:
+        return False
+    if corrected(snapshot):
+        return joint_drift(before, snapshot) < LISTING_JOINT_DRIFT
+    return drift(before, snapshot, valid_strengths() if valid is None else valid) < LISTING_DRIFT
+
+
 def bytes_per_hand(capacity: int = CAPACITY) -> int:
     """Memory a hand's list takes: its rows and splits (``capacity`` each), count, ceiling, pass and cards."""
     return capacity * (3 * 2 + 4) + 1 + 8 + 4 + 8
@@ -166,11 +182,8 @@ class NearBestMemory:
             from .devices import near_best_lists_cuda
 
             self.lists = near_best_lists_cuda(self.size, capacity)
-        else:  # rows, splits, counts, ceilings, since (the pass whose model listed them, -1: none) and cards
-            self.lists = (np.zeros((self.size, capacity, 3), dtype=np.int16),
-                          np.zeros((self.size, capacity), dtype=np.int32), np.zeros(self.size, dtype=np.uint8),
-                          np.zeros(self.size), np.full(self.size, -1, dtype=np.int32),
-                          np.zeros(self.size, dtype=np.int64))
+        else:
+            self.lists = empty_lists(self.size, capacity)
         self._snapshots: dict = {}  # pass -> its model as drift() reads it, the last KEPT_MODELS passes
         self._drifts = np.zeros(0)
         self._valid = None
@@ -179,16 +192,23 @@ class NearBestMemory:
         self.certified = 0
         self.by_pass: list = []  # the same, pass by pass: [searched, certified]
 
-    def start_pass(self, model, final: bool = False) -> bool:
+    def start_pass(self, model, final: bool = False, number: "int | None" = None,
+                   listing: "bool | None" = None) -> bool:
         """Begin a pass under ``model`` (a :class:`~cpoker.policy.RowModel`); False when it cannot use the lists
         (past :data:`MAX_PASSES`, or none), and its blocks are then arranged as usual.  A ``final`` pass (the
-        build's last, when known) lists nothing: no pass would read it."""
-        if self.size == 0 or len(self._drifts) >= MAX_PASSES:
+        build's last, when known) lists nothing: no pass would read it.
+
+        ``number`` and ``listing`` are given by a build whose passes this memory sees only some of (a Dask
+        worker's :class:`BlockMemory`): the pass's number among the build's passes with lists, and whether it
+        lists (:func:`lists_in_pass`, which reads the pass before).  By default: the next number, and decided here.
+        """
+        current = len(self._drifts) if number is None else number
+        if self.size == 0 or current >= MAX_PASSES:
             return False
         if self._valid is None:
             self._valid = valid_strengths()
-        current = len(self._drifts)
-        self._snapshots.pop(current - KEPT_MODELS, None)  # a list that old is searched again (bounded memory)
+        for old in [old for old in self._snapshots if old <= current - KEPT_MODELS]:
+            del self._snapshots[old]  # a list that old is searched again (bounded memory)
         snapshot = model_snapshot(model)
         drifts = np.array([drift(self._snapshots[old], snapshot, self._valid) if old in self._snapshots
                            else np.inf for old in range(current)] + [np.inf])
@@ -214,16 +234,15 @@ class NearBestMemory:
         self._snapshots[current] = snapshot
         self._model = model
         self.by_pass.append([0, 0])
-        # a pass lists once its model has moved little since the last pass's: by the drift, or under a correction
-        # by the part common to all hands (the first pass with a correction: its grid's; a hand's own would be inf)
-        before = self._snapshots.get(current - 1)  # (None: the first pass, or one model kept)
-        self.listing = before is not None and not final and (
-            joint_drift(before, snapshot) < LISTING_JOINT_DRIFT if corrected(snapshot)
-            else drifts[current - 1] < LISTING_DRIFT)
+        self.listing = (lists_in_pass(self._snapshots.get(current - 1), snapshot, final, self._valid) if listing is None
+                        else listing)
         return True
 
     def covers(self, start: int, count: int) -> bool:
         return start + count <= self.size
+
+    def _lists_of(self, start: int, count: int) -> tuple:
+        return tuple(array[start:start + count] for array in self.lists)
 
     def arrange(self, seed: int, start: int, count: int, on_device: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """``(chosen, histograms)`` of hands ``start .. start + count`` (from a block's first) of the sample of
@@ -235,9 +254,9 @@ class NearBestMemory:
         from .policy import block_histograms, stream_state
         from .tables import strength_keys
 
-        model, current = self._model, len(self._drifts) - 1
+        model, current = self._model, len(self._drifts) - 1  # (the pass's number: its drifts go to it)
         delta = self.delta if self.listing else -1.0  # below 0: the searches list nothing
-        lists = tuple(array[start:start + count] for array in self.lists)
+        lists = self._lists_of(start, count)
         if self.device == "cuda":
             from .devices import self_play_remembered_cuda
 
@@ -262,3 +281,74 @@ class NearBestMemory:
         self.by_pass[-1][0] += searched
         self.by_pass[-1][1] += count - searched
         return chosen, histograms
+
+
+class BlockMemory(NearBestMemory):
+    """A Dask worker process's near-best lists for one build: those of the blocks it ran, block by block.
+
+    The client sends a block to the worker that ran it the pass before (:mod:`cpoker.backends.dask`); a block
+    that lands elsewhere (a worker died, joined, or was busy) finds no list there and is searched, listing
+    again: the same answers either way.  The lists take at most ``memory`` bytes (:data:`MEMORY_BYTES`) a
+    process; the blocks past that are searched in every pass.  Only the models of the passes this process ran
+    are kept: every list here was made by one of them.
+    """
+
+    def __init__(self, chunk: int, memory: "int | None" = None, capacity: int = CAPACITY,
+                 delta: float = DELTA) -> None:
+        super().__init__(0, chunk, "cpu", 0, capacity, delta)
+        self.capacity = capacity
+        self.size = (MEMORY_BYTES if memory is None else memory) // bytes_per_hand(capacity) // chunk * chunk
+        self.blocks: dict = {}  # block index -> its lists (chunk hands)
+        self.passes = -1  # the number of the pass started last
+        self.ready = False  # whether it can use its lists (start_pass's answer)
+        self.lock = threading.Lock()
+
+    def start_pass_once(self, model, number: int, listing: bool) -> bool:
+        """:meth:`start_pass` for pass ``number``, on the first of its blocks here (a worker's threads share it)."""
+        with self.lock:
+            if number != self.passes:
+                self.ready = self.start_pass(model, number=number, listing=listing)
+                self.passes = number
+            return self.ready
+
+    def covers(self, start: int, count: int) -> bool:
+        with self.lock:
+            return start // self.chunk in self.blocks or (len(self.blocks) + 1) * self.chunk <= self.size
+
+    def _lists_of(self, start: int, count: int) -> tuple:
+        with self.lock:
+            lists = self.blocks.get(start // self.chunk)
+            if lists is None:
+                lists = self.blocks[start // self.chunk] = empty_lists(self.chunk, self.capacity)
+        return tuple(array[:count] for array in lists)
+
+
+def empty_lists(hands: int, capacity: int = CAPACITY) -> tuple:
+    """Near-best lists of ``hands`` hands, none made yet: rows, splits, counts, ceilings, since (the pass whose
+    model listed them, -1: none) and cards."""
+    return (np.zeros((hands, capacity, 3), dtype=np.int16), np.zeros((hands, capacity), dtype=np.int32),
+            np.zeros(hands, dtype=np.uint8), np.zeros(hands), np.full(hands, -1, dtype=np.int32),
+            np.zeros(hands, dtype=np.int64))
+
+
+_worker_memories: dict = {}  # build -> this process's BlockMemory for it (the last build's only)
+_worker_memories_lock = threading.Lock()
+
+
+def worker_memory(build: str, chunk: int) -> BlockMemory:
+    """This process's :class:`BlockMemory` for ``build`` (a unique id): made on the build's first block here,
+    replacing any other build's, in what :func:`cpoker.runner.kept_memory_budget` allows of :data:`MEMORY_BYTES`."""
+    from .runner import kept_memory_budget
+
+    with _worker_memories_lock:
+        memory = _worker_memories.get(build)
+        if memory is None:
+            _worker_memories.clear()
+            memory = _worker_memories[build] = BlockMemory(chunk, kept_memory_budget(MEMORY_BYTES))
+        return memory
+
+
+def forget_worker_memory(build: str) -> None:
+    """Free this process's lists of ``build``: run on every worker when the build ends."""
+    with _worker_memories_lock:
+        _worker_memories.pop(build, None)

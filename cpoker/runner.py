@@ -63,16 +63,45 @@ def check_backend(backend: object, scheduler: object = None) -> str:
 
 
 @contextlib.contextmanager
-def backend_kept(backend: str, scheduler: "str | None" = None):
+def backend_kept(backend: str, scheduler: "str | None" = None, cleanup: "Callable[[], None] | None" = None):
     """Inside, the jobs on ``backend`` share one connection to it: a job of many :func:`run_blocks` calls (a
-    tables build's passes) connects to a Dask cluster, or starts the embedded one, once.  Nothing for ``"local"``."""
+    tables build's passes) connects to a Dask cluster, or starts the embedded one, once, and each block index
+    goes back to the worker process that ran it last, so that what a block's work keeps in its process
+    (:func:`kept_memory_budget`) is found by the next job's block.  ``cleanup()`` runs in every worker process at
+    the end.  Nothing for ``"local"``: the blocks run in this process."""
     if check_backend(backend, scheduler) != "dask":
         yield
         return
     from .backends.dask import kept_connection
 
-    with kept_connection(scheduler):
+    with kept_connection(scheduler, cleanup):
         yield
+
+
+def backend_threads() -> int:
+    """The blocks the backend kept by :func:`backend_kept` runs at once: a Dask cluster's worker threads (1
+    outside, or locally: one block at a time, numba's threads inside it)."""
+    import sys
+
+    if "distributed" not in sys.modules:
+        return 1
+    from .backends.dask import kept_threads
+
+    return kept_threads()
+
+
+def kept_memory_budget(default: int) -> int:
+    """Bytes a block's work may keep in its process from one job to the next (see :func:`backend_kept`):
+    ``default``, and on a Dask worker with a memory limit at most a quarter of it (Dask pauses a worker at 80%
+    of its limit, and kills it at 95%)."""
+    import sys
+
+    if "distributed" not in sys.modules:
+        return default
+    from .backends.dask import worker_memory_limit
+
+    limit = worker_memory_limit()
+    return default if limit is None else min(default, limit // 4)
 
 
 def stop_before_next_block(done: int, deadline: "float | None") -> bool:

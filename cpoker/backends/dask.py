@@ -93,31 +93,57 @@ def connect(scheduler: Optional[str]):
         raise OptionError(f"cannot reach the Dask scheduler at {scheduler}: {error}") from None
 
 
-# (scheduler, client) of the innermost kept_connection(): the jobs run inside it share them
+# (scheduler, client, homes) of the innermost kept_connection(): the jobs run inside it share them; homes: the
+# worker that last ran each block index, to which the next job sends it (a build's passes: the lists it keeps there)
 _kept_connection: contextvars.ContextVar = contextvars.ContextVar("cpoker_dask_connection", default=None)
 
 
 @contextlib.contextmanager
-def kept_connection(scheduler: Optional[str]):
+def kept_connection(scheduler: Optional[str], cleanup: Optional[Callable[[], None]] = None):
     """One client of the cluster at ``scheduler`` (or one embedded ``LocalCluster``) for every job run inside.
 
     A tables build runs a job per self-play pass, 60 or more: connecting for each
     started and closed a ``LocalCluster`` each time (2.3 s a pass on 2 cores),
-    and its workers could keep nothing from one pass to the next.
+    and its workers could keep nothing from one pass to the next.  Inside, a
+    block goes to the worker that ran the block of the same index last (any
+    other when that one is gone or busy).  ``cleanup()`` runs on every worker at
+    the end (freeing what the jobs kept there).
     """
     current = _kept_connection.get()
     if current is not None and current[0] == scheduler:
         yield
         return
     client, cluster = connect(scheduler)
-    token = _kept_connection.set((scheduler, client))
+    token = _kept_connection.set((scheduler, client, {}))
     try:
         yield
     finally:
         _kept_connection.reset(token)
+        if cleanup is not None:
+            try:
+                client.run(cleanup)
+            except Exception:  # a worker gone, the cluster closing: what it kept goes with it
+                pass
         client.close()
         if cluster is not None:
             cluster.close()
+
+
+def kept_threads() -> int:
+    """The worker threads of the cluster of the innermost :func:`kept_connection` (1 outside one)."""
+    current = _kept_connection.get()
+    return 1 if current is None else max(1, sum(current[1].nthreads().values()))
+
+
+def worker_memory_limit() -> Optional[int]:
+    """The memory limit of the Dask worker running this, in bytes (None: none, or not on a worker)."""
+    import distributed
+
+    try:
+        worker = distributed.get_worker()
+    except ValueError:
+        return None
+    return worker.memory_manager.memory_limit or None
 
 
 def threads_by_host(client) -> dict:
@@ -157,9 +183,9 @@ def job_work(job: str, pickled: bytes) -> Callable[[Any], Any]:
     return work
 
 
-def run_block(job: str, pickled: bytes, block: Any, host_threads: dict) -> Any:
-    """``work(block)`` on a Dask worker thread (``work``: the job's, :func:`job_work`), with numba's threads set
-    to this machine's share a block.
+def run_block(job: str, pickled: bytes, block: Any, host_threads: dict) -> tuple:
+    """``(this worker's address, work(block))`` on a Dask worker thread (``work``: the job's, :func:`job_work`),
+    with numba's threads set to this machine's share a block.
 
     A machine runs as many blocks at once as it has Dask threads (``dask worker`` starts one a core, a
     ``LocalCluster`` one process a core), and each block's kernels would use every core: cores x cores threads.
@@ -174,7 +200,12 @@ def run_block(job: str, pickled: bytes, block: Any, host_threads: dict) -> Any:
     worker = distributed.get_worker()
     here = host_threads.get(get_address_host(worker.address)) or worker.state.nthreads  # a worker that joined later
     numba.set_num_threads(max(1, numba.config.NUMBA_NUM_THREADS // max(1, here)))
-    return job_work(job, pickled)(block)
+    return worker.address, job_work(job, pickled)(block)
+
+
+def _block_index(block: Any) -> Any:
+    """What identifies a block from one job to the next: the index of an ``(index, count)`` block."""
+    return block[0] if isinstance(block, tuple) else None
 
 
 def run_blocks_dask(blocks: Iterable[Any], work: Callable[[Any], Any], combine: Callable[[Any, Any], None], *,
@@ -190,6 +221,7 @@ def run_blocks_dask(blocks: Iterable[Any], work: Callable[[Any], Any], combine: 
     kept = _kept_connection.get()
     owned = kept is None or kept[0] != scheduler  # else kept_connection() closes it
     client, cluster = connect(scheduler) if owned else (kept[1], None)
+    homes: dict = {} if owned else kept[2]  # block index -> the worker that ran it last
     job = uuid.uuid4().hex
     pending: dict = {}  # position -> (block, future)
     finished: dict = {}  # position -> summary, waiting for its turn
@@ -210,8 +242,10 @@ def run_blocks_dask(blocks: Iterable[Any], work: Callable[[Any], Any], combine: 
                     except StopIteration:
                         exhausted = True
                         return
+                    home = homes.get(_block_index(block))  # (loosely: any worker, when that one is gone or busy)
+                    placement = {} if home is None else {"workers": [home], "allow_other_workers": True}
                     future = client.submit(run_block, job, pickled, block, host_threads,
-                                           key=f"cpoker-{job}-{submitted}", pure=False, retries=2)
+                                           key=f"cpoker-{job}-{submitted}", pure=False, retries=2, **placement)
                     pending[submitted] = (block, future)
                     watch.add(future)
                     submitted += 1
@@ -224,7 +258,9 @@ def run_blocks_dask(blocks: Iterable[Any], work: Callable[[Any], Any], combine: 
                 future = next(completed)  # waits for one block; a signal meanwhile only sets the flag
                 position = int(future.key.rsplit("-", 1)[1])
                 block, _ = pending.pop(position)
-                finished[position] = (block, future.result())  # a block's own error is raised here
+                worker, summary = future.result()  # a block's own error is raised here
+                homes[_block_index(block)] = worker
+                finished[position] = (block, summary)
                 while next_position in finished:  # combine strictly in block order
                     block, summary = finished.pop(next_position)
                     combine(block, summary)
