@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -94,7 +95,10 @@ def _worker_with_blocks_in_flight(address: str, run: subprocess.Popen, workers: 
     raise AssertionError(f"the job never had blocks on both workers (it exited with {run.poll()})")
 
 
-def test_real_scheduler_and_workers_survive_a_killed_worker(tmp_path):
+@contextlib.contextmanager
+def _real_cluster(tmp_path, workers: int, threads: int):
+    """``(address, worker processes, environment)`` of a real ``dask scheduler`` and ``workers`` ``dask worker``
+    processes of ``threads`` threads on 127.0.0.1, all stopped after."""
     port = _free_port()
     address = f"tcp://127.0.0.1:{port}"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -102,11 +106,26 @@ def test_real_scheduler_and_workers_survive_a_killed_worker(tmp_path):
     scheduler = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
                                   "--port", str(port), "--dashboard-address", ":0", "--no-show"],
                                  stdout=log, stderr=log, env=env, cwd=tmp_path)
-    workers = [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1",
-                                 "--nworkers", "1", "--no-nanny", "--host", "127.0.0.1", "--dashboard-address", ":0"],
-                                stdout=log, stderr=log, env=env, cwd=tmp_path) for _ in range(2)]
+    processes = [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads",
+                                   str(threads), "--nworkers", "1", "--no-nanny", "--host", "127.0.0.1",
+                                   "--dashboard-address", ":0"], stdout=log, stderr=log, env=env, cwd=tmp_path)
+                 for _ in range(workers)]
     try:
-        _wait_for_workers(address, 2)
+        _wait_for_workers(address, workers)
+        yield address, processes, env
+    finally:
+        for process in [*processes, scheduler]:
+            process.send_signal(signal.SIGTERM)
+        for process in [*processes, scheduler]:
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        log.close()
+
+
+def test_real_scheduler_and_workers_survive_a_killed_worker(tmp_path):
+    with _real_cluster(tmp_path, 2, 1) as (address, workers, env):
         command = [sys.executable, "-m", "cpoker", "match", "table", "greedy", "--deals", "40000", "--seed", "9",
                    "--backend", "dask", "--scheduler", address, "--json"]
         run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env)
@@ -120,15 +139,31 @@ def test_real_scheduler_and_workers_survive_a_killed_worker(tmp_path):
         assert not result["partial"] and result["deals"] == 40_000
         assert [(s["points_per_deal"], s["stderr"]) for s in result["scores"]] == \
             [(s.points, s.stderr) for s in local.scores]
-    finally:
-        for process in [*workers, scheduler]:
-            process.send_signal(signal.SIGTERM)
-        for process in [*workers, scheduler]:
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-        log.close()
+
+
+def test_a_build_on_a_real_worker_of_two_threads_shares_its_lists_between_them(tmp_path, monkeypatch):
+    """``dask worker`` runs a thread a core, each running blocks of the same pass at once against one process's
+    lists: they certify hands, the CLI build through ``--scheduler`` writes the local build's file, and the
+    lists are freed after."""
+    options = {"hands": 6_000, "seed": 3, "max_iterations": 10, "tolerance": 0, "chunk": 500, "removal_deals": 500,
+               "removal_rounds": 2}
+    local = cpoker.build_tables(**options).to_bytes()
+    lists_there = lambda: [(memory.searched, memory.certified, sorted(memory.blocks))  # noqa: E731 (by value)
+                           for memory in __import__("cpoker.nearbest").nearbest._worker_memories.values()]
+    with _real_cluster(tmp_path, 1, 2) as (address, _, env):
+        with monkeypatch.context() as patch:
+            patch.setattr("cpoker.nearbest.forget_worker_memory", lambda build: None)  # left there, to be read
+            assert cpoker.build_tables(**options, backend="dask", scheduler=address).to_bytes() == local
+        with distributed.Client(address, timeout="30s") as client:
+            [[(searched, certified, blocks)]] = client.run(lists_there).values()
+            assert searched and certified and blocks == list(range(12))
+            out = tmp_path / "t.npz"
+            flags = [f"--{name.replace('_', '-')}={value}" for name, value in options.items() if name != "chunk"]
+            run = subprocess.run([sys.executable, "-m", "cpoker", "tables", "build", *flags, "--quiet", "--backend",
+                                  "dask", "--scheduler", address, "--out", str(out)], capture_output=True, text=True,
+                                 cwd=ROOT, env=env, timeout=600)
+            assert run.returncode == 0, run.stderr[-2000:]
+            assert out.read_bytes() == local and list(client.run(lists_there).values()) == [[]]
 
 
 def test_each_block_on_a_cluster_runs_the_kernels_on_its_share_of_the_machine():
