@@ -288,8 +288,9 @@ class BlockMemory(NearBestMemory):
 
     The client sends a block to the worker that ran it the pass before (:mod:`cpoker.backends.dask`); a block
     that lands elsewhere (a worker died, joined, or was busy) finds no list there and is searched, listing
-    again: the same answers either way.  The lists take at most ``memory`` bytes (:data:`MEMORY_BYTES`) a
-    process; the blocks past that are searched in every pass.  Only the models of the passes this process ran
+    again: the same answers either way.  The lists take at most ``memory`` bytes (the process's share of
+    :data:`MEMORY_BYTES` a machine: :func:`cpoker.runner.kept_memory_budget`); the blocks past that are
+    searched in every pass.  Only the models of the passes this process ran
     are kept: every list here was made by one of them.
     """
 

@@ -91,17 +91,17 @@ def backend_threads() -> int:
 
 
 def kept_memory_budget(default: int) -> int:
-    """Bytes a block's work may keep in its process from one job to the next (see :func:`backend_kept`):
-    ``default``, and on a Dask worker with a memory limit at most a quarter of it (Dask pauses a worker at 80%
-    of its limit, and kills it at 95%)."""
+    """Bytes a block's work may keep in its process from one job to the next (see :func:`backend_kept`), of
+    ``default`` a machine: here, ``default``; on a Dask worker, its share of the machine's (its threads over
+    the Dask threads there: a ``LocalCluster`` runs a process a core) and at most a quarter of its memory limit."""
     import sys
 
     if "distributed" not in sys.modules:
         return default
-    from .backends.dask import worker_memory_limit
+    from .backends.dask import worker_memory_budget
 
-    limit = worker_memory_limit()
-    return default if limit is None else min(default, limit // 4)
+    budget = worker_memory_budget(default)
+    return default if budget is None else budget
 
 
 def stop_before_next_block(done: int, deadline: "float | None") -> bool:

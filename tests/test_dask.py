@@ -230,8 +230,7 @@ def test_a_build_keeps_its_near_best_lists_on_the_workers_and_loses_nothing_with
     local = cpoker.build_tables(**options).to_bytes()
     monkeypatch.setattr("cpoker.nearbest.forget_worker_memory", lambda build: None)  # left there, to be read
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                                  host="127.0.0.1", memory_limit="2 GB") as cluster, \
-            distributed.Client(cluster) as client:
+                                  host="127.0.0.1") as cluster, distributed.Client(cluster) as client:
         address = cluster.scheduler_address
         assert cpoker.build_tables(**options, backend="dask", scheduler=address).to_bytes() == local
         kept = [memories[0] for memories in client.run(_worker_lists).values()]
@@ -249,10 +248,19 @@ def test_a_build_keeps_its_near_best_lists_on_the_workers_and_loses_nothing_with
         assert cpoker.build_tables(**options, backend="dask", scheduler=address,
                                    checkpoint=kill_one_worker).to_bytes() == local
         assert killed and killed[0] not in client.run(os.getpid).values()
-        # the lists take at most a quarter of a worker's memory limit (Dask pauses a worker at 80% of it)
-        sizes = [client.submit(lambda: nearbest.worker_memory("another build", 500).size, workers=[worker],
-                               pure=False).result() for worker in client.nthreads()]  # in a block, as a pass runs
-        assert sizes == [500_000_000 // nearbest.bytes_per_hand() // 500 * 500] * 2
+        # each worker's lists take its share of the machine's 1 GiB (a half here), and at most a quarter of its
+        # memory limit (Dask pauses a worker at 80% of it)
+        from cpoker.runner import blocks_of, run_blocks
+
+        def list_sizes_under(limit: int) -> set:
+            client.run(lambda dask_worker: setattr(dask_worker.memory_manager, "memory_limit", limit))
+            sizes: set = set()
+            run_blocks(blocks_of(8, 1), lambda block: nearbest.worker_memory(f"build {limit}", 500).size,
+                       lambda block, size: sizes.add(size), total=8, backend="dask", scheduler=address)
+            return sizes
+
+        for limit, budget in ((4 * 10**9, nearbest.MEMORY_BYTES // 2), (10**9, 250_000_000)):
+            assert list_sizes_under(limit) == {budget // nearbest.bytes_per_hand() // 500 * 500}, limit
 
 
 def test_each_worker_process_unpickles_a_jobs_work_once_and_never_reuses_another_jobs():

@@ -135,15 +135,23 @@ def kept_threads() -> int:
     return 1 if current is None else max(1, sum(current[1].nthreads().values()))
 
 
-def worker_memory_limit() -> Optional[int]:
-    """The memory limit of the Dask worker running this, in bytes (None: none, or not on a worker)."""
+_threads_on_this_host = 0  # the Dask threads on this worker's machine, as the last block here was told
+
+
+def worker_memory_budget(default: int) -> Optional[int]:
+    """What this Dask worker may keep between jobs, in bytes, of ``default`` bytes a machine: its share of
+    them (its threads over the Dask threads on its machine), and at most a quarter of its memory limit
+    (Dask pauses a worker at 80% of it, and kills it at 95%).  None when this is not a worker."""
     import distributed
 
     try:
         worker = distributed.get_worker()
     except ValueError:
         return None
-    return worker.memory_manager.memory_limit or None
+    threads = worker.state.nthreads
+    budget = default * threads // max(threads, _threads_on_this_host)
+    limit = worker.memory_manager.memory_limit
+    return min(budget, limit // 4) if limit else budget
 
 
 def threads_by_host(client) -> dict:
@@ -198,7 +206,9 @@ def run_block(job: str, pickled: bytes, block: Any, host_threads: dict) -> tuple
     import numba
 
     worker = distributed.get_worker()
+    global _threads_on_this_host
     here = host_threads.get(get_address_host(worker.address)) or worker.state.nthreads  # a worker that joined later
+    _threads_on_this_host = here
     numba.set_num_threads(max(1, numba.config.NUMBA_NUM_THREADS // max(1, here)))
     return worker.address, job_work(job, pickled)(block)
 
