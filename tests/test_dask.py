@@ -263,11 +263,13 @@ def test_a_build_keeps_its_near_best_lists_on_the_workers_and_loses_nothing_with
             assert list_sizes_under(limit) == {budget // nearbest.bytes_per_hand() // 500 * 500}, limit
 
 
-def test_each_worker_process_unpickles_a_jobs_work_once_and_never_reuses_another_jobs():
+def test_each_worker_process_fetches_a_jobs_work_once_and_never_reuses_another_jobs():
     """A work derives state on its first call (a table policy's row model: 50 ms, more than a block takes), so a
     worker keeps the job's work between blocks.  Seen from inside two real worker processes: a work that counts
     its calls in a list it holds counts 1, 2, 3... in each process (unpickled for every block, it counted 1 each
-    time); the next job, on the same workers, counts from 1 again: its own work, not the kept one."""
+    time); the next job, on the same workers, counts from 1 again: its own work, not the kept one.  The real
+    scheduler sent the pickled work once a worker process (it travelled with every block before: 1.2 MB a block
+    of a build's pass), and a job that ends, or fails, deletes it there."""
     from cpoker.runner import blocks_of, run_blocks
 
     def calls_by_process(scheduler) -> dict:
@@ -283,12 +285,53 @@ def test_each_worker_process_unpickles_a_jobs_work_once_and_never_reuses_another
         return seen
 
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                                  host="127.0.0.1") as cluster:
-        for _ in range(2):
+                                  host="127.0.0.1") as cluster, distributed.Client(cluster) as client:
+        client.run_on_scheduler(_count_variable_fetches)
+        for job in range(2):
             seen = calls_by_process(cluster.scheduler_address)
             assert sum(len(counts) for counts in seen.values()) == 24 and os.getpid() not in seen
             for counts in seen.values():
                 assert sorted(counts) == list(range(1, len(counts) + 1)), seen
+            # the pickled work left the scheduler once a worker process, not once a block, and was deleted after
+            fetches, _ = client.run_on_scheduler(_variable_fetches_and_names)
+            assert len(fetches) == 2 * (job + 1) and len(set(fetches)) == job + 1, fetches
+            assert not _work_left_on_scheduler(client)
+
+        def fails_on_block_five(block):
+            if block[0] == 5:
+                raise ValueError("block five")
+            return block
+
+        with pytest.raises(ValueError, match="block five"):  # a job that fails deletes its work too
+            run_blocks(blocks_of(24, 1), fails_on_block_five, lambda block, summary: None, total=24,
+                       backend="dask", scheduler=cluster.scheduler_address)
+        assert not _work_left_on_scheduler(client)
+
+
+def _count_variable_fetches(dask_scheduler) -> None:
+    """On a real scheduler: record the name of every Dask ``Variable`` a client (a worker's) fetches."""
+    fetch = dask_scheduler.handlers["variable_get"]
+    dask_scheduler.cpoker_fetches = []
+
+    async def recorded(name=None, client=None, timeout=None):
+        dask_scheduler.cpoker_fetches.append(name)
+        return await fetch(name=name, client=client, timeout=timeout)
+
+    dask_scheduler.handlers["variable_get"] = recorded
+
+
+def _work_left_on_scheduler(client) -> list:
+    """The names of cpoker's work variables still on the scheduler, after up to 10 s for their deletion to arrive
+    (it travels on the client's batched stream, not on the call that asks)."""
+    deleted_by = time.monotonic() + 10
+    while (kept := client.run_on_scheduler(_variable_fetches_and_names)[1]) and time.monotonic() < deleted_by:
+        time.sleep(0.05)
+    return kept
+
+
+def _variable_fetches_and_names(dask_scheduler) -> tuple:
+    return (list(dask_scheduler.cpoker_fetches),
+            [name for name in dask_scheduler.extensions["variables"].variables if name.startswith("cpoker")])
 
 
 CLUSTER_JOBS = {  # (command, its output file): each checkpoints once blocks come back from the embedded cluster

@@ -1,11 +1,12 @@
 """Blocks of a cpoker job on a Dask cluster (``backend="dask"``).
 
 Only small, seeded work descriptions travel: each block is ``(index, count)``
-plus the job's ``work`` function, pickled once per job by cloudpickle (it holds
-the seed and the strategies' tables, never the hands).  Each worker process
-unpickles a job's work once and keeps it (:func:`job_work`), so what the work
-derives on its first call (a table policy's row model) is built once a process,
-not once a block.  Workers import cpoker and run the same numba kernels, with a
+and the job's id.  The job's ``work`` function (the seed and the strategies'
+tables, never the hands) is pickled once by cloudpickle and left on the
+scheduler, in a Dask ``Variable``; each worker process fetches it, unpickles
+it once and keeps it (:func:`job_work`), so the bytes travel once a worker,
+not once a block, and what the work derives on its first call (a table
+policy's row model) is built once a process.  Workers import cpoker and run the same numba kernels, with a
 share of their machine's cores each (:func:`run_block`); only per-block
 summaries come back.
 Summaries are combined strictly in block order, whichever worker finishes
@@ -31,6 +32,7 @@ from ..errors import OptionError
 
 IN_FLIGHT_PER_THREAD = 4
 JOBS_KEPT = 2  # works a worker process keeps: the running job's, and one before it (a job of another client)
+WORK_FETCH_TIMEOUT = "30s"  # the client leaves the work on the scheduler before it sends the job's first block
 
 
 def _import_distributed():
@@ -169,20 +171,36 @@ _kept_works: "collections.OrderedDict[str, Callable[[Any], Any]]" = collections.
 _kept_lock = threading.Lock()
 
 
-def job_work(job: str, pickled: bytes) -> Callable[[Any], Any]:
-    """The work of ``job`` in this process: ``pickled`` unpickled on the job's first block here, kept after.
+def work_variable(job: str, client=None):
+    """The Dask ``Variable`` that holds ``job``'s pickled work on the scheduler while the job runs."""
+    from distributed import Variable
 
-    A freshly unpickled work rebuilds what it derives on its first call (a match's
-    table policy: its row model, which is not pickled, 760 KB): 50 ms, more than
-    a block of 500 deals takes.  Kept, that happens once a process.  ``job`` is
-    unique to a run (a uuid), so a kept work is never another job's; the last
-    :data:`JOBS_KEPT` are kept.  Two threads of one worker may both unpickle a
-    job's first block: both works are equal, one is kept.
+    return Variable(f"cpoker-work-{job}", client=client)
+
+
+def job_work(job: str) -> Callable[[Any], Any]:
+    """The work of ``job`` in this worker process: fetched from the scheduler and unpickled on the job's first
+    block here, kept after.
+
+    A block carried the pickled work before: a table policy's tables, 415 KB a
+    block of a match, 1.2 MB a block of a build's pass, through the scheduler
+    each time.  And a freshly unpickled work rebuilds what it derives on its
+    first call (a match's table policy: its row model, which is not pickled,
+    760 KB): 50 ms, more than a block of 500 deals takes.  Kept, both happen
+    once a process.  ``job`` is unique to a run (a uuid), so a kept work is
+    never another job's; the last :data:`JOBS_KEPT` are kept.  Two threads of
+    one worker may both fetch a job's first block: both works are equal, one
+    is kept.
     """
     with _kept_lock:
         work = _kept_works.get(job)
         if work is not None:
             return work
+    try:
+        pickled = work_variable(job).get(timeout=WORK_FETCH_TIMEOUT)
+    except TimeoutError:
+        raise RuntimeError(f"the work of cpoker job {job} is no longer on the Dask scheduler (the job ended, or "
+                           f"its client is gone)") from None
     work = pickle.loads(pickled)
     with _kept_lock:
         work = _kept_works.setdefault(job, work)
@@ -191,7 +209,7 @@ def job_work(job: str, pickled: bytes) -> Callable[[Any], Any]:
     return work
 
 
-def run_block(job: str, pickled: bytes, block: Any, host_threads: dict) -> tuple:
+def run_block(job: str, block: Any, host_threads: dict) -> tuple:
     """``(this worker's address, work(block))`` on a Dask worker thread (``work``: the job's, :func:`job_work`),
     with numba's threads set to this machine's share a block.
 
@@ -210,7 +228,7 @@ def run_block(job: str, pickled: bytes, block: Any, host_threads: dict) -> tuple
     here = host_threads.get(get_address_host(worker.address)) or worker.state.nthreads  # a worker that joined later
     _threads_on_this_host = here
     numba.set_num_threads(max(1, numba.config.NUMBA_NUM_THREADS // max(1, here)))
-    return worker.address, job_work(job, pickled)(block)
+    return worker.address, job_work(job)(block)
 
 
 def _block_index(block: Any) -> Any:
@@ -227,18 +245,19 @@ def run_blocks_dask(blocks: Iterable[Any], work: Callable[[Any], Any], combine: 
     distributed = _import_distributed()
     import cloudpickle  # a dependency of distributed
 
-    pickled = cloudpickle.dumps(work)  # once a job (dask would pickle the work again for every block)
     kept = _kept_connection.get()
     owned = kept is None or kept[0] != scheduler  # else kept_connection() closes it
     client, cluster = connect(scheduler) if owned else (kept[1], None)
     homes: dict = {} if owned else kept[2]  # block index -> the worker that ran it last
     job = uuid.uuid4().hex
+    variable = work_variable(job, client)
     pending: dict = {}  # position -> (block, future)
     finished: dict = {}  # position -> summary, waiting for its turn
     next_position = submitted = 0  # next_position: how many blocks are combined
     source = iter(blocks)
     exhausted = False
     try:
+        variable.set(cloudpickle.dumps(work))  # once a job, fetched once a worker (:func:`job_work`)
         host_threads = threads_by_host(client)
         window = IN_FLIGHT_PER_THREAD * max(sum(host_threads.values()), 1)
         with interrupts.shielded(), progress_bar(total, progress, unit, description) as bar:
@@ -254,7 +273,7 @@ def run_blocks_dask(blocks: Iterable[Any], work: Callable[[Any], Any], combine: 
                         return
                     home = homes.get(_block_index(block))  # (loosely: any worker, when that one is gone or busy)
                     placement = {} if home is None else {"workers": [home], "allow_other_workers": True}
-                    future = client.submit(run_block, job, pickled, block, host_threads,
+                    future = client.submit(run_block, job, block, host_threads,
                                            key=f"cpoker-{job}-{submitted}", pure=False, retries=2, **placement)
                     pending[submitted] = (block, future)
                     watch.add(future)
@@ -282,6 +301,8 @@ def run_blocks_dask(blocks: Iterable[Any], work: Callable[[Any], Any], combine: 
     finally:
         for _, future in pending.values():
             future.cancel()
+        with contextlib.suppress(Exception):  # (a scheduler gone takes it with it)
+            variable.delete()
         if owned:
             client.close()
         if cluster is not None:
