@@ -263,6 +263,49 @@ def test_a_build_keeps_its_near_best_lists_on_the_workers_and_loses_nothing_with
             assert list_sizes_under(limit) == {budget // nearbest.bytes_per_hand() // 500 * 500}, limit
 
 
+def _mark_cleaned(folder: str) -> None:
+    """In a worker process: leave a file named by its pid in ``folder``, proof that the cleanup ran there."""
+    Path(folder, str(os.getpid())).touch()
+
+
+def test_a_stopped_worker_does_not_hold_the_end_of_a_job_on_a_cluster(tmp_path, monkeypatch):
+    """The end of a kept connection (a build's) runs its cleanup on every worker: with a worker stopped
+    (SIGSTOP: alive to the scheduler, never answering), it waited for it forever.  Now the live worker is
+    cleaned, the stopped one is given up after the cleanup's timeout with one warning (its memory stays there
+    until it restarts), and the job ends."""
+    import threading
+
+    from cpoker.backends import dask as dask_backend
+    from cpoker.runner import backend_kept, blocks_of, run_blocks
+
+    monkeypatch.setattr(dask_backend, "CLEANUP_TIMEOUT", 2)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  host="127.0.0.1") as cluster, distributed.Client(cluster) as client:
+        pids = client.run(os.getpid)
+        stopped = next(iter(pids.values()))
+        ended: list = []
+
+        def job() -> None:
+            try:
+                with pytest.warns(RuntimeWarning, match="did not answer within 2 s") as warned:
+                    with backend_kept("dask", cluster.scheduler_address, lambda: _mark_cleaned(str(tmp_path))):
+                        run_blocks(blocks_of(8, 1), lambda block: block, lambda block, summary: None, total=8,
+                                   backend="dask", scheduler=cluster.scheduler_address)
+                        os.kill(stopped, signal.SIGSTOP)
+                ended.append(len(warned))
+            except BaseException as error:  # (seen by the assertion below, not lost in the thread)
+                ended.append(error)
+
+        try:
+            thread = threading.Thread(target=job, daemon=True)
+            thread.start()
+            thread.join(timeout=120)  # not a speed bound: before, it never ended
+            assert ended == [1], ended or "the end of the job waited for the stopped worker"
+            assert sorted(int(name.name) for name in tmp_path.iterdir()) == sorted(set(pids.values()) - {stopped})
+        finally:
+            os.kill(stopped, signal.SIGCONT)
+
+
 def test_each_worker_process_fetches_a_jobs_work_once_and_never_reuses_another_jobs():
     """A work derives state on its first call (a table policy's row model: 50 ms, more than a block takes), so a
     worker keeps the job's work between blocks.  Seen from inside two real worker processes: a work that counts
@@ -308,6 +351,40 @@ def test_each_worker_process_fetches_a_jobs_work_once_and_never_reuses_another_j
             run_blocks(blocks_of(24, 1), fails_on_block_five, lambda block, summary: None, total=24,
                        backend="dask", scheduler=cluster.scheduler_address)
         assert not _work_left_on_scheduler(client)
+
+
+def test_a_worker_stopped_mid_job_is_given_up_by_the_scheduler_and_its_blocks_run_elsewhere():
+    """A worker that stops answering in the middle of a match (SIGSTOP: a frozen machine) holds its blocks until
+    the scheduler gives it up (``distributed.scheduler.worker-ttl``, 5 minutes by default, 3 s here); they then
+    run on the other worker, and the result is the local one exactly."""
+    import threading
+
+    import dask
+
+    with dask.config.set({"distributed.scheduler.worker-ttl": "3s"}):  # read by the scheduler, in this process
+        cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                           dashboard_address=None, host="127.0.0.1")
+    with cluster, distributed.Client(cluster) as client:
+        stopped = next(iter(client.run(os.getpid).values()))
+        in_flight = threading.Event()
+
+        def stop_it_once_blocks_run() -> None:
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline and not all(client.processing().values()):
+                time.sleep(0.01)
+            os.kill(stopped, signal.SIGSTOP)
+            in_flight.set()
+
+        threading.Thread(target=stop_it_once_blocks_run, daemon=True).start()
+        try:
+            result = cpoker.match(["table", "greedy"], deals=20_000, seed=9, backend="dask",
+                                  scheduler=cluster.scheduler_address)
+        finally:
+            with contextlib.suppress(ProcessLookupError):  # (its nanny has replaced it)
+                os.kill(stopped, signal.SIGCONT)
+        assert in_flight.is_set() and stopped not in client.run(os.getpid).values()
+    local = cpoker.match(["table", "greedy"], deals=20_000, seed=9)
+    assert not result.partial and scores(result) == scores(local)
 
 
 def _count_variable_fetches(dask_scheduler) -> None:

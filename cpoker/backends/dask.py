@@ -33,6 +33,7 @@ from ..errors import OptionError
 IN_FLIGHT_PER_THREAD = 4
 JOBS_KEPT = 2  # works a worker process keeps: the running job's, and one before it (a job of another client)
 WORK_FETCH_TIMEOUT = "30s"  # the client leaves the work on the scheduler before it sends the job's first block
+CLEANUP_TIMEOUT = 10  # seconds the end of a kept connection waits for the workers' cleanup (a hung one never answers)
 
 
 def _import_distributed():
@@ -122,13 +123,34 @@ def kept_connection(scheduler: Optional[str], cleanup: Optional[Callable[[], Non
     finally:
         _kept_connection.reset(token)
         if cleanup is not None:
-            try:
-                client.run(cleanup)
-            except Exception:  # a worker gone, the cluster closing: what it kept goes with it
-                pass
+            _clean_workers(client, cleanup, warn=cluster is None)
         client.close()
         if cluster is not None:
             cluster.close()
+
+
+def _clean_workers(client, cleanup: Callable[[], None], warn: bool) -> None:
+    """``cleanup()`` on every worker, waiting at most :data:`CLEANUP_TIMEOUT` seconds.
+
+    Without a limit, one worker that never answers (stopped, swapping, its
+    event loop blocked) held the end of a finished build forever: Dask's
+    ``Client.run`` has no timeout of its own, and the scheduler waits for
+    every worker's reply.  A worker that is gone takes what it kept with it;
+    one that does not answer in time keeps it until it restarts, which
+    ``warn`` says for a cluster that is not cpoker's own (an embedded one is
+    closed next).
+    """
+    try:
+        client.run(cleanup, on_error="ignore", callback_timeout=CLEANUP_TIMEOUT)  # (Client.sync's timeout)
+    except TimeoutError:
+        if warn:
+            import warnings
+
+            warnings.warn(f"cpoker: a Dask worker did not answer within {CLEANUP_TIMEOUT} s at the end of the job; "
+                          f"what the job kept in its memory stays there until it restarts", RuntimeWarning,
+                          stacklevel=2)
+    except Exception:  # the scheduler gone, the cluster closing: what the workers kept goes with them
+        pass
 
 
 def kept_threads() -> int:
