@@ -290,24 +290,34 @@ class BlockMemory(NearBestMemory):
     that lands elsewhere (a worker died, joined, or was busy) finds no list there and is searched, listing
     again: the same answers either way.  The lists take at most ``memory`` bytes (the process's share of
     :data:`MEMORY_BYTES` a machine: :func:`cpoker.runner.kept_memory_budget`); the blocks past that are
-    searched in every pass.  Only the models of the passes this process ran
-    are kept: every list here was made by one of them.
+    searched in every pass.  The budget is read again at each pass's start (:attr:`budget`, set by
+    :func:`worker_memory`): workers that joined the machine since shrink it, and the blocks past it are
+    dropped.  Only the models of the passes this process ran are kept: every list here was made by one of them.
     """
 
     def __init__(self, chunk: int, memory: "int | None" = None, capacity: int = CAPACITY,
                  delta: float = DELTA) -> None:
         super().__init__(0, chunk, "cpu", 0, capacity, delta)
         self.capacity = capacity
-        self.size = (MEMORY_BYTES if memory is None else memory) // bytes_per_hand(capacity) // chunk * chunk
+        self.budget = MEMORY_BYTES if memory is None else memory  # bytes; followed from the next pass on
         self.blocks: dict = {}  # block index -> its lists (chunk hands)
+        self._fit_budget()
         self.passes = -1  # the number of the pass started last
         self.ready = False  # whether it can use its lists (start_pass's answer)
         self.lock = threading.Lock()
 
+    def _fit_budget(self) -> None:
+        """The lists' size from :attr:`budget`, dropping the last blocks' lists past it (searched again)."""
+        self.size = self.budget // bytes_per_hand(self.capacity) // self.chunk * self.chunk
+        while len(self.blocks) * self.chunk > self.size:
+            del self.blocks[max(self.blocks)]
+
     def start_pass_once(self, model, number: int, listing: bool) -> bool:
-        """:meth:`start_pass` for pass ``number``, on the first of its blocks here (a worker's threads share it)."""
+        """:meth:`start_pass` for pass ``number``, on the first of its blocks here (a worker's threads share it),
+        in the budget as it is now."""
         with self.lock:
             if number != self.passes:
+                self._fit_budget()
                 self.ready = self.start_pass(model, number=number, listing=listing)
                 self.passes = number
             return self.ready
@@ -338,14 +348,17 @@ _worker_memories_lock = threading.Lock()
 
 def worker_memory(build: str, chunk: int) -> BlockMemory:
     """This process's :class:`BlockMemory` for ``build`` (a unique id): made on the build's first block here,
-    replacing any other build's, in what :func:`cpoker.runner.kept_memory_budget` allows of :data:`MEMORY_BYTES`."""
+    replacing any other build's, in what :func:`cpoker.runner.kept_memory_budget` allows of :data:`MEMORY_BYTES`
+    now (read at every block, followed from the next pass on: Dask workers join a machine while a build runs)."""
     from .runner import kept_memory_budget
 
+    budget = kept_memory_budget(MEMORY_BYTES)
     with _worker_memories_lock:
         memory = _worker_memories.get(build)
         if memory is None:
             _worker_memories.clear()
-            memory = _worker_memories[build] = BlockMemory(chunk, kept_memory_budget(MEMORY_BYTES))
+            memory = _worker_memories[build] = BlockMemory(chunk, budget)
+        memory.budget = budget
         return memory
 
 

@@ -263,6 +263,44 @@ def test_a_build_keeps_its_near_best_lists_on_the_workers_and_loses_nothing_with
             assert list_sizes_under(limit) == {budget // nearbest.bytes_per_hand() // 500 * 500}, limit
 
 
+def _worker_list_budget() -> list:
+    """In a worker process: ``(hands its lists may cover, blocks listed)`` of each build's lists."""
+    from cpoker import nearbest
+
+    return [(memory.size, len(memory.blocks)) for memory in nearbest._worker_memories.values()]
+
+
+def test_a_workers_lists_shrink_to_its_share_when_workers_join_its_machine_during_a_build(monkeypatch):
+    """Workers join a cluster while a build runs (a cluster that scales up, batch jobs that start late).  The
+    first worker on a machine took the machine's whole 1 GiB for its lists, and kept it when others joined; now
+    each pass's start reads the share again: two workers of a thread each hold half each, with the same
+    tables."""
+    from cpoker import nearbest
+
+    options = {"hands": 6_000, "seed": 3, "max_iterations": 8, "tolerance": 0, "chunk": 500, "removal_deals": 0}
+    local = cpoker.build_tables(**options).to_bytes()
+    monkeypatch.setattr("cpoker.nearbest.forget_worker_memory", lambda build: None)  # left there, to be read
+    hands_in = lambda budget: budget // nearbest.bytes_per_hand() // 500 * 500  # noqa: E731
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  host="127.0.0.1", memory_limit="8GB") as cluster, \
+            distributed.Client(cluster) as client:
+        alone: dict = {}
+
+        def second_worker_joins(tables) -> None:
+            if tables.iterations == 3:
+                alone.update(client.run(_worker_list_budget))
+                cluster.scale(2)
+                client.wait_for_workers(2, timeout=120)
+
+        assert cpoker.build_tables(**options, backend="dask", scheduler=cluster.scheduler_address,
+                                   checkpoint=second_worker_joins).to_bytes() == local
+        [(first, lists)] = alone.items()
+        assert lists == [(hands_in(nearbest.MEMORY_BYTES), 12)]  # all 12 blocks, in the whole budget
+        after = client.run(_worker_list_budget)
+        assert len(after) == 2 and [size for size, _ in after[first]] == [hands_in(nearbest.MEMORY_BYTES // 2)]
+        assert all(size == hands_in(nearbest.MEMORY_BYTES // 2) for lists in after.values() for size, _ in lists)
+
+
 def _mark_cleaned(folder: str) -> None:
     """In a worker process: leave a file named by its pid in ``folder``, proof that the cleanup ran there."""
     Path(folder, str(os.getpid())).touch()

@@ -277,3 +277,26 @@ def test_the_histograms_by_block_are_each_blocks_own(hands, chunk):
     for block in range(n_blocks):
         assert np.array_equal(histograms[block], _strength_histogram(strengths[block * chunk:(block + 1) * chunk],
                                                                      size))
+
+
+def test_a_workers_lists_follow_its_budget_from_one_pass_to_the_next():
+    """A Dask worker's lists (:class:`~cpoker.nearbest.BlockMemory`) take its budget as it is at each pass's
+    start: a smaller one (workers joined its machine) drops the last blocks' lists, which are searched again; a
+    larger one makes room.  (Their answers stay the search's: ``test_dask``.)"""
+    block = 500 * nearbest.bytes_per_hand()
+    memory = nearbest.BlockMemory(500, 4 * block + block // 2)  # room for 4 blocks
+    model = RowModel.from_distribution(default_tables().distribution, default_tables().rules)
+    assert memory.start_pass_once(model, 0, True)
+    for index in (3, 0, 5, 1):
+        assert memory.covers(index * 500, 500)
+        memory._lists_of(index * 500, 500)
+    assert not memory.covers(2 * 500, 500) and memory.covers(5 * 500, 500)  # full; block 5 is listed
+    memory.budget = 2 * block
+    assert sorted(memory.blocks) == [0, 1, 3, 5]  # not during a pass: its blocks may be in use
+    assert memory.start_pass_once(model, 1, True)
+    assert memory.size == 1_000 and sorted(memory.blocks) == [0, 1]  # the last ones dropped
+    assert not memory.covers(3 * 500, 500)
+    memory.budget = 3 * block
+    assert memory.start_pass_once(model, 2, True) and memory.covers(3 * 500, 500)
+    memory.budget = 0
+    assert not memory.start_pass_once(model, 3, True) and not memory.blocks  # none: every hand is searched
