@@ -5,7 +5,8 @@
 Runs the same seeded match on the local backend and on LocalClusters of 1 and
 2 worker processes of one thread, and of one process with a thread a core (what
 ``dask worker`` starts by default), each started once, outside the timing;
-checks the results are identical, and prints deals per second for each and the
+checks the results are identical, and prints deals per second for each, the
+blocks a Dask task runs, and the
 overhead per block of the 1-worker run over the local one (both run numba's
 kernels on every core, so the difference is what the cluster adds per block).
 Then a tables build (20 iterations by default, no card-removal rounds) locally and on the
@@ -20,6 +21,7 @@ import time
 import numba
 
 import cpoker
+from cpoker.backends.dask import blocks_per_task
 from cpoker.simulation import DEAL_CHUNK
 
 
@@ -42,7 +44,8 @@ def main() -> None:
     cpoker.match(strategies, deals=1_000, seed=1)  # compile, load tables
     local, local_seconds = timed(lambda: cpoker.match(strategies, deals=deals, seed=1))
     cores = numba.config.NUMBA_NUM_THREADS
-    report = {"deals": deals, "blocks": -(-deals // DEAL_CHUNK), "cores": cores, "local deals/s": deals / local_seconds}
+    blocks = -(-deals // DEAL_CHUNK)
+    report = {"deals": deals, "blocks": blocks, "cores": cores, "local deals/s": deals / local_seconds}
     for workers, threads in ((1, 1), (2, 1), (1, cores)):
         with LocalCluster(n_workers=workers, threads_per_worker=threads, processes=True, dashboard_address=None,
                           host="127.0.0.1") as cluster, Client(cluster):
@@ -53,7 +56,9 @@ def main() -> None:
             seconds = time.perf_counter() - started
         assert [s.points for s in remote.scores] == [s.points for s in local.scores]
         report[f"dask, {workers} worker(s) of {threads} thread(s), deals/s"] = deals / seconds
-        if (workers, threads) == (1, 1):
+        report[f"dask, {workers} worker(s) of {threads} thread(s), blocks a task"] = \
+            blocks_per_task(blocks, workers * threads)
+        if (workers, threads) == (1, 1):  # (several blocks a task: the overhead of a task over its blocks)
             report["overhead per block, ms"] = 1000 * (seconds - local_seconds) / report["blocks"]
     report.update(builds(arguments.build_hands, arguments.build_iterations))
     print(json.dumps(report, indent=1))

@@ -190,6 +190,39 @@ def test_each_block_on_a_cluster_runs_the_kernels_on_its_share_of_the_machine():
     assert threads_seen(None) == {1}
 
 
+def _task_of_block(block) -> tuple:
+    """In a worker: ``(the block's index, the key of the Dask task that runs it)``."""
+    return block[0], distributed.get_worker().get_current_task()
+
+
+def test_a_long_jobs_tasks_run_several_consecutive_blocks_each_combined_on_its_own():
+    """A task costs the scheduler and the client more than a small block's work (5 ms here; a match of 10**8
+    deals is 200,000 blocks), so a long job's tasks run several consecutive blocks: seen from inside the workers,
+    64 blocks on 2 worker threads run as 16 tasks of 4 (each thread still gets 8 tasks), a job of 8 blocks as 8
+    tasks; every block is still combined on its own, in order, and a simulation grouped so gives the local
+    result exactly."""
+    import itertools
+
+    from cpoker.backends.dask import MAX_BLOCKS_PER_TASK, blocks_per_task
+    from cpoker.runner import blocks_of, run_blocks
+
+    assert [blocks_per_task(blocks, threads) for blocks, threads in
+            ((200_000, 64), (120, 2), (64, 2), (8, 2), (0, 0))] == [MAX_BLOCKS_PER_TASK, 7, 4, 1, 1]
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  host="127.0.0.1") as cluster:
+        for blocks, tasks in ((64, [4] * 16), (8, [1] * 8)):
+            seen: list = []
+            run_blocks(blocks_of(blocks, 1), _task_of_block, lambda block, summary, seen=seen: seen.append(
+                (block[0], *summary)), total=blocks, backend="dask", scheduler=cluster.scheduler_address)
+            assert [(block, index) for block, index, _ in seen] == [(block, block) for block in range(blocks)]
+            assert [len(list(run)) for _, run in itertools.groupby(key for *_, key in seen)] == tasks
+        here = cpoker.simulate(A, samples=64_000, seed=7, opponents=2)  # 64 blocks of 1,000
+        there = cpoker.simulate(A, samples=64_000, seed=7, opponents=2, backend="dask",
+                                scheduler=cluster.scheduler_address)
+    assert (there.ev, there.stderr, there.distribution, there.rows) == (here.ev, here.stderr, here.distribution,
+                                                                        here.rows)
+
+
 def test_the_jobs_of_a_build_share_one_connection_and_its_workers():
     """Jobs inside :func:`cpoker.runner.backend_kept` (a build's passes) run on one embedded cluster, the same
     worker processes, which the next job outside it does not reuse; without it each job started its own (2.3 s a

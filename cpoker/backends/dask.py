@@ -8,10 +8,12 @@ it once and keeps it (:func:`job_work`), so the bytes travel once a worker,
 not once a block, and what the work derives on its first call (a table
 policy's row model) is built once a process.  Workers import cpoker and run the same numba kernels, with a
 share of their machine's cores each (:func:`run_block`); only per-block
-summaries come back.
+summaries come back.  A task runs several consecutive blocks when the job has
+many (:func:`blocks_per_task`: a task costs more than a small block's work),
+each still summarized on its own.
 Summaries are combined strictly in block order, whichever worker finishes
 first, so the answer is bit for bit the local backend's.  At most a few
-blocks per worker thread are in flight, so a job of 10**10 deals costs the
+tasks per worker thread are in flight, so a job of 10**10 deals costs the
 client no memory up front.  A SIGINT or SIGTERM cancels the outstanding
 futures and returns the blocks combined so far, marked partial.
 """
@@ -21,6 +23,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import contextvars
+import itertools
 import logging
 import pickle
 import threading
@@ -30,7 +33,9 @@ from typing import Any, Callable, Iterable, Optional
 from .. import interrupts
 from ..errors import OptionError
 
-IN_FLIGHT_PER_THREAD = 4
+IN_FLIGHT_PER_THREAD = 4  # tasks a worker thread has queued or running at once
+TASKS_PER_THREAD = 8  # a job's blocks are grouped in tasks so that each worker thread gets at least this many
+MAX_BLOCKS_PER_TASK = 32  # (a match's 500-deal blocks: 16,000 deals, a second or so a thread)
 JOBS_KEPT = 2  # works a worker process keeps: the running job's, and one before it (a job of another client)
 WORK_FETCH_TIMEOUT = "30s"  # the client leaves the work on the scheduler before it sends the job's first block
 CLEANUP_TIMEOUT = 10  # seconds the end of a kept connection waits for the workers' cleanup (a hung one never answers)
@@ -231,9 +236,21 @@ def job_work(job: str) -> Callable[[Any], Any]:
     return work
 
 
-def run_block(job: str, block: Any, host_threads: dict) -> tuple:
-    """``(this worker's address, work(block))`` on a Dask worker thread (``work``: the job's, :func:`job_work`),
-    with numba's threads set to this machine's share a block.
+def blocks_per_task(blocks: int, threads: int) -> int:
+    """How many consecutive blocks of a job of ``blocks`` a task runs on a cluster of ``threads`` worker threads.
+
+    Each task costs the scheduler and the client a few milliseconds (5 ms here), more than a small block's
+    work, and a Dask scheduler runs a few thousand tasks a second: a match of 10**8 deals is 200,000 blocks.
+    A task of several blocks pays that once, and still summarizes each block on its own, combined in order:
+    the same result.  Enough tasks are kept for every thread to get :data:`TASKS_PER_THREAD` of them, so the
+    job's tail stays short; a job of few blocks (a build's pass: four a thread) keeps a block a task.
+    """
+    return max(1, min(MAX_BLOCKS_PER_TASK, blocks // (TASKS_PER_THREAD * max(1, threads))))
+
+
+def run_block(job: str, blocks: list, host_threads: dict) -> tuple:
+    """``(this worker's address, [work(block) for block in blocks])`` on a Dask worker thread (``work``: the
+    job's, :func:`job_work`), with numba's threads set to this machine's share a block.
 
     A machine runs as many blocks at once as it has Dask threads (``dask worker`` starts one a core, a
     ``LocalCluster`` one process a core), and each block's kernels would use every core: cores x cores threads.
@@ -250,7 +267,8 @@ def run_block(job: str, block: Any, host_threads: dict) -> tuple:
     here = host_threads.get(get_address_host(worker.address)) or worker.state.nthreads  # a worker that joined later
     _threads_on_this_host = here
     numba.set_num_threads(max(1, numba.config.NUMBA_NUM_THREADS // max(1, here)))
-    return worker.address, job_work(job)(block)
+    work = job_work(job)
+    return worker.address, [work(block) for block in blocks]
 
 
 def _block_index(block: Any) -> Any:
@@ -262,7 +280,7 @@ def run_blocks_dask(blocks: Iterable[Any], work: Callable[[Any], Any], combine: 
                     total: int, progress: bool, unit: str, size: Callable[[Any], int], description: str,
                     scheduler: Optional[str], deadline: Optional[float] = None) -> bool:
     """See :func:`cpoker.runner.run_blocks`."""
-    from ..runner import progress_bar, stop_before_next_block
+    from ..runner import grouped, progress_bar, stop_before_next_block
 
     distributed = _import_distributed()
     import cloudpickle  # a dependency of distributed
@@ -273,15 +291,20 @@ def run_blocks_dask(blocks: Iterable[Any], work: Callable[[Any], Any], combine: 
     homes: dict = {} if owned else kept[2]  # block index -> the worker that ran it last
     job = uuid.uuid4().hex
     variable = work_variable(job, client)
-    pending: dict = {}  # position -> (block, future)
-    finished: dict = {}  # position -> summary, waiting for its turn
-    next_position = submitted = 0  # next_position: how many blocks are combined
+    pending: dict = {}  # position -> (its blocks, future)
+    finished: dict = {}  # position -> (its blocks, their summaries), waiting for its turn
+    next_position = submitted = 0  # next_position: how many tasks are combined
     source = iter(blocks)
     exhausted = False
     try:
         variable.set(cloudpickle.dumps(work))  # once a job, fetched once a worker (:func:`job_work`)
         host_threads = threads_by_host(client)
-        window = IN_FLIGHT_PER_THREAD * max(sum(host_threads.values()), 1)
+        threads = max(sum(host_threads.values()), 1)
+        window = IN_FLIGHT_PER_THREAD * threads
+        first = next(source, None)
+        if first is not None:  # the job's size in blocks, from its total and its first block's
+            per_task = blocks_per_task(-(-total // max(1, size(first))), threads)
+            source = grouped(itertools.chain([first], source), per_task)
         with interrupts.shielded(), progress_bar(total, progress, unit, description) as bar:
             watch = distributed.as_completed()
 
@@ -289,15 +312,15 @@ def run_blocks_dask(blocks: Iterable[Any], work: Callable[[Any], Any], combine: 
                 nonlocal submitted, exhausted
                 while not exhausted and len(pending) + len(finished) < window:
                     try:
-                        block = next(source)
+                        task = next(source)
                     except StopIteration:
                         exhausted = True
                         return
-                    home = homes.get(_block_index(block))  # (loosely: any worker, when that one is gone or busy)
+                    home = homes.get(_block_index(task[0]))  # (loosely: any worker, when that one is gone or busy)
                     placement = {} if home is None else {"workers": [home], "allow_other_workers": True}
-                    future = client.submit(run_block, job, block, host_threads,
+                    future = client.submit(run_block, job, task, host_threads,
                                            key=f"cpoker-{job}-{submitted}", pure=False, retries=2, **placement)
-                    pending[submitted] = (block, future)
+                    pending[submitted] = (task, future)
                     watch.add(future)
                     submitted += 1
 
@@ -308,15 +331,16 @@ def run_blocks_dask(blocks: Iterable[Any], work: Callable[[Any], Any], combine: 
                     return True
                 future = next(completed)  # waits for one block; a signal meanwhile only sets the flag
                 position = int(future.key.rsplit("-", 1)[1])
-                block, _ = pending.pop(position)
-                worker, summary = future.result()  # a block's own error is raised here
-                homes[_block_index(block)] = worker
-                finished[position] = (block, summary)
+                task, _ = pending.pop(position)
+                worker, summaries = future.result()  # a block's own error is raised here
+                homes[_block_index(task[0])] = worker
+                finished[position] = (task, summaries)
                 while next_position in finished:  # combine strictly in block order
-                    block, summary = finished.pop(next_position)
-                    combine(block, summary)
+                    task, summaries = finished.pop(next_position)
+                    for block, summary in zip(task, summaries):
+                        combine(block, summary)
+                        bar.update(size(block))
                     next_position += 1
-                    bar.update(size(block))
                 refill()
             interrupts.consume()
         return False
