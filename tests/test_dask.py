@@ -334,6 +334,22 @@ def test_a_workers_lists_shrink_to_its_share_when_workers_join_its_machine_durin
         assert all(size == hands_in(nearbest.MEMORY_BYTES // 2) for lists in after.values() for size, _ in lists)
 
 
+def test_a_block_goes_back_to_its_lists_when_the_passes_group_blocks_otherwise(monkeypatch):
+    """A pass's tasks run several blocks when it has many, and a build's first passes play a growing share of
+    the sample (3,200 hands, then all 6,000 here: blocks of 2, then of 3, had each pass grouped its own way).
+    Every pass groups them as the first did, so each task goes back whole to the worker that holds its blocks'
+    lists: every block is listed once, none twice, and the tables are the local build's."""
+    monkeypatch.setattr("cpoker.policy.WARMUP_HANDS", 3_200)
+    monkeypatch.setattr("cpoker.nearbest.forget_worker_memory", lambda build: None)  # left there, to be read
+    options = {"hands": 6_000, "seed": 3, "max_iterations": 8, "tolerance": 0, "chunk": 100, "removal_deals": 0}
+    local = cpoker.build_tables(**options).to_bytes()
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  host="127.0.0.1") as cluster, distributed.Client(cluster) as client:
+        assert cpoker.build_tables(**options, backend="dask", scheduler=cluster.scheduler_address).to_bytes() == local
+        listed = [blocks for [(_, _, blocks)] in client.run(_worker_lists).values()]
+    assert sorted(listed[0] + listed[1]) == list(range(60)), listed  # every block once: none listed twice
+
+
 def _mark_cleaned(folder: str) -> None:
     """In a worker process: leave a file named by its pid in ``folder``, proof that the cleanup ran there."""
     Path(folder, str(os.getpid())).touch()

@@ -101,8 +101,9 @@ def connect(scheduler: Optional[str]):
         raise OptionError(f"cannot reach the Dask scheduler at {scheduler}: {error}") from None
 
 
-# (scheduler, client, homes) of the innermost kept_connection(): the jobs run inside it share them; homes: the
-# worker that last ran each block index, to which the next job sends it (a build's passes: the lists it keeps there)
+# (scheduler, client, homes, grouping) of the innermost kept_connection(): the jobs run inside it share them;
+# homes: the worker that last ran each block index, to which the next job sends it (a build's passes: the lists
+# it keeps there); grouping: the blocks a task, fixed by the first job, so that every job groups them alike
 _kept_connection: contextvars.ContextVar = contextvars.ContextVar("cpoker_dask_connection", default=None)
 
 
@@ -122,7 +123,7 @@ def kept_connection(scheduler: Optional[str], cleanup: Optional[Callable[[], Non
         yield
         return
     client, cluster = connect(scheduler)
-    token = _kept_connection.set((scheduler, client, {}))
+    token = _kept_connection.set((scheduler, client, {}, {}))
     try:
         yield
     finally:
@@ -289,6 +290,7 @@ def run_blocks_dask(blocks: Iterable[Any], work: Callable[[Any], Any], combine: 
     owned = kept is None or kept[0] != scheduler  # else kept_connection() closes it
     client, cluster = connect(scheduler) if owned else (kept[1], None)
     homes: dict = {} if owned else kept[2]  # block index -> the worker that ran it last
+    grouping: dict = {} if owned else kept[3]
     job = uuid.uuid4().hex
     variable = work_variable(job, client)
     pending: dict = {}  # position -> (its blocks, future)
@@ -303,7 +305,9 @@ def run_blocks_dask(blocks: Iterable[Any], work: Callable[[Any], Any], combine: 
         window = IN_FLIGHT_PER_THREAD * threads
         first = next(source, None)
         if first is not None:  # the job's size in blocks, from its total and its first block's
-            per_task = blocks_per_task(-(-total // max(1, size(first))), threads)
+            # (a kept connection's jobs, a build's passes of a growing share of its sample, group their blocks as
+            # its first job did: a block then goes back to the worker that ran it, in a task of the same blocks)
+            per_task = grouping.setdefault("blocks a task", blocks_per_task(-(-total // max(1, size(first))), threads))
             source = grouped(itertools.chain([first], source), per_task)
         with interrupts.shielded(), progress_bar(total, progress, unit, description) as bar:
             watch = distributed.as_completed()
@@ -333,7 +337,7 @@ def run_blocks_dask(blocks: Iterable[Any], work: Callable[[Any], Any], combine: 
                 position = int(future.key.rsplit("-", 1)[1])
                 task, _ = pending.pop(position)
                 worker, summaries = future.result()  # a block's own error is raised here
-                homes[_block_index(task[0])] = worker
+                homes.update((_block_index(block), worker) for block in task)  # (the next job may group them otherwise)
                 finished[position] = (task, summaries)
                 while next_position in finished:  # combine strictly in block order
                     task, summaries = finished.pop(next_position)
