@@ -59,7 +59,7 @@ def main() -> None:
         report[f"dask, {workers} worker(s) of {threads} thread(s), blocks a task"] = \
             blocks_per_task(blocks, workers * threads)
         if (workers, threads) == (1, 1):  # (several blocks a task: the overhead of a task over its blocks)
-            report["overhead per block, ms"] = 1000 * (seconds - local_seconds) / report["blocks"]
+            report["overhead per block, ms"] = 1000 * (seconds - local_seconds) / blocks
     report.update(builds(arguments.build_hands, arguments.build_iterations))
     print(json.dumps(report, indent=1))
 

@@ -309,8 +309,8 @@ class BlockMemory(NearBestMemory):
     def _fit_budget(self) -> None:
         """The lists' size from :attr:`budget`, dropping the last blocks' lists past it (searched again)."""
         self.size = self.budget // bytes_per_hand(self.capacity) // self.chunk * self.chunk
-        while len(self.blocks) * self.chunk > self.size:
-            del self.blocks[max(self.blocks)]
+        for index in sorted(self.blocks)[self.size // self.chunk:]:
+            del self.blocks[index]
 
     def start_pass_once(self, model, number: int, listing: bool) -> bool:
         """:meth:`start_pass` for pass ``number``, on the first of its blocks here (a worker's threads share it),

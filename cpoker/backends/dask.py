@@ -23,6 +23,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import contextvars
+import dataclasses
 import itertools
 import logging
 import pickle
@@ -101,9 +102,20 @@ def connect(scheduler: Optional[str]):
         raise OptionError(f"cannot reach the Dask scheduler at {scheduler}: {error}") from None
 
 
-# (scheduler, client, homes, grouping) of the innermost kept_connection(): the jobs run inside it share them;
-# homes: the worker that last ran each block index, to which the next job sends it (a build's passes: the lists
-# it keeps there); grouping: the blocks a task, fixed by the first job, so that every job groups them alike
+@dataclasses.dataclass
+class _Connection:
+    """A client of a cluster, and what the jobs run on it share (those inside one :func:`kept_connection`)."""
+
+    scheduler: Optional[str]
+    client: Any
+    # the worker that last ran each block index, to which the next job sends it (a build's passes: the lists it
+    # keeps there)
+    homes: dict = dataclasses.field(default_factory=dict)
+    # fixed by the first job, so that every job groups its blocks alike (see run_blocks_dask)
+    blocks_per_task: Optional[int] = None
+
+
+# the innermost kept_connection()'s
 _kept_connection: contextvars.ContextVar = contextvars.ContextVar("cpoker_dask_connection", default=None)
 
 
@@ -119,11 +131,11 @@ def kept_connection(scheduler: Optional[str], cleanup: Optional[Callable[[], Non
     the end (freeing what the jobs kept there).
     """
     current = _kept_connection.get()
-    if current is not None and current[0] == scheduler:
+    if current is not None and current.scheduler == scheduler:
         yield
         return
     client, cluster = connect(scheduler)
-    token = _kept_connection.set((scheduler, client, {}, {}))
+    token = _kept_connection.set(_Connection(scheduler, client))
     try:
         yield
     finally:
@@ -162,7 +174,7 @@ def _clean_workers(client, cleanup: Callable[[], None], warn: bool) -> None:
 def kept_threads() -> int:
     """The worker threads of the cluster of the innermost :func:`kept_connection` (1 outside one)."""
     current = _kept_connection.get()
-    return 1 if current is None else max(1, sum(current[1].nthreads().values()))
+    return 1 if current is None else max(1, sum(current.client.nthreads().values()))
 
 
 _threads_on_this_host = 0  # the Dask threads on this worker's machine, as the last block here was told
@@ -286,11 +298,14 @@ def run_blocks_dask(blocks: Iterable[Any], work: Callable[[Any], Any], combine: 
     distributed = _import_distributed()
     import cloudpickle  # a dependency of distributed
 
-    kept = _kept_connection.get()
-    owned = kept is None or kept[0] != scheduler  # else kept_connection() closes it
-    client, cluster = connect(scheduler) if owned else (kept[1], None)
-    homes: dict = {} if owned else kept[2]  # block index -> the worker that ran it last
-    grouping: dict = {} if owned else kept[3]
+    connection = _kept_connection.get()
+    owned = connection is None or connection.scheduler != scheduler  # else kept_connection() closes it
+    if owned:
+        client, cluster = connect(scheduler)
+        connection = _Connection(scheduler, client)
+    else:
+        client, cluster = connection.client, None
+    homes = connection.homes
     job = uuid.uuid4().hex
     variable = work_variable(job, client)
     pending: dict = {}  # position -> (its blocks, future)
@@ -304,11 +319,13 @@ def run_blocks_dask(blocks: Iterable[Any], work: Callable[[Any], Any], combine: 
         threads = max(sum(host_threads.values()), 1)
         window = IN_FLIGHT_PER_THREAD * threads
         first = next(source, None)
-        if first is not None:  # the job's size in blocks, from its total and its first block's
-            # (a kept connection's jobs, a build's passes of a growing share of its sample, group their blocks as
-            # its first job did: a block then goes back to the worker that ran it, in a task of the same blocks)
-            per_task = grouping.setdefault("blocks a task", blocks_per_task(-(-total // max(1, size(first))), threads))
-            source = grouped(itertools.chain([first], source), per_task)
+        if first is not None:
+            # the job's size in blocks, from its total and its first block's; a kept connection's jobs (a build's
+            # passes, of a growing share of its sample) group their blocks as its first job did: a block then goes
+            # back to the worker that ran it, in a task of the same blocks
+            if connection.blocks_per_task is None:
+                connection.blocks_per_task = blocks_per_task(-(-total // max(1, size(first))), threads)
+            source = grouped(itertools.chain([first], source), connection.blocks_per_task)
         with interrupts.shielded(), progress_bar(total, progress, unit, description) as bar:
             watch = distributed.as_completed()
 
