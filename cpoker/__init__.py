@@ -37,6 +37,7 @@ _EXPORTS = {
     "simulate": "simulation", "match": "simulation", "SimulationResult": "simulation",
     "MatchResult": "simulation",
     "exploit": "exploitability", "ExploitResult": "exploitability",
+    "compile_kernels": "precompile", "CompiledKernels": "precompile",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]
@@ -69,3 +70,4 @@ if TYPE_CHECKING:  # pragma: no cover  (names for type checkers; loaded lazily a
     from .solver import Solution, solve  # noqa: F401
     from .strategies import Strategy, TablePolicy, greedy, mc, table  # noqa: F401
     from .exploitability import ExploitResult, exploit  # noqa: F401
+    from .precompile import CompiledKernels, compile_kernels  # noqa: F401

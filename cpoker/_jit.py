@@ -365,6 +365,13 @@ def _fallback_directory() -> "str | None":
     return _fallback or None
 
 
+def cache_directory() -> "str | None":
+    """The directory cpoker's CPU kernels are cached in, as numba chose it for them; None when they are not."""
+    from ._kernels.evaluate import key5
+
+    return getattr(getattr(key5, "_cache", None), "_cache_path", None)
+
+
 def _cached_or_not(func, options):
     if not options.get("cache") or _fallback is False:
         return numba.njit(**{**options, "cache": False})(func)

@@ -834,6 +834,31 @@ def _cmd_serve(args) -> int:
     return 0
 
 
+def _cmd_compile(args) -> int:
+    """Compile every kernel into numba's cache, a line on stderr per job as it ends (see :mod:`cpoker.precompile`)."""
+    from .precompile import compile_kernels
+
+    def report(job: str, seconds: float, compiled: int) -> None:
+        if not args.quiet:
+            print(f"cpoker: {job}: {_kernels(compiled)} compiled, {seconds:.1f} s", file=sys.stderr, flush=True)
+
+    done = compile_kernels(rules=args.rules or None, device=args.device, report=report)
+    if args.json:
+        _print_json({"compiled": done.compiled, "seconds": round(done.seconds, 3), "cache_dir": done.cache_dir,
+                     "device": args.device,
+                     "jobs": [{"job": job, "seconds": round(seconds, 3), "compiled": compiled}
+                              for job, seconds, compiled in done.steps]})
+        return 0
+    where = (f"cached in {done.cache_dir}" if done.cache_dir is not None
+             else "not cached: no writable cache directory (set NUMBA_CACHE_DIR)")
+    print(f"{_kernels(done.compiled)} compiled in {done.seconds:.1f} s, the others loaded from the cache; {where}")
+    return 0
+
+
+def _kernels(count: int) -> str:
+    return f"{count:,} kernel{'' if count == 1 else 's'}"
+
+
 # --- parser -----------------------------------------------------------------------------------
 
 def make_parser() -> argparse.ArgumentParser:
@@ -980,6 +1005,16 @@ def make_parser() -> argparse.ArgumentParser:
     sub.add_argument("--rules", default=None, help=RULES_HELP + "; the opponent plays their tables")
     _tables_option(sub)
     sub.set_defaults(run=_cmd_odds)
+
+    sub = command("compile", "compile every kernel ahead of the first command (after installing, in a container "
+                             "image, on a cluster's nodes)",
+                  "cpoker compile\n         cpoker compile --rules pagat --rules house.toml")
+    sub.add_argument("--rules", action="append", default=None,
+                     help="compile for these rules only (repeatable; default: every preset)")
+    sub.add_argument("--device", choices=("cpu", "cuda"), default="cpu",
+                     help="cuda: the GPU's kernels too (they are cached as well); cpu by default")
+    sub.add_argument("--quiet", action="store_true", help="no line per job on stderr")
+    sub.set_defaults(run=_cmd_compile)
 
     sub = commands.add_parser("serve", help="a local web page to solve hands and to train, with a JSON API",
                               description="a local web page to solve hands and to train, with a JSON API "
