@@ -16,7 +16,7 @@ compiled again, so a second call takes seconds.
 
 The jobs run for real on small sizes, through the public API: a kernel the
 commands use cannot be left out by a list of signatures gone stale.
-``tests/test_precompile.py`` runs every command after it, in a new process,
+``tests/test_precompile.py`` runs commands of every kind after it, in a new process,
 and checks that none compiles.
 """
 
