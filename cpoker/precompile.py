@@ -195,47 +195,43 @@ def compile_kernels(rules: "Sequence | str | None" = None, device: str = "cpu",
         for one in map(resolve_rules, rules):
             if one not in chosen:  # (the same rules twice compile nothing more)
                 chosen.append(one)
+    from numba.core.event import install_listener
+
     from . import _jit, interrupts
     from .errors import Interrupted
 
     steps = []
-    with interrupts.shielded(), _counting_compilations() as count:
+    with interrupts.shielded(), install_listener("numba:compile", _compilations_listener()) as compiled:
         seen = interrupts.signals_seen()
         for name, job, by_rules in JOBS:
-            before, start = count(), time.perf_counter()
+            before, start = len(compiled.names), time.perf_counter()
             for one in chosen if by_rules else chosen[:1]:
                 job(one, device)
                 # a signal stops after the run it came in (which acts on it as on any, returning a partial result):
                 # the kernels compiled so far stay cached
                 if interrupts.signals_seen() > seen:
                     raise Interrupted(interrupts.received() or 2)
-            steps.append((name, time.perf_counter() - start, count() - before))
+            steps.append((name, time.perf_counter() - start, len(compiled.names) - before))
             if report is not None:
                 report(*steps[-1])
     return CompiledKernels(tuple(steps), _jit.cache_directory())
 
 
-class _counting_compilations:
-    """Counts cpoker's kernels that numba compiles inside (those loaded from the cache are not compiled)."""
+def _compilations_listener():
+    """A numba event listener whose ``names`` are the cpoker kernels numba compiles while it is installed
+    (``numba:compile`` fires for a kernel compiled, not for one loaded from the cache)."""
+    from numba.core import event
 
-    def __enter__(self) -> Callable[[], int]:
-        from numba.core import event
+    class CompilationsListener(event.Listener):
+        def __init__(self) -> None:
+            self.names: list = []
 
-        compiled = [0]
+        def on_start(self, ev) -> None:
+            function = ev.data["dispatcher"].py_func
+            if function.__module__.startswith("cpoker."):
+                self.names.append(f"{function.__module__}.{function.__qualname__}")
 
-        class Listener(event.Listener):
-            def on_start(self, ev) -> None:
-                if ev.data["dispatcher"].py_func.__module__.startswith("cpoker."):
-                    compiled[0] += 1
+        def on_end(self, ev) -> None:
+            pass
 
-            def on_end(self, ev) -> None:
-                pass
-
-        self._listener = Listener()
-        event.register("numba:compile", self._listener)
-        return lambda: compiled[0]
-
-    def __exit__(self, *exc_info: object) -> None:
-        from numba.core import event
-
-        event.unregister("numba:compile", self._listener)
+    return CompilationsListener()
