@@ -9,7 +9,11 @@ while its kernels may run.  Inside :func:`shielded` a signal only records
 itself; long jobs look at :func:`stop_requested` between blocks and return
 what they have, marked partial; anything else re-raises the signal as
 :class:`~cpoker.errors.Interrupted` from plain Python code once the kernel in
-flight has returned.
+flight has returned.  A job made of other jobs (a study's solves, a strategy
+that solves each hand, the terms a build learns between its passes) keeps
+the signal from its inner jobs with :func:`deferred`; where the user sets a
+block's length, the block is dropped at the inner jobs' next block
+(:class:`Abandoned`) rather than waited for.
 
 Handlers can only be installed from the main thread; elsewhere (a web
 server's worker threads, Dask workers) :func:`shielded` does nothing and
@@ -125,26 +129,57 @@ def stop_requested() -> bool:
 
 
 _deferring = 0
+_abandoning = 0
+
+
+class Abandoned(Interrupted):
+    """A signal dropped the block in flight of a job made of other jobs (see :func:`deferred`).
+
+    Raised from plain Python code between the inner jobs' own blocks, never
+    from a kernel; the job's runner (:func:`cpoker.runner.run_blocks`) catches
+    it, drops the block and stops with what the blocks before it gave.  Raised
+    outside any job's block (a strategy's warm-up), it is what it derives
+    from: :class:`~cpoker.errors.Interrupted`, there being nothing to return.
+    """
 
 
 @contextmanager
-def deferred() -> Iterator[None]:
+def deferred(abandon: bool = False) -> Iterator[None]:
     """Leave a signal to the enclosing job: jobs run inside (a solve within a study's block) never see it.
 
-    A job made of other jobs wants one answer to Ctrl-C: stop after its block
-    in flight and return what it has.  Without this, the inner job would act
-    on the signal itself (returning a partial answer for one hand, or raising
-    before its first block) and the outer job would never know.
+    A job made of other jobs wants one answer to Ctrl-C: stop and return what
+    it has.  Without this, the inner job would act on the signal itself
+    (returning a partial answer for one hand, or raising before its first
+    block) and the outer job would never know.
+
+    By default the enclosing job stops after its block in flight.  With
+    ``abandon=True`` the block is dropped instead: the inner jobs raise
+    :class:`Abandoned` at their next block boundary (:func:`abandon_if_stopped`),
+    for blocks whose length the user sets (a study's hands solved on a billion
+    samples each would keep a Ctrl-C waiting for days).
     """
-    global _deferring
+    global _deferring, _abandoning
     if threading.current_thread() is not threading.main_thread():
         yield  # off the main thread there is no shield, so nothing to defer (and other threads are unaffected)
         return
     _deferring += 1
+    _abandoning += abandon
     try:
         yield
     finally:
         _deferring -= 1
+        _abandoning -= abandon
+
+
+def abandoning() -> bool:
+    """Whether the code runs inside ``deferred(abandon=True)``: an :class:`Abandoned` is the enclosing job's."""
+    return bool(_abandoning)
+
+
+def abandon_if_stopped() -> None:
+    """Inside ``deferred(abandon=True)``, raise :class:`Abandoned` if a signal is pending (not consuming it)."""
+    if _abandoning and _active is not None and _active.pending is not None:
+        raise Abandoned(_active.pending)
 
 
 def consume() -> Optional[int]:

@@ -1066,23 +1066,27 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
                 checkpoint(PolicyTables(average, hands, seed, tuple(history), True, rules, before))
 
             def learned(played: RowModel, last: bool) -> tuple:
-                with interrupts.deferred():  # seconds: a signal waits for the terms, then stops the next pass
+                # a signal drops the terms in flight (10 s by default, hours at --removal-deals 10**8) and stops
+                # the build: learn_removal never acts on it itself, which would make terms of part of the deals
+                with interrupts.deferred(abandon=True):
                     return learn_removal(played, rules, seed, removal_deals if last else max(1, removal_deals // 4),
                                          progress=progress, device=device)
 
-            removal, joint = learned(model, not removal_rounds)
-            corrected = average
-            for round_ in range(1, removal_rounds + 1):
-                result = self_play_pass(RowModel.from_distribution(corrected, rules, removal, joint),
-                                        f"self-play with card removal {round_}/{removal_rounds}",
-                                        final=round_ == removal_rounds)
-                if result is None or interrupts.signals_seen() > seen:
-                    partial, removal, joint, rounds = True, None, None, []  # the self-play's tables, to resume
-                    break
-                corrected = _averaged(corrected, result[0] / hands, round_)  # a fresh average: round 1 is taken whole
-                rounds.append({"round": round_, "changed": result[1] / hands})
-                removal, joint = learned(RowModel.from_distribution(corrected, rules, removal, joint),
-                                         round_ == removal_rounds)
+            try:
+                removal, joint = learned(model, not removal_rounds)
+                corrected = average
+                for round_ in range(1, removal_rounds + 1):
+                    result = self_play_pass(RowModel.from_distribution(corrected, rules, removal, joint),
+                                            f"self-play with card removal {round_}/{removal_rounds}",
+                                            final=round_ == removal_rounds)
+                    if result is None or interrupts.signals_seen() > seen:
+                        raise interrupts.Abandoned()
+                    corrected = _averaged(corrected, result[0] / hands, round_)  # a fresh average: round 1 is whole
+                    rounds.append({"round": round_, "changed": result[1] / hands})
+                    removal, joint = learned(RowModel.from_distribution(corrected, rules, removal, joint),
+                                             round_ == removal_rounds)
+            except interrupts.Abandoned:
+                partial, removal, joint, rounds = True, None, None, []  # the self-play's tables, to resume
             if not partial:
                 average = corrected
         if partial and len(history) == done:

@@ -111,6 +111,7 @@ def stop_before_next_block(done: int, deadline: "float | None") -> bool:
     :class:`~cpoker.errors.Interrupted`, as there is nothing to return.  The
     deadline only stops a job that has a result, so the first block always runs.
     """
+    interrupts.abandon_if_stopped()  # an inner job of a block that a signal drops (see interrupts.deferred)
     if interrupts.stop_requested():
         signum = interrupts.consume()
         if not done:
@@ -139,7 +140,10 @@ def run_blocks(blocks: Iterable[Any], work: Callable[[Any], Any], combine: Calla
     blocks
         The blocks, in the order their summaries are combined.
     work, combine
-        See the module docstring.
+        See the module docstring.  ``work`` may raise
+        :class:`~cpoker.interrupts.Abandoned` (a signal dropped the block: see
+        :func:`~cpoker.interrupts.deferred`); the job then stops as after a
+        signal between blocks, without that block.
     total, unit, description
         For the progress bar (``total`` in ``unit``).
     size
@@ -202,7 +206,14 @@ def run_blocks(blocks: Iterable[Any], work: Callable[[Any], Any], combine: Calla
         for block in blocks:
             if stop_before_next_block(done, deadline):
                 return True
-            combine(block, work(block))
+            try:
+                summary = work(block)
+            except interrupts.Abandoned:
+                if interrupts.abandoning():
+                    raise  # this job runs inside the dropped block: the enclosing one stops
+                stop_before_next_block(done, None)  # raises Interrupted when no block was done
+                return True
+            combine(block, summary)
             done += 1
             bar.update(size(block))
         interrupts.consume()  # a signal after the last block: the result is complete

@@ -25,6 +25,7 @@ import numpy as np
 from .arrange import Arrangement, arrangement_of_split, arrangement_of_subsets, parse_hand
 from .cards import CardsLike
 from .errors import CpokerError, StrategyError
+from .interrupts import deferred
 from .policy import arrange_by_tables, arrange_greedy, arrange_one_by_tables, default_tables, resolve_tables
 from .tables import SPLITS_PER_BACK, strength_keys
 
@@ -205,6 +206,11 @@ def arrange_keys(strategy: StrategyLike, hands: np.ndarray, tables: "PolicyTable
     if isinstance(function, TablePolicy):
         return strength_keys()[arrange_by_tables(hands, function.tables, device)[1]]
     keys = np.empty((len(hands), 3), dtype=np.int32)
-    for i, hand in enumerate(hands):
-        keys[i] = row_keys(_call_strategy(name, function, hand.tolist()))
+    # a strategy may run cpoker's own jobs (``mc`` solves each hand): a signal is then the enclosing job's, which
+    # drops the block these hands belong to at the inner job's next block.  Left to the inner solve, it was taken
+    # as that solve's own (a partial answer for one hand, or the end of a complete one) and the enclosing match
+    # played on to its end.  A strategy that runs no job finishes the block, as the built-in ones do.
+    with deferred(abandon=True):
+        for i, hand in enumerate(hands):
+            keys[i] = row_keys(_call_strategy(name, function, hand.tolist()))
     return keys

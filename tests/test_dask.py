@@ -4,13 +4,17 @@
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import re
+import select
 import signal
 import socket
+import struct
 import subprocess
 import sys
+import termios
 import time
 from pathlib import Path
 
@@ -538,6 +542,39 @@ def test_ctrl_c_cancels_the_cluster_job_and_prints_the_partial_result(tmp_path, 
         tables = cpoker.PolicyTables.load(out)
         assert json.loads(stdout)["partial"] is True and tables.partial and tables.iterations >= 1
     assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temporary file left
+
+
+def test_ctrl_c_does_not_wait_for_a_cluster_task_that_takes_days(tmp_path):
+    """`exploit --samples 10**9` on the embedded cluster: one task (8 hands) takes days, and the job used to wait
+    for a task to end before it looked at the signal.  Now it cancels the tasks in flight at once: none was done,
+    so the command ends with one line and status 130."""
+    terminal, stderr_end = os.openpty()  # a terminal for its standard error: the progress bar says the job began
+    fcntl.ioctl(stderr_end, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
+    run = subprocess.Popen([sys.executable, "-m", "cpoker", "exploit", "greedy", "--hands", "16", "--samples",
+                            "1000000000", "--seed", "1", "--backend", "dask", "--out", str(tmp_path / "r.json")],
+                           stdout=subprocess.PIPE, stderr=stderr_end, text=True, cwd=ROOT, start_new_session=True)
+    os.close(stderr_end)
+    seen, deadline = b"", time.monotonic() + 120
+    try:
+        while b"exploit greedy" not in seen and time.monotonic() < deadline:  # the cluster is up, tasks are sent
+            if select.select([terminal], [], [], 1.0)[0]:
+                seen += os.read(terminal, 4096)
+        assert b"exploit greedy" in seen, seen
+        time.sleep(2.0)  # the workers are in the first hands' solves
+        run.send_signal(signal.SIGINT)
+        stdout, _ = run.communicate(timeout=60)
+        while select.select([terminal], [], [], 0.5)[0]:
+            try:
+                seen += os.read(terminal, 4096)
+            except OSError:  # the process closed the terminal
+                break
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+        os.close(terminal)
+    text = seen.decode("utf-8", "replace")
+    assert run.returncode == 130 and stdout == "" and "Traceback" not in text, text[-2000:]
+    assert text.rstrip().endswith("cpoker: interrupted") and not list(tmp_path.iterdir())
 
 
 def test_nothing_imports_dask_or_cuda_unless_asked():

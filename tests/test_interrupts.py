@@ -35,11 +35,11 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 class SignalAfter:
-    """A plug-in strategy that plays greedy and sends this process a real signal on its ``limit``-th hand."""
+    """A plug-in strategy that plays greedy and sends this process a real signal on its ``limit``-th hand (0: never)."""
 
     __name__ = "signal_after"
 
-    def __init__(self, limit: int, signum: int = signal.SIGINT):
+    def __init__(self, limit: int = 0, signum: int = signal.SIGINT):
         self.limit, self.signum, self.calls = limit, signum, 0
 
     def __call__(self, hand):
@@ -70,6 +70,42 @@ def test_a_signal_stops_a_match_and_the_solver():
     solved = cpoker.solve(HAND, samples=20_000, seed=3, opponent=SignalAfter(6_000))
     assert solved.partial and solved.samples < 20_000 and solved.requested_samples == 20_000
     assert solved.stderr > 0 and not solved.best.is_foul
+
+
+class SolvingStrategy:
+    """Arranges each hand with :func:`cpoker.solve`, as the ``mc`` strategy does, against ``opponent``."""
+
+    __name__ = "solving"
+
+    def __init__(self, opponent):
+        self.opponent = opponent
+
+    def __call__(self, hand):
+        return cpoker.solve(hand, samples=20, seed=0, opponent=self.opponent).best
+
+
+def test_a_signal_inside_a_strategys_own_solve_is_the_matchs(monkeypatch):
+    """A strategy that solves each hand (as ``mc`` does) runs cpoker jobs inside the match's block: the signal is
+    the match's, which drops that block.  The inner solve used to take it as its own (after its last block, the
+    end of a complete solve), and the match played on to its end."""
+    from cpoker import simulation
+
+    monkeypatch.setattr(simulation, "DEAL_CHUNK", 2)
+    calls = []
+    for deals in (2, 4):
+        counting = SignalAfter()
+        match([SolvingStrategy(counting), "greedy"], deals=deals, seed=1)
+        calls.append(counting.calls)
+    per_block = calls[1] - calls[0]
+    first_block_ends = calls[0]  # the warm-up and the first block
+    stopper = SignalAfter(first_block_ends + per_block // 2)  # inside an inner solve of the second block
+    played = match([SolvingStrategy(stopper), "greedy"], deals=8, seed=1)
+    assert played.partial and played.deals == 2 and played.requested_deals == 8
+    full = match([SolvingStrategy(SignalAfter()), "greedy"], deals=2, seed=1)
+    assert [s.points for s in played.scores] == [s.points for s in full.scores]
+    assert stopper.calls < first_block_ends + per_block  # the second block was dropped, not played to its end
+    with pytest.raises(Interrupted):  # in the first block: nothing to return
+        match([SolvingStrategy(SignalAfter(first_block_ends - per_block // 2)), "greedy"], deals=8, seed=1)
 
 
 def test_a_signal_before_the_first_block_raises_interrupted():
@@ -153,6 +189,33 @@ def test_a_signal_between_self_play_passes_returns_the_tables_so_far(monkeypatch
         pytest.fail("the build raised Interrupted and lost the tables of its two completed iterations")
     assert stopped.partial and stopped.iterations == 2 and not full.partial
     assert np.array_equal(stopped.distribution, full.distribution)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_a_signal_while_the_correction_is_learned_stops_the_build_at_once(monkeypatch):
+    """The card-removal terms' deals run in blocks of 5,000 (hours of them at --removal-deals 10**8): a signal
+    drops the terms in flight after the block it came in and returns the self-play's tables, partial, to resume."""
+    from cpoker import removal
+    from cpoker.policy import build_tables
+
+    self_play = build_tables(hands=300, max_iterations=2, tolerance=0, removal_deals=0)
+    blocks = []
+    sample = removal.removal_sample
+
+    def signal_on_the_second_block(seed, start, count):
+        blocks.append(start)
+        if len(blocks) == 2:
+            os.kill(os.getpid(), signal.SIGINT)
+        return sample(seed, start, count)
+
+    monkeypatch.setattr(removal, "removal_sample", signal_on_the_second_block)
+    try:
+        stopped = build_tables(hands=300, max_iterations=2, tolerance=0, removal_deals=20_000, removal_rounds=0)
+    except Interrupted:  # (a KeyboardInterrupt: it would end the whole test session)
+        pytest.fail("the build raised Interrupted and lost the tables of its completed self-play")
+    assert blocks == [0, 5_000]  # of four
+    assert stopped.partial and stopped.iterations == 2 and stopped.removal is None
+    assert np.array_equal(stopped.distribution, self_play.distribution)
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
@@ -295,6 +358,36 @@ def test_ctrl_c_on_a_terminal_prints_the_partial_match(tmp_path):
     text = seen.decode("utf-8", "replace")
     assert os.WEXITSTATUS(status) == 130 and "Traceback" not in text
     assert "PARTIAL: stopped after" in text and "table" in text and "greedy" in text
+
+
+def test_ctrl_c_stops_a_study_whose_blocks_take_days(tmp_path):
+    """`exploit --samples 10**9`: one hand's solve takes hours, and Ctrl-C used to wait for the block's 8 hands.
+
+    The block in flight is dropped at the next chunk of deals: with none done, the command ends at once with
+    one line and status 130, and writes nothing.
+    """
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: run cpoker on the terminal
+        os.chdir(ROOT)
+        os.execv(sys.executable, _cpoker("exploit", "greedy", "--hands", "16", "--samples", "1000000000",
+                                         "--seed", "1", "--out", str(tmp_path / "r.json")))
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))  # a terminal's width: the bar is drawn
+    seen, started = b"", time.monotonic()
+    try:
+        while b"exploit greedy" not in seen and time.monotonic() - started < 60:  # the bar: the study has begun
+            ready, _, _ = select.select([fd], [], [], 1.0)
+            if ready:
+                seen += os.read(fd, 4096)
+        assert b"exploit greedy" in seen, seen
+        time.sleep(1.0)  # into the first hand's solve
+        os.kill(pid, signal.SIGINT)
+        seen = _read_until_closed(fd, seen)
+    finally:
+        status = _reap(pid)
+    text = seen.decode("utf-8", "replace")
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 130, (status, text)
+    assert "Traceback" not in text and text.rstrip().endswith("cpoker: interrupted")
+    assert not list(tmp_path.iterdir())
 
 
 def test_ctrl_c_while_importing_is_one_clean_line():

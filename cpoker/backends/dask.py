@@ -28,6 +28,7 @@ import itertools
 import logging
 import pickle
 import threading
+import time
 import uuid
 from typing import Any, Callable, Iterable, Optional
 
@@ -289,6 +290,20 @@ def _block_index(block: Any) -> Any:
     return block[0] if isinstance(block, tuple) else None
 
 
+def _wait_for_a_task(watch, poll: float = 0.02) -> bool:
+    """Wait until a task of ``watch`` (an ``as_completed``) is done: ``True``; or a signal came: ``False``.
+
+    The signals only set a flag here (:mod:`cpoker.interrupts`), so a plain wait would hold a Ctrl-C until a
+    task ended, and a task's length is the user's (a study's hands solved on a billion samples take days).
+    """
+    while not watch.has_ready():
+        interrupts.abandon_if_stopped()  # a job run inside another's block that a signal drops
+        if interrupts.stop_requested():
+            return False
+        time.sleep(poll)
+    return True
+
+
 def run_blocks_dask(blocks: Iterable[Any], work: Callable[[Any], Any], combine: Callable[[Any, Any], None], *,
                     total: int, progress: bool, unit: str, size: Callable[[Any], int], description: str,
                     scheduler: Optional[str], deadline: Optional[float] = None) -> bool:
@@ -350,7 +365,9 @@ def run_blocks_dask(blocks: Iterable[Any], work: Callable[[Any], Any], combine: 
             while pending:
                 if stop_before_next_block(next_position, deadline):  # as the local backend does
                     return True
-                future = next(completed)  # waits for one block; a signal meanwhile only sets the flag
+                if not _wait_for_a_task(watch):  # a signal: the tasks in flight are cancelled, not waited for
+                    continue
+                future = next(completed)
                 position = int(future.key.rsplit("-", 1)[1])
                 task, _ = pending.pop(position)
                 worker, summaries = future.result()  # a block's own error is raised here
