@@ -129,7 +129,6 @@ def stop_requested() -> bool:
 
 
 _deferring = 0
-_abandoning = 0
 
 
 class Abandoned(Interrupted):
@@ -144,41 +143,38 @@ class Abandoned(Interrupted):
 
 
 @contextmanager
-def deferred(abandon: bool = False) -> Iterator[None]:
+def deferred() -> Iterator[None]:
     """Leave a signal to the enclosing job: jobs run inside (a solve within a study's block) never see it.
 
     A job made of other jobs wants one answer to Ctrl-C: stop and return what
     it has.  Without this, the inner job would act on the signal itself
-    (returning a partial answer for one hand, or raising before its first
-    block) and the outer job would never know.
-
-    By default the enclosing job stops after its block in flight.  With
-    ``abandon=True`` the block is dropped instead: the inner jobs raise
-    :class:`Abandoned` at their next block boundary (:func:`abandon_if_stopped`),
-    for blocks whose length the user sets (a study's hands solved on a billion
-    samples each would keep a Ctrl-C waiting for days).
+    (returning a partial answer for one hand, taking it for the end of a
+    complete one, or raising before its first block) and the outer job would
+    never know.  The inner jobs raise :class:`Abandoned` at their next block
+    instead (:func:`abandon_if_stopped`), and the enclosing job drops its block
+    in flight rather than wait for it: such a block's length is the user's (a
+    study's hands solved on a billion samples each would keep a Ctrl-C waiting
+    for days).
     """
-    global _deferring, _abandoning
+    global _deferring
     if threading.current_thread() is not threading.main_thread():
         yield  # off the main thread there is no shield, so nothing to defer (and other threads are unaffected)
         return
     _deferring += 1
-    _abandoning += abandon
     try:
         yield
     finally:
         _deferring -= 1
-        _abandoning -= abandon
 
 
-def abandoning() -> bool:
-    """Whether the code runs inside ``deferred(abandon=True)``: an :class:`Abandoned` is the enclosing job's."""
-    return bool(_abandoning)
+def deferring() -> bool:
+    """Whether the code runs inside :func:`deferred`: an :class:`Abandoned` is then the enclosing job's."""
+    return bool(_deferring)
 
 
 def abandon_if_stopped() -> None:
-    """Inside ``deferred(abandon=True)``, raise :class:`Abandoned` if a signal is pending (not consuming it)."""
-    if _abandoning and _active is not None and _active.pending is not None:
+    """Inside :func:`deferred`, raise :class:`Abandoned` if a signal is pending (not consuming it)."""
+    if _deferring and _active is not None and _active.pending is not None:
         raise Abandoned(_active.pending)
 
 

@@ -1068,7 +1068,7 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
             def learned(played: RowModel, last: bool) -> tuple:
                 # a signal drops the terms in flight (10 s by default, hours at --removal-deals 10**8) and stops
                 # the build: learn_removal never acts on it itself, which would make terms of part of the deals
-                with interrupts.deferred(abandon=True):
+                with interrupts.deferred():
                     return learn_removal(played, rules, seed, removal_deals if last else max(1, removal_deals // 4),
                                          progress=progress, device=device)
 

@@ -209,7 +209,7 @@ def run_blocks(blocks: Iterable[Any], work: Callable[[Any], Any], combine: Calla
             try:
                 summary = work(block)
             except interrupts.Abandoned:
-                if interrupts.abandoning():
+                if interrupts.deferring():
                     raise  # this job runs inside the dropped block: the enclosing one stops
                 stop_before_next_block(done, None)  # raises Interrupted when no block was done
                 return True

@@ -210,7 +210,7 @@ def arrange_keys(strategy: StrategyLike, hands: np.ndarray, tables: "PolicyTable
     # drops the block these hands belong to at the inner job's next block.  Left to the inner solve, it was taken
     # as that solve's own (a partial answer for one hand, or the end of a complete one) and the enclosing match
     # played on to its end.  A strategy that runs no job finishes the block, as the built-in ones do.
-    with deferred(abandon=True):
+    with deferred():
         for i, hand in enumerate(hands):
             keys[i] = row_keys(_call_strategy(name, function, hand.tolist()))
     return keys
