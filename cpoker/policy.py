@@ -490,6 +490,9 @@ class PolicyTables:
         from .files import read_bytes
 
         content = read_bytes(path, "tables file", OptionError, limit=TABLES_FILE_LIMIT)
+        if not content.startswith(b"PK\x03\x04"):  # numpy would take any other file for a pickle it refuses to load
+            raise OptionError(f"{path} is not a cpoker tables file: not an .npz archive ('cpoker tables build "
+                              "--out FILE.npz' writes one)")
         try:
             with np.load(io.BytesIO(content), allow_pickle=False) as data:
                 meta = json.loads(str(data["meta"]))

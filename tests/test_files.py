@@ -234,7 +234,8 @@ def test_tables_files_that_are_not_ours_are_refused(tmp_path):
     (tmp_path / "text.npz").write_text("hello")
     np.savez(tmp_path / "wrong.npz", distribution=np.ones((2, 3)), meta=np.array('{"hands": 1, "seed": 1, '
                                                                               '"history": []}'))
-    for name, message in (("text.npz", "not a cpoker tables file"), ("wrong.npz", "not a cpoker tables file"),
+    for name, message in (("text.npz", "not a cpoker tables file: not an .npz archive"),
+                          ("wrong.npz", "not a cpoker tables file"),
                           ("missing.npz", "cannot read tables file")):
         with pytest.raises(OptionError, match=message):
             PolicyTables.load(tmp_path / name)
