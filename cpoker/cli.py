@@ -575,6 +575,12 @@ def _given(value, saved: "dict | None", key: str, default):
     return saved.get(key, default) if saved else default
 
 
+def _requested(saved: "dict | None", unit: str) -> str:
+    """The key of a saved result's requested size: ``requested_<unit>``, or ``<unit>`` in a file that has none
+    (a study saved by an earlier cpoker recorded only the hands it had done)."""
+    return f"requested_{unit}" if saved and f"requested_{unit}" in saved else unit
+
+
 def _checkpointing(args, out: Optional[str]) -> dict:
     """A job's ``checkpoint``/``checkpoint_seconds`` from ``--checkpoint``/``--checkpoint-seconds``."""
     if not args.checkpoint:
@@ -602,14 +608,15 @@ def _cmd_exploit(args) -> int:
     saved_counts = state.get("sample_counts")
     saved_trend = isinstance(saved_counts, list) and len(saved_counts) == 3
     with numba_threads(args.jobs):
-        result = exploit(strategy, rules=_rules_of(args, state), hands=_given(args.hands, saved, "hands", 2000),
+        result = exploit(strategy, rules=_rules_of(args, state),
+                         hands=_given(args.hands, saved, _requested(saved, "hands"), 2000),
                          samples=_given(args.samples, saved, "samples", 2000), seed=args.seed, tables=args.tables,
                          trend=args.trend if args.trend is not None else saved_trend, progress=_show_progress(args),
                          backend=args.backend, scheduler=args.scheduler, resume=saved, **_checkpointing(args, out))
     status = _save_and_print_json(args, result, out)
     if status is not None:
         return status
-    status = _partial_status(result.partial, f"{result.hands} hands", out, "exploit")
+    status = _partial_status(result.partial, f"{result.hands} of {result.requested_hands} hands", out, "exploit")
     low, high = result.interval
     print(f"best response against '{result.strategy}' under {result.rules.name}: {result.hands} hands, "
           f"{result.samples} samples to choose and {result.samples} fresh samples to score each, "

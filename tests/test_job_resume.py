@@ -349,9 +349,24 @@ def test_a_run_a_real_sigint_stopped_resumes_to_the_unbroken_result(tmp_path, ki
     partial = json.loads(out.read_text())
     assert partial["partial"] and 0 < partial[unit] < int(argv[argv.index(f"--{unit}") + 1])
     assert partial[unit] % block == 0
+    assert partial[f"requested_{unit}"] == int(argv[argv.index(f"--{unit}") + 1])  # what a plain --resume plays to
     more = partial[unit] + 2 * block
     assert cli.main([kind, "--resume", str(out), f"--{unit}", str(more), "--quiet"]) == 0
     assert _without_time(json.loads(out.read_text())) == _without_time(unbroken(more).to_dict())
+
+
+def test_a_plain_resume_of_a_stopped_study_plays_to_the_hands_it_was_asked(tmp_path, capsys):
+    """`cpoker exploit --resume FILE` with no --hands: the study stopped after 8 of 24 hands continues to 24 (it
+    stopped at the 8 it had saved, and called itself complete)."""
+    stopped = exploit("greedy", hands=3 * BLOCK_HANDS, samples=20, seed=1, time_budget=1e-6)
+    assert stopped.partial and stopped.hands == BLOCK_HANDS and stopped.requested_hands == 3 * BLOCK_HANDS
+    saved = tmp_path / "study.json"
+    saved.write_text(json.dumps(stopped.to_dict()))
+    assert cli.main(["exploit", "--resume", str(saved), "--quiet"]) == 0
+    assert "24 hands, 20 samples to choose" in capsys.readouterr().out
+    resumed = json.loads(saved.read_text())
+    unbroken = exploit("greedy", hands=3 * BLOCK_HANDS, samples=20, seed=1)
+    assert _without_time(resumed) == _without_time(unbroken.to_dict()) and not resumed["partial"]
 
 
 def test_checkpoint_options_are_checked_and_numpy_numbers_welcome():
