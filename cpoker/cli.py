@@ -686,7 +686,7 @@ def _shipped_tables_path(rules) -> "Path | None":
 def _cmd_tables(args) -> int:
     from .errors import OptionError
     from .files import check_writable
-    from .policy import PolicyTables, build_tables, self_play_ended, tables_file
+    from .policy import DEFAULT_BUILD, PolicyTables, build_tables, self_play_ended, tables_file
     from .rules import resolve_rules
 
     rules = resolve_rules(args.rules)
@@ -754,7 +754,8 @@ def _cmd_tables(args) -> int:
                      "removal_rounds": list(tables.removal_rounds), "joint_rows": tables.joint is not None})
     else:
         # stopped after the last iteration of the self-play: in the rounds with the card-removal correction
-        done = self_play_ended(tables.history, args.max_iterations, args.tolerance)
+        asked = tables.build or DEFAULT_BUILD  # (a partial build's tables record what it was asked for)
+        done = self_play_ended(tables.history, asked["max_iterations"], asked["tolerance"])
         stopped = "the rounds with the card-removal correction" if done else f"iteration {tables.iterations + 1}"
         status = (f" (PARTIAL: stopped during {stopped}; the file holds the tables of "
                   f"iteration {tables.iterations}; 'cpoker tables build --resume {out}' continues it)"
@@ -1046,9 +1047,12 @@ def make_parser() -> argparse.ArgumentParser:
     build.add_argument("--seed", type=_int_in(0, MAX_SEED), default=None,
                        help=f"seed of the sample, 0 to 2**63-1 (default {DEFAULT_BUILD['seed']}; "
                             "resuming: the build's)")
-    build.add_argument("--max-iterations", type=_int_in(1, MAX_ITERATIONS), default=DEFAULT_BUILD["max_iterations"])
-    build.add_argument("--tolerance", type=_fraction, default=DEFAULT_BUILD["tolerance"],
-                       help="stop when fewer hands than this share (0 to 1) change arrangement")
+    build.add_argument("--max-iterations", type=_int_in(1, MAX_ITERATIONS), default=None,
+                       help=f"iterations of self-play at most (default {DEFAULT_BUILD['max_iterations']}; with "
+                            "--resume, the build's own, as its other options)")
+    build.add_argument("--tolerance", type=_fraction, default=None,
+                       help="stop when fewer hands than this share (0 to 1) change arrangement (default "
+                            f"{DEFAULT_BUILD['tolerance']})")
     build.add_argument("--rules", default=None, help=RULES_HELP + "; the self-play plays under them")
     build.add_argument("--removal-deals", type=_int_in(0, MAX_REMOVAL_DEALS), default=None,
                        help="deals of four hands from which the policy's card-removal correction (and, under a "

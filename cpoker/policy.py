@@ -368,6 +368,10 @@ class PolicyTables:
         17)`` float64 grid, or ``None`` (the rows are then taken as
         independent: pagat scoring, where it is never read, and files
         written before cpoker 0.2).
+    build
+        Only in the tables of an unfinished build: the options it was asked
+        for (``max_iterations``, ``tolerance``, ``removal_deals``,
+        ``removal_rounds``), which its resume plays to unless told otherwise.
     """
 
     distribution: np.ndarray
@@ -380,6 +384,7 @@ class PolicyTables:
     removal: Optional[np.ndarray] = field(default=None, repr=False)
     removal_rounds: tuple = field(default=())
     joint: Optional[np.ndarray] = field(default=None, repr=False)
+    build: Optional[dict] = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if self.rules is None:
@@ -400,6 +405,8 @@ class PolicyTables:
             from .joint import check_joint
 
             object.__setattr__(self, "joint", check_joint(self.joint))
+        if self.build is not None:
+            object.__setattr__(self, "build", _checked_build(self.build))
 
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
@@ -453,6 +460,8 @@ class PolicyTables:
             fields["removal_rounds"] = list(self.removal_rounds)
         if self.rules.name != "pagat":  # pagat tables are written as before rules existed, byte for byte
             fields["rules"] = self.rules.to_toml()
+        if self.build is not None:  # (an unfinished build's: finished tables are written as before, byte for byte)
+            fields["build"] = dict(self.build)
         meta = json.dumps(fields, sort_keys=True)
         arrays = {"distribution": np.ascontiguousarray(self.distribution, dtype=np.float64), "meta": np.array(meta)}
         if self.previous_distribution is not None:  # an unfinished build's, to resume it
@@ -506,7 +515,7 @@ class PolicyTables:
                 joint = data["joint"] if "joint" in data.files else None
                 tables = cls(distribution, int(meta["hands"]), int(meta["seed"]), tuple(meta["history"]),
                              bool(meta.get("partial", False)), rules, previous, removal,
-                             tuple(meta.get("removal_rounds", ())), joint)
+                             tuple(meta.get("removal_rounds", ())), joint, meta.get("build"))
         except (InstallationError, MemoryError):  # cpoker's own lookup tables, read to check the distribution, and
             raise  # this machine's memory: not this file
         except (OptionError, RulesError) as error:  # our own checks of the distribution and the rules
@@ -547,6 +556,20 @@ def _checked_history(history) -> tuple:
             raise OptionError(f"iteration {position} of the tables' history is not "
                               "{'iteration': n, 'changed': share, 'values_moved': amount}: " + repr(step)[:60])
     return tuple(history)
+
+
+def _checked_build(build) -> dict:
+    """An unfinished build's options, once checked: ``max_iterations``, ``tolerance``, ``removal_deals`` and
+    ``removal_rounds``, each in its range."""
+    from .errors import MAX_ITERATIONS, MAX_REMOVAL_DEALS, MAX_REMOVAL_ROUNDS, check_fraction, check_int
+
+    if not isinstance(build, dict) or set(build) != set(BUILD_OPTIONS):
+        raise OptionError("tables' build options must be {" + ", ".join(BUILD_OPTIONS) + "}, got "
+                          + repr(build)[:80])
+    return {"max_iterations": check_int("max_iterations", build["max_iterations"], 1, MAX_ITERATIONS),
+            "tolerance": check_fraction("tolerance", build["tolerance"]),
+            "removal_deals": check_int("removal_deals", build["removal_deals"], 0, MAX_REMOVAL_DEALS),
+            "removal_rounds": check_int("removal_rounds", build["removal_rounds"], 0, MAX_REMOVAL_ROUNDS)}
 
 
 def _checked_rounds(rounds) -> tuple:
@@ -799,10 +822,12 @@ REMOVAL_ROUNDS = 8
 WARMUP_HANDS = 1 << 22
 DEFAULT_BUILD = {"hands": BUILD_HANDS, "seed": BUILD_SEED, "max_iterations": BUILD_MAX_ITERATIONS,
                  "tolerance": BUILD_TOLERANCE, "removal_deals": REMOVAL_DEALS, "removal_rounds": REMOVAL_ROUNDS}
+# what an unfinished build's tables record of the options it was asked for (PolicyTables.build)
+BUILD_OPTIONS = ("max_iterations", "tolerance", "removal_deals", "removal_rounds")
 
 
 def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
-                 max_iterations: int = BUILD_MAX_ITERATIONS, tolerance: float = BUILD_TOLERANCE,
+                 max_iterations: Optional[int] = None, tolerance: Optional[float] = None,
                  progress: bool = False, chunk: Optional[int] = None, device: str = "cpu", backend: str = "local",
                  scheduler: Optional[str] = None, rules: "Rules | str | None" = None,
                  resume: "PolicyTables | str | Path | None" = None,
@@ -828,7 +853,8 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
     max_iterations, tolerance
         Stop when the share of hands whose arrangement changed falls below
         ``tolerance`` (0 to 1), or after ``max_iterations`` (counted from the
-        start of the build, resumed or not).
+        start of the build, resumed or not); default 0.001 and 60, and resuming,
+        the unfinished build's own.
     progress
         Show a progress bar (tqdm) on standard error.
     chunk
@@ -853,7 +879,8 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
         stopped; or their file): the build continues from its last completed
         iteration and ends with the very tables the build would have made
         uninterrupted, byte for byte.  Its sample and rules are the build's;
-        ``hands``, ``seed`` and ``rules``, when given, must agree.  The
+        ``hands``, ``seed`` and ``rules``, when given, must agree; the other
+        options default to those it was asked for (:attr:`PolicyTables.build`).  The
         choices of that last iteration are not stored (4 bytes a hand), so
         the first pass replays it, and the replay must give the stored
         distribution back exactly: a file that does not continue this build
@@ -879,9 +906,9 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
 
     A SIGINT or SIGTERM stops the build at the next block: the tables of the
     last completed iteration are returned with ``partial=True`` (and can be resumed).
-    One that arrives while the correction is learned waits for it (seconds).  One
-    that arrives in the rounds with the correction returns the self-play's tables
-    without it, ``partial``: resuming them plays the rounds again.
+    One that arrives while the correction is learned, or in the rounds with it,
+    returns the self-play's tables without it, ``partial``: resuming them plays
+    the rounds again.
 
     Raises
     ------
@@ -903,9 +930,15 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
 
     if checkpoint is not None and not callable(checkpoint):
         raise OptionError(f"checkpoint must be a function of the tables so far, got {type(checkpoint).__name__}")
+    asked: dict = {}
     if resume is not None:
         resume = _resumable(resume, hands, seed, rules)
         hands, seed, rules = resume.hands, resume.seed, resume.rules
+        asked = resume.build or {}  # (tables written before cpoker recorded them: the defaults)
+    max_iterations = asked.get("max_iterations", BUILD_MAX_ITERATIONS) if max_iterations is None else max_iterations
+    tolerance = asked.get("tolerance", BUILD_TOLERANCE) if tolerance is None else tolerance
+    removal_deals = asked.get("removal_deals", REMOVAL_DEALS) if removal_deals is None else removal_deals
+    removal_rounds = asked.get("removal_rounds", REMOVAL_ROUNDS) if removal_rounds is None else removal_rounds
     hands = check_int("hands", BUILD_HANDS if hands is None else hands, 1, MAX_TABLE_HANDS)
     seed = check_seed(BUILD_SEED if seed is None else seed)
     rules = resolve_rules(rules)
@@ -917,10 +950,10 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
     from .errors import MAX_REMOVAL_DEALS, MAX_REMOVAL_ROUNDS
     from .removal import learn_removal
 
-    removal_deals = check_int("removal_deals", REMOVAL_DEALS if removal_deals is None else removal_deals, 0,
-                              MAX_REMOVAL_DEALS)
-    removal_rounds = check_int("removal_rounds", REMOVAL_ROUNDS if removal_rounds is None else removal_rounds, 0,
-                               MAX_REMOVAL_ROUNDS)
+    removal_deals = check_int("removal_deals", removal_deals, 0, MAX_REMOVAL_DEALS)
+    removal_rounds = check_int("removal_rounds", removal_rounds, 0, MAX_REMOVAL_ROUNDS)
+    asked = {"max_iterations": max_iterations, "tolerance": tolerance, "removal_deals": removal_deals,
+             "removal_rounds": removal_rounds}  # recorded in unfinished tables, for their resume
     device = check_device(device)
     check_backend(backend, scheduler)
     chunk_given = chunk is not None
@@ -1062,11 +1095,11 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
                 partial = True
                 break
             if checkpoint is not None:
-                checkpoint(PolicyTables(average, hands, seed, tuple(history), True, rules, before))
+                checkpoint(PolicyTables(average, hands, seed, tuple(history), True, rules, before, build=asked))
         removal, joint, rounds = None, None, []
         if not partial and removal_deals:
             if checkpoint is not None:  # the self-play is done: a build killed from here on resumes from here
-                checkpoint(PolicyTables(average, hands, seed, tuple(history), True, rules, before))
+                checkpoint(PolicyTables(average, hands, seed, tuple(history), True, rules, before, build=asked))
 
             def learned(played: RowModel, last: bool) -> tuple:
                 # a signal drops the terms in flight (10 s by default, hours at --removal-deals 10**8) and stops
@@ -1098,7 +1131,7 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
         # leaving the shield returns these tables instead of raising Interrupted and losing them
         interrupts.consume()
     return PolicyTables(average, hands, seed, tuple(history), partial, rules, before if partial else None, removal,
-                        tuple(rounds), joint)
+                        tuple(rounds), joint, asked if partial else None)
 
 
 def cluster_chunk(hands: int, threads: int) -> int:

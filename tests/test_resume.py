@@ -54,6 +54,31 @@ def test_every_checkpoint_resumes_to_the_uninterrupted_tables_byte_for_byte(paga
     assert build_tables(resume=path, max_iterations=6, tolerance=0, **REMOVAL).to_bytes() == full.to_bytes()
 
 
+def test_a_plain_resume_plays_to_the_options_the_build_was_asked(pagat_build, tmp_path, capsys):
+    """Unfinished tables record the build's options: resumed with none given (as its PARTIAL line says to), a
+    build of 6 iterations, tolerance 0 and 2 rounds of 300 deals ends as asked, not with the defaults (60
+    iterations, tolerance 0.001, 8 rounds of 200,000 deals)."""
+    full, checkpoints = pagat_build
+    asked = {"max_iterations": 6, "tolerance": 0.0, **REMOVAL}
+    assert all(c.build == asked for c in checkpoints) and full.build is None  # finished tables: written as before
+    assert build_tables(resume=checkpoints[1]).to_bytes() == full.to_bytes()
+    path = tmp_path / "t.npz"
+    checkpoints[3].save(path)
+    assert PolicyTables.load(path).build == asked
+    assert cli.main(["tables", "build", "--resume", str(path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["iterations"] == 6 and path.read_bytes() == full.to_bytes()
+    # options given with the resume still win: 7 iterations where 6 were asked
+    assert build_tables(resume=checkpoints[1], max_iterations=7).iterations == 7
+    # build options that are not ours: the file is refused, in one line
+    with np.load(path) as data:
+        arrays = {name: data[name] for name in data.files}
+    meta = json.loads(str(arrays["meta"]))
+    for build in ({**asked, "max_iterations": 0}, {**asked, "tolerance": 2.0}, {"tolerance": 0.0}, [1]):
+        np.savez(tmp_path / "bad.npz", **{**arrays, "meta": np.array(json.dumps({**meta, "build": build}))})
+        with pytest.raises(OptionError, match="not a cpoker tables file"):
+            PolicyTables.load(tmp_path / "bad.npz")
+
+
 def test_a_resumed_build_stops_where_the_uninterrupted_one_converges_under_any_rules():
     checkpoints: list = []
     converged = build_tables(hands=400, seed=SEED, max_iterations=60, tolerance=0.01, rules="2-4",
