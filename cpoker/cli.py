@@ -1127,17 +1127,36 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print("cpoker: interrupted", file=sys.stderr)
         return 128 + stop.signum
     signum = shield.first if shield is not None else None
+    if sys.stdout is None:  # started with its standard output closed (`>&-`): Python then has none
+        _fail("cannot write the result: standard output is closed")
+        return 1
     try:
         try:
             sys.stdout.write(text)
         except UnicodeEncodeError:  # a terminal or pipe that is not UTF-8 (cp1252, PYTHONIOENCODING=ascii...)
             sys.stdout.write(_encodable(text, sys.stdout.encoding or "ascii"))
         sys.stdout.flush()
-    except BrokenPipeError:
+    except BrokenPipeError:  # the reader is gone (`| head -1`): what it read was all it wanted
+        _drop_stdout()
         return 0
+    except OSError as error:  # a full disk or an I/O error under `> FILE`: the result is not all there
+        _drop_stdout()
+        _fail(f"cannot write the result to standard output: {error.strerror or error}")
+        return 1
     if status == PARTIAL or signum is not None:
         return 128 + (signum or 2)
     return status
+
+
+def _drop_stdout() -> None:
+    """Point standard output at the null device: what is still buffered would fail again, with a traceback, when
+    the interpreter flushes it on exit."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
+    except (OSError, ValueError, AttributeError):  # (no file descriptor: nothing will be flushed to one)
+        pass
 
 
 def _warning_line(message, category, filename, lineno, file=None, line=None) -> None:

@@ -385,3 +385,18 @@ def check_then_fill(path):
 files.check_writable = check_then_fill
 sys.exit(cli.main(argv))
 """
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs Linux's /dev/full")
+def test_a_result_that_cannot_be_written_to_standard_output_is_one_line_not_a_traceback():
+    """`cpoker ... > FILE` on a full disk (/dev/full), and a standard output closed (`>&-`): one line on stderr,
+    status 1, never a traceback, at the write or when the interpreter flushes on exit; a reader that stops early
+    (`| head -1`) is not an error."""
+    command = f"{sys.executable} -m cpoker solve 'As Kd Qh Jc Ts 9d 8h 7c 6s 5d 4h 3c 2s' --seed 1"
+    for redirect, message in (("> /dev/full", "cannot write the result to standard output: No space left on device"),
+                              (">&-", "cannot write the result: standard output is closed")):
+        run = subprocess.run(["bash", "-c", f"{command} {redirect}"], capture_output=True, text=True, cwd=ROOT)
+        assert (run.returncode, run.stderr) == (1, f"cpoker: error: {message}\n"), run.stderr[-2000:]
+    run = subprocess.run(["bash", "-c", f"set -o pipefail; {command} | head -c 10"], capture_output=True, text=True,
+                         cwd=ROOT)
+    assert (run.returncode, run.stdout, run.stderr) == (0, "hand: As K", "")
