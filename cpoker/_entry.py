@@ -24,6 +24,7 @@ collector alone.
 import gc
 import os
 import signal
+import sys
 
 
 def _interrupted_while_starting(signum, frame):  # pragma: no cover - timing-dependent, tested by signals
@@ -31,8 +32,31 @@ def _interrupted_while_starting(signum, frame):  # pragma: no cover - timing-dep
     os._exit(128 + signum)
 
 
+def _hold_closed_standard_streams() -> None:
+    """Put the null device under a standard stream's number where it was closed at the start (``>&-``, ``2>&-``,
+    a daemon's launcher).
+
+    Otherwise the first file the command opens (a kernel cache file, the ``--out`` file) takes that number, and
+    whatever writes to standard error then (numba's and LLVM's C code, a second Ctrl-C's message) writes into
+    it.  Python has no ``sys.stderr`` then either, and the first message was an ``AttributeError`` that ended
+    the command with its result unprinted; its messages now go to the null device, as the user asked.  A closed
+    standard output stays ``None``: the command says that it cannot write its result (:func:`cpoker.cli.main`).
+    """
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            null = os.open(os.devnull, os.O_RDWR)  # the lowest free number: this one, as the lower ones are open
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")
+
+
 def run() -> None:
     """Run the command line and exit with its status."""
+    _hold_closed_standard_streams()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, _interrupted_while_starting)
     gc.set_threshold(200_000, 30, 30)

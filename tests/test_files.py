@@ -391,7 +391,8 @@ sys.exit(cli.main(argv))
 def test_a_result_that_cannot_be_written_to_standard_output_is_one_line_not_a_traceback():
     """`cpoker ... > FILE` on a full disk (/dev/full), and a standard output closed (`>&-`): one line on stderr,
     status 1, never a traceback, at the write or when the interpreter flushes on exit; a reader that stops early
-    (`| head -1`) is not an error."""
+    (`| head -1`) is not an error; a standard error closed (`2>&-`) loses nothing but the messages (the first
+    one was an AttributeError that ended every command with its result unprinted)."""
     command = f"{sys.executable} -m cpoker solve 'As Kd Qh Jc Ts 9d 8h 7c 6s 5d 4h 3c 2s' --seed 1"
     for redirect, message in (("> /dev/full", "cannot write the result to standard output: No space left on device"),
                               (">&-", "cannot write the result: standard output is closed")):
@@ -400,3 +401,10 @@ def test_a_result_that_cannot_be_written_to_standard_output_is_one_line_not_a_tr
     run = subprocess.run(["bash", "-c", f"set -o pipefail; {command} | head -c 10"], capture_output=True, text=True,
                          cwd=ROOT)
     assert (run.returncode, run.stdout, run.stderr) == (0, "hand: As K", "")
+    # standard error (and input) closed: the result is printed all the same; an error is its status alone
+    whole = subprocess.run(["bash", "-c", command], capture_output=True, text=True, cwd=ROOT)
+    run = subprocess.run(["bash", "-c", f"{command} 2>&- <&-"], capture_output=True, text=True, cwd=ROOT)
+    assert (run.returncode, run.stdout) == (0, whole.stdout) and "non-fouling arrangements" in run.stdout
+    run = subprocess.run(["bash", "-c", f"{sys.executable} -m cpoker solve 'As As' 2>&-"], capture_output=True,
+                         text=True, cwd=ROOT)
+    assert (run.returncode, run.stdout) == (2, "")
