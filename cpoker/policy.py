@@ -561,15 +561,21 @@ def _checked_history(history) -> tuple:
 def _checked_build(build) -> dict:
     """An unfinished build's options, once checked: ``max_iterations``, ``tolerance``, ``removal_deals`` and
     ``removal_rounds``, each in its range."""
-    from .errors import MAX_ITERATIONS, MAX_REMOVAL_DEALS, MAX_REMOVAL_ROUNDS, check_fraction, check_int
-
     if not isinstance(build, dict) or set(build) != set(BUILD_OPTIONS):
         raise OptionError("tables' build options must be {" + ", ".join(BUILD_OPTIONS) + "}, got "
                           + repr(build)[:80])
-    return {"max_iterations": check_int("max_iterations", build["max_iterations"], 1, MAX_ITERATIONS),
-            "tolerance": check_fraction("tolerance", build["tolerance"]),
-            "removal_deals": check_int("removal_deals", build["removal_deals"], 0, MAX_REMOVAL_DEALS),
-            "removal_rounds": check_int("removal_rounds", build["removal_rounds"], 0, MAX_REMOVAL_ROUNDS)}
+    return _checked_build_options(**build)
+
+
+def _checked_build_options(max_iterations, tolerance, removal_deals, removal_rounds) -> dict:
+    """A build's options (:data:`BUILD_OPTIONS`), each checked in its range: :func:`build_tables`'s, and those
+    an unfinished build's tables record."""
+    from .errors import MAX_ITERATIONS, MAX_REMOVAL_DEALS, MAX_REMOVAL_ROUNDS, check_fraction, check_int
+
+    return {"max_iterations": check_int("max_iterations", max_iterations, 1, MAX_ITERATIONS),
+            "tolerance": check_fraction("tolerance", tolerance),
+            "removal_deals": check_int("removal_deals", removal_deals, 0, MAX_REMOVAL_DEALS),
+            "removal_rounds": check_int("removal_rounds", removal_rounds, 0, MAX_REMOVAL_ROUNDS)}
 
 
 def _checked_rounds(rounds) -> tuple:
@@ -921,7 +927,7 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
         the first iteration after those resumed, so the file to resume is
         still what it was).
     """
-    from .errors import MAX_ITERATIONS, MAX_TABLE_HANDS, Interrupted, check_fraction, check_int, check_seed
+    from .errors import MAX_TABLE_HANDS, Interrupted, check_int, check_seed
     from . import interrupts
     from .devices import check_device
     from .nearbest import (MAX_PASSES, NearBestMemory, forget_worker_memory, lists_in_pass, model_snapshot,
@@ -930,30 +936,25 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
 
     if checkpoint is not None and not callable(checkpoint):
         raise OptionError(f"checkpoint must be a function of the tables so far, got {type(checkpoint).__name__}")
-    asked: dict = {}
+    defaults = DEFAULT_BUILD
     if resume is not None:
         resume = _resumable(resume, hands, seed, rules)
         hands, seed, rules = resume.hands, resume.seed, resume.rules
-        asked = resume.build or {}  # (tables written before cpoker recorded them: the defaults)
-    max_iterations = asked.get("max_iterations", BUILD_MAX_ITERATIONS) if max_iterations is None else max_iterations
-    tolerance = asked.get("tolerance", BUILD_TOLERANCE) if tolerance is None else tolerance
-    removal_deals = asked.get("removal_deals", REMOVAL_DEALS) if removal_deals is None else removal_deals
-    removal_rounds = asked.get("removal_rounds", REMOVAL_ROUNDS) if removal_rounds is None else removal_rounds
+        defaults = {**DEFAULT_BUILD, **(resume.build or {})}  # (tables written before they were recorded: none)
     hands = check_int("hands", BUILD_HANDS if hands is None else hands, 1, MAX_TABLE_HANDS)
     seed = check_seed(BUILD_SEED if seed is None else seed)
     rules = resolve_rules(rules)
-    max_iterations = check_int("max_iterations", max_iterations, 1, MAX_ITERATIONS)
+    asked = _checked_build_options(  # recorded in unfinished tables, for their resume
+        defaults["max_iterations"] if max_iterations is None else max_iterations,
+        defaults["tolerance"] if tolerance is None else tolerance,
+        defaults["removal_deals"] if removal_deals is None else removal_deals,
+        defaults["removal_rounds"] if removal_rounds is None else removal_rounds)
+    max_iterations, tolerance, removal_deals, removal_rounds = (asked[name] for name in BUILD_OPTIONS)
     if resume is not None and max_iterations < resume.iterations:
         raise OptionError(f"the build to resume has done {resume.iterations} iterations already: "
                           f"max_iterations must be at least that, got {max_iterations}")
-    tolerance = check_fraction("tolerance", tolerance)
-    from .errors import MAX_REMOVAL_DEALS, MAX_REMOVAL_ROUNDS
     from .removal import learn_removal
 
-    removal_deals = check_int("removal_deals", removal_deals, 0, MAX_REMOVAL_DEALS)
-    removal_rounds = check_int("removal_rounds", removal_rounds, 0, MAX_REMOVAL_ROUNDS)
-    asked = {"max_iterations": max_iterations, "tolerance": tolerance, "removal_deals": removal_deals,
-             "removal_rounds": removal_rounds}  # recorded in unfinished tables, for their resume
     device = check_device(device)
     check_backend(backend, scheduler)
     chunk_given = chunk is not None
