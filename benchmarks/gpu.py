@@ -87,6 +87,73 @@ def measure_evaluation(cuda, kernels, name: str, masks: np.ndarray, n_cards: int
                 cpu_rows / best_of(lambda: batch(cpu_masks, check=False))}
 
 
+# one launch of the table policy, no search budget: block sizes, then register caps (more threads resident to hide
+# local memory's latency): the same code, so the same answers, which are checked
+VARIANTS = [(None, 64), (None, 128), (None, 256), (56, 128), (48, 128), (40, 128), (32, 128)]
+
+
+def table_policy_speeds(cuda, kernels, tables, values, hands: np.ndarray, cpu_policy_hands: int,
+                        variants: list, budgets: tuple = (8, 16, 32, None)) -> dict:
+    """The table policy's hands/s on the GPU (through the API, under search budgets, one launch of the kernel on
+    device data per variant) and on the CPU; a GPU figure whose choices differ from the CPU's says so instead."""
+    from cpoker._kernels.splits import UNLIMITED_SEARCHES
+    from cpoker.devices import arrange_cuda
+    from cpoker.policy import arrange_by_tables
+
+    out = {}
+    arrange_by_tables(hands[:1000], values, "cuda")
+    gpu_seconds = best_of(lambda: arrange_by_tables(hands, values, "cuda"), 2)
+    arrange_by_tables(hands[:100], values)
+    cpu_hands = hands[:cpu_policy_hands]
+    cpu_seconds = best_of(lambda: arrange_by_tables(cpu_hands, values), 2)
+    out["table policy GPU hands/s (API)"] = len(hands) / gpu_seconds
+    out[f"table policy CPU hands/s ({os.cpu_count()} cores)"] = len(cpu_hands) / cpu_seconds
+
+    # the search budget: hands over it are arranged again by a second launch (same answers, checked)
+    checked_hands = hands[:200_000]
+    cpu_choices = arrange_by_tables(checked_hands, values)[0]
+    for budget in (UNLIMITED_SEARCHES if budget is None else budget for budget in budgets):
+        name = f"table policy GPU hands/s (API, search budget {budget if budget < UNLIMITED_SEARCHES else 'none'})"
+        out[name] = len(hands) / best_of(lambda budget=budget: arrange_cuda(hands, values.model, budget), 2)
+        if not np.array_equal(arrange_cuda(checked_hands, values.model, budget)[0], cpu_choices):
+            out[name] = "differs from the CPU"
+    device_hands = cuda.to_device(hands)
+    model_arguments = [cuda.to_device(a) if isinstance(a, np.ndarray) else a for a in values.model.kernel_arguments()]
+    chosen = cuda.device_array(len(hands), dtype=np.int32)
+    chosen_strengths = cuda.device_array((len(hands), 3), dtype=np.int16)
+    expected = cpu_choices[:100_000]
+    for registers, threads in variants:
+        kernel = kernels["table_policy"]
+        if registers is not None:
+            kernel = cuda.jit(max_registers=registers)(kernel.py_func)
+
+        def launch(kernel=kernel, threads=threads):
+            kernel[-(-len(hands) // threads), threads](
+                device_hands, np.int64(UNLIMITED_SEARCHES), *model_arguments, *tables["policy_lookups"],
+                *tables["split_columns"], chosen, chosen_strengths)
+            cuda.synchronize()
+
+        launch()
+        cap = "" if registers is None else f", at most {registers} registers"
+        name = f"table policy GPU hands/s (kernel, device data, {threads} threads a block{cap})"
+        out[name] = len(hands) / best_of(launch, 2)
+        if not np.array_equal(chosen.copy_to_host()[:len(expected)], expected):
+            out[name] = "differs from the CPU"
+    return out
+
+
+def self_play_speeds(values, hands: int) -> dict:
+    """A self-play pass's hands/s, dealt on the GPU from the seeded stream: the greedy start, then the policy."""
+    from cpoker.devices import self_play_cuda
+
+    self_play_cuda(1, 0, min(1000, hands), None)  # compiled or loaded
+    self_play_cuda(1, 0, min(1000, hands), values.model)
+    return {"self-play greedy GPU hands/s (dealt on the GPU)":
+            hands / best_of(lambda: self_play_cuda(2026, 0, hands, None), 2),
+            "self-play policy GPU hands/s (dealt on the GPU)":
+            hands / best_of(lambda: self_play_cuda(2026, 0, hands, values.model), 2)}
+
+
 def timed_build(options: dict, lists: bool) -> tuple:
     """``(seconds, its NearBestMemory, the tables' bytes)`` of ``build_tables(**options)``, with each hand's
     near-best rows or with none (``memory=0``: every hand searched in every pass)."""
@@ -142,10 +209,11 @@ def versions() -> dict:
     return out
 
 
-def cold_and_warm_start(options: list) -> dict:
+def cold_and_warm_start(options: list, left=lambda: START_SECONDS) -> dict:
     """``cpoker tables build --device cuda`` with ``options`` in a fresh process, first with no CUDA kernel in the
     disk cache (each compiled at its first launch: a first run), then again (each loaded): seconds of each, the
-    cache's size, and whether both wrote the same tables.  The CPU kernels' cache is left as it is."""
+    cache's size, and whether both wrote the same tables.  The CPU kernels' cache is left as it is (on a fresh
+    machine the first run compiles them too).  Each run is let run ``min(START_SECONDS, left())`` seconds."""
     from cpoker.devices import cuda_runtime
 
     stats = getattr(cuda_runtime()[1]["table_policy"], "stats", None)  # the simulator's kernels have none
@@ -158,12 +226,13 @@ def cold_and_warm_start(options: list) -> dict:
         command = [sys.executable, "-m", "cpoker", "tables", "build", "--device", "cuda", *options,
                    "--out", f"/tmp/gpu_start_{run[0]}.npz", "--quiet"]
         started = time.perf_counter()
+        limit = max(1.0, min(START_SECONDS, left()))
         try:
-            done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=START_SECONDS,
+            done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=limit,
                                   env={**os.environ, "PYTHONPATH": str(ROOT)})
             out[f"{run} seconds"] = time.perf_counter() - started if done.returncode == 0 else done.stderr[-2000:]
         except subprocess.TimeoutExpired:
-            out[f"{run} seconds"] = f"stopped after {START_SECONDS} s"
+            out[f"{run} seconds"] = f"stopped after {limit:.0f} s"
             return out
     if all(isinstance(out[f"{run} seconds"], float) for run in ("first run", "later run")):  # both wrote tables
         out["same tables"] = Path("/tmp/gpu_start_f.npz").read_bytes() == Path("/tmp/gpu_start_l.npz").read_bytes()
@@ -172,50 +241,91 @@ def cold_and_warm_start(options: list) -> dict:
     return out
 
 
-def target(size: str, path: "str | None") -> dict:
-    """A small build's first and later starts (which leave the GPU's kernels compiled in the disk cache), the GPU
-    against the CPU on small inputs, then issue 11's build timed pass by pass in a fresh process."""
-    import cuda_check
+def bounded(command: list, seconds: float, timeout_message: str = "") -> dict:
+    """``command`` (a Python script or module and its arguments) in a fresh process in the repository's root, for
+    at most ``seconds``: its status (or how long it was let run), seconds, and the ends of its output."""
+    started = time.perf_counter()
+    seconds = max(1.0, seconds)
+    try:
+        done = subprocess.run([sys.executable, *command], capture_output=True, text=True, cwd=ROOT, timeout=seconds,
+                              env={**os.environ, "PYTHONPATH": str(ROOT)})
+        status, stdout, stderr = done.returncode, done.stdout, done.stderr
+    except subprocess.TimeoutExpired as expired:
+        status = f"stopped after {seconds:.0f} s{timeout_message}"
+        stdout, stderr = (text.decode() if isinstance(text, bytes) else text or ""
+                          for text in (expired.stdout, expired.stderr))
+    return {"status": status, "seconds": time.perf_counter() - started, "stdout": stdout, "stderr": stderr}
+
+
+def target(size: str, path: "str | None", seconds: float) -> dict:
+    """Issue 11's run for a GPU lent for a few minutes, each stage bounded so that all of it ends within
+    ``seconds``: a small build's first and later starts (which leave the GPU's kernels compiled in the disk
+    cache), issue 11's build timed pass by pass, the GPU against the CPU, a build on a GPU another process fills,
+    and then the kernels' speeds for as long as time is left."""
+    deadline = STARTED + seconds
+
+    def left(keep: float = 0.0) -> float:
+        """Seconds until the deadline, keeping ``keep`` for the stages after."""
+        return deadline - keep - time.perf_counter()
 
     started = time.perf_counter()
     out = versions()
-    out["start"] = cold_and_warm_start(START_BUILD["tiny" if size == "tiny" else "full"])
+    out["seconds allowed"] = seconds
+    out["start"] = cold_and_warm_start(START_BUILD["tiny" if size == "tiny" else "full"], lambda: left(300))
     started = stage(out, "a small build with the GPU's kernels compiled, then loaded", started, path)
-    out["correctness"] = cuda_check.main(*(TARGET_CHECK if size != "tiny" else SIZES["tiny"][:2]))
-    started = stage(out, "checked against the CPU", started, path)
-    if not all(value for value in out["correctness"].values() if isinstance(value, bool)):
-        print("the GPU differs from the CPU: no build", file=sys.stderr)
-        return out
+
     hands = SIZES[size][7]
     command = ["tables", "build", "--device", "cuda", "--hands", str(hands), "--out", "/tmp/gpu_tables.npz",
                "--json"]
     if size == "tiny":  # the simulator: a few iterations, a small correction
         command += ["--max-iterations", "2", "--removal-deals", "20", "--removal-rounds", "1"]
     events, report = f"{path or '/tmp/gpu'}.events.jsonl", f"{path or '/tmp/gpu'}.build.json"
-    build = [sys.executable, str(ROOT / "benchmarks" / "build_stages.py"), "--events", events, "--report", report,
-             "--", *command]
-    try:
-        done = subprocess.run(build, capture_output=True, text=True, cwd=ROOT, timeout=TARGET_SECONDS,
-                              env={**os.environ, "PYTHONPATH": str(ROOT)})
-        status, stderr = done.returncode, done.stderr
-    except subprocess.TimeoutExpired as expired:  # its passes so far are in the events file
-        status, stderr = f"stopped after {TARGET_SECONDS} s", expired.stderr or ""
-        stderr = stderr.decode() if isinstance(stderr, bytes) else stderr
+    build = bounded([str(ROOT / "benchmarks" / "build_stages.py"), "--events", events, "--report", report, "--",
+                     *command], min(TARGET_SECONDS, left(150)), " (its passes so far: the events file)")
     out["tables build --device cuda"] = {"command": " ".join(["cpoker", *command]), "hands": hands,
-                                         "seconds": time.perf_counter() - started, "status": status,
-                                         "stderr": stderr[-3000:]}
+                                         "seconds": build["seconds"], "status": build["status"],
+                                         "stdout": build["stdout"][-600:], "stderr": build["stderr"][-3000:]}
     if os.path.exists(report):
         out["tables build --device cuda"]["stages"] = json.loads(Path(report).read_text())["summary"]
     started = stage(out, "tables build", started, path)
+
+    rows, check_hands = TARGET_CHECK if size != "tiny" else SIZES["tiny"][:2]
+    check = bounded([str(ROOT / "tests" / "cuda_check.py"), str(rows), str(check_hands)], min(180, left(90)))
+    try:
+        out["correctness"] = json.loads(check["stdout"].strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        out["correctness"] = {"status": check["status"], "stderr": check["stderr"][-3000:]}
+    out["correctness"]["seconds"] = check["seconds"]
+    started = stage(out, "checked against the CPU", started, path)
+
     if size != "tiny":  # the simulator has no memory to run out of
-        try:
-            done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=",
-                                   "-rs", "-s", OUT_OF_MEMORY_TEST], capture_output=True, text=True, cwd=ROOT,
-                                  timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
-            out["out of memory test"] = {"status": done.returncode, "output": done.stdout[-1500:]}
-        except subprocess.TimeoutExpired:
-            out["out of memory test"] = "stopped after 120 s"
-        stage(out, "a build on a GPU another process fills", started, path)
+        test = bounded(["-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=", "-rs", "-s",
+                        OUT_OF_MEMORY_TEST], min(120, left(60)))
+        out["out of memory test"] = {"status": test["status"], "seconds": test["seconds"],
+                                     "output": test["stdout"][-1500:]}
+        started = stage(out, "a build on a GPU another process fills", started, path)
+
+    # the kernels' speeds, in this process, a stage at a time while time is left (the JSON kept after each)
+    from cpoker.devices import cuda_runtime
+    from cpoker.policy import default_tables, sample_hands
+
+    quick = SIZES["quick" if size != "tiny" else "tiny"]
+    cuda, kernels, tables = cuda_runtime()
+    if left() > 60:
+        uniforms = np.random.default_rng(1).random((quick[2], 52), dtype=np.float32)
+        ids = np.argpartition(uniforms, 7, axis=1)[:, :7].astype(np.uint8)
+        del uniforms
+        masks5 = np.bitwise_or.reduce(np.int64(1) << ids[:, :5].astype(np.int64), axis=1)
+        out.update(measure_evaluation(cuda, kernels, "5-card", masks5, 5, 4 if size != "tiny" else 1))
+        started = stage(out, "5-card evaluation", started, path)
+    values = default_tables()
+    if left() > 60:
+        out.update(table_policy_speeds(cuda, kernels, tables, values, sample_hands(quick[4], 7), quick[5],
+                                       VARIANTS[:3], budgets=(16, None)))
+        started = stage(out, "table policy", started, path)
+    if left() > 30:
+        out.update(self_play_speeds(values, quick[6]))
+        started = stage(out, "self-play passes", started, path)
     return out
 
 
@@ -247,61 +357,16 @@ def main(size: str, path: "str | None" = None) -> dict:
     # the table policy
     values = default_tables()
     hands = sample_hands(policy_hands, 7)
-    arrange_by_tables(hands[:1000], values, "cuda")
-    gpu_seconds = best_of(lambda: arrange_by_tables(hands, values, "cuda"), 2)
-    arrange_by_tables(hands[:100], values)
-    cpu_hands = hands[:cpu_policy_hands]
-    cpu_seconds = best_of(lambda: arrange_by_tables(cpu_hands, values), 2)
-    out["table policy GPU hands/s (API)"] = len(hands) / gpu_seconds
-    out[f"table policy CPU hands/s ({os.cpu_count()} cores)"] = len(cpu_hands) / cpu_seconds
-    from cpoker._kernels.splits import UNLIMITED_SEARCHES
-    from cpoker.devices import arrange_cuda
-
-    # the search budget: hands over it are arranged again by a second launch (same answers, checked)
-    checked_hands = hands[:200_000]
-    cpu_choices = arrange_by_tables(checked_hands, values)[0]
-    for budget in (8, 16, 32, UNLIMITED_SEARCHES):
-        name = f"table policy GPU hands/s (API, search budget {budget if budget < UNLIMITED_SEARCHES else 'none'})"
-        out[name] = len(hands) / best_of(lambda budget=budget: arrange_cuda(hands, values.model, budget), 2)
-        if not np.array_equal(arrange_cuda(checked_hands, values.model, budget)[0], cpu_choices):
-            out[name] = "differs from the CPU"
-    device_hands = cuda.to_device(hands)
-    model_arguments = [cuda.to_device(a) if isinstance(a, np.ndarray) else a for a in values.model.kernel_arguments()]
-    chosen = cuda.device_array(len(hands), dtype=np.int32)
-    chosen_strengths = cuda.device_array((len(hands), 3), dtype=np.int16)
-    expected = arrange_by_tables(hands[:100_000], values, "cuda")[0]
-    # one launch, no search budget: the block size, then a register cap (more threads resident to hide local
-    # memory's latency): the same code, so the same answers, which are checked
-    variants = [(None, 64), (None, 128), (None, 256), (56, 128), (48, 128), (40, 128), (32, 128)]
-    for registers, threads in variants if out["device"] != "simulator" else variants[:3]:  # no caps to simulate
-        kernel = kernels["table_policy"]
-        if registers is not None:
-            kernel = cuda.jit(max_registers=registers)(kernel.py_func)
-
-        def launch(kernel=kernel, threads=threads):
-            kernel[-(-len(hands) // threads), threads](
-                device_hands, np.int64(UNLIMITED_SEARCHES), *model_arguments, *tables["policy_lookups"],
-                *tables["split_columns"], chosen, chosen_strengths)
-            cuda.synchronize()
-
-        launch()
-        cap = "" if registers is None else f", at most {registers} registers"
-        name = f"table policy GPU hands/s (kernel, device data, {threads} threads a block{cap})"
-        out[name] = len(hands) / best_of(launch, 2)
-        if not np.array_equal(chosen.copy_to_host()[:len(expected)], expected):
-            out[name] = "differs from the CPU"
+    out.update(table_policy_speeds(cuda, kernels, tables, values, hands, cpu_policy_hands,
+                                   variants=VARIANTS if out["device"] != "simulator" else VARIANTS[:3]))
     started = stage(out, "table policy", started, path)
 
     # self-play passes: hands dealt on the GPU from the seeded stream (greedy start, then the policy)
+    out.update(self_play_speeds(values, self_play_hands))
+    from cpoker._kernels.splits import UNLIMITED_SEARCHES
     from cpoker.devices import self_play_cuda
     from cpoker.policy import RowModel, arrange_greedy, sample_block
 
-    self_play_cuda(1, 0, 1000, None)
-    self_play_cuda(1, 0, 1000, values.model)
-    out["self-play greedy GPU hands/s (dealt on the GPU)"] = \
-        self_play_hands / best_of(lambda: self_play_cuda(2026, 0, self_play_hands, None), 2)
-    out["self-play policy GPU hands/s (dealt on the GPU)"] = \
-        self_play_hands / best_of(lambda: self_play_cuda(2026, 0, self_play_hands, values.model), 2)
     full_deck = RowModel.from_distribution(values.distribution, values.rules)  # the passes before the correction
     for budget in (8, 16, 32, UNLIMITED_SEARCHES):
         label = budget if budget < UNLIMITED_SEARCHES else "none"
@@ -401,4 +466,8 @@ def main(size: str, path: "str | None" = None) -> dict:
 if __name__ == "__main__":
     size = "quick" if "--quick" in sys.argv else "tiny" if "--tiny" in sys.argv else "full"
     path = sys.argv[sys.argv.index("--out") + 1] if "--out" in sys.argv else None
-    print(json.dumps((target if "--target" in sys.argv else main)(size, path), indent=1))
+    if "--target" in sys.argv:
+        seconds = float(sys.argv[sys.argv.index("--seconds") + 1]) if "--seconds" in sys.argv else 900.0
+        print(json.dumps(target(size, path, seconds), indent=1))
+    else:
+        print(json.dumps(main(size, path), indent=1))
