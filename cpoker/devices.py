@@ -48,7 +48,20 @@ def check_device(device: object) -> str:
 # numba's names for a failure the CUDA driver or runtime reported (numba-cuda's, numba's own CUDA target's and
 # its simulator's classes; CudaAPIError carries the driver's code)
 _DRIVER_FAILURES = ("CudaAPIError", "CudaDriverError", "CudaRuntimeError")
+# NVIDIA's cuda.core (cuda-python) reports the driver's failures as its own CUDAError, whose message starts with the
+# driver's name for it: numba-cuda 0.30 launches kernels through cuda.core, so a launch fails so
+_CUDA_CORE_FAILURE = "CUDAError"
 _OUT_OF_MEMORY = 2  # CUDA_ERROR_OUT_OF_MEMORY, the driver's code
+
+
+def _reports_a_driver_failure(error: Exception) -> bool:
+    """Whether ``error`` is numba's or cuda.core's report of a failure by the CUDA driver (not a bug, not ours)."""
+    for kind in type(error).__mro__:
+        module = kind.__module__ or ""
+        if (kind.__name__ in _DRIVER_FAILURES and module.startswith("numba")
+                or kind.__name__ == _CUDA_CORE_FAILURE and module.startswith("cuda.")):
+            return True
+    return False
 
 
 def _calls_the_gpu(function):
@@ -61,8 +74,7 @@ def _calls_the_gpu(function):
         try:
             return function(*arguments, **keywords)
         except Exception as error:
-            if not any(kind.__name__ in _DRIVER_FAILURES and kind.__module__.startswith("numba")
-                       for kind in type(error).__mro__):
+            if not _reports_a_driver_failure(error):
                 raise
             raise _device_error(error) from error
 
@@ -76,7 +88,7 @@ def _device_error(error: Exception) -> DeviceError:
         out_of_memory = int(code) == _OUT_OF_MEMORY  # an int, or the CUDA bindings' enum of the driver's codes
     except (TypeError, ValueError):
         out_of_memory = False
-    if out_of_memory:
+    if out_of_memory or str(error).startswith("CUDA_ERROR_OUT_OF_MEMORY"):  # cuda.core's message: the name first
         return DeviceError(f"the GPU ran out of memory (CUDA_ERROR_OUT_OF_MEMORY{_memory_now()}): another process "
                            "may be using it; free it, ask for fewer hands or deals, or use device='cpu'")
     name = getattr(code, "name", None) or " ".join(str(getattr(error, "msg", None) or error).split())[:300]

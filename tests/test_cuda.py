@@ -226,7 +226,17 @@ def test_a_gpu_failure_that_numba_reports_is_a_device_error_that_names_it():
         calling_the_gpu(CudaAPIError(700, "Call to cuLaunchKernel results in CUDA_ERROR_ILLEGAL_ADDRESS"))()
     with pytest.raises(cpoker.DeviceError, match=r"^the GPU failed \(CUDA initialized before forking\)"):
         calling_the_gpu(CudaDriverError("CUDA initialized before forking"))()
-    for other in (cpoker.OptionError("hands must be ..."), ZeroDivisionError("a bug"), MemoryError()):
+    # numba-cuda 0.30 launches through NVIDIA's cuda.core, which raises its own CUDAError, the driver's name first
+    # (seen on an H200: the build below ended in a traceback)
+    cuda_core_error = type("CUDAError", (Exception,), {"__module__": "cuda.core._utils.cuda_utils"})
+    out_of_memory = cuda_core_error("CUDA_ERROR_OUT_OF_MEMORY: The API call failed because it was unable to allocate "
+                                    "enough memory or other resources to perform the requested operation.")
+    with pytest.raises(cpoker.DeviceError, match=r"^the GPU ran out of memory \(CUDA_ERROR_OUT_OF_MEMORY\): "):
+        calling_the_gpu(out_of_memory)()
+    with pytest.raises(cpoker.DeviceError, match=r"^the GPU failed \(CUDA_ERROR_LAUNCH_FAILED: an unspecified"):
+        calling_the_gpu(cuda_core_error("CUDA_ERROR_LAUNCH_FAILED: an unspecified launch failure occurred"))()
+    a_namesake = type("CUDAError", (Exception,), {"__module__": "someone_else"})("CUDA_ERROR_OUT_OF_MEMORY")
+    for other in (cpoker.OptionError("hands must be ..."), ZeroDivisionError("a bug"), MemoryError(), a_namesake):
         with pytest.raises(type(other)) as raised:
             calling_the_gpu(other)()
         assert raised.value is other
@@ -247,7 +257,8 @@ def test_a_build_on_a_gpu_another_process_fills_stops_in_one_line_with_status_1(
     """A shared GPU: another process holds all its memory but 1 GiB, and a build that needs more (its policy
     kernel alone reserves its threads' local memory, gigabytes on a large GPU) stops with one line naming the
     failure and status 1 (not the user's input), no traceback and no file (numba-cuda's CudaAPIError
-    traceback before).  benchmarks/gpu.py --target runs this test on the GPU it is lent."""
+    traceback before; then cuda.core's CUDAError, found by this test on an H200).  benchmarks/gpu.py --target
+    runs this test on the GPU it is lent."""
     holder = subprocess.Popen([sys.executable, "-c", HOLD_THE_GPU], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                               text=True)
     out = tmp_path / "tables.npz"
