@@ -176,8 +176,13 @@ SIZES = {  # check rows, check hands, evaluation rows, tile, policy hands, CPU p
 }
 
 
-TARGET_SECONDS = 360  # the target build's limit (6 times the target): a 15-minute lease holds a rerun
-TARGET_CHECK = (100_000, 2_000)  # cuda_check's rows and hands before it
+# the target build's limit (6 times the target).  On an H200 (2026-12-04) the build had not ended at 350 s (its
+# self-play 270 s, then the first of 8 rounds with the correction 72 s): to time all of it, give a call of its own
+# to build_stages.py alone (README, *GPU*)
+TARGET_SECONDS = 360
+# cuda_check's rows and hands: 92 s on an H200 with every kernel it needs compiled first (100,000 and 2,000 had
+# not ended in 60 s)
+TARGET_CHECK = (20_000, 500)
 # a small build, once with the CUDA kernels' disk cache emptied and once more: the first run's start, and every
 # later one's (the simulator: a smaller one)
 START_BUILD = {"full": ["--hands", "20000", "--max-iterations", "2", "--removal-deals", "2000"],
@@ -290,7 +295,7 @@ def target(size: str, path: "str | None", seconds: float) -> dict:
     started = stage(out, "tables build", started, path)
 
     rows, check_hands = TARGET_CHECK if size != "tiny" else SIZES["tiny"][:2]
-    check = bounded([str(ROOT / "tests" / "cuda_check.py"), str(rows), str(check_hands)], min(180, left(90)))
+    check = bounded([str(ROOT / "tests" / "cuda_check.py"), str(rows), str(check_hands)], min(150, left(60)))
     try:
         out["correctness"] = json.loads(check["stdout"].strip().splitlines()[-1])
     except (ValueError, IndexError):

@@ -196,8 +196,17 @@ class _FirstLaunchNotice:
         return getattr(self.kernel, name)
 
 
+# numba-cuda warns of every launch of fewer than 128 blocks (under-utilisation, a beginner's mistake it guesses at),
+# on the user's standard error; a small job's launches are small by nature (a few thousand hands, the hands a
+# search budget gave up), so each has at least that many blocks: the threads past the last row find none and return
+# (not under numba's simulator, which runs every thread in Python and warns of nothing)
+MIN_BLOCKS = 128
+
+
 def _grid(rows: int, threads: int) -> int:
-    return max(1, min(-(-rows // threads), 65_535 * 16))
+    """Blocks of ``threads`` for a launch over ``rows``: enough for one thread a row, at least :data:`MIN_BLOCKS`,
+    and at most 65,535 x 16 (the kernels that take more rows step through them by the grid's size)."""
+    return max(1 if _simulated() else MIN_BLOCKS, min(-(-rows // threads), 65_535 * 16))
 
 
 @_calls_the_gpu
@@ -274,13 +283,13 @@ def _arrange_in_batches(count: int, launch, policy: bool,
         size = min(GPU_BATCH, count - offset)
         part_chosen = cuda.device_array(size, dtype=np.int32)
         part_strengths = cuda.device_array((size, 3), dtype=np.int16)
-        launch(-(-size // THREADS), THREADS, offset, None, budget, part_chosen, part_strengths)
+        launch(_grid(size, THREADS), THREADS, offset, None, budget, part_chosen, part_strengths)
         batch_chosen, batch_strengths = part_chosen.copy_to_host(), part_strengths.copy_to_host()
         again = np.flatnonzero(batch_chosen < 0) if policy else ()
         if len(again):
             part_chosen = cuda.device_array(len(again), dtype=np.int32)
             part_strengths = cuda.device_array((len(again), 3), dtype=np.int16)
-            launch(-(-len(again) // THREADS), THREADS, offset, again, np.int64(UNLIMITED_SEARCHES), part_chosen,
+            launch(_grid(len(again), THREADS), THREADS, offset, again, np.int64(UNLIMITED_SEARCHES), part_chosen,
                    part_strengths)
             batch_chosen[again], batch_strengths[again] = part_chosen.copy_to_host(), part_strengths.copy_to_host()
         chosen[offset:offset + size] = batch_chosen

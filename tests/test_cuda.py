@@ -14,6 +14,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from test_cache import needs_namespaces
 
 import cpoker
@@ -240,6 +242,24 @@ def test_a_gpu_failure_that_numba_reports_is_a_device_error_that_names_it():
         with pytest.raises(type(other)) as raised:
             calling_the_gpu(other)()
         assert raised.value is other
+
+
+@given(st.integers(1, 2 * 65_535 * 16 * 128), st.sampled_from([32, 64, 128, 256]))
+def test_a_launch_has_a_thread_a_row_and_never_so_few_blocks_that_numba_cuda_warns_the_user(rows, threads):
+    """numba-cuda warns on standard error of every launch under 128 blocks (seen on an H200: each small launch of
+    a build printed two lines); cpoker's launches have at least that many blocks, one thread a row up to the
+    largest grid, whose kernels step through the rows past it.  Under the simulator, one thread a row."""
+    from unittest import mock
+
+    from cpoker import devices
+
+    with mock.patch.object(devices, "_simulated", return_value=False):
+        blocks = devices._grid(rows, threads)
+    assert devices.MIN_BLOCKS == 128 <= blocks <= 65_535 * 16
+    assert blocks * threads >= rows or blocks == 65_535 * 16
+    assert blocks == max(128, -(-rows // threads)) or blocks == 65_535 * 16
+    with mock.patch.object(devices, "_simulated", return_value=True):
+        assert devices._grid(rows, threads) == min(-(-rows // threads), 65_535 * 16)
 
 
 # another process holding all of a GPU's memory but 1 GiB, until its standard input closes
