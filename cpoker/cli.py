@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 from typing import Optional, Sequence
 
-from . import __version__
+from . import __version__, interrupts
 from .errors import (CpokerError, DeviceError, InstallationError, Interrupted, MemoryLimitError,
                      address_space_advice, address_space_limit, address_space_needed, check_kernel_environment,
                      out_of_memory)
@@ -817,6 +817,9 @@ def _cmd_serve(args) -> int:
         numba.config.THREADING_LAYER = "default"
         workers = 1
         warm_up()
+    signum = interrupts.consume()
+    if signum is not None:  # Ctrl-C while it warmed up: no server (it used to say "ready", then stop)
+        raise Interrupted(signum)
     import socket
 
     try:  # listen first, so that "ready" is true the moment it is printed
@@ -837,9 +840,27 @@ def _cmd_serve(args) -> int:
         import webbrowser
 
         webbrowser.open(url)
-    server = uvicorn.Server(uvicorn.Config(create_app(workers=workers), log_level="warning"))
+    server = _server_class()(uvicorn.Config(create_app(workers=workers), log_level="warning"))
     server.run(sockets=[listener])
     return 0
+
+
+def _server_class():
+    """uvicorn's ``Server``, taking over a signal that came before its own handlers were installed."""
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        """A Ctrl-C between "ready" and uvicorn's handlers (its loop starting, tens of milliseconds) was held
+        by cpoker's shield, which uvicorn then replaced: the server ran on, the signal ignored."""
+
+        @contextlib.contextmanager
+        def capture_signals(self):
+            with super().capture_signals():
+                if interrupts.consume() is not None:  # shut down as uvicorn does for its own signal
+                    self.should_exit = True
+                yield
+
+    return Server
 
 
 def _cmd_compile(args) -> int:

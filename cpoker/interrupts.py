@@ -58,9 +58,15 @@ class Shield:
             os._exit(128 + signum)
         if self.first is None:
             self.first = signum
+            if self.hard_exit and os.isatty(2):  # a user at a terminal, who may wait a long block: said at once
+                os.write(2, STOPPING)
         self.count += 1
         self.pending = signum
 
+
+# the command line's answer to a first signal on a terminal (on a line of its own: a progress bar's is drawn again
+# under it); a job stops after its block in flight, which can take a minute (a 10**8-hand pass on a GPU)
+STOPPING = b"\ncpoker: stopping after the work in flight; Ctrl-C again quits at once, with no result\n"
 
 _active: Optional[Shield] = None
 _OUTER, _INNER, _OFF_MAIN = 1, 2, 3  # what a block's __exit__ undoes

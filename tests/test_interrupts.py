@@ -358,6 +358,9 @@ def test_ctrl_c_on_a_terminal_prints_the_partial_match(tmp_path):
     text = seen.decode("utf-8", "replace")
     assert os.WEXITSTATUS(status) == 130 and "Traceback" not in text
     assert "PARTIAL: stopped after" in text and "table" in text and "greedy" in text
+    # said at once, on a line of its own, before the result (off a terminal, nothing: the tests with pipes)
+    assert text.count("\ncpoker: stopping after the work in flight; Ctrl-C again quits at once") == 1
+    assert text.index("cpoker: stopping") < text.index("PARTIAL")
 
 
 def test_ctrl_c_stops_a_study_whose_blocks_take_days(tmp_path):

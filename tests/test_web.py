@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import socket
 import statistics
 import subprocess
@@ -125,6 +126,27 @@ def _serve(env: "dict | None" = None) -> tuple[subprocess.Popen, str]:
         ready += process.stderr.readline()
     assert "ready at" in ready, ready
     return process, f"http://127.0.0.1:{port}"
+
+
+@pytest.mark.parametrize("moment", ["as it says it is ready", "while it warms up"])
+def test_ctrl_c_stops_the_server_whenever_it_comes(moment):
+    """A real SIGINT the moment `cpoker serve` says it is ready: before uvicorn's loop had installed its own
+    handlers, cpoker's held the signal and uvicorn then replaced them, so the server ran on, the Ctrl-C
+    ignored.  And during its warm-up, when it used to say "ready" and stop.  Both end at once, status 130."""
+    process = subprocess.Popen([sys.executable, "-m", "cpoker", "serve", "--port", str(_free_port())], cwd=ROOT,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert process.stderr.readline() == "cpoker: compiling kernels and loading tables...\n"
+        if moment == "as it says it is ready":
+            assert "ready at" in process.stderr.readline()
+        process.send_signal(signal.SIGINT)
+        stdout, stderr = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 130 and stdout == ""
+    assert stderr == ("" if moment == "as it says it is ready" else "cpoker: interrupted\n")
 
 
 @pytest.fixture(scope="module")
