@@ -41,6 +41,25 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str):  # type: ignore[override]
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
+    def _print_message(self, message: str, file=None) -> None:
+        """argparse's, except that help or a version that cannot be written to standard output (a full disk under
+        ``> FILE``) is one line and status 1, as a command's result is: argparse ignored the error, status 0."""
+        if not message:
+            return
+        file = sys.stderr if file is None else file
+        try:
+            file.write(message)
+            file.flush()
+        except BrokenPipeError:  # the reader is gone (`| head -1`): what it read was all it wanted
+            if file is sys.stdout:
+                _drop_stdout()
+        except (OSError, AttributeError) as error:
+            if file is not sys.stdout:  # standard error itself: nowhere left to say it
+                return
+            _drop_stdout()
+            reason = getattr(error, "strerror", None) or error
+            self.exit(1, f"cpoker: error: cannot write to standard output: {reason}\n")
+
 
 def _fail(message: str) -> int:
     message = " ".join(str(message).split())  # always one line

@@ -408,3 +408,20 @@ def test_a_result_that_cannot_be_written_to_standard_output_is_one_line_not_a_tr
     run = subprocess.run(["bash", "-c", f"{sys.executable} -m cpoker solve 'As As' 2>&-"], capture_output=True,
                          text=True, cwd=ROOT)
     assert (run.returncode, run.stdout) == (2, "")
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs Linux's /dev/full")
+def test_help_or_a_version_that_cannot_be_written_is_one_line_and_status_1():
+    """argparse ignores a failed write of its help (status 0, nothing said: a script saving `cpoker --help >
+    FILE` on a full disk believed it had it); cpoker says so as for a result.  A reader that stops early is not
+    an error."""
+    for arguments in ("--help", "tables build --help", "--version"):
+        run = subprocess.run(["bash", "-c", f"{sys.executable} -m cpoker {arguments} > /dev/full"],
+                             capture_output=True, text=True, cwd=ROOT)
+        assert (run.returncode, run.stderr) == (1, "cpoker: error: cannot write to standard output: No space left "
+                                                   "on device\n"), (arguments, run.stderr[-2000:])
+    run = subprocess.run(["bash", "-c", f"set -o pipefail; {sys.executable} -m cpoker --help | head -c 6"],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert (run.returncode, run.stdout, run.stderr) == (0, "usage:", "")
+    run = subprocess.run([sys.executable, "-m", "cpoker", "--help"], capture_output=True, text=True, cwd=ROOT)
+    assert run.returncode == 0 and run.stdout.startswith("usage: cpoker") and run.stderr == ""
