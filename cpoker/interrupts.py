@@ -58,8 +58,12 @@ class Shield:
             os._exit(128 + signum)
         if self.first is None:
             self.first = signum
-            if self.hard_exit and os.isatty(2):  # a user at a terminal, who may wait a long block: said at once
-                os.write(2, STOPPING)
+            if self.hard_exit:  # a user at a terminal, who may wait a long block: said at once
+                try:
+                    if os.isatty(2):
+                        os.write(2, STOPPING)
+                except OSError:  # a terminal hung up: nothing must raise here, inside a kernel's callbacks maybe
+                    pass
         self.count += 1
         self.pending = signum
 
