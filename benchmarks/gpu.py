@@ -228,17 +228,12 @@ def cold_and_warm_start(options: list, left=lambda: START_SECONDS) -> dict:
         if run == "first run" and folder is not None:
             for cached in folder.glob(CUDA_CACHE_FILES):
                 cached.unlink()
-        command = [sys.executable, "-m", "cpoker", "tables", "build", "--device", "cuda", *options,
-                   "--out", f"/tmp/gpu_start_{run[0]}.npz", "--quiet"]
-        started = time.perf_counter()
-        limit = max(1.0, min(START_SECONDS, left()))
-        try:
-            done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=limit,
-                                  env={**os.environ, "PYTHONPATH": str(ROOT)})
-            out[f"{run} seconds"] = time.perf_counter() - started if done.returncode == 0 else done.stderr[-2000:]
-        except subprocess.TimeoutExpired:
-            out[f"{run} seconds"] = f"stopped after {limit:.0f} s"
+        done = bounded(["-m", "cpoker", "tables", "build", "--device", "cuda", *options,
+                        "--out", f"/tmp/gpu_start_{run[0]}.npz", "--quiet"], min(START_SECONDS, left()))
+        if isinstance(done["status"], str):  # stopped at its limit
+            out[f"{run} seconds"] = done["status"]
             return out
+        out[f"{run} seconds"] = done["seconds"] if done["status"] == 0 else done["stderr"][-2000:]
     if all(isinstance(out[f"{run} seconds"], float) for run in ("first run", "later run")):  # both wrote tables
         out["same tables"] = Path("/tmp/gpu_start_f.npz").read_bytes() == Path("/tmp/gpu_start_l.npz").read_bytes()
     if folder is not None:
