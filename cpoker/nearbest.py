@@ -30,11 +30,17 @@ import threading
 
 import numpy as np
 
-from ._kernels.nearbest import CAPACITY  # rows listed a hand: a 60-iteration pagat build searches a hand 8.1 times
+from ._kernels.nearbest import CAPACITY  # rows listed a hand at most
 from .interrupts import shielded
 
-DELTA = 0.1  # how far below the best a listed split may be (a split's value spans about -3 to 3)
-MEMORY_BYTES = 1 << 30  # host memory for the lists (101 bytes a hand: 10.6 M hands); the hands past it are searched
+# how far below the best a listed split may be (a split's value spans about -3 to 3).  With CAPACITY, what a
+# certificate's margin is made of: measured on a pagat build of 200,000 hands whose first iteration played 8,192
+# (the 10**8-hand build's schedule, scaled: it searched as that build did on the H200, 4.7 passes' worth in the
+# self-play), the self-play then the 8 rounds with the correction searched 4.66 and 2.10 passes' worth at 0.1 and
+# 8 rows, 2.63 and 1.37 at 0.2 and 16, 2.38 and 1.36 at 0.3 and 16, 2.26 and 1.36 at 0.5 and 16 (and 1.80 and
+# 1.15 at 0.3 and 32 rows, 341 bytes a hand), the same tables every time
+DELTA = 0.3
+MEMORY_BYTES = 2 << 30  # host memory for the lists (181 bytes a hand: 11.9 M hands); the hands past it are searched
 DRIFT_SLACK = 1e-9  # added to every drift: a split's value is a rounded sum
 KEPT_MODELS = 256  # the models of the last passes kept for drift(): a list made under an older one is searched again
 # under a card-removal correction, lists made by the last passes' models only (each hand's drift reads a change of
@@ -42,11 +48,12 @@ KEPT_MODELS = 256  # the models of the last passes kept for drift(): a list made
 KEPT_CORRECTED = 16
 MAX_PASSES = 4096  # passes of one build with lists (the drifts by pass stay small); later ones search every hand
 # a pass lists only once its model moved less than this since the last pass's: lists made earlier are not certified
-# from (pagat: drifts 0.29, 0.34, then 0.15; the lists of those first passes certified 0%, 0.3%, then 6%, 36%...)
-LISTING_DRIFT = 2 * DELTA
+# from (pagat: drifts 0.29, 0.34, then 0.15; the lists of those first passes certified 0%, 0.3%, then 6%, 36%...,
+# with DELTA at 0.1)
+LISTING_DRIFT = 0.2
 # under a card-removal correction, the part of the drift common to all hands (a scoring bonus's joint grid moving)
 # below which a pass lists: it eats into the margin of every certificate (2-4: at 0.09-0.15, under 1% certified)
-LISTING_JOINT_DRIFT = 0.1 * DELTA
+LISTING_JOINT_DRIFT = 0.01
 
 
 def valid_strengths() -> np.ndarray:
@@ -162,7 +169,7 @@ class NearBestMemory:
         ``memory`` bytes, and the hands past them are searched in every pass.
     device
         Where the lists live and the passes run: ``"cpu"`` (host memory, :data:`MEMORY_BYTES` by default) or
-        ``"cuda"`` (the GPU's memory, a quarter of what is free by default: 10**8 hands take 10.1 GB).
+        ``"cuda"`` (the GPU's memory, a quarter of what is free by default: 10**8 hands take 18.1 GB).
     capacity, delta
         Rows listed a hand at most, and how far below the best value.
     """

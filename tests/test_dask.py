@@ -285,8 +285,8 @@ def test_a_build_keeps_its_near_best_lists_on_the_workers_and_loses_nothing_with
         assert cpoker.build_tables(**options, backend="dask", scheduler=address,
                                    checkpoint=kill_one_worker).to_bytes() == local
         assert killed and killed[0] not in client.run(os.getpid).values()
-        # each worker's lists take its share of the machine's 1 GiB (a half here), and at most a quarter of its
-        # memory limit (Dask pauses a worker at 80% of it)
+        # each worker's lists take its share of the machine's MEMORY_BYTES (a half here), and at most a quarter of
+        # its memory limit (Dask pauses a worker at 80% of it)
         from cpoker.runner import blocks_of, run_blocks
 
         def list_sizes_under(limit: int) -> set:
@@ -296,7 +296,7 @@ def test_a_build_keeps_its_near_best_lists_on_the_workers_and_loses_nothing_with
                        lambda block, size: sizes.add(size), total=8, backend="dask", scheduler=address)
             return sizes
 
-        for limit, budget in ((4 * 10**9, nearbest.MEMORY_BYTES // 2), (10**9, 250_000_000)):
+        for limit, budget in ((4 * nearbest.MEMORY_BYTES, nearbest.MEMORY_BYTES // 2), (10**9, 250_000_000)):
             assert list_sizes_under(limit) == {budget // nearbest.bytes_per_hand() // 500 * 500}, limit
 
 
@@ -309,7 +309,7 @@ def _worker_list_budget() -> list:
 
 def test_a_workers_lists_shrink_to_its_share_when_workers_join_its_machine_during_a_build(monkeypatch):
     """Workers join a cluster while a build runs (a cluster that scales up, batch jobs that start late).  The
-    first worker on a machine took the machine's whole 1 GiB for its lists, and kept it when others joined; now
+    first worker on a machine took the machine's whole budget for its lists, and kept it when others joined; now
     each pass's start reads the share again: two workers of a thread each hold half each, with the same
     tables."""
     from cpoker import nearbest
@@ -319,8 +319,8 @@ def test_a_workers_lists_shrink_to_its_share_when_workers_join_its_machine_durin
     monkeypatch.setattr("cpoker.nearbest.forget_worker_memory", lambda build: None)  # left there, to be read
     hands_in = lambda budget: budget // nearbest.bytes_per_hand() // 500 * 500  # noqa: E731
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None,
-                                  host="127.0.0.1", memory_limit="8GB") as cluster, \
-            distributed.Client(cluster) as client:
+                                  host="127.0.0.1", memory_limit="16GB") as cluster, \
+            distributed.Client(cluster) as client:  # (a quarter of the limit is more than MEMORY_BYTES)
         alone: dict = {}
 
         def second_worker_joins(tables) -> None:

@@ -90,15 +90,16 @@ def mixed_joint(rules, weight):
 def test_a_search_lists_every_row_within_delta_of_the_best_and_bounds_the_others(source, rules):
     """Against a plain scan of every split: the rows listed are distinct, best first (ties by split), each with
     its value and the lowest split that has it; no row left out is worth more than the ceiling, which is at least
-    the best value less delta, and more only when the list is full.  Capacity 2 makes lists overflow.  With a
-    card-removal correction (random terms) too, each hand's values its own."""
+    the best value less delta, and more only when the list is full: at a build's delta and capacity, and others.
+    Capacity 2 makes lists overflow.  With a card-removal correction (random terms) too, each hand's values its
+    own."""
     model = model_of(source, RULES[rules])
     hands = np.concatenate([parse_hand(TIED_HAND)[None, :], few_rank_hands(4, 1), random_hands(6, 2)])
     overflowed = 0
     for hand in hands:
         reference = every_row(hand, model)
         best_value, best_split = max((value, -split) for value, split in reference.values())
-        for delta, capacity in ((0.1, 8), (0.03, 2), (0.0, 8)):
+        for delta, capacity in ((nearbest.DELTA, nearbest.CAPACITY), (0.1, 8), (0.03, 2), (0.0, 8)):
             split, rows, splits, values, ceiling = listed(hand, model, delta, capacity)
             assert split == -best_split and splits[0] == split and values[0] == best_value
             keys = [tuple(int(x) for x in row) for row in rows]

@@ -36,7 +36,10 @@ from .splits import (BLOCK, BONUS_SLACK, CORRECTIONS, UNLIMITED_SEARCHES, _polic
                      best_split_by_row_values, bonus_ceiling, corrected_row, hand_removal, hand_subsets, joint_slope,
                      plain_cards, rows_bonus, strength_threshold, tight_bound)
 
-CAPACITY = 8  # rows listed a hand at most (a CUDA thread's scratch for them has a fixed size)
+# rows listed a hand at most (a CUDA thread's scratch for them has a fixed size).  A full list's ceiling is the best
+# split it left out, often close to the best: at 8, a third of pagat's hands had full lists, and most of a build's
+# searches after the first were of them (cpoker.nearbest.DELTA says what 16 saved)
+CAPACITY = 16
 COLUMNS = CAPACITY * 3 * 3  # the correction's columns a certificate reads at most: listed rows x rows x quantities
 
 
