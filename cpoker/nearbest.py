@@ -20,8 +20,11 @@ the client sends each block back to the worker that ran it).  Under a
 card-removal correction a split's value depends on the hand's cards, so the
 drift does too: the part common to all hands (:func:`drift`) plus the hand's
 own (:func:`drift_by_shape`, :func:`~cpoker._kernels.nearbest.hand_drift`).
-A list made without the correction is not certified from under it (its drift
-would be the whole correction: 3% of pagat's hands would pass).
+A list made without the correction is certified under it as one made with
+terms of zero: the hand's own drift is then its whole correction, which a
+list's margin covers less often (with lists of 8 rows down to 0.1, 3% of
+pagat's hands; with :data:`CAPACITY` and :data:`DELTA` now, 46% in the first
+round with the correction, whose every hand was searched before).
 """
 
 from __future__ import annotations
@@ -108,7 +111,7 @@ def _row_rises(before: tuple, after: tuple) -> np.ndarray:
 
 def drift(before: tuple, after: tuple, valid: np.ndarray) -> float:
     """The most any split's value can rise from one model to another (their :func:`model_snapshot`), ``inf`` when
-    they price the bonus differently or only one corrects for card removal; ``valid``: :func:`valid_strengths`.
+    they price the bonus differently or only the first corrects for card removal; ``valid``: :func:`valid_strengths`.
 
     A split's value is the sum of its rows' values plus, under a scoring bonus, the bonus of its rows' win and
     loss probabilities, which moves by at most ``(scoop + majority)`` times the grid's steepest slope
@@ -118,9 +121,9 @@ def drift(before: tuple, after: tuple, valid: np.ndarray) -> float:
     have, of its value's rise plus that slope times the change of its win and loss probabilities at that
     strength.  Between two corrected models that depends on the hand: this is then only the part common to
     all hands (the grid's), and :func:`~cpoker._kernels.nearbest.hand_drift` adds each hand's, from
-    :func:`drift_by_shape`.
+    :func:`drift_by_shape`; so too from a model without the correction to one with it (terms of zero before).
     """
-    if corrected(before) != corrected(after):
+    if corrected(before) and not corrected(after):
         return np.inf
     common = joint_drift(before, after) + DRIFT_SLACK
     if corrected(after) or not common < np.inf:
@@ -130,16 +133,18 @@ def drift(before: tuple, after: tuple, valid: np.ndarray) -> float:
 
 
 def drift_by_shape(before: tuple, after: tuple, valid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """What :func:`~cpoker._kernels.nearbest.hand_drift` reads of two corrected models: ``(shape_rises,
+    """What :func:`~cpoker._kernels.nearbest.hand_drift` reads of two models, the second corrected: ``(shape_rises,
     delta_terms)``, the largest rise of each row's tables (:func:`drift`'s) over the strengths of each correction
-    shape (``-inf`` for a shape the row cannot have), and the change of the correction's terms (float64)."""
+    shape (``-inf`` for a shape the row cannot have), and the change of the correction's terms (float64; from a
+    model without the correction, all of them)."""
     from ._kernels.removal import N_SHAPES
 
     rise, shapes = _row_rises(before, after), after[7]
     shape_rises = np.full((3, N_SHAPES), -np.inf)
     for row in range(3):
         np.maximum.at(shape_rises[row], shapes[valid[row]], rise[row][valid[row]])
-    return shape_rises, after[6].astype(np.float64) - before[6].astype(np.float64)
+    terms = after[6].astype(np.float64)
+    return shape_rises, terms - before[6].astype(np.float64) if corrected(before) else terms
 
 
 def lists_in_pass(before: "tuple | None", snapshot: tuple, final: bool, valid: "np.ndarray | None" = None) -> bool:
@@ -219,15 +224,31 @@ class NearBestMemory:
         snapshot = model_snapshot(model)
         drifts = np.array([drift(self._snapshots[old], snapshot, self._valid) if old in self._snapshots
                            else np.inf for old in range(current)] + [np.inf])
-        slots = np.full(current + 1, -1, dtype=np.int32)
+        slots = np.full((current + 1, 2), -1, dtype=np.int32)  # a pass's entries of shape_rises and delta_terms
         shape_rises, delta_terms = np.zeros((1, 3, 1)), np.zeros((1, 1, 1))  # read only under a correction
-        if corrected(snapshot):  # the hands' own drifts: from the last KEPT_CORRECTED passes' corrected models
-            kept = [old for old in range(max(0, current - KEPT_CORRECTED), current) if drifts[old] < np.inf]
-            drifts[:max(0, current - KEPT_CORRECTED)] = np.inf
+        if corrected(snapshot):
+            # the hands' own drifts: from the last KEPT_CORRECTED passes' corrected models, and from the models
+            # without the correction still kept, whose change of terms is the whole correction (one entry for all)
+            recent = max(0, current - KEPT_CORRECTED)
+            kept = [old for old in range(current)
+                    if drifts[old] < np.inf and (old >= recent or not corrected(self._snapshots[old]))]
+            drifts[np.setdiff1d(np.arange(current), kept)] = np.inf
+            rises, terms, term_slots, whole = [], [], [], None
+            for old in kept:
+                rise, change = drift_by_shape(self._snapshots[old], snapshot, self._valid)
+                rises.append(rise)
+                if corrected(self._snapshots[old]):
+                    term_slots.append(len(terms))
+                    terms.append(change)
+                else:
+                    if whole is None:
+                        whole = len(terms)
+                        terms.append(change)
+                    term_slots.append(whole)
             if kept:
-                by_shape = [drift_by_shape(self._snapshots[old], snapshot, self._valid) for old in kept]
-                shape_rises, delta_terms = (np.stack(arrays) for arrays in zip(*by_shape))
-                slots[kept] = np.arange(len(kept))
+                shape_rises, delta_terms = np.stack(rises), np.stack(terms)
+                slots[kept, 0] = np.arange(len(kept))
+                slots[kept, 1] = term_slots
         from ._kernels.splits import joint_slope
 
         scoop, majority, joint = snapshot[3:6]

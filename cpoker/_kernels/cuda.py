@@ -285,11 +285,12 @@ def build_kernels(cuda_module) -> dict:
         h = cuda.grid(1)
         if h < counts.shape[0]:
             listed = since[h]
-            slot = max(slots[listed], 0) if listed >= 0 else 0
+            rises_slot = max(slots[listed, 0], 0) if listed >= 0 else 0
+            terms_slot = max(slots[listed, 1], 0) if listed >= 0 else 0
             split, front, middle, back = certified_split(
                 kept_rows[h], kept_splits[h], counts[h], ceilings[h], drifts[listed] if listed >= 0 else np.inf,
-                masks[h], delta_terms[slot], shape_rises[slot], slope_units, row_values, row_wins, row_losses, scoop,
-                majority, joint, removal_terms, buckets, cuda.local.array(N_CORRECTIONS, float64),
+                masks[h], delta_terms[terms_slot], shape_rises[rises_slot], slope_units, row_values, row_wins,
+                row_losses, scoop, majority, joint, removal_terms, buckets, cuda.local.array(N_CORRECTIONS, float64),
                 cuda.local.array(N_COLUMNS, int32))
             chosen[h] = split
             chosen_strengths[h, 0] = front

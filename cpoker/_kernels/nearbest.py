@@ -299,11 +299,12 @@ def _certify_block(start, stop, kept_rows, kept_splits, counts, ceilings, since,
     columns = np.empty(COLUMNS, dtype=np.int32)
     for h in range(start, stop):
         listed = since[h]
-        slot = max(slots[listed], 0) if listed >= 0 else 0
+        rises_slot = max(slots[listed, 0], 0) if listed >= 0 else 0
+        terms_slot = max(slots[listed, 1], 0) if listed >= 0 else 0
         split, front, middle, back = certified_split(
             kept_rows[h], kept_splits[h], counts[h], ceilings[h], drifts[listed] if listed >= 0 else np.inf, masks[h],
-            delta_terms[slot], shape_rises[slot], slope_units, row_values, row_wins, row_losses, scoop, majority,
-            joint, removal_terms, buckets, corrections, columns)
+            delta_terms[terms_slot], shape_rises[rises_slot], slope_units, row_values, row_wins, row_losses, scoop,
+            majority, joint, removal_terms, buckets, corrections, columns)
         chosen[h] = split
         chosen_strengths[h, 0] = front
         chosen_strengths[h, 1] = middle
@@ -318,8 +319,9 @@ def certify(kept_rows, kept_splits, counts, ceilings, since, masks, drifts, slot
 
     ``since[i]``: the pass whose model listed hand ``i``'s rows (-1: none), ``masks[i]`` its cards; ``drifts[p]``
     the drift of the pass's model since pass ``p``'s (``inf`` for a pass forgotten), and under a card-removal
-    correction the part common to all hands, with ``slots[p]`` the entry of ``shape_rises`` and ``delta_terms``
-    for the hand's own part (:func:`hand_drift`).
+    correction the part common to all hands, with ``slots[p]`` the entries of ``shape_rises`` and of
+    ``delta_terms`` for the hand's own part (:func:`hand_drift`; the passes without the correction share one of
+    ``delta_terms``, the whole correction).
     """
     n_hands = counts.shape[0]
     chosen = np.empty(n_hands, dtype=np.int32)
