@@ -73,6 +73,20 @@ def certify_one(rows, splits, ceiling, before, after, hand):
                            np.empty(CORRECTIONS), np.empty(COLUMNS, dtype=np.int32))
 
 
+def certified_as_searched(hands, lists, before, after) -> int:
+    """How many of ``hands`` their ``lists`` (of :func:`listed`, made under ``before``) certify under ``after``,
+    each certified split checked against a plain scan of every split under ``after``."""
+    certified = 0
+    for hand, (_, rows, splits, _, ceiling) in zip(hands, lists):
+        split, *strengths = certify_one(rows, splits, ceiling, before, after, hand)
+        if split >= 0:
+            certified += 1
+            reference = every_row(hand, after)
+            best_value, best_split = max((value, -split) for value, split in reference.values())
+            assert split == -best_split and reference[tuple(strengths)] == (best_value, split)
+    return certified
+
+
 def slope_units(model):
     from cpoker._kernels.splits import joint_slope
 
@@ -146,15 +160,7 @@ def test_a_certified_split_is_the_search_of_the_new_model(rules, corrected):
         rise = nearbest.drift(nearbest.model_snapshot(before), nearbest.model_snapshot(after), valid)
         moves = weight > 0 and (bonus or not corrected)  # the part of the drift common to all hands
         assert nearbest.DRIFT_SLACK < rise < np.inf if moves else rise == nearbest.DRIFT_SLACK
-        certified = 0
-        for hand, (_, rows, splits, _, ceiling) in zip(hands, lists):
-            split, *strengths = certify_one(rows, splits, ceiling, before, after, hand)
-            if split >= 0:
-                certified += 1
-                reference = every_row(hand, after)
-                best_value, best_split = max((value, -split) for value, split in reference.values())
-                assert split == -best_split and reference[tuple(strengths)] == (best_value, split)
-        shares.append(certified / len(hands))
+        shares.append(certified_as_searched(hands, lists, before, after) / len(hands))
     assert shares[0] >= 0.9 and shares[-1] < shares[0]
 
 
@@ -169,16 +175,8 @@ def test_a_list_made_without_the_correction_is_certified_under_it_as_the_search(
     plain = RowModel.from_distribution(shipped.distribution, rules)
     hands = np.concatenate([parse_hand(TIED_HAND)[None, :], few_rank_hands(3, 5), random_hands(10, 6)])
     lists = [listed(hand, plain, nearbest.DELTA, nearbest.CAPACITY) for hand in hands]
-    certified = 0
-    for scale in (0.1, 1.0):
-        after = RowModel.from_distribution(shipped.distribution, rules, scale * shipped.removal, shipped.joint)
-        for hand, (_, rows, splits, _, ceiling) in zip(hands, lists):
-            split, *strengths = certify_one(rows, splits, ceiling, plain, after, hand)
-            if split >= 0:
-                certified += 1
-                reference = every_row(hand, after)
-                best_value, best_split = max((value, -split) for value, split in reference.values())
-                assert split == -best_split and reference[tuple(strengths)] == (best_value, split)
+    certified = sum(certified_as_searched(hands, lists, plain, RowModel.from_distribution(
+        shipped.distribution, rules, scale * shipped.removal, shipped.joint)) for scale in (0.1, 1.0))
     assert certified > 0 or rules.scoring != "pagat"
 
 
