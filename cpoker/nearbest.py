@@ -137,14 +137,22 @@ def drift_by_shape(before: tuple, after: tuple, valid: np.ndarray) -> tuple[np.n
     delta_terms)``, the largest rise of each row's tables (:func:`drift`'s) over the strengths of each correction
     shape (``-inf`` for a shape the row cannot have), and the change of the correction's terms (float64; from a
     model without the correction, all of them)."""
+    return _shape_rises(before, after, valid), _terms_change(before, after)
+
+
+def _shape_rises(before: tuple, after: tuple, valid: np.ndarray) -> np.ndarray:
     from ._kernels.removal import N_SHAPES
 
     rise, shapes = _row_rises(before, after), after[7]
     shape_rises = np.full((3, N_SHAPES), -np.inf)
     for row in range(3):
         np.maximum.at(shape_rises[row], shapes[valid[row]], rise[row][valid[row]])
+    return shape_rises
+
+
+def _terms_change(before: tuple, after: tuple) -> np.ndarray:
     terms = after[6].astype(np.float64)
-    return shape_rises, terms - before[6].astype(np.float64) if corrected(before) else terms
+    return terms - before[6].astype(np.float64) if corrected(before) else terms
 
 
 def lists_in_pass(before: "tuple | None", snapshot: tuple, final: bool, valid: "np.ndarray | None" = None) -> bool:
@@ -233,20 +241,13 @@ class NearBestMemory:
             kept = [old for old in range(current)
                     if drifts[old] < np.inf and (old >= recent or not corrected(self._snapshots[old]))]
             drifts[np.setdiff1d(np.arange(current), kept)] = np.inf
-            rises, terms, term_slots, whole = [], [], [], None
-            for old in kept:
-                rise, change = drift_by_shape(self._snapshots[old], snapshot, self._valid)
-                rises.append(rise)
-                if corrected(self._snapshots[old]):
-                    term_slots.append(len(terms))
-                    terms.append(change)
-                else:
-                    if whole is None:
-                        whole = len(terms)
-                        terms.append(change)
-                    term_slots.append(whole)
+            changes: dict = {}  # entries of delta_terms in order: a corrected pass's, and one (-1) for the others
+            term_slots = [changes.setdefault(old if corrected(self._snapshots[old]) else -1, len(changes))
+                          for old in kept]
             if kept:
-                shape_rises, delta_terms = np.stack(rises), np.stack(terms)
+                shape_rises = np.stack([_shape_rises(self._snapshots[old], snapshot, self._valid) for old in kept])
+                delta_terms = np.stack([_terms_change(self._snapshots[old], snapshot) if old >= 0
+                                        else snapshot[6].astype(np.float64) for old in changes])
                 slots[kept, 0] = np.arange(len(kept))
                 slots[kept, 1] = term_slots
         from ._kernels.splits import joint_slope
