@@ -167,6 +167,7 @@ def timed_build(options: dict, lists: bool) -> tuple:
         return time.perf_counter() - started, made[0], tables
 
 
+FLOOR_HANDS = {"full": 10**7, "quick": 10**7, "tiny": 3}  # hands of late_pass_floor's pass in --target
 SIZES = {  # check rows, check hands, evaluation rows, tile, policy hands, CPU policy hands, self-play hands,
     #         build hands, build iterations (None: the default build: the issue's target), match deals (the command:
     #         10x)
@@ -191,6 +192,71 @@ START_SECONDS = 240
 # the test that fills the GPU from another process and expects a build to stop in one line (skipped without a GPU)
 OUT_OF_MEMORY_TEST = "tests/test_cuda.py::test_a_build_on_a_gpu_another_process_fills_stops_in_one_line_with_status_1"
 CUDA_CACHE_FILES = "cuda.build_kernels.*"  # the CUDA kernels' index and data files in numba-cuda's cache folder
+
+
+class _TimedKernel:
+    """A kernel of :func:`cpoker.devices.cuda_runtime` that adds the seconds of each launch, the GPU synchronized
+    before and after, to ``seconds[name]``."""
+
+    def __init__(self, cuda, kernel, name: str, seconds: dict) -> None:
+        self.cuda, self.kernel, self.name, self.seconds = cuda, kernel, name, seconds
+
+    def __getitem__(self, configuration):
+        launch = self.kernel[configuration]
+
+        def timed(*arguments):
+            self.cuda.synchronize()
+            started = time.perf_counter()
+            launch(*arguments)
+            self.cuda.synchronize()
+            self.seconds[self.name] = self.seconds.get(self.name, 0.0) + time.perf_counter() - started
+
+        return timed
+
+
+def kernel_seconds(function) -> tuple[float, dict]:
+    """``(seconds, seconds by kernel)`` of one call of ``function``: its whole time, and that of the launches of
+    each of cpoker's CUDA kernels in it (the rest is the host's: transfers, allocations, Python)."""
+    from cpoker.devices import cuda_runtime
+
+    cuda, kernels, _ = cuda_runtime()
+    seconds: dict = {}
+    plain = dict(kernels)
+    kernels.update({name: _TimedKernel(cuda, kernel, name, seconds) for name, kernel in plain.items()})
+    try:
+        started = time.perf_counter()
+        function()
+        cuda.synchronize()
+        return time.perf_counter() - started, seconds
+    finally:
+        kernels.update(plain)
+
+
+def late_pass_floor(models: list, hands: int) -> dict:
+    """The floor of a late pass of a build on the GPU, by model (``(name, model)`` pairs): ``hands`` hands whose
+    near-best rows were all listed under the pass's own model, so that every hand is certified (the rounds with
+    the correction add each hand's own drift): the hands a second (best of 2), the share certified, and one pass
+    again with each kernel's time apart from the host's."""
+    from cpoker.nearbest import NearBestMemory
+
+    out = {}
+    for name, model in models:
+        memory = NearBestMemory(hands, 1_000_000, "cuda")
+        memory.start_pass(model)
+        memory.listing = True  # (a build's first pass does not list)
+        listed = memory.arrange(2026, 0, hands)
+        memory.start_pass(model)
+        again = memory.arrange(2026, 0, hands)
+        seconds = best_of(lambda memory=memory: memory.arrange(2026, 0, hands), 2)
+        certified = memory.by_pass[-1][1] / max(1, sum(memory.by_pass[-1]))
+        same = all(np.array_equal(a, b) for a, b in zip(listed, again))
+        whole, kernels = kernel_seconds(lambda memory=memory: memory.arrange(2026, 0, hands))
+        out[f"self-play pass, lists made under the same model ({name}), GPU hands/s"] = (
+            hands / seconds if same else "differs from the listing pass")
+        out[f"self-play pass, lists made under the same model ({name}), share certified"] = round(certified, 4)
+        out[f"self-play pass, lists made under the same model ({name}), seconds by kernel"] = {
+            "hands": hands, "whole": whole, **kernels, "host": whole - sum(kernels.values())}
+    return out
 
 
 def versions() -> dict:
@@ -261,7 +327,7 @@ def target(size: str, path: "str | None", seconds: float) -> dict:
     """Issue 11's run for a GPU lent for a few minutes, each stage bounded so that all of it ends within
     ``seconds``: a small build's first and later starts (which leave the GPU's kernels compiled in the disk
     cache), issue 11's build timed pass by pass, the GPU against the CPU, a build on a GPU another process fills,
-    and then the kernels' speeds for as long as time is left."""
+    and then the kernels' speeds for as long as time is left, last a late pass's floor kernel by kernel."""
     deadline = STARTED + seconds
 
     def left(keep: float = 0.0) -> float:
@@ -326,6 +392,12 @@ def target(size: str, path: "str | None", seconds: float) -> dict:
     if left() > 30:
         out.update(self_play_speeds(values, quick[6]))
         started = stage(out, "self-play passes", started, path)
+    if left() > 60:  # a late pass's floor (1.36 s a pass of 10**8 hands in the H200's first 10**8 build): where
+        from cpoker.policy import RowModel  # it goes, kernels against the host
+
+        plain = RowModel.from_distribution(values.distribution, values.rules)
+        out.update(late_pass_floor([("full deck", plain), ("corrected", values.model)], FLOOR_HANDS[size]))
+        started = stage(out, "a late pass's floor", started, path)
     return out
 
 
@@ -393,24 +465,7 @@ def main(size: str, path: "str | None" = None) -> dict:
                     "share certified by pass": [round(certified / max(1, searched + certified), 3)
                                                 for searched, certified in memory.by_pass]}
     out["self-play with near-best rows: the same tables"] = built[True] == built[False]
-    # the floor of a late pass: every hand certified (its list made under the very same model), so the pass is
-    # the certificates, the strengths counted on the device and the host's share; the rounds' with the correction
-    # include each hand's own drift
-    from cpoker.nearbest import NearBestMemory
-
-    for name, model in (("full deck", full_deck), ("corrected", values.model)):
-        memory = NearBestMemory(self_play_hands, 1_000_000, "cuda")
-        memory.start_pass(model)
-        memory.listing = True  # (a build's first pass does not list)
-        listed = memory.arrange(2026, 0, self_play_hands)
-        memory.start_pass(model)
-        again = memory.arrange(2026, 0, self_play_hands)
-        seconds = best_of(lambda memory=memory: memory.arrange(2026, 0, self_play_hands), 2)
-        certified = memory.by_pass[-1][1] / max(1, sum(memory.by_pass[-1]))
-        out[f"self-play pass, lists made under the same model ({name}), GPU hands/s"] = (
-            self_play_hands / seconds if all(np.array_equal(a, b) for a, b in zip(listed, again))
-            else "differs from the listing pass")
-        out[f"self-play pass, lists made under the same model ({name}), share certified"] = round(certified, 4)
+    out.update(late_pass_floor([("full deck", full_deck), ("corrected", values.model)], self_play_hands))
     sample_block(1, 0, 100)
     arrange_greedy(hands[:100])
     out[f"dealing CPU hands/s ({os.cpu_count()} cores)"] = 10 * cpu_policy_hands / best_of(
