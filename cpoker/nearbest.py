@@ -40,8 +40,10 @@ from .interrupts import shielded
 # certificate's margin is made of: measured on a pagat build of 200,000 hands whose first iteration played 8,192
 # (the 10**8-hand build's schedule, scaled: it searched as that build did on the H200, 4.7 passes' worth in the
 # self-play), the self-play then the 8 rounds with the correction searched 4.66 and 2.10 passes' worth at 0.1 and
-# 8 rows, 2.63 and 1.37 at 0.2 and 16, 2.38 and 1.36 at 0.3 and 16, 2.26 and 1.36 at 0.5 and 16 (and 1.80 and
-# 1.15 at 0.3 and 32 rows, 341 bytes a hand), the same tables every time
+# 8 rows, 2.63 and 1.37 at 0.2 and 16, 2.38 and 1.36 at 0.3 and 16, 2.26 and 1.36 at 0.5 and 16, the same tables
+# every time (the rounds 1.03 at 0.3 and 16 once the first certified from the lists made without the correction).
+# 24 and 32 rows searched 1.92 and 1.80 in the self-play, but at 261 and 341 bytes a hand the lists of 10**8 hands
+# outgrow a quarter of an 80 GB GPU (NearBestMemory), past which hands are searched in every pass
 DELTA = 0.3
 MEMORY_BYTES = 2 << 30  # host memory for the lists (181 bytes a hand: 11.9 M hands); the hands past it are searched
 DRIFT_SLACK = 1e-9  # added to every drift: a split's value is a rounded sum
