@@ -23,22 +23,16 @@ from unittest import mock
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
 
 
 def searched_by_build(hands: int, first: int, delta: float, rows: int, rules: "str | None") -> dict:
     """One build with lists ``rows`` deep down to ``delta`` below the best: what it searched, pass by pass."""
     import cpoker.nearbest
     import cpoker.policy
+    from cuda_check import memories_made
 
-    made = []
-
-    class Counted(cpoker.nearbest.NearBestMemory):
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, **{**kwargs, "delta": delta, "capacity": rows})
-            made.append(self)
-
-    with mock.patch("cpoker.nearbest.NearBestMemory", Counted), \
-            mock.patch("cpoker.policy.WARMUP_HANDS", first):
+    with memories_made(delta=delta, capacity=rows) as made, mock.patch("cpoker.policy.WARMUP_HANDS", first):
         started = time.perf_counter()
         tables = cpoker.policy.build_tables(hands=hands, seed=2026, rules=rules)
         seconds = time.perf_counter() - started

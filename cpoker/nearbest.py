@@ -243,13 +243,14 @@ class NearBestMemory:
             kept = [old for old in range(current)
                     if drifts[old] < np.inf and (old >= recent or not corrected(self._snapshots[old]))]
             drifts[np.setdiff1d(np.arange(current), kept)] = np.inf
-            changes: dict = {}  # entries of delta_terms in order: a corrected pass's, and one (-1) for the others
-            term_slots = [changes.setdefault(old if corrected(self._snapshots[old]) else -1, len(changes))
+            # the entries of delta_terms in order, each with a pass whose change it is: a corrected pass's own, and
+            # one (-1) for all the others
+            changes: dict = {}
+            term_slots = [changes.setdefault(old if corrected(self._snapshots[old]) else -1, (len(changes), old))[0]
                           for old in kept]
             if kept:
                 shape_rises = np.stack([_shape_rises(self._snapshots[old], snapshot, self._valid) for old in kept])
-                delta_terms = np.stack([_terms_change(self._snapshots[old], snapshot) if old >= 0
-                                        else snapshot[6].astype(np.float64) for old in changes])
+                delta_terms = np.stack([_terms_change(self._snapshots[old], snapshot) for _, old in changes.values()])
                 slots[kept, 0] = np.arange(len(kept))
                 slots[kept, 1] = term_slots
         from ._kernels.splits import joint_slope
