@@ -233,30 +233,49 @@ def kernel_seconds(function) -> tuple[float, dict]:
 
 
 def late_pass_floor(models: list, hands: int) -> dict:
-    """The floor of a late pass of a build on the GPU, by model (``(name, model)`` pairs): ``hands`` hands whose
-    near-best rows were all listed under the pass's own model, so that every hand is certified (the rounds with
-    the correction add each hand's own drift): the hands a second (best of 2), the share certified, and one pass
-    again with each kernel's time apart from the host's."""
-    from cpoker.nearbest import NearBestMemory
+    """The floor of a late pass of a build on the GPU, by model (``(name, model listing, model)`` triples):
+    ``hands`` hands whose near-best rows were all listed under the first model (the pass's own, or one near it:
+    the rounds with the correction add each hand's own drift, which a change of terms makes worth computing),
+    so that (almost) every hand is certified: the hands a second (best of 2), the share certified, and one pass
+    again with each kernel's time apart from the host's.  Under the correction, with the hands' own drifts summed
+    a column at a time and as the CPU sums them (``cpoker._kernels.cuda.DRIFT_BY_COLUMN``)."""
+    from cpoker._kernels import cuda as cuda_kernels
+    from cpoker.nearbest import NearBestMemory, corrected, model_snapshot
 
     out = {}
-    for name, model in models:
+    for name, listing, model in models:
         memory = NearBestMemory(hands, 1_000_000, "cuda")
-        memory.start_pass(model)
+        memory.start_pass(listing)
         memory.listing = True  # (a build's first pass does not list)
-        listed = memory.arrange(2026, 0, hands)
+        memory.arrange(2026, 0, hands)
         memory.start_pass(model)
-        again = memory.arrange(2026, 0, hands)
-        seconds = best_of(lambda memory=memory: memory.arrange(2026, 0, hands), 2)
-        certified = memory.by_pass[-1][1] / max(1, sum(memory.by_pass[-1]))
-        same = all(np.array_equal(a, b) for a, b in zip(listed, again))
-        whole, kernels = kernel_seconds(lambda memory=memory: memory.arrange(2026, 0, hands))
-        out[f"self-play pass, lists made under the same model ({name}), GPU hands/s"] = (
-            hands / seconds if same else "differs from the listing pass")
-        out[f"self-play pass, lists made under the same model ({name}), share certified"] = round(certified, 4)
-        out[f"self-play pass, lists made under the same model ({name}), seconds by kernel"] = {
-            "hands": hands, "whole": whole, **kernels, "host": whole - sum(kernels.values())}
+        listed = memory.arrange(2026, 0, hands)  # (hands searched in it are listed under the model: each pass after
+        # this one is the same)
+        for by_column in (True, False) if corrected(model_snapshot(model)) else (True,):
+            cuda_kernels.DRIFT_BY_COLUMN = by_column
+            label = f"{name}{'' if by_column else ', drifts summed as on the CPU'}"
+            again = memory.arrange(2026, 0, hands)
+            seconds = best_of(lambda memory=memory: memory.arrange(2026, 0, hands), 2)
+            certified = memory.by_pass[-1][1] / max(1, sum(memory.by_pass[-1]))
+            same = all(np.array_equal(a, b) for a, b in zip(listed, again))
+            whole, kernels = kernel_seconds(lambda memory=memory: memory.arrange(2026, 0, hands))
+            out[f"late self-play pass ({label}), GPU hands/s"] = hands / seconds if same else "differs from the first"
+            out[f"late self-play pass ({label}), share certified"] = round(certified, 4)
+            out[f"late self-play pass ({label}), seconds by kernel"] = {
+                "hands": hands, "whole": whole, **kernels, "host": whole - sum(kernels.values())}
+        cuda_kernels.DRIFT_BY_COLUMN = True
     return out
+
+
+def floor_models(values) -> list:
+    """:func:`late_pass_floor`'s models for tables ``values``: their distribution's without the correction, and
+    theirs after a model's with the correction's terms 2% apart (cuda_check's change of terms)."""
+    from cpoker.policy import RowModel
+
+    plain = RowModel.from_distribution(values.distribution, values.rules)
+    nearby = RowModel.from_distribution(values.distribution, values.rules, values.model.removal * np.float32(1.02),
+                                        values.joint)
+    return [("full deck", plain, plain), ("corrected, listed with terms 2% apart", nearby, values.model)]
 
 
 def versions() -> dict:
@@ -392,11 +411,8 @@ def target(size: str, path: "str | None", seconds: float) -> dict:
     if left() > 30:
         out.update(self_play_speeds(values, quick[6]))
         started = stage(out, "self-play passes", started, path)
-    if left() > 60:  # a late pass's floor (1.36 s a pass of 10**8 hands in the H200's first 10**8 build): where
-        from cpoker.policy import RowModel  # it goes, kernels against the host
-
-        plain = RowModel.from_distribution(values.distribution, values.rules)
-        out.update(late_pass_floor([("full deck", plain), ("corrected", values.model)], FLOOR_HANDS[size]))
+    if left() > 60:  # a late pass's floor (the H200's 10**8 builds: 0.9-1.4 s a pass, 17 s with the correction):
+        out.update(late_pass_floor(floor_models(values), FLOOR_HANDS[size]))
         started = stage(out, "a late pass's floor", started, path)
     return out
 
@@ -465,7 +481,7 @@ def main(size: str, path: "str | None" = None) -> dict:
                     "share certified by pass": [round(certified / max(1, searched + certified), 3)
                                                 for searched, certified in memory.by_pass]}
     out["self-play with near-best rows: the same tables"] = built[True] == built[False]
-    out.update(late_pass_floor([("full deck", full_deck), ("corrected", values.model)], self_play_hands))
+    out.update(late_pass_floor(floor_models(values), self_play_hands))
     sample_block(1, 0, 100)
     arrange_greedy(hands[:100])
     out[f"dealing CPU hands/s ({os.cpu_count()} cores)"] = 10 * cpu_policy_hands / best_of(

@@ -434,6 +434,7 @@ def self_play_remembered_cuda(seed: int, start: int, count: int, model: "RowMode
     searched without one, as in :func:`self_play_cuda`.  Every hand's strengths are then counted on the GPU:
     nothing a hand has crosses to the host.
     """
+    from ._kernels import cuda as cuda_kernels
     from ._kernels.cuda import SEARCH_BUDGET, THREADS
     from ._kernels.splits import UNLIMITED_SEARCHES
     from .policy import stream_state
@@ -448,7 +449,7 @@ def self_play_remembered_cuda(seed: int, start: int, count: int, model: "RowMode
     values, _, wins, losses, scoop, majority, joint, _, _, terms, shapes = arguments[:11]  # RowModel.kernel_arguments
     grid = _grid(count, THREADS)
     kernels["certify_lists"][grid, THREADS](*lists, *drift_arguments, values, wins, losses, scoop, majority, joint,
-                                            terms, shapes, chosen, strengths)
+                                            terms, shapes, cuda_kernels.DRIFT_BY_COLUMN, chosen, strengths)
     todo = _gather_unsettled(chosen, tables["no_positions"], count)
     state = stream_state(seed, start)
 

@@ -152,6 +152,26 @@ def _shape_rises(before: tuple, after: tuple, valid: np.ndarray) -> np.ndarray:
     return shape_rises
 
 
+def drift_bounds(shape_rises: np.ndarray, delta_terms: np.ndarray, slope_units: float) -> np.ndarray:
+    """``(3, 1 + N_FEATURES)``: what :func:`~cpoker._kernels.nearbest.hand_drift_bound` reads for the
+    :func:`~cpoker._kernels.nearbest.hand_drift` of ``shape_rises`` and ``delta_terms`` (one entry of each,
+    :func:`drift_by_shape`) and ``slope_units``: for each row, the largest over the shapes it can have of its
+    table's rise plus the change of the constant term (column 0), and of the change of each feature's term
+    (column ``1 + f``), each with ``slope_units`` times the size of the change of the win and loss terms under
+    a scoring bonus (their part of the bonus moves with their size, whatever its sign)."""
+    from ._kernels.removal import N_SHAPES
+
+    terms = delta_terms.reshape(len(delta_terms), -1, 3, N_SHAPES)  # (1 + features, quantities, rows, shapes)
+    rises = terms[:, 0].copy()
+    if terms.shape[1] > 1:
+        rises += slope_units * (np.abs(terms[:, 1]) + np.abs(terms[:, 2]))
+    rises[0] += shape_rises
+    possible = shape_rises > -np.inf
+    bounds = np.where(possible, rises, -np.inf).max(axis=2).T
+    bounds[~possible.any(axis=1), 1:] = 0.0  # a row with no shape adds nothing (and no feature times -inf)
+    return np.ascontiguousarray(bounds)
+
+
 def _terms_change(before: tuple, after: tuple) -> np.ndarray:
     terms = after[6].astype(np.float64)
     return terms - before[6].astype(np.float64) if corrected(before) else terms
@@ -235,7 +255,12 @@ class NearBestMemory:
         drifts = np.array([drift(self._snapshots[old], snapshot, self._valid) if old in self._snapshots
                            else np.inf for old in range(current)] + [np.inf])
         slots = np.full((current + 1, 2), -1, dtype=np.int32)  # a pass's entries of shape_rises and delta_terms
-        shape_rises, delta_terms = np.zeros((1, 3, 1)), np.zeros((1, 1, 1))  # read only under a correction
+        shape_rises, delta_terms, bounds = np.zeros((1, 3, 1)), np.zeros((1, 1, 1)), np.zeros((1, 3, 1))  # read
+        # only under a correction
+        from ._kernels.splits import joint_slope
+
+        scoop, majority, joint = snapshot[3:6]
+        slope_units = (scoop + majority) * joint_slope(joint)
         if corrected(snapshot):
             # the hands' own drifts: from the last KEPT_CORRECTED passes' corrected models, and from the models
             # without the correction still kept, whose change of terms is the whole correction (one entry for all)
@@ -251,12 +276,11 @@ class NearBestMemory:
             if kept:
                 shape_rises = np.stack([_shape_rises(self._snapshots[old], snapshot, self._valid) for old in kept])
                 delta_terms = np.stack([_terms_change(self._snapshots[old], snapshot) for _, old in changes.values()])
-                slots[kept, 0] = np.arange(len(kept))
+                bounds = np.stack([drift_bounds(rises, delta_terms[slot], slope_units)
+                                   for rises, slot in zip(shape_rises, term_slots)])
+                slots[kept, 0] = np.arange(len(kept))  # (also the entry of bounds)
                 slots[kept, 1] = term_slots
-        from ._kernels.splits import joint_slope
-
-        scoop, majority, joint = snapshot[3:6]
-        arguments = (drifts, slots, shape_rises, delta_terms, (scoop + majority) * joint_slope(joint))
+        arguments = (drifts, slots, shape_rises, delta_terms, bounds, slope_units)
         if self.device == "cuda":
             from .devices import on_device
 

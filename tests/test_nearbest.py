@@ -8,7 +8,8 @@ from cuda_check import memories_made
 
 import cpoker
 import cpoker.nearbest as nearbest
-from cpoker._kernels.nearbest import COLUMNS, certified_split, hand_drift, policy_remembering_hand
+from cpoker._kernels.nearbest import (BOUND_SLACK, COLUMNS, certified_split, hand_drift, hand_drift_bound,
+                                      policy_remembering_hand)
 from cpoker._kernels.removal import N_FEATURES, N_SHAPES
 from cpoker._kernels.splits import CORRECTIONS, UNLIMITED_SEARCHES, _policy_scratch
 from cpoker.arrange import parse_hand
@@ -63,14 +64,20 @@ def model_of(source, rules):
 
 def certify_one(rows, splits, ceiling, before, after, hand):
     """A certificate of ``hand``'s list made under ``before``, under ``after``: ``(split, front, middle, back)``
-    (split -1: not certified), as a build's pass reads it (:class:`cpoker.nearbest.NearBestMemory`)."""
+    (split -1: not certified), as a build's pass reads it (:class:`cpoker.nearbest.NearBestMemory`), the same
+    whether the hand's drift is summed as on a CPU or as on a GPU (``by_column``)."""
     old, new = nearbest.model_snapshot(before), nearbest.model_snapshot(after)
     valid = nearbest.valid_strengths()
     shape_rises, delta_terms = (nearbest.drift_by_shape(old, new, valid) if nearbest.corrected(new)
                                 else (np.zeros((3, 1)), np.zeros((1, 1))))
-    return certified_split(rows, splits, len(rows), ceiling, nearbest.drift(old, new, valid),
-                           np.int64(cards_mask(hand.tolist())), delta_terms, shape_rises, slope_units(after), *new,
-                           np.empty(CORRECTIONS), np.empty(COLUMNS, dtype=np.int32))
+    bounds = nearbest.drift_bounds(shape_rises, delta_terms, slope_units(after)) if nearbest.corrected(new) else (
+        np.zeros((3, 1)))
+    both = [certified_split(rows, splits, len(rows), ceiling, nearbest.drift(old, new, valid),
+                            np.int64(cards_mask(hand.tolist())), delta_terms, shape_rises, bounds, slope_units(after),
+                            *new, np.empty(CORRECTIONS), np.empty(COLUMNS, dtype=np.int32), by_column)
+            for by_column in (False, True)]
+    assert both[0] == both[1]
+    return both[0]
 
 
 def certified_as_searched(hands, lists, before, after) -> int:
@@ -199,12 +206,24 @@ def test_the_drift_bounds_the_rise_of_every_split(rules):
     assert nearbest.drift(nearbest.model_snapshot(models[0]), nearbest.model_snapshot(other), valid) == np.inf
 
 
+def own_drift(hand, delta_terms, shape_rises, model) -> float:
+    """``hand_drift`` of ``hand``, the same bits summed as on a CPU and as on a GPU, and no more than the quick
+    bound a certificate tries first (``hand_drift_bound``)."""
+    mask = np.int64(cards_mask(hand.tolist()))
+    both = [hand_drift(mask, delta_terms, shape_rises, slope_units(model), np.empty(CORRECTIONS), by_column)
+            for by_column in (False, True)]
+    assert both[0] == both[1]
+    assert hand_drift_bound(mask, nearbest.drift_bounds(shape_rises, delta_terms, slope_units(model))) >= both[0]
+    return both[0]
+
+
 @pytest.mark.parametrize("rules", ["pagat", "2-4", "1-6", "seed001-royalties"])
 def test_a_hands_drift_bounds_the_rise_of_its_splits_under_a_correction(rules):
     """Two corrected models (distributions, terms and, under a bonus, joint grids apart): for each of a few hands,
     random rows of valid strengths valued with the hand's corrections rise by no more than the common drift plus
     the hand's own (``hand_drift``), which is not vacuous.  From a model without the correction to a corrected
-    one the same (terms of zero before: the hand's own drift is its whole correction); the other way, no drift."""
+    one the same (terms of zero before: the hand's own drift is its whole correction); the other way, no drift.
+    The hand's own drift is the same summed either way, and under its quick bound."""
     rules = PRESETS[rules]
     valid = nearbest.valid_strengths()
     rng = np.random.default_rng(6)
@@ -219,8 +238,7 @@ def test_a_hands_drift_bounds_the_rise_of_its_splits_under_a_correction(rules):
     tightness = []
     for hand in random_hands(6, 7):
         values = [model.split_values(*strengths, hand) for model in models]
-        own = hand_drift(np.int64(cards_mask(hand.tolist())), delta_terms, shape_rises, slope_units(models[1]),
-                         np.empty(CORRECTIONS))
+        own = own_drift(hand, delta_terms, shape_rises, models[1])
         assert (values[1] - values[0]).max() <= common + own
         tightness.append((values[1] - values[0]).max() / own)
     assert min(tightness) > 0.5 or bonus
@@ -232,16 +250,38 @@ def test_a_hands_drift_bounds_the_rise_of_its_splits_under_a_correction(rules):
     assert np.array_equal(delta_terms, new[6])  # the whole correction
     for hand in random_hands(4, 8):
         values = [model.split_values(*strengths, hand) for model in (plain, models[1])]
-        own = hand_drift(np.int64(cards_mask(hand.tolist())), delta_terms, shape_rises, slope_units(models[1]),
-                         np.empty(CORRECTIONS))
+        own = own_drift(hand, delta_terms, shape_rises, models[1])
         assert (values[1] - values[0]).max() <= common + own
 
 
 @pytest.mark.parametrize("rules", ["pagat", "2-4"])
+def test_a_hands_quick_drift_bound_is_its_drift_when_no_feature_moves_and_above_it_otherwise(rules):
+    """``hand_drift_bound`` sums each feature's largest change over the shapes, where ``hand_drift`` takes the
+    largest over shapes of their sum: equal (but for its slack) when only the constant term and the tables move,
+    above it when the features move too, for hands with many and few ranks."""
+    rules = PRESETS[rules]
+    valid = nearbest.valid_strengths()
+    models = [RowModel.from_distribution(skewed_distribution(seed, 2), rules, random_terms(rules, seed)) for seed in
+              (1, 2)]
+    old, new = (nearbest.model_snapshot(model) for model in models)
+    shape_rises, delta_terms = nearbest.drift_by_shape(old, new, valid)
+    constant_only = np.zeros_like(delta_terms)
+    constant_only[0] = delta_terms[0]
+    hands = np.concatenate([few_rank_hands(3, 14), random_hands(10, 15)])
+    for terms, equal in ((constant_only, True), (delta_terms, False)):
+        bounds = nearbest.drift_bounds(shape_rises, terms, slope_units(models[1]))
+        for hand in hands:
+            own = own_drift(hand, terms, shape_rises, models[1])
+            bound = hand_drift_bound(np.int64(cards_mask(hand.tolist())), bounds)
+            assert own + BOUND_SLACK <= bound <= own + 2 * BOUND_SLACK if equal else bound > own + BOUND_SLACK
+
+
+@pytest.mark.parametrize("rules", ["pagat", "2-4"])
 def test_a_correction_at_a_few_columns_has_the_bits_of_the_whole_correction(rules):
-    """What a certificate reads of a hand's correction (some columns) is, bit for bit, what the search reads (all
-    of them), for the terms as a model holds them (float32) and for their changes (float64)."""
-    from cpoker._kernels.removal import hand_correction, hand_correction_at
+    """What a certificate reads of a hand's correction (some columns, or one at a time as a GPU sums a hand's
+    drift) is, bit for bit, what the search reads (all of them), for the terms as a model holds them (float32) and
+    for their changes (float64)."""
+    from cpoker._kernels.removal import hand_correction, hand_correction_at, hand_correction_column, suit_counts
 
     rules = PRESETS[rules]
     rng = np.random.default_rng(10)
@@ -256,6 +296,8 @@ def test_a_correction_at_a_few_columns_has_the_bits_of_the_whole_correction(rule
             some = np.full(width, np.nan)
             hand_correction_at(mask, terms, columns, 30, some)
             assert np.array_equal(some[columns[:30]], whole[columns[:30]]) and np.isnan(some).sum() == width - 30
+            by_column = [hand_correction_column(mask, terms, column, *suit_counts(mask)) for column in columns]
+            assert np.array_equal(by_column, whole[columns])
 
 
 @pytest.mark.parametrize("rules", ["pagat", "2-4"])

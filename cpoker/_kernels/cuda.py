@@ -31,11 +31,12 @@ TWINNED = {
     evaluate: ("_suit_ranks", "_rank_groups", "_make_key", "key5", "key3", "mask_of_ids", "_top_ranks", "best_key"),
     lookup: ("perfect_hash_value", "perfect_hash_slot", "flush_ranks", "flagged_suit_ranks"),
     removal: ("rank_feature", "suit_counts", "blocker_feature", "suit_feature", "hand_correction",
-              "hand_correction_at"),
+              "hand_correction_column", "hand_correction_at"),
     splits: ("subset_strengths", "hand_subsets", "joint_below", "joint_slope", "rows_bonus", "bonus_ceiling",
              "strength_threshold", "corrected_row", "hand_removal", "plain_cards", "lower_twin", "backs_at_least",
              "rest_caps", "tight_bound", "best_split_by_row_values", "table_policy_hand", "greedy_hand"),
-    nearbest: ("split_value", "near_best_rows", "hand_drift", "certified_split", "policy_remembering_hand"),
+    nearbest: ("split_value", "near_best_rows", "hand_drift", "hand_drift_bound", "certified_split",
+               "policy_remembering_hand"),
     scoring: ("_royalty", "pair_parts", "pair_points"),
 }
 N_SUBSETS5, N_SUBSETS3 = 1287, 286
@@ -49,6 +50,11 @@ THREADS = 128
 # through the search (pagat: 47 -> 22 a warp of 32 hands, 7% of hands arranged again; 72 -> 35 with the card-removal
 # correction, 15% again).  benchmarks/gpu.py times 8, 16, 32 and none on a real GPU.
 SEARCH_BUDGET = 16
+# how certify_lists sums a hand's own drift under a card-removal correction (nearbest.hand_drift): each column in a
+# register, not 30 passes over a thread's array of them (local memory, whose traffic was most of a corrected
+# certificate's 1.70 s a pass of 10**7 hands on an H200, against 0.05 s without the correction); the same bits
+# either way.  benchmarks/gpu.py times both.
+DRIFT_BY_COLUMN = True
 
 
 def import_cuda():
@@ -279,9 +285,10 @@ def build_kernels(cuda_module) -> dict:
 
     @cuda.jit
     def certify_lists(kept_rows, kept_splits, counts, ceilings, since, masks, drifts, slots, shape_rises, delta_terms,
-                      slope_units, row_values, row_wins, row_losses, scoop, majority, joint, removal_terms, buckets,
-                      chosen, chosen_strengths):
-        """One thread per hand: the CPU's ``nearbest.certify`` (split -1 where a search is needed)."""
+                      drift_bounds, slope_units, row_values, row_wins, row_losses, scoop, majority, joint,
+                      removal_terms, buckets, by_column, chosen, chosen_strengths):
+        """One thread per hand: the CPU's ``nearbest.certify`` (split -1 where a search is needed), the hands' own
+        drifts summed ``by_column`` (:data:`DRIFT_BY_COLUMN`) or not."""
         h = cuda.grid(1)
         if h < counts.shape[0]:
             listed = since[h]
@@ -289,9 +296,9 @@ def build_kernels(cuda_module) -> dict:
             terms_slot = max(slots[listed, 1], 0) if listed >= 0 else 0
             split, front, middle, back = certified_split(
                 kept_rows[h], kept_splits[h], counts[h], ceilings[h], drifts[listed] if listed >= 0 else np.inf,
-                masks[h], delta_terms[terms_slot], shape_rises[rises_slot], slope_units, row_values, row_wins,
-                row_losses, scoop, majority, joint, removal_terms, buckets, cuda.local.array(N_CORRECTIONS, float64),
-                cuda.local.array(N_COLUMNS, int32))
+                masks[h], delta_terms[terms_slot], shape_rises[rises_slot], drift_bounds[rises_slot], slope_units,
+                row_values, row_wins, row_losses, scoop, majority, joint, removal_terms, buckets,
+                cuda.local.array(N_CORRECTIONS, float64), cuda.local.array(N_COLUMNS, int32), by_column)
             chosen[h] = split
             chosen_strengths[h, 0] = front
             chosen_strengths[h, 1] = middle

@@ -31,7 +31,8 @@ import numpy as np
 from .._jit import jit
 from .deal import deal_hands
 from .lookup import SUIT_BIAS
-from .removal import N_SHAPES, hand_correction, hand_correction_at
+from .removal import (BLOCKER_RANKS, N_SHAPES, RANK_FEATURES, SUIT_FEATURES, blocker_feature, hand_correction,
+                      hand_correction_at, hand_correction_column, rank_feature, suit_counts, suit_feature)
 from .splits import (BLOCK, BONUS_SLACK, CORRECTIONS, UNLIMITED_SEARCHES, _policy_scratch, backs_at_least,
                      best_split_by_row_values, bonus_ceiling, corrected_row, hand_removal, hand_subsets, joint_slope,
                      plain_cards, rows_bonus, strength_threshold, tight_bound)
@@ -41,6 +42,9 @@ from .splits import (BLOCK, BONUS_SLACK, CORRECTIONS, UNLIMITED_SEARCHES, _polic
 # searches after the first were of them (cpoker.nearbest.DELTA says what 16 saved)
 CAPACITY = 16
 COLUMNS = CAPACITY * 3 * 3  # the correction's columns a certificate reads at most: listed rows x rows x quantities
+# added to hand_drift_bound: it sums the same terms as hand_drift in another order, so it may round below a
+# rise it bounds by far less than this (values are points, the terms' sums at most a few hundred)
+BOUND_SLACK = 1e-9
 
 
 @jit
@@ -173,36 +177,88 @@ def near_best_rows(rank5, rank3, hand_code, hand_mask, codes5, masks5, front_val
 
 
 @jit
-def hand_drift(hand_mask, delta_terms, shape_rises, slope_units, out):
+def hand_drift(hand_mask, delta_terms, shape_rises, slope_units, out, by_column):
     """The most any split of the hand ``hand_mask`` can gain from one corrected model to another, beyond the part
     that does not depend on the hand (:func:`cpoker.nearbest.drift`).
 
     A row's corrected value at strength ``s`` is its table's plus the hand's correction of the shape of ``s``;
     ``shape_rises[row, shape]`` is the largest rise of the table's part over the strengths of that shape (under
-    a bonus with ``slope_units`` times the change of their win and loss probabilities), and ``delta_terms`` the
-    change of the correction's terms, so the hand's change of correction is :func:`.removal.hand_correction` of
-    them (written to ``out``, :data:`.splits.CORRECTIONS` entries).  Each row adds the largest over shapes of
-    the two (the win and loss probabilities' corrections moving the bonus by at most ``slope_units`` a unit,
-    clipping only shrinking a change), and no less than 0.
+    a bonus with ``slope_units`` times the change of their win and loss probabilities; ``-inf``: a shape the row
+    cannot have), and ``delta_terms`` the change of the correction's terms, so the hand's change of correction
+    is :func:`.removal.hand_correction` of them.  Each row adds the largest over shapes of the two (the win and
+    loss probabilities' corrections moving the bonus by at most ``slope_units`` a unit, clipping only shrinking
+    a change), and no less than 0.
+
+    The same bits two ways: the whole correction in ``out`` (:data:`.splits.CORRECTIONS` entries), 30 passes
+    over an array that stays in a CPU core's cache, or ``by_column``, each column summed in a register
+    (:func:`.removal.hand_correction_column`) at the shapes a row can have only, with ``out`` left alone: a
+    GPU thread's array of them is local memory, whose traffic the 30 passes made most of a corrected
+    certificate's time (the CPU, whose column sums do not vectorize, takes 3.6 times longer that way).
     """
-    hand_correction(hand_mask, delta_terms, out)
+    a, b, c, d, s0, s1, s2, s3 = suit_counts(hand_mask)
+    if not by_column:
+        hand_correction(hand_mask, delta_terms, out)
     has_bonus = delta_terms.shape[1] > 3 * N_SHAPES
     total = 0.0
     for row in range(3):
         worst = 0.0
         for shape in range(N_SHAPES):
-            rise = shape_rises[row, shape] + out[row * N_SHAPES + shape]
-            if has_bonus:
-                rise += slope_units * (abs(out[(3 + row) * N_SHAPES + shape]) + abs(out[(6 + row) * N_SHAPES + shape]))
+            table_rise = shape_rises[row, shape]
+            if table_rise == -np.inf:  # (adds nothing either way)
+                continue
+            value_column, win_column, loss_column = (row * N_SHAPES + shape, (3 + row) * N_SHAPES + shape,
+                                                     (6 + row) * N_SHAPES + shape)
+            if by_column:
+                rise = table_rise + hand_correction_column(hand_mask, delta_terms, value_column, a, b, c, d, s0, s1,
+                                                           s2, s3)
+                if has_bonus:
+                    rise += slope_units * (
+                        abs(hand_correction_column(hand_mask, delta_terms, win_column, a, b, c, d, s0, s1, s2, s3))
+                        + abs(hand_correction_column(hand_mask, delta_terms, loss_column, a, b, c, d, s0, s1, s2,
+                                                     s3)))
+            else:
+                rise = table_rise + out[value_column]
+                if has_bonus:
+                    rise += slope_units * (abs(out[win_column]) + abs(out[loss_column]))
             worst = max(worst, rise)
         total += worst
     return total
 
 
 @jit
-def certified_split(kept_rows, kept_splits, count, ceiling, drift, hand_mask, delta_terms, shape_rises, slope_units,
-                    row_values, row_wins, row_losses, scoop, majority, joint, removal_terms, buckets, corrections,
-                    columns):
+def hand_drift_bound(hand_mask, drift_bounds):
+    """An upper bound of :func:`hand_drift` in a few dozen operations (it sums hundreds of columns 30 times).
+
+    A hand's features are non-negative (:func:`.removal.hand_correction`), so the largest over shapes of a sum
+    of features times terms is at most the sum of the features times each one's largest over shapes:
+    ``drift_bounds[row, 0]`` is the largest of the table's rise plus the constant term's change, and
+    ``drift_bounds[row, 1 + f]`` that of feature ``f``'s change, each with the bonus's part under a bonus
+    (:func:`cpoker.nearbest.drift_bounds`).  A certificate tries it before the exact one, which it then needs
+    only for the hands whose best listed split leads by less: the same answers, a fraction of the work.
+    """
+    a, b, c, d, s0, s1, s2, s3 = suit_counts(hand_mask)
+    total = 0.0
+    for row in range(3):
+        rise = drift_bounds[row, 0]
+        for rank in range(13):
+            feature = rank_feature(hand_mask, rank)
+            if feature >= 0:
+                rise += drift_bounds[row, 1 + feature]
+        for suit in range(4):
+            count, by_rank, linear, square, ordered = suit_feature(suit, a, b, c, d, s0, s1, s2, s3)
+            rise += (count * drift_bounds[row, linear] + (count * count) * drift_bounds[row, square]
+                     + by_rank * drift_bounds[row, ordered])
+        for k in range(BLOCKER_RANKS):
+            rise += blocker_feature(hand_mask, 12 - k, a, b, c, d) * drift_bounds[
+                row, 1 + RANK_FEATURES + SUIT_FEATURES + k]
+        total += max(0.0, rise)
+    return total + BOUND_SLACK
+
+
+@jit
+def certified_split(kept_rows, kept_splits, count, ceiling, drift, hand_mask, delta_terms, shape_rises, drift_bounds,
+                    slope_units, row_values, row_wins, row_losses, scoop, majority, joint, removal_terms, buckets,
+                    corrections, columns, by_column):
     """The best of a hand's listed splits under a new model when it provably is the best of all: ``(split, front,
     middle, back)``, or split -1.
 
@@ -213,7 +269,9 @@ def certified_split(kept_rows, kept_splits, count, ceiling, drift, hand_mask, de
     splits are valued with the hand's correction (``hand_mask``), computed at their rows' shapes only
     (``corrections``: scratch, as the search's; ``columns``: scratch, :data:`COLUMNS` entries), and ``drift``
     is only the part common to all hands: the hand's own (:func:`hand_drift` of ``delta_terms``,
-    ``shape_rises`` and ``slope_units``) is added when the best listed split leads by more than that part.
+    ``shape_rises`` and ``slope_units``) is added when the best listed split leads by more than that part, and
+    only when it leads by less than :func:`hand_drift_bound` of ``drift_bounds`` (then certified without it),
+    ``by_column`` on a GPU (see :func:`hand_drift`).
     """
     if not drift < np.inf:  # no list (or one too old): nothing to read
         return -1, 0, 0, 0
@@ -247,9 +305,10 @@ def certified_split(kept_rows, kept_splits, count, ceiling, drift, hand_mask, de
             back = kept_rows[i, 2]
     if best < 0 or not best_value > ceiling + drift:
         return -1, 0, 0, 0
-    if removal and not best_value > ceiling + drift + hand_drift(hand_mask, delta_terms, shape_rises, slope_units,
-                                                                 corrections):
-        return -1, 0, 0, 0
+    if removal and not best_value > ceiling + drift + hand_drift_bound(hand_mask, drift_bounds):
+        if not best_value > ceiling + drift + hand_drift(hand_mask, delta_terms, shape_rises, slope_units,
+                                                         corrections, by_column):
+            return -1, 0, 0, 0
     return best, front, middle, back
 
 
@@ -293,8 +352,8 @@ def policy_remembering_hand(hand, delta, row_values, row_bounds, row_wins, row_l
 
 @jit
 def _certify_block(start, stop, kept_rows, kept_splits, counts, ceilings, since, masks, drifts, slots, shape_rises,
-                   delta_terms, slope_units, row_values, row_wins, row_losses, scoop, majority, joint, removal_terms,
-                   buckets, chosen, chosen_strengths):
+                   delta_terms, drift_bounds, slope_units, row_values, row_wins, row_losses, scoop, majority, joint,
+                   removal_terms, buckets, chosen, chosen_strengths):
     corrections = np.empty(CORRECTIONS)
     columns = np.empty(COLUMNS, dtype=np.int32)
     for h in range(start, stop):
@@ -303,8 +362,8 @@ def _certify_block(start, stop, kept_rows, kept_splits, counts, ceilings, since,
         terms_slot = max(slots[listed, 1], 0) if listed >= 0 else 0
         split, front, middle, back = certified_split(
             kept_rows[h], kept_splits[h], counts[h], ceilings[h], drifts[listed] if listed >= 0 else np.inf, masks[h],
-            delta_terms[terms_slot], shape_rises[rises_slot], slope_units, row_values, row_wins, row_losses, scoop,
-            majority, joint, removal_terms, buckets, corrections, columns)
+            delta_terms[terms_slot], shape_rises[rises_slot], drift_bounds[rises_slot], slope_units, row_values,
+            row_wins, row_losses, scoop, majority, joint, removal_terms, buckets, corrections, columns, False)
         chosen[h] = split
         chosen_strengths[h, 0] = front
         chosen_strengths[h, 1] = middle
@@ -313,23 +372,24 @@ def _certify_block(start, stop, kept_rows, kept_splits, counts, ceilings, since,
 
 @jit(parallel=True)
 def certify(kept_rows, kept_splits, counts, ceilings, since, masks, drifts, slots, shape_rises, delta_terms,
-            slope_units, row_values, row_wins, row_losses, scoop, majority, joint, removal_terms, buckets):
+            drift_bounds, slope_units, row_values, row_wins, row_losses, scoop, majority, joint, removal_terms,
+            buckets):
     """:func:`certified_split` of every hand: ``(chosen, strengths)``, split -1 where a search is needed; blocks of
     hands in parallel.
 
     ``since[i]``: the pass whose model listed hand ``i``'s rows (-1: none), ``masks[i]`` its cards; ``drifts[p]``
     the drift of the pass's model since pass ``p``'s (``inf`` for a pass forgotten), and under a card-removal
-    correction the part common to all hands, with ``slots[p]`` the entries of ``shape_rises`` and of
-    ``delta_terms`` for the hand's own part (:func:`hand_drift`; the passes without the correction share one of
-    ``delta_terms``, the whole correction).
+    correction the part common to all hands, with ``slots[p]`` the entries of ``shape_rises`` (and of
+    ``drift_bounds``, their :func:`hand_drift_bound`) and of ``delta_terms`` for the hand's own part
+    (:func:`hand_drift`; the passes without the correction share one of ``delta_terms``, the whole correction).
     """
     n_hands = counts.shape[0]
     chosen = np.empty(n_hands, dtype=np.int32)
     chosen_strengths = np.empty((n_hands, 3), dtype=np.int16)
     for block in numba.prange((n_hands + BLOCK - 1) // BLOCK):
         _certify_block(block * BLOCK, min(n_hands, (block + 1) * BLOCK), kept_rows, kept_splits, counts, ceilings,
-                       since, masks, drifts, slots, shape_rises, delta_terms, slope_units, row_values, row_wins,
-                       row_losses, scoop, majority, joint, removal_terms, buckets, chosen, chosen_strengths)
+                       since, masks, drifts, slots, shape_rises, delta_terms, drift_bounds, slope_units, row_values,
+                       row_wins, row_losses, scoop, majority, joint, removal_terms, buckets, chosen, chosen_strengths)
     return chosen, chosen_strengths
 
 

@@ -117,6 +117,26 @@ def hand_correction(mask, terms, out):
 
 
 @jit
+def hand_correction_column(mask, terms, column, a, b, c, d, s0, s1, s2, s3):
+    """Column ``column`` of :func:`hand_correction` (``a``... ``s3``: :func:`suit_counts` of ``mask``), alone: the
+    same sums in the same order, so the same bits, summed in a register (no array of all the columns)."""
+    value = np.float64(terms[0, column])
+    for rank in range(13):
+        feature = rank_feature(mask, rank)
+        if feature >= 0:
+            value += terms[1 + feature, column]
+    for suit in range(4):
+        held, by_rank, linear, square, ordered = suit_feature(suit, a, b, c, d, s0, s1, s2, s3)
+        value += (held * np.float64(terms[linear, column]) + (held * held) * np.float64(terms[square, column])
+                  + by_rank * np.float64(terms[ordered, column]))
+    for k in range(BLOCKER_RANKS):
+        blocker = np.float64(blocker_feature(mask, 12 - k, a, b, c, d))
+        if blocker != 0:
+            value += blocker * np.float64(terms[1 + RANK_FEATURES + SUIT_FEATURES + k, column])
+    return value
+
+
+@jit
 def hand_correction_at(mask, terms, columns, count, out):
     """:func:`hand_correction` at ``count`` distinct columns only (``columns[:count]``): ``out[c]`` for each.
 
