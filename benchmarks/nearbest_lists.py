@@ -36,7 +36,7 @@ def searched_by_build(hands: int, first: int, delta: float, rows: int, rules: "s
         started = time.perf_counter()
         tables = cpoker.policy.build_tables(hands=hands, seed=2026, rules=rules)
         seconds = time.perf_counter() - started
-    (memory,) = made
+    memory, *learnings = made  # the self-play's lists, and on a CPU the correction's learnings'
     iterations = len(tables.history)
     passes = memory.by_pass
     return {"hands": hands, "first": first, "delta": delta, "rows": rows, "seconds": round(seconds, 1),
@@ -45,6 +45,9 @@ def searched_by_build(hands: int, first: int, delta: float, rows: int, rules: "s
             "rounds searched": round(sum(searched for searched, _ in passes[iterations:]) / hands, 3),
             "share searched by pass": [round(searched / max(1, searched + certified), 4)
                                        for searched, certified in passes],
+            "learnings, share searched by learning": [round(searched / max(1, searched + certified), 4)
+                                                      for learning in learnings
+                                                      for searched, certified in learning.by_pass],
             "fingerprint": tables.fingerprint}
 
 

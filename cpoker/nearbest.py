@@ -47,6 +47,8 @@ from .interrupts import shielded
 DELTA = 0.3
 MEMORY_BYTES = 2 << 30  # host memory for the lists (181 bytes a hand: 11.9 M hands); the hands past it are searched
 DRIFT_SLACK = 1e-9  # added to every drift: a split's value is a rounded sum
+NO_HANDS = np.empty((0, 13), dtype=np.uint8)  # policy_remembering's hands given: none (each dealt from its stream)
+NO_STREAM = (np.uint64(0),) * 4  # its stream when the hands are given (read by nothing)
 KEPT_MODELS = 256  # the models of the last passes kept for drift(): a list made under an older one is searched again
 # under a card-removal correction, lists made by the last passes' models only (each hand's drift reads a change of
 # the correction's terms from each: 0.4 MB, 1.3 MB under a bonus)
@@ -310,33 +312,54 @@ class NearBestMemory:
         from .policy import block_histograms, stream_state
         from .tables import strength_keys
 
-        model, current = self._model, len(self._drifts) - 1  # (the pass's number: its drifts go to it)
         delta = self.delta if self.listing else -1.0  # below 0: the searches list nothing
         lists = self._lists_of(start, count)
         if self.device == "cuda":
             from .devices import self_play_remembered_cuda
 
-            chosen, histograms, searched = self_play_remembered_cuda(seed, start, count, model, lists,
-                                                                     self.drift_arguments, current, delta,
+            chosen, histograms, searched = self_play_remembered_cuda(seed, start, count, self._model, lists,
+                                                                     self.drift_arguments, len(self._drifts) - 1,
+                                                                     delta,
                                                                      chunk=self.chunk, to_host=not on_device)
         else:
-            from ._kernels.nearbest import certify, policy_remembering
-            from .policy import FULL_DECK
-
-            with shielded():
-                chosen, strengths = certify(*lists, *self.drift_arguments, *self._snapshots[current])
-                todo = np.flatnonzero(chosen < 0)
-                if len(todo):
-                    policy_remembering(*stream_state(seed, start), todo, FULL_DECK, delta, np.int32(current),
-                                       *model.search_arguments, chosen, strengths, *lists)
-            searched = len(todo)
+            chosen, strengths, searched = self._arranged_here(lists, stream_state(seed, start), NO_HANDS, delta)
             histograms = block_histograms(strengths, len(strength_keys()), np.arange(count) // self.chunk,
                                           -(-count // self.chunk))
-        self.searched += searched
-        self.certified += count - searched
-        self.by_pass[-1][0] += searched
-        self.by_pass[-1][1] += count - searched
+        self._count(count, searched)
         return chosen, histograms
+
+    def arrange_hands(self, hands: np.ndarray, start: int) -> tuple[np.ndarray, np.ndarray]:
+        """``(chosen, strengths)`` of ``hands`` (``(n, 13)`` card ids), those at ``start .. start + n`` of the lists
+        (:meth:`covers`), under the pass's model, on the CPU: the hands given instead of dealt from a seed (the
+        deals a build learns the card-removal correction from, the same in each of its learnings), otherwise as
+        :meth:`arrange`; each hand's split and its rows' strengths, as :func:`cpoker.policy.arrange_by_tables`
+        gives them."""
+        delta = self.delta if self.listing else -1.0
+        chosen, strengths, searched = self._arranged_here(self._lists_of(start, len(hands)), NO_STREAM,
+                                                          np.ascontiguousarray(hands, dtype=np.uint8), delta)
+        self._count(len(hands), searched)
+        return chosen, strengths
+
+    def _arranged_here(self, lists: tuple, stream: tuple, given: np.ndarray, delta: float) -> tuple:
+        """On the CPU: ``(chosen, strengths, hands searched)`` of the hands of ``lists``, certified from them or
+        dealt from ``stream`` (or taken from ``given``) and searched, listing with ``delta``."""
+        from ._kernels.nearbest import certify, policy_remembering
+        from .policy import FULL_DECK
+
+        model, current = self._model, len(self._drifts) - 1
+        with shielded():
+            chosen, strengths = certify(*lists, *self.drift_arguments, *self._snapshots[current])
+            todo = np.flatnonzero(chosen < 0)
+            if len(todo):
+                policy_remembering(*stream, todo, FULL_DECK, given, delta, np.int32(current), *model.search_arguments,
+                                   chosen, strengths, *lists)
+        return chosen, strengths, len(todo)
+
+    def _count(self, hands: int, searched: int) -> None:
+        self.searched += searched
+        self.certified += hands - searched
+        self.by_pass[-1][0] += searched
+        self.by_pass[-1][1] += hands - searched
 
 
 class BlockMemory(NearBestMemory):

@@ -930,8 +930,8 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
     from .errors import MAX_TABLE_HANDS, Interrupted, check_int, check_seed
     from . import interrupts
     from .devices import check_device
-    from .nearbest import (MAX_PASSES, NearBestMemory, forget_worker_memory, lists_in_pass, model_snapshot,
-                           worker_memory)
+    from .nearbest import (MAX_PASSES, MEMORY_BYTES, NearBestMemory, bytes_per_hand, forget_worker_memory,
+                           lists_in_pass, model_snapshot, worker_memory)
     from .runner import backend_kept, backend_threads, blocks_of, check_backend, run_blocks
 
     if checkpoint is not None and not callable(checkpoint):
@@ -953,7 +953,7 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
     if resume is not None and max_iterations < resume.iterations:
         raise OptionError(f"the build to resume has done {resume.iterations} iterations already: "
                           f"max_iterations must be at least that, got {max_iterations}")
-    from .removal import learn_removal
+    from .removal import learn_removal, learning_lists
 
     device = check_device(device)
     check_backend(backend, scheduler)
@@ -1102,12 +1102,17 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
             if checkpoint is not None:  # the self-play is done: a build killed from here on resumes from here
                 checkpoint(PolicyTables(average, hands, seed, tuple(history), True, rules, before, build=asked))
 
+            # the learnings' hands (the same deals each time): their near-best rows too, in what the self-play's
+            # left of the memory budget (not on a GPU, where a learning is a fraction of a second)
+            learning = None if device != "cpu" or not removal_rounds else learning_lists(
+                max(1, removal_deals // 4), max(0, MEMORY_BYTES - (memory.size * bytes_per_hand() if memory else 0)))
+
             def learned(played: RowModel, last: bool) -> tuple:
                 # a signal drops the terms in flight (10 s by default, hours at --removal-deals 10**8) and stops
                 # the build: learn_removal never acts on it itself, which would make terms of part of the deals
                 with interrupts.deferred():
                     return learn_removal(played, rules, seed, removal_deals if last else max(1, removal_deals // 4),
-                                         progress=progress, device=device)
+                                         progress=progress, device=device, lists=learning, last=last)
 
             try:
                 removal, joint = learned(model, not removal_rounds)

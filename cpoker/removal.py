@@ -43,10 +43,12 @@ from .errors import OptionError
 from .tables import strength_keys
 
 if TYPE_CHECKING:  # pragma: no cover
+    from .nearbest import NearBestMemory
     from .policy import RowModel
     from .rules import Rules
 
 REMOVAL_PLAYERS = 4
+CPU_CHUNK = 5_000  # deals a block on a CPU (a GPU's: 50,000)
 N_FEATURES = 69  # as cpoker._kernels.removal, imported only where a kernel runs: reading tables needs no numba
 EARLIER_FEATURES = 64  # the features of tables files written before the blockers (BLOCKER_RANKS)
 RIDGE = 1e-6  # times the sample count, added to the Gram matrix's diagonal: the features are collinear
@@ -179,12 +181,17 @@ def value_moments(moments: np.ndarray, rules: "Rules") -> np.ndarray:
 
 
 def learn_removal(model: "RowModel", rules: "Rules", seed: int, deals: int = 200_000,
-                  progress: bool = False, device: str = "cpu") -> "tuple[np.ndarray, np.ndarray | None]":
+                  progress: bool = False, device: str = "cpu", lists: "NearBestMemory | None" = None,
+                  last: bool = True) -> "tuple[np.ndarray, np.ndarray | None]":
     """The correction terms of the policy of ``model`` under ``rules`` (see the module docstring), and under a
     scoring bonus the joint distribution of its rows (:mod:`cpoker.joint`).
 
     ``deals`` deals of four hands (:func:`removal_sample` of ``seed``) are arranged by ``model``, on the
-    ``device`` given (the same answers; the sums are of integers, so in any order the same).
+    ``device`` given (the same answers; the sums are of integers, so in any order the same).  A build learns
+    the correction again after each round with it, from the same deals: with ``lists`` (a CPU's
+    :class:`~cpoker.nearbest.NearBestMemory` of :func:`learning_lists`, the same for each learning) each
+    hand they cover is certified from its near-best rows of the learning before where the model moved
+    little, and only the others searched (the same answers); the ``last`` learning lists nothing.
     Returns ``(terms, joint)``: the terms ``(70, Q * 3 * 259)`` float32, row 0 the constant (minus the mean
     features' part), then one row per feature; columns by quantity (value, wins, losses), row (front,
     middle, back) and shape.  ``joint`` the ``(2, 17, 17, 17)`` grid of those deals' rows, in the
@@ -203,12 +210,18 @@ def learn_removal(model: "RowModel", rules: "Rules", seed: int, deals: int = 200
     bonus = quantities(rules) > 1
     joint_counts = np.zeros((2, JOINT_CELLS, JOINT_CELLS, JOINT_CELLS), dtype=np.int64)
     cells_of = coordinate_cells(model.wins, model.losses) if bonus else None
-    chunk = 5_000 if device == "cpu" else 50_000  # a GPU call: 200,000 hands
+    chunk = CPU_CHUNK if device == "cpu" else 50_000  # a GPU call: 200,000 hands
+
+    remembering = lists is not None and device == "cpu" and lists.start_pass(model, last)
 
     def work(block):
         index, count = block
         dealt = removal_sample(seed, index * chunk, count)
-        _, strengths = arrange_by_tables(np.ascontiguousarray(dealt.reshape(-1, 13)), model, device)
+        hands, first = np.ascontiguousarray(dealt.reshape(-1, 13)), index * chunk * REMOVAL_PLAYERS
+        if remembering and lists.covers(first, len(hands)):
+            _, strengths = lists.arrange_hands(hands, first)
+        else:
+            _, strengths = arrange_by_tables(hands, model, device)
         return dealt, strengths.reshape(count, REMOVAL_PLAYERS, 3)
 
     def combine(block, result):
@@ -222,6 +235,15 @@ def learn_removal(model: "RowModel", rules: "Rules", seed: int, deals: int = 200
 
         raise Interrupted()
     return removal_terms(gram, moments, rules), grid_of_counts(joint_counts) if bonus else None
+
+
+def learning_lists(deals: int, memory: "int | None" = None) -> "NearBestMemory":
+    """The near-best rows of the hands of a build's learnings of the correction on a CPU (:func:`learn_removal`'s
+    ``lists``): those of all but its last, ``deals`` deals of four hands (the last's first ``deals`` deals), in
+    ``memory`` bytes at most (default :data:`cpoker.nearbest.MEMORY_BYTES`)."""
+    from .nearbest import NearBestMemory
+
+    return NearBestMemory(REMOVAL_PLAYERS * deals, REMOVAL_PLAYERS * CPU_CHUNK, "cpu", memory)
 
 
 def removal_sample(seed: int, start: int, count: int) -> np.ndarray:

@@ -50,8 +50,9 @@ def rank_leaves_equal() -> bool:
 
 @contextlib.contextmanager
 def memories_made(**options):
-    """Within it, a build's :class:`cpoker.nearbest.NearBestMemory` is kept in the list it yields (its counts of
-    hands searched and certified), and made with ``options`` (``memory=0``: no lists)."""
+    """Within it, each :class:`cpoker.nearbest.NearBestMemory` made is kept in the list it yields (its counts of
+    hands searched and certified: a build's self-play's, then on a CPU its learnings of the correction's), and made
+    with ``options`` (``memory=0``: no lists)."""
     import cpoker.nearbest
 
     made = []

@@ -394,7 +394,8 @@ def certify(kept_rows, kept_splits, counts, ceilings, since, masks, drifts, slot
 
 
 @jit
-def _remembering_block(state_high, state_low, inc_high, inc_low, rows, start, stop, deck, delta, current, row_values,
+def _remembering_block(state_high, state_low, inc_high, inc_low, rows, start, stop, deck, given, delta, current,
+                       row_values,
                        row_bounds, row_wins, row_losses, scoop, majority, joint, rest_best, self_bounds, removal_terms,
                        buckets, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
                        flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values,
@@ -406,7 +407,10 @@ def _remembering_block(state_high, state_low, inc_high, inc_low, rows, start, st
     smallest = np.empty(13, dtype=np.uint64)
     for j in range(start, stop):
         h = rows[j]
-        deal_hands(state_high, state_low, inc_high, inc_low, h, 1, deck, smallest, hand, 0)
+        if given.shape[0] > 0:
+            hand[0, 0, :] = given[h]
+        else:
+            deal_hands(state_high, state_low, inc_high, inc_low, h, 1, deck, smallest, hand, 0)
         best, front, middle, back, count, ceiling, hand_mask = policy_remembering_hand(
             hand[0, 0], delta, row_values, row_bounds, row_wins, row_losses, scoop, majority, joint, rest_best,
             self_bounds, removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask, displacements,
@@ -425,21 +429,24 @@ def _remembering_block(state_high, state_low, inc_high, inc_low, rows, start, st
 
 
 @jit(parallel=True)
-def policy_remembering(state_high, state_low, inc_high, inc_low, rows, deck, delta, current, row_values, row_bounds,
+def policy_remembering(state_high, state_low, inc_high, inc_low, rows, deck, given, delta, current, row_values,
+                       row_bounds,
                        row_wins, row_losses, scoop, majority, joint, rest_best, self_bounds, removal_terms, buckets,
                        card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths, flush_strengths,
                        rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values, middles, fronts,
                        chosen, chosen_strengths, kept_rows, kept_splits, counts, ceilings, since, masks):
     """Deal hand ``rows[j]`` of a block from its seeded stream (state before the block's first hand: see
-    :func:`.deal.deal_hands`), arrange it by the table policy into row ``rows[j]`` of ``chosen`` and
-    ``chosen_strengths``, and list its near-best rows in row ``rows[j]`` of the last six arrays (``since``: the
-    pass ``current``, ``masks``: its cards; nothing with ``delta`` below 0); blocks of hands in parallel."""
+    :func:`.deal.deal_hands`), or take row ``rows[j]`` of ``given`` (``(n, 13)`` hands; none: dealt), arrange it
+    by the table policy into row ``rows[j]`` of ``chosen`` and ``chosen_strengths``, and list its near-best rows
+    in row ``rows[j]`` of the last six arrays (``since``: the pass ``current``, ``masks``: its cards; nothing
+    with ``delta`` below 0); blocks of hands in parallel."""
     n_hands = rows.shape[0]
     n_blocks = (n_hands + BLOCK - 1) // BLOCK
     for block in numba.prange(n_blocks):
         _remembering_block(state_high, state_low, inc_high, inc_low, rows, block * BLOCK,
-                           min(n_hands, (block + 1) * BLOCK), deck, delta, current, row_values, row_bounds, row_wins,
-                           row_losses, scoop, majority, joint, rest_best, self_bounds, removal_terms, buckets,
-                           card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths, flush_strengths,
-                           rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values, middles,
-                           fronts, chosen, chosen_strengths, kept_rows, kept_splits, counts, ceilings, since, masks)
+                           min(n_hands, (block + 1) * BLOCK), deck, given, delta, current, row_values, row_bounds,
+                           row_wins, row_losses, scoop, majority, joint, rest_best, self_bounds, removal_terms,
+                           buckets, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
+                           flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements,
+                           rest_values, middles, fronts, chosen, chosen_strengths, kept_rows, kept_splits, counts,
+                           ceilings, since, masks)
