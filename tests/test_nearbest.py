@@ -1,8 +1,10 @@
 """Near-best rows (cpoker.nearbest): what a search lists of a hand, what a later pass certifies from it, and
 builds that use them giving the very tables of builds that do not."""
 
+import hypothesis.strategies as st
 import numpy as np
 import pytest
+from hypothesis import given, settings
 from conftest import ODD_ROYALTIES, TIED_HAND, few_rank_hands, random_hands, skewed_distribution
 from cuda_check import memories_made
 
@@ -252,6 +254,25 @@ def test_a_hands_drift_bounds_the_rise_of_its_splits_under_a_correction(rules):
         values = [model.split_values(*strengths, hand) for model in (plain, models[1])]
         own = own_drift(hand, delta_terms, shape_rises, models[1])
         assert (values[1] - values[0]).max() <= common + own
+
+
+@settings(max_examples=60, deadline=None)
+@given(cards=st.lists(st.integers(0, 51), min_size=13, max_size=13, unique=True), seed=st.integers(0, 2**16),
+       scale=st.sampled_from([1e-3, 0.1, 3.0]), bonus=st.booleans(), slope=st.sampled_from([0.0, 1.0, 4.5]),
+       impossible=st.floats(0.0, 0.9))
+def test_a_hands_quick_drift_bound_never_falls_below_its_drift(cards, seed, scale, bonus, slope, impossible):
+    """Any hand, any change of terms (about half the features moving, of any size), any table rises (a share of
+    the shapes impossible to a row), with or without a bonus's win and loss terms: ``hand_drift_bound`` is at
+    least ``hand_drift``, summed either way (the same bits)."""
+    rng = np.random.default_rng(seed)
+    width = (3 if bonus else 1) * 3 * N_SHAPES
+    terms = rng.normal(0, scale, (1 + N_FEATURES, width)) * (rng.random((1 + N_FEATURES, 1)) < 0.5)
+    rises = rng.normal(0, scale, (3, N_SHAPES))
+    rises[rng.random((3, N_SHAPES)) < impossible] = -np.inf
+    mask = np.int64(cards_mask(sorted(cards)))
+    both = [hand_drift(mask, terms, rises, slope, np.empty(CORRECTIONS), by_column) for by_column in (False, True)]
+    assert both[0] == both[1]
+    assert hand_drift_bound(mask, nearbest.drift_bounds(rises, terms, slope)) >= both[0]
 
 
 @pytest.mark.parametrize("rules", ["pagat", "2-4"])
