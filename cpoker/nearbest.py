@@ -24,7 +24,12 @@ A list made without the correction is certified under it as one made with
 terms of zero: the hand's own drift is then its whole correction, which a
 list's margin covers less often (with lists of 8 rows down to 0.1, 3% of
 pagat's hands; with :data:`CAPACITY` and :data:`DELTA` now, 46% in the first
-round with the correction, whose every hand was searched before).
+round with the correction, whose every hand was searched before).  A
+certificate bounds the hand's own drift first in a few dozen operations
+(:func:`drift_bounds`, :func:`~cpoker._kernels.nearbest.hand_drift_bound`) and
+sums it only for the hands that lead by less.  The learnings of the correction,
+which arrange the same deals each time, keep lists of their hands as well
+(:func:`cpoker.removal.learning_lists`, :meth:`NearBestMemory.arrange_hands`).
 """
 
 from __future__ import annotations
