@@ -251,19 +251,22 @@ def late_pass_floor(models: list, hands: int) -> dict:
         memory.start_pass(model)
         listed = memory.arrange(2026, 0, hands)  # (hands searched in it are listed under the model: each pass after
         # this one is the same)
-        for by_column in (True, False) if corrected(model_snapshot(model)) else (True,):
-            cuda_kernels.DRIFT_BY_COLUMN = by_column
-            label = f"{name}{'' if by_column else ', drifts summed as on the CPU'}"
-            again = memory.arrange(2026, 0, hands)
-            seconds = best_of(lambda memory=memory: memory.arrange(2026, 0, hands), 2)
-            certified = memory.by_pass[-1][1] / max(1, sum(memory.by_pass[-1]))
-            same = all(np.array_equal(a, b) for a, b in zip(listed, again))
-            whole, kernels = kernel_seconds(lambda memory=memory: memory.arrange(2026, 0, hands))
-            out[f"late self-play pass ({label}), GPU hands/s"] = hands / seconds if same else "differs from the first"
-            out[f"late self-play pass ({label}), share certified"] = round(certified, 4)
-            out[f"late self-play pass ({label}), seconds by kernel"] = {
-                "hands": hands, "whole": whole, **kernels, "host": whole - sum(kernels.values())}
-        cuda_kernels.DRIFT_BY_COLUMN = True
+        try:
+            for by_column in (True, False) if corrected(model_snapshot(model)) else (True,):
+                cuda_kernels.DRIFT_BY_COLUMN = by_column
+                label = f"{name}{'' if by_column else ', drifts summed as on the CPU'}"
+                again = memory.arrange(2026, 0, hands)
+                seconds = best_of(lambda memory=memory: memory.arrange(2026, 0, hands), 2)
+                certified = memory.by_pass[-1][1] / max(1, sum(memory.by_pass[-1]))
+                same = all(np.array_equal(a, b) for a, b in zip(listed, again))
+                whole, kernels = kernel_seconds(lambda memory=memory: memory.arrange(2026, 0, hands))
+                out[f"late self-play pass ({label}), GPU hands/s"] = (hands / seconds if same
+                                                                      else "differs from the first")
+                out[f"late self-play pass ({label}), share certified"] = round(certified, 4)
+                out[f"late self-play pass ({label}), seconds by kernel"] = {
+                    "hands": hands, "whole": whole, **kernels, "host": whole - sum(kernels.values())}
+        finally:
+            cuda_kernels.DRIFT_BY_COLUMN = True
     return out
 
 

@@ -160,12 +160,13 @@ def _shape_rises(before: tuple, after: tuple, valid: np.ndarray) -> np.ndarray:
 
 
 def drift_bounds(shape_rises: np.ndarray, delta_terms: np.ndarray, slope_units: float) -> np.ndarray:
-    """``(3, 1 + N_FEATURES)``: what :func:`~cpoker._kernels.nearbest.hand_drift_bound` reads for the
-    :func:`~cpoker._kernels.nearbest.hand_drift` of ``shape_rises`` and ``delta_terms`` (one entry of each,
-    :func:`drift_by_shape`) and ``slope_units``: for each row, the largest over the shapes it can have of its
-    table's rise plus the change of the constant term (column 0), and of the change of each feature's term
-    (column ``1 + f``), each with ``slope_units`` times the size of the change of the win and loss terms under
-    a scoring bonus (their part of the bonus moves with their size, whatever its sign)."""
+    """``(1 + N_FEATURES, 3)``, laid out as terms with a column a row: what
+    :func:`~cpoker._kernels.nearbest.hand_drift_bound` reads for the :func:`~cpoker._kernels.nearbest.hand_drift`
+    of ``shape_rises`` and ``delta_terms`` (one entry of each, :func:`drift_by_shape`) and ``slope_units``: for
+    each row, the largest over the shapes it can have of its table's rise plus the change of the constant term
+    (row 0), and of the change of each feature's term (row ``1 + f``), each with ``slope_units`` times the size
+    of the change of the win and loss terms under a scoring bonus (their part of the bonus moves with their
+    size, whatever its sign)."""
     from ._kernels.removal import N_SHAPES
 
     terms = delta_terms.reshape(len(delta_terms), -1, 3, N_SHAPES)  # (1 + features, quantities, rows, shapes)
@@ -174,9 +175,9 @@ def drift_bounds(shape_rises: np.ndarray, delta_terms: np.ndarray, slope_units: 
         rises += slope_units * (np.abs(terms[:, 1]) + np.abs(terms[:, 2]))
     rises[0] += shape_rises
     possible = shape_rises > -np.inf
-    bounds = np.where(possible, rises, -np.inf).max(axis=2).T
-    bounds[~possible.any(axis=1), 1:] = 0.0  # a row with no shape adds nothing (and no feature times -inf)
-    return np.ascontiguousarray(bounds)
+    bounds = np.where(possible, rises, -np.inf).max(axis=2)
+    bounds[1:, ~possible.any(axis=1)] = 0.0  # a row with no shape adds nothing (and no feature times -inf)
+    return bounds
 
 
 def _terms_change(before: tuple, after: tuple) -> np.ndarray:
@@ -262,7 +263,7 @@ class NearBestMemory:
         drifts = np.array([drift(self._snapshots[old], snapshot, self._valid) if old in self._snapshots
                            else np.inf for old in range(current)] + [np.inf])
         slots = np.full((current + 1, 2), -1, dtype=np.int32)  # a pass's entries of shape_rises and delta_terms
-        shape_rises, delta_terms, bounds = np.zeros((1, 3, 1)), np.zeros((1, 1, 1)), np.zeros((1, 3, 1))  # read
+        shape_rises, delta_terms, bounds = np.zeros((1, 3, 1)), np.zeros((1, 1, 1)), np.zeros((1, 1, 3))  # read
         # only under a correction
         from ._kernels.splits import joint_slope
 
@@ -304,6 +305,11 @@ class NearBestMemory:
     def covers(self, start: int, count: int) -> bool:
         return start + count <= self.size
 
+    @property
+    def _current(self) -> int:
+        """The pass's number (its drifts go to it)."""
+        return len(self._drifts) - 1
+
     def _lists_of(self, start: int, count: int) -> tuple:
         return tuple(array[start:start + count] for array in self.lists)
 
@@ -323,8 +329,7 @@ class NearBestMemory:
             from .devices import self_play_remembered_cuda
 
             chosen, histograms, searched = self_play_remembered_cuda(seed, start, count, self._model, lists,
-                                                                     self.drift_arguments, len(self._drifts) - 1,
-                                                                     delta,
+                                                                     self.drift_arguments, self._current, delta,
                                                                      chunk=self.chunk, to_host=not on_device)
         else:
             chosen, strengths, searched = self._arranged_here(lists, stream_state(seed, start), NO_HANDS, delta)
@@ -351,7 +356,7 @@ class NearBestMemory:
         from ._kernels.nearbest import certify, policy_remembering
         from .policy import FULL_DECK
 
-        model, current = self._model, len(self._drifts) - 1
+        model, current = self._model, self._current
         with shielded():
             chosen, strengths = certify(*lists, *self.drift_arguments, *self._snapshots[current])
             todo = np.flatnonzero(chosen < 0)

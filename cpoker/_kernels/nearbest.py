@@ -31,8 +31,7 @@ import numpy as np
 from .._jit import jit
 from .deal import deal_hands
 from .lookup import SUIT_BIAS
-from .removal import (BLOCKER_RANKS, N_SHAPES, RANK_FEATURES, SUIT_FEATURES, blocker_feature, hand_correction,
-                      hand_correction_at, hand_correction_column, rank_feature, suit_counts, suit_feature)
+from .removal import N_SHAPES, hand_correction, hand_correction_at, hand_correction_column, suit_counts
 from .splits import (BLOCK, BONUS_SLACK, CORRECTIONS, UNLIMITED_SEARCHES, _policy_scratch, backs_at_least,
                      best_split_by_row_values, bonus_ceiling, corrected_row, hand_removal, hand_subsets, joint_slope,
                      plain_cards, rows_bonus, strength_threshold, tight_bound)
@@ -230,28 +229,17 @@ def hand_drift_bound(hand_mask, drift_bounds):
     """An upper bound of :func:`hand_drift` in a few dozen operations (it sums hundreds of columns 30 times).
 
     A hand's features are non-negative (:func:`.removal.hand_correction`), so the largest over shapes of a sum
-    of features times terms is at most the sum of the features times each one's largest over shapes:
-    ``drift_bounds[row, 0]`` is the largest of the table's rise plus the constant term's change, and
-    ``drift_bounds[row, 1 + f]`` that of feature ``f``'s change, each with the bonus's part under a bonus
-    (:func:`cpoker.nearbest.drift_bounds`).  A certificate tries it before the exact one, which it then needs
-    only for the hands whose best listed split leads by less: the same answers, a fraction of the work.
+    of features times terms is at most the sum of the features times each one's largest over shapes: those
+    largest are ``drift_bounds`` (:func:`cpoker.nearbest.drift_bounds`), laid out as terms are with a column a
+    row (row 0 the table's rise plus the constant term's change, row ``1 + f`` feature ``f``'s change, each
+    with the bonus's part under a bonus), so that each row's bound is a column of the hand's correction of them
+    (:func:`.removal.hand_correction_column`).  A certificate tries it before the exact one, which it then
+    needs only for the hands whose best listed split leads by less: the same answers, a fraction of the work.
     """
     a, b, c, d, s0, s1, s2, s3 = suit_counts(hand_mask)
     total = 0.0
     for row in range(3):
-        rise = drift_bounds[row, 0]
-        for rank in range(13):
-            feature = rank_feature(hand_mask, rank)
-            if feature >= 0:
-                rise += drift_bounds[row, 1 + feature]
-        for suit in range(4):
-            count, by_rank, linear, square, ordered = suit_feature(suit, a, b, c, d, s0, s1, s2, s3)
-            rise += (count * drift_bounds[row, linear] + (count * count) * drift_bounds[row, square]
-                     + by_rank * drift_bounds[row, ordered])
-        for k in range(BLOCKER_RANKS):
-            rise += blocker_feature(hand_mask, 12 - k, a, b, c, d) * drift_bounds[
-                row, 1 + RANK_FEATURES + SUIT_FEATURES + k]
-        total += max(0.0, rise)
+        total += max(0.0, hand_correction_column(hand_mask, drift_bounds, row, a, b, c, d, s0, s1, s2, s3))
     return total + BOUND_SLACK
 
 
