@@ -36,9 +36,10 @@ def summary(passes: list, total: float) -> dict:
     """Seconds and passes by kind, the time outside every pass, and the total."""
     kinds: dict = {}
     for step in passes:
-        kind = kinds.setdefault(step["kind"], {"passes": 0, "seconds": 0.0, "searched": 0, "certified": 0})
+        kind = kinds.setdefault(step["kind"], {"passes": 0, "seconds": 0.0, "searched": 0, "certified": 0,
+                                               "kept": 0})
         kind["passes"] += 1
-        for name in ("seconds", "searched", "certified"):
+        for name in ("seconds", "searched", "certified", "kept"):
             kind[name] += step[name]
     inside = sum(step["seconds"] for step in passes)
     first = passes[0]["started"] if passes else total
@@ -69,7 +70,8 @@ def main(argv: list) -> int:
         memories.append(self)
 
     def counts() -> tuple:
-        return (sum(memory.searched for memory in memories), sum(memory.certified for memory in memories))
+        return (sum(memory.searched for memory in memories), sum(memory.certified for memory in memories),
+                sum(memory.kept for memory in memories))
 
     def timed(*args, **kwargs):
         description = kwargs.get("description", "")
@@ -80,10 +82,11 @@ def main(argv: list) -> int:
             after = counts()
             step = {"pass": description, "kind": kind_of(description), "hands": kwargs.get("total"),
                     "started": started - STARTED, "seconds": time.perf_counter() - started,
-                    "searched": after[0] - before[0], "certified": after[1] - before[1]}
+                    "searched": after[0] - before[0], "certified": after[1] - before[1],
+                    "kept": after[2] - before[2]}  # (of those certified: their splits kept, nothing valued)
             passes.append(step)
             print(f"[{time.perf_counter() - STARTED:8.1f} s] {description}: {step['seconds']:.2f} s"
-                  + (f", {step['certified']} certified, {step['searched']} searched"
+                  + (f", {step['certified']} certified ({step['kept']} kept), {step['searched']} searched"
                      if step["searched"] or step["certified"] else ""), file=sys.stderr, flush=True)
             if events:
                 with open(events, "a") as file:

@@ -238,7 +238,8 @@ def late_pass_floor(models: list, hands: int) -> dict:
     the rounds with the correction add each hand's own drift, which a change of terms makes worth computing),
     so that (almost) every hand is certified: the hands a second (best of 2), the share certified, and one pass
     again with each kernel's time apart from the host's.  Under the correction, with the hands' own drifts summed
-    a column at a time and as the CPU sums them (``cpoker._kernels.cuda.DRIFT_BY_COLUMN``)."""
+    a column at a time and as the CPU sums them (``cpoker._kernels.cuda.DRIFT_BY_COLUMN``).  Then the same in a
+    pass after those, under the same model: the splits certified are kept (``kept_split``), nothing valued."""
     from cpoker._kernels import cuda as cuda_kernels
     from cpoker.nearbest import NearBestMemory, corrected, model_snapshot
 
@@ -267,6 +268,17 @@ def late_pass_floor(models: list, hands: int) -> dict:
                     "hands": hands, "whole": whole, **kernels, "host": whole - sum(kernels.values())}
         finally:
             cuda_kernels.DRIFT_BY_COLUMN = True
+        memory.start_pass(model)  # a later pass under the same model: the splits certified are kept, nothing valued
+        again = memory.arrange(2026, 0, hands)
+        seconds = best_of(lambda memory=memory: memory.arrange(2026, 0, hands), 2)
+        kept = memory.kept_by_pass[-1] / max(1, sum(memory.by_pass[-1]))
+        whole, kernels = kernel_seconds(lambda memory=memory: memory.arrange(2026, 0, hands))
+        same = all(np.array_equal(a, b) for a, b in zip(listed, again))
+        out[f"late self-play pass ({name}), splits kept, GPU hands/s"] = (hands / seconds if same
+                                                                          else "differs from the first")
+        out[f"late self-play pass ({name}), share kept"] = round(kept, 4)
+        out[f"late self-play pass ({name}), splits kept, seconds by kernel"] = {
+            "hands": hands, "whole": whole, **kernels, "host": whole - sum(kernels.values())}
     return out
 
 

@@ -45,6 +45,8 @@ def searched_by_build(hands: int, first: int, delta: float, rows: int, rules: "s
             "rounds searched": round(sum(searched for searched, _ in passes[iterations:]) / hands, 3),
             "share searched by pass": [round(searched / max(1, searched + certified), 4)
                                        for searched, certified in passes],
+            "share kept by pass": [round(kept / max(1, sum(counts)), 4)
+                                   for kept, counts in zip(memory.kept_by_pass, passes)],
             "learnings, share searched by learning": [round(searched / max(1, searched + certified), 4)
                                                       for learning in learnings
                                                       for searched, certified in learning.by_pass],

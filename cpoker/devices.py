@@ -367,12 +367,14 @@ def _filled(size: int, dtype, value) -> object:
 @_calls_the_gpu
 def near_best_lists_cuda(size: int, capacity: int) -> tuple:
     """Device arrays for ``size`` hands' near-best rows (:class:`cpoker.nearbest.NearBestMemory`): rows,
-    splits, counts, ceilings, the pass that listed them (-1, none yet) and the hands' cards."""
+    splits, counts, ceilings, the pass that listed them (-1, none yet) and the hands' cards, then the pass
+    that last certified each (-1, none), its leader's margin and entry (:func:`cpoker.nearbest.empty_lists`)."""
     cuda, _, _ = cuda_runtime()
-    # no list yet: the rows, splits and ceilings are then never read
-    since, counts = _filled(size, np.int32, -1), _filled(size, np.uint8, 0)
+    # no list yet, nor certificate: the rows, splits, ceilings, margins and leaders are then never read
+    since, counts, checked = _filled(size, np.int32, -1), _filled(size, np.uint8, 0), _filled(size, np.int32, -1)
     return (cuda.device_array((size, capacity, 3), dtype=np.int16), cuda.device_array((size, capacity), dtype=np.int32),
-            counts, cuda.device_array(size, dtype=np.float64), since, cuda.device_array(size, dtype=np.int64))
+            counts, cuda.device_array(size, dtype=np.float64), since, cuda.device_array(size, dtype=np.int64),
+            checked, cuda.device_array(size, dtype=np.float64), cuda.device_array(size, dtype=np.uint8))
 
 
 @_calls_the_gpu
@@ -420,14 +422,15 @@ def on_device(arguments: tuple) -> tuple:
 def self_play_remembered_cuda(seed: int, start: int, count: int, model: "RowModel", lists: tuple,
                               drift_arguments: tuple, current: int, delta: float,
                               search_budget: "int | None" = None, chunk: "int | None" = None,
-                              to_host: bool = False) -> tuple[object, np.ndarray, int]:
+                              to_host: bool = False) -> tuple[object, np.ndarray, int, int]:
     """:func:`self_play_cuda` of hands whose near-best rows are on the GPU (``lists``: theirs, see
-    :func:`near_best_lists_cuda`): ``(chosen, histograms, hands searched)``, the same answers, ``chosen`` left on
-    the GPU (a device array) unless ``to_host``, the rows' strengths counted for each block of ``chunk`` hands
-    (default all): :func:`cpoker.policy.block_histograms`.
+    :func:`near_best_lists_cuda`): ``(chosen, histograms, hands searched, splits kept)``, the same answers,
+    ``chosen`` left on the GPU (a device array) unless ``to_host``, the rows' strengths counted for each block of
+    ``chunk`` hands (default all): :func:`cpoker.policy.block_histograms`.
 
-    One thread per hand certifies its split from its rows where the drift since they were listed allows
-    (``drift_arguments``, on the device: see :func:`cpoker._kernels.nearbest.certify`).  The others are
+    One thread per hand keeps its split from its last certificate where the models swung less than its margin
+    since, and certifies it from its rows where the drift since they were listed allows (``drift_arguments``, on
+    the device: see :func:`cpoker._kernels.nearbest.certify`, pass ``current``).  The others are
     gathered on the GPU, dealt and searched by a second kernel, listing again (pass ``current``; not with
     ``delta`` below 0), a thread each, which stores its answer at its hand's position; those over
     ``search_budget`` backs (default :data:`cpoker._kernels.cuda.SEARCH_BUDGET`) are gathered again and
@@ -437,6 +440,7 @@ def self_play_remembered_cuda(seed: int, start: int, count: int, model: "RowMode
     from ._kernels import cuda as cuda_kernels
     from ._kernels.cuda import SEARCH_BUDGET, THREADS
     from ._kernels.splits import UNLIMITED_SEARCHES
+    from .nearbest import LISTED
     from .policy import stream_state
     from .tables import strength_keys
 
@@ -448,15 +452,17 @@ def self_play_remembered_cuda(seed: int, start: int, count: int, model: "RowMode
     strengths = cuda.device_array((count, 3), dtype=np.int16)
     values, _, wins, losses, scoop, majority, joint, _, _, terms, shapes = arguments[:11]  # RowModel.kernel_arguments
     grid = _grid(count, THREADS)
-    kernels["certify_lists"][grid, THREADS](*lists, *drift_arguments, values, wins, losses, scoop, majority, joint,
-                                            terms, shapes, cuda_kernels.DRIFT_BY_COLUMN, chosen, strengths)
+    kept = cuda.to_device(np.zeros(1, dtype=np.int64))
+    kernels["certify_lists"][grid, THREADS](*lists, np.int32(current), *drift_arguments, values, wins, losses, scoop,
+                                            majority, joint, terms, shapes, cuda_kernels.DRIFT_BY_COLUMN, chosen,
+                                            strengths, kept)
     todo = _gather_unsettled(chosen, tables["no_positions"], count)
     state = stream_state(seed, start)
 
     def search(positions, budget: int) -> None:
         kernels["self_play_remembering"][_grid(len(positions), THREADS), THREADS](
             *state, positions, np.int64(budget), np.float64(delta), np.int32(current), tables["deck"], *arguments,
-            *tables["split_columns"], chosen, strengths, *lists)
+            *tables["split_columns"], chosen, strengths, *lists[:LISTED])
 
     budget = SEARCH_BUDGET if search_budget is None else search_budget
     if len(todo):
@@ -466,4 +472,5 @@ def self_play_remembered_cuda(seed: int, start: int, count: int, model: "RowMode
             search(given_up, UNLIMITED_SEARCHES)
     histograms = cuda.to_device(np.zeros((n_blocks, 3, size), dtype=np.int64))
     kernels["count_strengths"][grid, THREADS](chosen, strengths, np.int64(chunk), histograms)
-    return chosen.copy_to_host() if to_host else chosen, histograms.copy_to_host(), len(todo)
+    return (chosen.copy_to_host() if to_host else chosen, histograms.copy_to_host(), len(todo),
+            int(kept.copy_to_host()[0]))

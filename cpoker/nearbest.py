@@ -27,7 +27,13 @@ pagat's hands; with :data:`CAPACITY` and :data:`DELTA` now, 46% in the first
 round with the correction, whose every hand was searched before).  A
 certificate bounds the hand's own drift first in a few dozen operations
 (:func:`drift_bounds`, :func:`~cpoker._kernels.nearbest.hand_drift_bound`) and
-sums it only for the hands that lead by less.  The learnings of the correction,
+sums it only for the hands that lead by less.  A hand certified once keeps that
+split in later passes, with nothing valued, while the models have *swung* since
+by less than its leader's margin then (:func:`swing`, the most one split can
+rise plus the most another can fall;
+:func:`~cpoker._kernels.nearbest.kept_split`): a late pass of a pagat
+build keeps 60-70% of its hands so, and certifies again only the others.  The
+learnings of the correction,
 which arrange the same deals each time, keep lists of their hands as well
 (:func:`cpoker.removal.learning_lists`, :meth:`NearBestMemory.arrange_hands`).
 """
@@ -50,7 +56,7 @@ from .interrupts import shielded
 # 24 and 32 rows searched 1.92 and 1.80 in the self-play, but at 261 and 341 bytes a hand the lists of 10**8 hands
 # outgrow a quarter of an 80 GB GPU (NearBestMemory), past which hands are searched in every pass
 DELTA = 0.3
-MEMORY_BYTES = 2 << 30  # host memory for the lists (181 bytes a hand: 11.9 M hands); the hands past it are searched
+MEMORY_BYTES = 2 << 30  # host memory for the lists (194 bytes a hand: 11.1 M hands); the hands past it are searched
 DRIFT_SLACK = 1e-9  # added to every drift: a split's value is a rounded sum
 NO_HANDS = np.empty((0, 13), dtype=np.uint8)  # policy_remembering's hands given: none (each dealt from its stream)
 NO_STREAM = (np.uint64(0),) * 4  # its stream when the hands are given (read by nothing)
@@ -58,6 +64,7 @@ KEPT_MODELS = 256  # the models of the last passes kept for drift(): a list made
 # under a card-removal correction, lists made by the last passes' models only (each hand's drift reads a change of
 # the correction's terms from each: 0.4 MB, 1.3 MB under a bonus)
 KEPT_CORRECTED = 16
+LISTED = 6  # the arrays of a hand's list that a search writes (empty_lists), before those of its last certificate
 MAX_PASSES = 4096  # passes of one build with lists (the drifts by pass stay small); later ones search every hand
 # a pass lists only once its model moved less than this since the last pass's: lists made earlier are not certified
 # from (pagat: drifts 0.29, 0.34, then 0.15; the lists of those first passes certified 0%, 0.3%, then 6%, 36%...,
@@ -141,6 +148,34 @@ def drift(before: tuple, after: tuple, valid: np.ndarray) -> float:
     return sum(max(0.0, float(rise[row][valid[row]].max())) for row in range(3)) + common
 
 
+def swing(before: tuple, after: tuple, valid: np.ndarray) -> "tuple[float, np.ndarray | None]":
+    """How far any split's value can move, its rise plus its fall, from one model to another (their
+    :func:`model_snapshot`): ``(common, bounds)``, ``inf`` when they price the bonus differently or only the
+    first corrects for card removal.
+
+    A split that led every other by more than this under ``before`` still leads under ``after``: its fall and
+    another's rise cannot close the gap (:func:`~cpoker._kernels.nearbest.kept_split`).  Without a
+    correction, the :func:`drift` both ways, and ``bounds`` None.  With one (``after`` corrected), ``common`` is
+    the part common to all hands (the joint grid's both ways), and each hand's own part is
+    :func:`~cpoker._kernels.nearbest.hand_drift_bound` of ``bounds``: the sum of the two ways'
+    :func:`drift_bounds` (a hand's rise and fall are each at most its bound of one way, and the bound of a sum
+    of tables is the sum of their bounds), a model without the correction counting as terms of zero.
+    """
+    from ._kernels.splits import joint_slope
+
+    if corrected(before) and not corrected(after):
+        return np.inf, None
+    if not corrected(after):
+        return drift(before, after, valid) + drift(after, before, valid), None
+    common = joint_drift(before, after) + joint_drift(after, before) + 2 * DRIFT_SLACK
+    if not common < np.inf:
+        return np.inf, None
+    bounds = [drift_bounds(_shape_rises(one, other, valid), _terms_change(one, other),
+                           (other[3] + other[4]) * joint_slope(other[5]))
+              for one, other in ((before, after), (after, before))]
+    return common, bounds[0] + bounds[1]
+
+
 def drift_by_shape(before: tuple, after: tuple, valid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """What :func:`~cpoker._kernels.nearbest.hand_drift` reads of two models, the second corrected: ``(shape_rises,
     delta_terms)``, the largest rise of each row's tables (:func:`drift`'s) over the strengths of each correction
@@ -181,8 +216,12 @@ def drift_bounds(shape_rises: np.ndarray, delta_terms: np.ndarray, slope_units: 
 
 
 def _terms_change(before: tuple, after: tuple) -> np.ndarray:
+    """The change of the correction's terms from ``before`` to ``after`` (float64): a model without the correction
+    has terms of zero."""
     terms = after[6].astype(np.float64)
-    return terms - before[6].astype(np.float64) if corrected(before) else terms
+    if not corrected(before):
+        return terms
+    return terms - before[6].astype(np.float64) if corrected(after) else -before[6].astype(np.float64)
 
 
 def lists_in_pass(before: "tuple | None", snapshot: tuple, final: bool, valid: "np.ndarray | None" = None) -> bool:
@@ -198,8 +237,9 @@ def lists_in_pass(before: "tuple | None", snapshot: tuple, final: bool, valid: "
 
 
 def bytes_per_hand(capacity: int = CAPACITY) -> int:
-    """Memory a hand's list takes: its rows and splits (``capacity`` each), count, ceiling, pass and cards."""
-    return capacity * (3 * 2 + 4) + 1 + 8 + 4 + 8
+    """Memory a hand's list takes: its rows and splits (``capacity`` each), count, ceiling, pass and cards, and its
+    last certificate's pass, margin and leader."""
+    return capacity * (3 * 2 + 4) + 1 + 8 + 4 + 8 + 4 + 8 + 1
 
 
 class NearBestMemory:
@@ -212,7 +252,7 @@ class NearBestMemory:
         ``memory`` bytes, and the hands past them are searched in every pass.
     device
         Where the lists live and the passes run: ``"cpu"`` (host memory, :data:`MEMORY_BYTES` by default) or
-        ``"cuda"`` (the GPU's memory, a quarter of what is free by default: 10**8 hands take 18.1 GB).
+        ``"cuda"`` (the GPU's memory, a quarter of what is free by default: 10**8 hands take 19.4 GB).
     capacity, delta
         Rows listed a hand at most, and how far below the best value.
     """
@@ -241,6 +281,8 @@ class NearBestMemory:
         self.searched = 0  # hands searched and certified in the blocks the lists cover
         self.certified = 0
         self.by_pass: list = []  # the same, pass by pass: [searched, certified]
+        self.kept = 0  # of the hands certified, those whose split was kept from an earlier certificate
+        self.kept_by_pass: list = []
 
     def start_pass(self, model, final: bool = False, number: "int | None" = None,
                    listing: "bool | None" = None) -> bool:
@@ -262,9 +304,11 @@ class NearBestMemory:
         snapshot = model_snapshot(model)
         drifts = np.array([drift(self._snapshots[old], snapshot, self._valid) if old in self._snapshots
                            else np.inf for old in range(current)] + [np.inf])
-        slots = np.full((current + 1, 2), -1, dtype=np.int32)  # a pass's entries of shape_rises and delta_terms
+        # a pass's entries of shape_rises (and bounds), delta_terms and swing_bounds
+        slots = np.full((current + 1, 3), -1, dtype=np.int32)
         shape_rises, delta_terms, bounds = np.zeros((1, 3, 1)), np.zeros((1, 1, 1)), np.zeros((1, 1, 3))  # read
         # only under a correction
+        swing_bounds = bounds
         from ._kernels.splits import joint_slope
 
         scoop, majority, joint = snapshot[3:6]
@@ -288,7 +332,17 @@ class NearBestMemory:
                                    for rises, slot in zip(shape_rises, term_slots)])
                 slots[kept, 0] = np.arange(len(kept))  # (also the entry of bounds)
                 slots[kept, 1] = term_slots
-        arguments = (drifts, slots, shape_rises, delta_terms, bounds, slope_units)
+        # how far each kept pass's model has swung since: a split certified then is kept if it led by more
+        swings = np.full(current + 1, np.inf)
+        swung = {old: swing(self._snapshots[old], snapshot, self._valid) for old in range(current)
+                 if drifts[old] < np.inf}
+        for old, (common, _) in swung.items():
+            swings[old] = common
+        with_bounds = [old for old, (common, table) in swung.items() if table is not None and common < np.inf]
+        if with_bounds:
+            swing_bounds = np.stack([swung[old][1] for old in with_bounds])
+            slots[with_bounds, 2] = np.arange(len(with_bounds))
+        arguments = (drifts, slots, shape_rises, delta_terms, bounds, slope_units, swings, swing_bounds)
         if self.device == "cuda":
             from .devices import on_device
 
@@ -298,6 +352,7 @@ class NearBestMemory:
         self._snapshots[current] = snapshot
         self._model = model
         self.by_pass.append([0, 0])
+        self.kept_by_pass.append(0)
         self.listing = (lists_in_pass(self._snapshots.get(current - 1), snapshot, final, self._valid) if listing is None
                         else listing)
         return True
@@ -328,14 +383,14 @@ class NearBestMemory:
         if self.device == "cuda":
             from .devices import self_play_remembered_cuda
 
-            chosen, histograms, searched = self_play_remembered_cuda(seed, start, count, self._model, lists,
-                                                                     self.drift_arguments, self._current, delta,
-                                                                     chunk=self.chunk, to_host=not on_device)
+            chosen, histograms, searched, kept = self_play_remembered_cuda(
+                seed, start, count, self._model, lists, self.drift_arguments, self._current, delta, chunk=self.chunk,
+                to_host=not on_device)
         else:
-            chosen, strengths, searched = self._arranged_here(lists, stream_state(seed, start), NO_HANDS, delta)
+            chosen, strengths, searched, kept = self._arranged_here(lists, stream_state(seed, start), NO_HANDS, delta)
             histograms = block_histograms(strengths, len(strength_keys()), np.arange(count) // self.chunk,
                                           -(-count // self.chunk))
-        self._count(count, searched)
+        self._count(count, searched, kept)
         return chosen, histograms
 
     def arrange_hands(self, hands: np.ndarray, start: int) -> tuple[np.ndarray, np.ndarray]:
@@ -345,31 +400,35 @@ class NearBestMemory:
         :meth:`arrange`; each hand's split and its rows' strengths, as :func:`cpoker.policy.arrange_by_tables`
         gives them."""
         delta = self.delta if self.listing else -1.0
-        chosen, strengths, searched = self._arranged_here(self._lists_of(start, len(hands)), NO_STREAM,
-                                                          np.ascontiguousarray(hands, dtype=np.uint8), delta)
-        self._count(len(hands), searched)
+        chosen, strengths, searched, kept = self._arranged_here(self._lists_of(start, len(hands)), NO_STREAM,
+                                                                np.ascontiguousarray(hands, dtype=np.uint8), delta)
+        self._count(len(hands), searched, kept)
         return chosen, strengths
 
     def _arranged_here(self, lists: tuple, stream: tuple, given: np.ndarray, delta: float) -> tuple:
-        """On the CPU: ``(chosen, strengths, hands searched)`` of the hands of ``lists``, certified from them or
-        dealt from ``stream`` (or taken from ``given``) and searched, listing with ``delta``."""
+        """On the CPU: ``(chosen, strengths, hands searched, splits kept)`` of the hands of ``lists``, kept or
+        certified from them or dealt from ``stream`` (or taken from ``given``) and searched, listing with
+        ``delta``."""
         from ._kernels.nearbest import certify, policy_remembering
         from .policy import FULL_DECK
 
         model, current = self._model, self._current
         with shielded():
-            chosen, strengths = certify(*lists, *self.drift_arguments, *self._snapshots[current])
+            chosen, strengths, kept = certify(*lists, np.int32(current), *self.drift_arguments,
+                                              *self._snapshots[current])
             todo = np.flatnonzero(chosen < 0)
             if len(todo):
                 policy_remembering(*stream, todo, FULL_DECK, given, delta, np.int32(current), *model.search_arguments,
-                                   chosen, strengths, *lists)
-        return chosen, strengths, len(todo)
+                                   chosen, strengths, *lists[:LISTED])
+        return chosen, strengths, len(todo), kept
 
-    def _count(self, hands: int, searched: int) -> None:
+    def _count(self, hands: int, searched: int, kept: int) -> None:
         self.searched += searched
         self.certified += hands - searched
+        self.kept += kept
         self.by_pass[-1][0] += searched
         self.by_pass[-1][1] += hands - searched
+        self.kept_by_pass[-1] += kept
 
 
 class BlockMemory(NearBestMemory):
@@ -425,10 +484,13 @@ class BlockMemory(NearBestMemory):
 
 def empty_lists(hands: int, capacity: int = CAPACITY) -> tuple:
     """Near-best lists of ``hands`` hands, none made yet: rows, splits, counts, ceilings, since (the pass whose
-    model listed them, -1: none) and cards."""
+    model listed them, -1: none) and cards (the :data:`LISTED` arrays a search writes), then each hand's last
+    certificate: its pass (-1: none since the hand's last search), its leader's margin and its entry (what
+    :func:`~cpoker._kernels.nearbest.kept_split` reads, :func:`~cpoker._kernels.nearbest.recertified` writes)."""
     return (np.zeros((hands, capacity, 3), dtype=np.int16), np.zeros((hands, capacity), dtype=np.int32),
             np.zeros(hands, dtype=np.uint8), np.zeros(hands), np.full(hands, -1, dtype=np.int32),
-            np.zeros(hands, dtype=np.int64))
+            np.zeros(hands, dtype=np.int64), np.full(hands, -1, dtype=np.int32), np.zeros(hands),
+            np.zeros(hands, dtype=np.uint8))
 
 
 _worker_memories: dict = {}  # build -> this process's BlockMemory for it (the last build's only)

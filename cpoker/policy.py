@@ -847,7 +847,7 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
         Size of the fixed sample of random hands (default 100,000; at most
         10**8; the sample is dealt block by block, never held, and only each
         hand's last choice, 4 bytes, is kept between iterations, with its
-        near-best rows, 181 bytes, for as many hands as 2 GiB hold, a quarter
+        near-best rows, 194 bytes, for as many hands as 2 GiB hold, a quarter
         of the free memory on a GPU: see :mod:`cpoker.nearbest`).  Of a larger
         sample than :data:`WARMUP_HANDS` (4,194,304), the first iteration (and
         the greedy start) plays that many hands, each next one twice as many,

@@ -67,9 +67,12 @@ def memories_made(**options):
 
 
 def counts_mask(lists: tuple, i: int) -> np.ndarray:
-    """Which entries of near-best list array ``i`` hold something (rows and splits: those below each count)."""
-    rows, _, counts, _, _, _ = lists
+    """Which entries of near-best list array ``i`` hold something (rows and splits: those below each count; a
+    certificate's margin and leader: those of the hands certified since their search)."""
+    rows, _, counts = lists[:3]
     listed = np.arange(rows.shape[1]) < counts[:, None]
+    if i in (7, 8):
+        return np.asarray(lists[6]) >= 0
     return listed[:, :, None] if i == 0 else listed if i == 1 else np.ones(len(counts), dtype=bool)
 
 
@@ -135,8 +138,9 @@ def main(rows: int, hands: int) -> dict:
     corrected = default_tables().model
     corrected_nearby = RowModel.from_distribution(0.99 * distribution + 0.01 * default_tables("2-4").distribution,
                                                   removal=corrected.removal * np.float32(1.02))
-    for name, models in (("near_best", (plain, nearby, nearby)),
-                         ("near_best_corrected", (corrected, corrected, corrected_nearby))):
+    # the last pass keeps the splits certified in the one before (the same model: nothing has swung)
+    for name, models in (("near_best", (plain, nearby, nearby, nearby)),
+                         ("near_best_corrected", (corrected, corrected, corrected_nearby, corrected_nearby))):
         runs = {}
         for device in ("cpu", "cuda"):
             memory = NearBestMemory(hands, chunk, device)
@@ -144,12 +148,13 @@ def main(rows: int, hands: int) -> dict:
             for model in models:
                 memory.start_pass(model)
                 passes.append(memory.arrange(3, 0, hands))  # the lists cover the sample's first hands
-            runs[device] = passes, memory.by_pass
+            runs[device] = passes, memory.by_pass, memory.kept_by_pass
         expected = [arrange_by_tables(sample_block(3, 0, hands), model) for model in models]
         report[f"{name}_equal"] = all(np.array_equal(got[0], want[0])
                                       and np.array_equal(got[1], block_histograms(want[1], size, blocks, 2))
                                       for device in runs for got, want in zip(runs[device][0], expected))
         report[f"{name}_certified_as_on_the_cpu"] = runs["cuda"][1] == runs["cpu"][1] and runs["cpu"][1][-1][1] > 0
+        report[f"{name}_kept_as_on_the_cpu"] = runs["cuda"][2] == runs["cpu"][2] and runs["cpu"][2][-1] > 0
     # a first launch that searches one back a hand: the hands given up list their rows in the second launch
     memory = NearBestMemory(hands, hands, "cuda")
     memory.start_pass(plain)

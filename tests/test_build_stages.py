@@ -40,6 +40,9 @@ def test_a_timed_build_writes_the_commands_tables_and_times_each_pass(tmp_path):
     assert [step["searched"] + step["certified"] for step in passes] == [0] + [3000] * 8 + [200, 3000, 0]
     assert passes[1]["searched"] == 3000  # the first pass has no lists to certify from
     assert sum(step["certified"] for step in passes) > 0
+    # of those certified, the splits kept from an earlier pass's certificate: none before a pass has certified
+    assert all(0 <= step["kept"] <= step["certified"] for step in passes) and passes[2]["kept"] == 0
+    assert sum(step["kept"] for step in passes[3:9]) > 0
     starts = [step["started"] for step in passes]
     assert starts == sorted(starts)
     summary = result["summary"]

@@ -65,9 +65,10 @@ def model_of(source, rules):
 
 
 def certify_one(rows, splits, ceiling, before, after, hand):
-    """A certificate of ``hand``'s list made under ``before``, under ``after``: ``(split, front, middle, back)``
-    (split -1: not certified), as a build's pass reads it (:class:`cpoker.nearbest.NearBestMemory`), the same
-    whether the hand's drift is summed as on a CPU or as on a GPU (``by_column``)."""
+    """A certificate of ``hand``'s list made under ``before``, under ``after``: ``(split, front, middle, back,
+    margin, leader)`` (split -1: not certified), as a build's pass reads it
+    (:class:`cpoker.nearbest.NearBestMemory`), the same whether the hand's drift is summed as on a CPU or as on a
+    GPU (``by_column``)."""
     old, new = nearbest.model_snapshot(before), nearbest.model_snapshot(after)
     valid = nearbest.valid_strengths()
     shape_rises, delta_terms = (nearbest.drift_by_shape(old, new, valid) if nearbest.corrected(new)
@@ -84,15 +85,19 @@ def certify_one(rows, splits, ceiling, before, after, hand):
 
 def certified_as_searched(hands, lists, before, after) -> int:
     """How many of ``hands`` their ``lists`` (of :func:`listed`, made under ``before``) certify under ``after``,
-    each certified split checked against a plain scan of every split under ``after``."""
+    each certified split checked against a plain scan of every split under ``after``, and its margin too: it
+    leads every other split by at least that (what a later pass may keep it for)."""
     certified = 0
     for hand, (_, rows, splits, _, ceiling) in zip(hands, lists):
-        split, *strengths = certify_one(rows, splits, ceiling, before, after, hand)
+        split, *strengths, margin, leader = certify_one(rows, splits, ceiling, before, after, hand)
         if split >= 0:
             certified += 1
             reference = every_row(hand, after)
             best_value, best_split = max((value, -split) for value, split in reference.values())
             assert split == -best_split and reference[tuple(strengths)] == (best_value, split)
+            assert tuple(rows[leader]) == tuple(strengths) and splits[leader] == split and margin >= 0
+            assert all(best_value - value >= margin - 1e-12 for key, (value, _) in reference.items()
+                       if key != tuple(strengths))
     return certified
 
 
@@ -254,6 +259,72 @@ def test_a_hands_drift_bounds_the_rise_of_its_splits_under_a_correction(rules):
         values = [model.split_values(*strengths, hand) for model in (plain, models[1])]
         own = own_drift(hand, delta_terms, shape_rises, models[1])
         assert (values[1] - values[0]).max() <= common + own
+
+
+@pytest.mark.parametrize("rules", ["pagat", "2-4", "1-6", "seed001-royalties"])
+def test_the_swing_bounds_one_splits_rise_plus_anothers_fall(rules):
+    """Random rows of valid strengths valued under two models, without the correction, with it (terms, and under a
+    bonus joint grids, apart), and from a model without it to one with it: the most any split rises plus the
+    most any falls is no more than the swing, the part common to all hands plus, corrected, the hand's own
+    (``hand_drift_bound`` of the swing's bounds, which takes each feature's largest change over the shapes both
+    ways: looser), and not vacuous; from a corrected model to one without, none (inf)."""
+    rules = PRESETS[rules]
+    valid = nearbest.valid_strengths()
+    rng = np.random.default_rng(9)
+    strengths = [rng.choice(np.flatnonzero(valid[row]), 50_000) for row in range(3)]
+    bonus = rules.scoring != "pagat"
+    joints = [mixed_joint(rules, seed / 10) if bonus else None for seed in (1, 2)]
+    plain = [RowModel.from_distribution(skewed_distribution(seed, 2), rules, None, joint)
+             for seed, joint in zip((1, 2), joints)]
+    corrected = [RowModel.from_distribution(skewed_distribution(seed, 2), rules, random_terms(rules, seed), joint)
+                 for seed, joint in zip((1, 2), joints)]
+    for models in (plain, corrected, [plain[0], corrected[1]]):
+        old, new = (nearbest.model_snapshot(model) for model in models)
+        common, bounds = nearbest.swing(old, new, valid)
+        assert (bounds is None) == (models is plain) and common < np.inf
+        for hand in random_hands(3, 10):
+            values = [model.split_values(*strengths, hand) for model in models]
+            swung = common + (0.0 if bounds is None else hand_drift_bound(np.int64(cards_mask(hand.tolist())),
+                                                                          bounds))
+            moved = (values[1] - values[0]).max() + (values[0] - values[1]).max()
+            assert moved <= swung and moved > (0.5 if bounds is None and not bonus else 0.02) * swung, (moved, swung)
+    assert nearbest.swing(nearbest.model_snapshot(corrected[0]), nearbest.model_snapshot(plain[1]), valid) == (
+        np.inf, None)
+
+
+@pytest.mark.parametrize("rules,corrected", [("pagat", False), ("pagat", True), ("2-4", True), ("odd", False)])
+def test_a_split_kept_from_an_earlier_certificate_is_the_search_of_the_new_model(rules, corrected):
+    """Passes over the same hands under models that move a little, then more: once certified, most hands keep
+    that split while the models swing less than its margin (nothing valued), the others are certified again or
+    searched, and every pass's answers and strengths are the plain policy's; a large move keeps fewer."""
+    from cpoker.policy import arrange_by_tables, block_histograms, sample_block
+
+    rules = RULES[rules]
+    shipped = default_tables(rules)
+    distribution = shipped.distribution
+    bonus = rules.scoring != "pagat" and corrected
+
+    def moved(weight):
+        mixed = (1 - weight) * distribution + weight * skewed_distribution(9, 2)
+        if not corrected:
+            return RowModel.from_distribution(mixed, rules)
+        return RowModel.from_distribution(mixed, rules, (1 + weight) * shipped.model.removal,
+                                          mixed_joint(rules, weight / 10) if bonus else shipped.joint)
+
+    hands, size = 300, len(strength_keys())
+    memory = nearbest.NearBestMemory(hands, hands)
+    weights = (0.0, 0.0, 0.0005, 0.001, 0.0015, 0.002, 0.2)
+    for number, weight in enumerate(weights):
+        model = moved(weight)
+        memory.start_pass(model)
+        memory.listing = memory.listing or number == 0  # (a build's first pass lists nothing)
+        chosen, histograms = memory.arrange(4, 0, hands)
+        expected = arrange_by_tables(sample_block(4, 0, hands), model)
+        assert np.array_equal(chosen, expected[0])
+        assert np.array_equal(histograms, block_histograms(expected[1], size, np.zeros(hands, dtype=np.int64), 1))
+    kept = memory.kept_by_pass
+    assert kept[:2] == [0, 0] and min(kept[2:6]) > 0.25 * hands and kept[-1] < min(kept[2:6])
+    assert all(kept <= certified for kept, (_, certified) in zip(kept, memory.by_pass))
 
 
 @settings(max_examples=60, deadline=None)

@@ -31,12 +31,12 @@ TWINNED = {
     evaluate: ("_suit_ranks", "_rank_groups", "_make_key", "key5", "key3", "mask_of_ids", "_top_ranks", "best_key"),
     lookup: ("perfect_hash_value", "perfect_hash_slot", "flush_ranks", "flagged_suit_ranks"),
     removal: ("rank_feature", "suit_counts", "blocker_feature", "suit_feature", "hand_correction",
-              "hand_correction_column", "hand_correction_at"),
+              "hand_correction_column", "hand_correction_rows", "hand_correction_at"),
     splits: ("subset_strengths", "hand_subsets", "joint_below", "joint_slope", "rows_bonus", "bonus_ceiling",
              "strength_threshold", "corrected_row", "hand_removal", "plain_cards", "lower_twin", "backs_at_least",
              "rest_caps", "tight_bound", "best_split_by_row_values", "table_policy_hand", "greedy_hand"),
     nearbest: ("split_value", "near_best_rows", "hand_drift", "hand_drift_bound", "certified_split",
-               "policy_remembering_hand"),
+               "kept_split", "recertified", "policy_remembering_hand"),
     scoring: ("_royalty", "pair_parts", "pair_points"),
 }
 N_SUBSETS5, N_SUBSETS3 = 1287, 286
@@ -281,28 +281,36 @@ def build_kernels(cuda_module) -> dict:
             greedy_into(hand[0, 0], h, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
                         flush_strengths, middles, fronts, chosen, chosen_strengths)
 
-    certified_split, policy_remembering_hand = twins["certified_split"], twins["policy_remembering_hand"]
+    kept_split, recertified = twins["kept_split"], twins["recertified"]
+    policy_remembering_hand = twins["policy_remembering_hand"]
 
     @cuda.jit
-    def certify_lists(kept_rows, kept_splits, counts, ceilings, since, masks, drifts, slots, shape_rises, delta_terms,
-                      drift_bounds, slope_units, row_values, row_wins, row_losses, scoop, majority, joint,
-                      removal_terms, buckets, by_column, chosen, chosen_strengths):
+    def certify_lists(kept_rows, kept_splits, counts, ceilings, since, masks, checked, margins, leaders, current,
+                      drifts, slots, shape_rises, delta_terms, drift_bounds, slope_units, swings, swing_bounds,
+                      row_values, row_wins, row_losses, scoop, majority, joint, removal_terms, buckets, by_column,
+                      chosen, chosen_strengths, kept):
         """One thread per hand: the CPU's ``nearbest.certify`` (split -1 where a search is needed), the hands' own
-        drifts summed ``by_column`` (:data:`DRIFT_BY_COLUMN`) or not."""
+        drifts summed ``by_column`` (:data:`DRIFT_BY_COLUMN`) or not, ``kept[0]`` counting the splits kept (one
+        atomic add a block of threads)."""
         h = cuda.grid(1)
+        steady = False
         if h < counts.shape[0]:
-            listed = since[h]
-            rises_slot = max(slots[listed, 0], 0) if listed >= 0 else 0
-            terms_slot = max(slots[listed, 1], 0) if listed >= 0 else 0
-            split, front, middle, back = certified_split(
-                kept_rows[h], kept_splits[h], counts[h], ceilings[h], drifts[listed] if listed >= 0 else np.inf,
-                masks[h], delta_terms[terms_slot], shape_rises[rises_slot], drift_bounds[rises_slot], slope_units,
-                row_values, row_wins, row_losses, scoop, majority, joint, removal_terms, buckets,
-                cuda.local.array(N_CORRECTIONS, float64), cuda.local.array(N_COLUMNS, int32), by_column)
+            split, front, middle, back = kept_split(h, kept_rows, kept_splits, masks, checked, margins, leaders,
+                                                    slots, swings, swing_bounds, removal_terms.shape[0] > 1)
+            steady = split >= 0
+            if not steady:
+                split, front, middle, back = recertified(
+                    h, kept_rows, kept_splits, counts, ceilings, since, masks, checked, margins, leaders, current,
+                    drifts, slots, shape_rises, delta_terms, drift_bounds, slope_units, row_values, row_wins,
+                    row_losses, scoop, majority, joint, removal_terms, buckets,
+                    cuda.local.array(N_CORRECTIONS, float64), cuda.local.array(N_COLUMNS, int32), by_column)
             chosen[h] = split
             chosen_strengths[h, 0] = front
             chosen_strengths[h, 1] = middle
             chosen_strengths[h, 2] = back
+        block_count = cuda.syncthreads_count(steady)  # every thread of the block reaches it
+        if cuda.threadIdx.x == 0 and block_count > 0:
+            cuda.atomic.add(kept, 0, block_count)
 
     @cuda.jit
     def count_strengths(chosen, chosen_strengths, chunk, histograms):

@@ -19,8 +19,11 @@ expressions, in the same order), so a certified split is the very split the
 search would choose.  Under a card-removal correction a list keeps the hand's
 cards too: a certificate values the listed rows with the hand's correction,
 and adds the hand's own drift (:func:`hand_drift`: how much the change of the
-correction's terms can move its rows).  Scalars and small arrays, so each
-runs as a CUDA device function too (:mod:`.cuda`).
+correction's terms can move its rows).  A certificate also records by how
+much its split leads every other (its margin): while the models move less
+than that, later passes keep the split without valuing anything
+(:func:`kept_split`).  Scalars and small arrays, so each runs as a
+CUDA device function too (:mod:`.cuda`).
 """
 
 from __future__ import annotations
@@ -31,7 +34,8 @@ import numpy as np
 from .._jit import jit
 from .deal import deal_hands
 from .lookup import SUIT_BIAS
-from .removal import N_SHAPES, hand_correction, hand_correction_at, hand_correction_column, suit_counts
+from .removal import (N_SHAPES, hand_correction, hand_correction_at, hand_correction_column, hand_correction_rows,
+                      suit_counts)
 from .splits import (BLOCK, BONUS_SLACK, CORRECTIONS, UNLIMITED_SEARCHES, _policy_scratch, backs_at_least,
                      best_split_by_row_values, bonus_ceiling, corrected_row, hand_removal, hand_subsets, joint_slope,
                      plain_cards, rows_bonus, strength_threshold, tight_bound)
@@ -46,7 +50,7 @@ COLUMNS = CAPACITY * 3 * 3  # the correction's columns a certificate reads at mo
 BOUND_SLACK = 1e-9
 
 
-@jit
+@jit(inline="always")
 def split_value(front, middle, back, row_values, row_wins, row_losses, scoop, majority, joint, removal, corrections,
                 buckets):
     """The value of a split whose rows have these dense strengths, as the search sums it: ``(back + middle) +
@@ -233,22 +237,22 @@ def hand_drift_bound(hand_mask, drift_bounds):
     largest are ``drift_bounds`` (:func:`cpoker.nearbest.drift_bounds`), laid out as terms are with a column a
     row (row 0 the table's rise plus the constant term's change, row ``1 + f`` feature ``f``'s change, each
     with the bonus's part under a bonus), so that each row's bound is a column of the hand's correction of them
-    (:func:`.removal.hand_correction_column`).  A certificate tries it before the exact one, which it then
-    needs only for the hands whose best listed split leads by less: the same answers, a fraction of the work.
+    (:func:`.removal.hand_correction_rows`, the three at once).  A certificate tries it before the exact one,
+    which it then needs only for the hands whose best listed split leads by less: the same answers, a fraction
+    of the work.
     """
-    a, b, c, d, s0, s1, s2, s3 = suit_counts(hand_mask)
-    total = 0.0
-    for row in range(3):
-        total += max(0.0, hand_correction_column(hand_mask, drift_bounds, row, a, b, c, d, s0, s1, s2, s3))
-    return total + BOUND_SLACK
+    front, middle, back = hand_correction_rows(hand_mask, drift_bounds)
+    return max(0.0, front) + max(0.0, middle) + max(0.0, back) + BOUND_SLACK
 
 
-@jit
+@jit(inline="always")
 def certified_split(kept_rows, kept_splits, count, ceiling, drift, hand_mask, delta_terms, shape_rises, drift_bounds,
                     slope_units, row_values, row_wins, row_losses, scoop, majority, joint, removal_terms, buckets,
                     corrections, columns, by_column):
     """The best of a hand's listed splits under a new model when it provably is the best of all: ``(split, front,
-    middle, back)``, or split -1.
+    middle, back, margin, leader)``, or split -1: ``leader`` its entry in the list, and ``margin`` how far it
+    leads every other split of the hand under this model (the next listed, and the bound of the others), which
+    :func:`kept_split` reads in later passes.
 
     ``drift`` bounds how much any split's value has risen since the list was made (:mod:`cpoker.nearbest`;
     ``inf``: no list, and nothing is read): a split not listed is now worth at most ``ceiling + drift``, so a
@@ -262,7 +266,7 @@ def certified_split(kept_rows, kept_splits, count, ceiling, drift, hand_mask, de
     ``by_column`` on a GPU (see :func:`hand_drift`).
     """
     if not drift < np.inf:  # no list (or one too old): nothing to read
-        return -1, 0, 0, 0
+        return -1, 0, 0, 0, 0.0, 0
     removal = removal_terms.shape[0] > 1
     if removal:  # the hand's correction at the listed rows' shapes only
         quantities = removal_terms.shape[1] // (3 * N_SHAPES)
@@ -280,24 +284,78 @@ def certified_split(kept_rows, kept_splits, count, ceiling, drift, hand_mask, de
                         n_columns += 1
         hand_correction_at(hand_mask, removal_terms, columns, n_columns, corrections)
     best = -1
-    best_value = -np.inf
-    front = middle = back = 0
+    best_value = second_value = -np.inf
+    leader = 0
     for i in range(count):
         value = split_value(kept_rows[i, 0], kept_rows[i, 1], kept_rows[i, 2], row_values, row_wins, row_losses,
                             scoop, majority, joint, removal, corrections, buckets)
         if value > best_value or (value == best_value and kept_splits[i] < best):
+            second_value = best_value
             best_value = value
             best = kept_splits[i]
-            front = kept_rows[i, 0]
-            middle = kept_rows[i, 1]
-            back = kept_rows[i, 2]
-    if best < 0 or not best_value > ceiling + drift:
-        return -1, 0, 0, 0
-    if removal and not best_value > ceiling + drift + hand_drift_bound(hand_mask, drift_bounds):
-        if not best_value > ceiling + drift + hand_drift(hand_mask, delta_terms, shape_rises, slope_units,
-                                                         corrections, by_column):
-            return -1, 0, 0, 0
-    return best, front, middle, back
+            leader = np.int64(i)  # (a uint8 count's range counts in uint64, which int64 would unify to float64)
+        elif value > second_value:
+            second_value = value
+    limit = ceiling + drift  # what no split outside the list reaches
+    if best < 0 or not best_value > limit:
+        return -1, 0, 0, 0, 0.0, 0
+    if removal:
+        quick = limit + hand_drift_bound(hand_mask, drift_bounds)
+        if best_value > quick:
+            limit = quick
+        else:
+            limit += hand_drift(hand_mask, delta_terms, shape_rises, slope_units, corrections, by_column)
+            if not best_value > limit:
+                return -1, 0, 0, 0, 0.0, 0
+    return (best, kept_rows[leader, 0], kept_rows[leader, 1], kept_rows[leader, 2],
+            min(best_value - second_value, best_value - limit), leader)
+
+
+@jit(inline="always")  # a call's argument list would cost more than its whole work (~100 ns a hand against 17)
+def kept_split(h, kept_rows, kept_splits, masks, checked, margins, leaders, slots, swings, swing_bounds, corrected):
+    """Hand ``h``'s split kept from its last certificate: ``(split, front, middle, back)``, split -1 when it cannot be.
+
+    When the hand was certified in an earlier pass (``checked[h]``, -1: not since its last search) and the models
+    have *swung* since by less than the margin its leader had then (``margins[h]``, ``leaders[h]``: see
+    :func:`certified_split`), that split is still the best of all, read from the list with nothing valued.
+    ``swings[p]`` bounds how much any split's value can have moved, up plus down, since pass ``p``'s model
+    (:func:`cpoker.nearbest.swing`; ``inf``: not kept), and when ``corrected`` (by card removal), the part common
+    to all hands, the hand's own bounded by :func:`hand_drift_bound` of ``swing_bounds[slots[p, 2]]``.  A rise of
+    another split and a fall of the leader, each less than what separated them, leave it ahead: the answer a
+    certificate, and the search, would give.
+    """
+    last = checked[h]
+    if last >= 0:
+        swing = swings[last]
+        if corrected and swing < margins[h]:
+            swing += hand_drift_bound(masks[h], swing_bounds[max(slots[last, 2], 0)])
+        if swing < margins[h]:
+            i = leaders[h]
+            return (np.int64(kept_splits[h, i]), np.int64(kept_rows[h, i, 0]), np.int64(kept_rows[h, i, 1]),
+                    np.int64(kept_rows[h, i, 2]))
+    return np.int64(-1), np.int64(0), np.int64(0), np.int64(0)
+
+
+@jit(inline="always")
+def recertified(h, kept_rows, kept_splits, counts, ceilings, since, masks, checked, margins, leaders, current, drifts,
+                slots, shape_rises, delta_terms, drift_bounds, slope_units, row_values, row_wins, row_losses, scoop,
+                majority, joint, removal_terms, buckets, corrections, columns, by_column):
+    """:func:`certified_split` of hand ``h`` from its list (its drifts by the pass that listed it, ``since[h]``),
+    recording the certificate of pass ``current`` for :func:`kept_split` (``checked[h]`` -1: none)."""
+    listed = since[h]
+    rises_slot = max(slots[listed, 0], 0) if listed >= 0 else 0
+    terms_slot = max(slots[listed, 1], 0) if listed >= 0 else 0
+    split, front, middle, back, margin, leader = certified_split(
+        kept_rows[h], kept_splits[h], counts[h], ceilings[h], drifts[listed] if listed >= 0 else np.inf, masks[h],
+        delta_terms[terms_slot], shape_rises[rises_slot], drift_bounds[rises_slot], slope_units, row_values, row_wins,
+        row_losses, scoop, majority, joint, removal_terms, buckets, corrections, columns, by_column)
+    if split >= 0:
+        checked[h] = current
+        margins[h] = margin
+        leaders[h] = leader
+    else:
+        checked[h] = -1
+    return np.int64(split), np.int64(front), np.int64(middle), np.int64(back)
 
 
 @jit
@@ -339,46 +397,57 @@ def policy_remembering_hand(hand, delta, row_values, row_bounds, row_wins, row_l
 
 
 @jit
-def _certify_block(start, stop, kept_rows, kept_splits, counts, ceilings, since, masks, drifts, slots, shape_rises,
-                   delta_terms, drift_bounds, slope_units, row_values, row_wins, row_losses, scoop, majority, joint,
-                   removal_terms, buckets, chosen, chosen_strengths):
+def _certify_block(start, stop, kept_rows, kept_splits, counts, ceilings, since, masks, checked, margins, leaders,
+                   current, drifts, slots, shape_rises, delta_terms, drift_bounds, slope_units, swings, swing_bounds,
+                   row_values, row_wins, row_losses, scoop, majority, joint, removal_terms, buckets, chosen,
+                   chosen_strengths):
     corrections = np.empty(CORRECTIONS)
     columns = np.empty(COLUMNS, dtype=np.int32)
+    kept = 0
+    corrected = removal_terms.shape[0] > 1
     for h in range(start, stop):
-        listed = since[h]
-        rises_slot = max(slots[listed, 0], 0) if listed >= 0 else 0
-        terms_slot = max(slots[listed, 1], 0) if listed >= 0 else 0
-        split, front, middle, back = certified_split(
-            kept_rows[h], kept_splits[h], counts[h], ceilings[h], drifts[listed] if listed >= 0 else np.inf, masks[h],
-            delta_terms[terms_slot], shape_rises[rises_slot], drift_bounds[rises_slot], slope_units, row_values,
-            row_wins, row_losses, scoop, majority, joint, removal_terms, buckets, corrections, columns, False)
+        split, front, middle, back = kept_split(h, kept_rows, kept_splits, masks, checked, margins, leaders, slots,
+                                                swings, swing_bounds, corrected)
+        if split >= 0:
+            kept += 1
+        else:
+            split, front, middle, back = recertified(
+                h, kept_rows, kept_splits, counts, ceilings, since, masks, checked, margins, leaders, current, drifts,
+                slots, shape_rises, delta_terms, drift_bounds, slope_units, row_values, row_wins, row_losses, scoop,
+                majority, joint, removal_terms, buckets, corrections, columns, False)
         chosen[h] = split
         chosen_strengths[h, 0] = front
         chosen_strengths[h, 1] = middle
         chosen_strengths[h, 2] = back
+    return kept
 
 
 @jit(parallel=True)
-def certify(kept_rows, kept_splits, counts, ceilings, since, masks, drifts, slots, shape_rises, delta_terms,
-            drift_bounds, slope_units, row_values, row_wins, row_losses, scoop, majority, joint, removal_terms,
-            buckets):
-    """:func:`certified_split` of every hand: ``(chosen, strengths)``, split -1 where a search is needed; blocks of
+def certify(kept_rows, kept_splits, counts, ceilings, since, masks, checked, margins, leaders, current, drifts, slots,
+            shape_rises, delta_terms, drift_bounds, slope_units, swings, swing_bounds, row_values, row_wins,
+            row_losses, scoop, majority, joint, removal_terms, buckets):
+    """:func:`kept_split` or else :func:`recertified` of every hand: ``(chosen, strengths, kept)``, split -1 where
+    a search is needed, ``kept`` the hands whose split was kept (unchanged since their last certificate); blocks of
     hands in parallel.
 
     ``since[i]``: the pass whose model listed hand ``i``'s rows (-1: none), ``masks[i]`` its cards; ``drifts[p]``
     the drift of the pass's model since pass ``p``'s (``inf`` for a pass forgotten), and under a card-removal
     correction the part common to all hands, with ``slots[p]`` the entries of ``shape_rises`` (and of
     ``drift_bounds``, their :func:`hand_drift_bound`) and of ``delta_terms`` for the hand's own part
-    (:func:`hand_drift`; the passes without the correction share one of ``delta_terms``, the whole correction).
+    (:func:`hand_drift`; the passes without the correction share one of ``delta_terms``, the whole correction), and
+    of ``swing_bounds``.
     """
     n_hands = counts.shape[0]
     chosen = np.empty(n_hands, dtype=np.int32)
     chosen_strengths = np.empty((n_hands, 3), dtype=np.int16)
+    kept = 0
     for block in numba.prange((n_hands + BLOCK - 1) // BLOCK):
-        _certify_block(block * BLOCK, min(n_hands, (block + 1) * BLOCK), kept_rows, kept_splits, counts, ceilings,
-                       since, masks, drifts, slots, shape_rises, delta_terms, drift_bounds, slope_units, row_values,
-                       row_wins, row_losses, scoop, majority, joint, removal_terms, buckets, chosen, chosen_strengths)
-    return chosen, chosen_strengths
+        kept += _certify_block(block * BLOCK, min(n_hands, (block + 1) * BLOCK), kept_rows, kept_splits, counts,
+                               ceilings, since, masks, checked, margins, leaders, current, drifts, slots,
+                               shape_rises, delta_terms, drift_bounds, slope_units, swings, swing_bounds, row_values,
+                               row_wins, row_losses, scoop, majority, joint, removal_terms, buckets, chosen,
+                               chosen_strengths)
+    return chosen, chosen_strengths, kept
 
 
 @jit

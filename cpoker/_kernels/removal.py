@@ -137,6 +137,39 @@ def hand_correction_column(mask, terms, column, a, b, c, d, s0, s1, s2, s3):
 
 
 @jit
+def hand_correction_rows(mask, terms):
+    """The three columns of :func:`hand_correction` of a ``(1 + N_FEATURES, 3)`` table ``terms`` (one a row of
+    the hand: :func:`cpoker.nearbest.drift_bounds`), each summed in a register, the hand's features computed
+    once for the three (not a third as many operations as three :func:`hand_correction_column`, whose order of
+    sums is not this one's)."""
+    a, b, c, d, s0, s1, s2, s3 = suit_counts(mask)
+    front, middle, back = np.float64(terms[0, 0]), np.float64(terms[0, 1]), np.float64(terms[0, 2])
+    for rank in range(13):
+        feature = rank_feature(mask, rank)
+        if feature >= 0:
+            front += terms[1 + feature, 0]
+            middle += terms[1 + feature, 1]
+            back += terms[1 + feature, 2]
+    for suit in range(4):
+        held, by_rank, linear, square, ordered = suit_feature(suit, a, b, c, d, s0, s1, s2, s3)
+        squared = held * held
+        front += (held * np.float64(terms[linear, 0]) + squared * np.float64(terms[square, 0])
+                  + by_rank * np.float64(terms[ordered, 0]))
+        middle += (held * np.float64(terms[linear, 1]) + squared * np.float64(terms[square, 1])
+                   + by_rank * np.float64(terms[ordered, 1]))
+        back += (held * np.float64(terms[linear, 2]) + squared * np.float64(terms[square, 2])
+                 + by_rank * np.float64(terms[ordered, 2]))
+    for k in range(BLOCKER_RANKS):
+        blocker = np.float64(blocker_feature(mask, 12 - k, a, b, c, d))
+        if blocker != 0:
+            row = 1 + RANK_FEATURES + SUIT_FEATURES + k
+            front += blocker * np.float64(terms[row, 0])
+            middle += blocker * np.float64(terms[row, 1])
+            back += blocker * np.float64(terms[row, 2])
+    return front, middle, back
+
+
+@jit
 def hand_correction_at(mask, terms, columns, count, out):
     """:func:`hand_correction` at ``count`` distinct columns only (``columns[:count]``): ``out[c]`` for each.
 
