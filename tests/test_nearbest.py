@@ -113,6 +113,16 @@ def mixed_joint(rules, weight):
     return (1 - weight) * default_tables(rules).joint + weight * default_tables(other).joint
 
 
+def moved_model(rules, weight, terms=None, joint=None):
+    """The model of ``rules``'s shipped distribution moved ``weight`` of the way to a skewed one; with card-removal
+    ``terms`` if any, and then the joint grid moved a tenth as far under a bonus (else ``joint``)."""
+    mixed = (1 - weight) * default_tables(rules).distribution + weight * skewed_distribution(9, 2)
+    if terms is None:
+        return RowModel.from_distribution(mixed, rules)
+    return RowModel.from_distribution(mixed, rules, terms,
+                                      mixed_joint(rules, weight / 10) if rules.scoring != "pagat" else joint)
+
+
 @pytest.mark.parametrize("rules", list(RULES))
 @pytest.mark.parametrize("source", ["shipped", "skewed", "corrected"])
 def test_a_search_lists_every_row_within_delta_of_the_best_and_bounds_the_others(source, rules):
@@ -153,16 +163,11 @@ def test_a_certified_split_is_the_search_of_the_new_model(rules, corrected):
     certified, and farther away fewer.  Corrected for card removal, the correction's terms (and the joint grid,
     under a bonus) move with the distribution, and each hand adds its own drift."""
     rules = RULES[rules]
-    shipped = default_tables(rules)
-    distribution = shipped.distribution
     bonus = rules.scoring != "pagat" and corrected
 
     def moved(weight):
-        mixed = (1 - weight) * distribution + weight * skewed_distribution(9, 2)
-        if not corrected:
-            return RowModel.from_distribution(mixed, rules)
-        return RowModel.from_distribution(mixed, rules, random_terms(rules, 8) + weight * random_terms(rules, 9),
-                                          mixed_joint(rules, weight / 10) if bonus else None)
+        return moved_model(rules, weight, random_terms(rules, 8) + weight * random_terms(rules, 9) if corrected
+                           else None)
 
     before = moved(0.0)
     hands = np.concatenate([parse_hand(TIED_HAND)[None, :], few_rank_hands(5, 3), random_hands(20, 4)])
@@ -301,15 +306,9 @@ def test_a_split_kept_from_an_earlier_certificate_is_the_search_of_the_new_model
 
     rules = RULES[rules]
     shipped = default_tables(rules)
-    distribution = shipped.distribution
-    bonus = rules.scoring != "pagat" and corrected
 
     def moved(weight):
-        mixed = (1 - weight) * distribution + weight * skewed_distribution(9, 2)
-        if not corrected:
-            return RowModel.from_distribution(mixed, rules)
-        return RowModel.from_distribution(mixed, rules, (1 + weight) * shipped.model.removal,
-                                          mixed_joint(rules, weight / 10) if bonus else shipped.joint)
+        return moved_model(rules, weight, (1 + weight) * shipped.model.removal if corrected else None, shipped.joint)
 
     hands, size = 300, len(strength_keys())
     memory = nearbest.NearBestMemory(hands, hands)
