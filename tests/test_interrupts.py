@@ -219,6 +219,39 @@ def test_a_signal_while_the_correction_is_learned_stops_the_build_at_once(monkey
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
+def test_a_signal_while_a_learning_certifies_from_its_lists_stops_the_build_at_once(monkeypatch):
+    """The learnings of the correction after the first keep their hands' near-best rows (on a CPU,
+    ``removal.learning_lists``): a real SIGINT in the last learning, in a block certified from those lists, drops
+    the terms in flight and returns the self-play's tables, partial, as in any other learning."""
+    from cuda_check import memories_made
+
+    from cpoker import removal
+    from cpoker.policy import build_tables
+
+    self_play = build_tables(hands=300, max_iterations=2, tolerance=0, removal_deals=0)
+    blocks = []
+    sample = removal.removal_sample
+
+    def signal_in_the_third_learning(seed, start, count):  # two blocks a learning, then the last's eight
+        blocks.append(start)
+        if len(blocks) == 6:
+            os.kill(os.getpid(), signal.SIGINT)
+        return sample(seed, start, count)
+
+    monkeypatch.setattr(removal, "removal_sample", signal_in_the_third_learning)
+    with memories_made() as made:
+        try:
+            stopped = build_tables(hands=300, max_iterations=2, tolerance=0, removal_deals=40_000, removal_rounds=2)
+        except Interrupted:  # (a KeyboardInterrupt: it would end the whole test session)
+            pytest.fail("the build raised Interrupted and lost the tables of its completed self-play")
+    assert blocks == [0, 5_000] * 3  # the last learning stopped after the block the signal came in
+    learning = made[-1]
+    assert len(learning.by_pass) == 3 and learning.by_pass[-1][1] > 0  # its last pass certified from the lists
+    assert stopped.partial and stopped.iterations == 2 and stopped.removal is None and not stopped.removal_rounds
+    assert np.array_equal(stopped.distribution, self_play.distribution)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
 def test_a_command_that_has_its_result_reports_it_whatever_signal_comes_next(monkeypatch, tmp_path, capsys):
     """Real signals while ``tables build`` ends a pass, flushes its file to disk, takes the file's digest."""
     from cpoker import PolicyTables, cli, files
