@@ -818,6 +818,11 @@ REMEMBERED_GROUP = 1 << 16
 # on a GPU, 16 blocks of a million: a late pass searches 1-2% of the hands, and a launch of 10-20 thousand (one
 # block's) would not fill an H200 (about 33,000 threads at 248 registers each) while its longest search runs
 REMEMBERED_GROUP_CUDA = 1 << 24
+# and more once few are searched (remembered_group): a call's searches at about this many at most (2-4 s on an
+# H200, so that a signal is acted on within seconds), and its hands up to the most below, so that a late pass of a
+# 10**8-hand sample, which searches 0.2-1% of them, is one call, paying once the launches and the longest search
+SEARCHES_A_CALL = 1 << 22
+MAX_REMEMBERED_GROUP_CUDA = 1 << 27
 # the most hands in a block of a build on a Dask cluster (cluster_chunk): a search of them takes ~1 s on a core
 CLUSTER_CHUNK = 20_000
 # rounds of self-play with the correction, each learning it again (the last from REMOVAL_DEALS deals, the
@@ -1040,8 +1045,8 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
         try:
             stopped = run_blocks(blocks_of(played, chunk), work, combine, total=played, progress=progress,
                                  unit="hand", description=description, backend=backend, scheduler=scheduler,
-                                 group=-(-(REMEMBERED_GROUP_CUDA if device == "cuda" else REMEMBERED_GROUP) // chunk)
-                                 if remembering else 1, work_many=work_many)
+                                 group=-(-remembered_group(device, memory.by_pass) // chunk) if remembering else 1,
+                                 work_many=work_many)
         except Interrupted:
             return None
         if stopped:
@@ -1138,6 +1143,20 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
         interrupts.consume()
     return PolicyTables(average, hands, seed, tuple(history), partial, rules, before if partial else None, removal,
                         tuple(rounds), joint, asked if partial else None)
+
+
+def remembered_group(device: str, by_pass: list) -> int:
+    """Hands a call of a self-play pass with near-best lists covers (:meth:`cpoker.nearbest.NearBestMemory.arrange`),
+    ``by_pass`` the memory's counts by pass (:attr:`~cpoker.nearbest.NearBestMemory.by_pass`, the pass's own
+    last): on the CPU :data:`REMEMBERED_GROUP`; on a GPU as many as make about :data:`SEARCHES_A_CALL` searches at
+    the share of its hands the pass before searched, from :data:`REMEMBERED_GROUP_CUDA` to
+    :data:`MAX_REMEMBERED_GROUP_CUDA` (the fewest when there is none before).  Every call pays its launches and
+    waits for its longest search; the answers never depend on it."""
+    if device != "cuda":
+        return REMEMBERED_GROUP
+    searched, certified = by_pass[-2] if len(by_pass) > 1 else (1, 0)
+    share = searched / max(1, searched + certified)
+    return int(min(MAX_REMEMBERED_GROUP_CUDA, max(REMEMBERED_GROUP_CUDA, SEARCHES_A_CALL / max(share, 1e-9))))
 
 
 def cluster_chunk(hands: int, threads: int) -> int:

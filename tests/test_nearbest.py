@@ -436,6 +436,21 @@ def test_a_build_with_near_best_rows_makes_the_tables_of_one_without(monkeypatch
     assert built[0] == built[1] == built[2] == built[3]
 
 
+def test_a_gpu_pass_covers_more_hands_a_call_the_fewer_the_pass_before_searched():
+    """On a GPU a call of a pass waits for its longest search and pays its launches: a late pass, which searches
+    a fraction of a percent, covers a whole 10**8-hand sample in one call; an early one keeps a call's searches
+    to a few seconds (a signal waits for the call); never fewer than 16 blocks of 10**6.  The CPU's calls stay."""
+    from cpoker.policy import (MAX_REMEMBERED_GROUP_CUDA, REMEMBERED_GROUP, REMEMBERED_GROUP_CUDA, SEARCHES_A_CALL,
+                               remembered_group)
+
+    assert remembered_group("cpu", [[5, 5], [0, 0]]) == REMEMBERED_GROUP
+    assert remembered_group("cuda", [[0, 0]]) == REMEMBERED_GROUP_CUDA  # the first pass with lists
+    assert remembered_group("cuda", [[10**8, 0], [0, 0]]) == REMEMBERED_GROUP_CUDA  # every hand searched
+    assert remembered_group("cuda", [[7 * 10**6, 93 * 10**6], [0, 0]]) == int(SEARCHES_A_CALL / 0.07)
+    late = remembered_group("cuda", [[10**6, 10**6], [2 * 10**5, 10**8 - 2 * 10**5], [0, 0]])
+    assert late == MAX_REMEMBERED_GROUP_CUDA >= 10**8
+
+
 @pytest.mark.parametrize("hands, chunk", [(1, 1), (1_000, 300), (1_000, 1_000), (999, 7)])
 def test_the_histograms_by_block_are_each_blocks_own(hands, chunk):
     """What a pass with lists counts of its hands' strengths, by block (on the GPU, for the hands certified there),
