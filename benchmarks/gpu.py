@@ -256,30 +256,32 @@ def late_pass_floor(models: list, hands: int) -> dict:
             for by_column in (True, False) if corrected(model_snapshot(model)) else (True,):
                 cuda_kernels.DRIFT_BY_COLUMN = by_column
                 label = f"{name}{'' if by_column else ', drifts summed as on the CPU'}"
-                again = memory.arrange(2026, 0, hands)
-                seconds = best_of(lambda memory=memory: memory.arrange(2026, 0, hands), 2)
-                certified = memory.by_pass[-1][1] / max(1, sum(memory.by_pass[-1]))
-                same = all(np.array_equal(a, b) for a, b in zip(listed, again))
-                whole, kernels = kernel_seconds(lambda memory=memory: memory.arrange(2026, 0, hands))
-                out[f"late self-play pass ({label}), GPU hands/s"] = (hands / seconds if same
-                                                                      else "differs from the first")
-                out[f"late self-play pass ({label}), share certified"] = round(certified, 4)
-                out[f"late self-play pass ({label}), seconds by kernel"] = {
-                    "hands": hands, "whole": whole, **kernels, "host": whole - sum(kernels.values())}
+                rate, by_kernel = timed_pass(memory, listed, hands)
+                out[f"late self-play pass ({label}), GPU hands/s"] = rate
+                out[f"late self-play pass ({label}), share certified"] = round(
+                    memory.by_pass[-1][1] / max(1, sum(memory.by_pass[-1])), 4)
+                out[f"late self-play pass ({label}), seconds by kernel"] = by_kernel
         finally:
             cuda_kernels.DRIFT_BY_COLUMN = True
         memory.start_pass(model)  # a later pass under the same model: the splits certified are kept, nothing valued
-        again = memory.arrange(2026, 0, hands)
-        seconds = best_of(lambda memory=memory: memory.arrange(2026, 0, hands), 2)
-        kept = memory.kept_by_pass[-1] / max(1, sum(memory.by_pass[-1]))
-        whole, kernels = kernel_seconds(lambda memory=memory: memory.arrange(2026, 0, hands))
-        same = all(np.array_equal(a, b) for a, b in zip(listed, again))
-        out[f"late self-play pass ({name}), splits kept, GPU hands/s"] = (hands / seconds if same
-                                                                          else "differs from the first")
-        out[f"late self-play pass ({name}), share kept"] = round(kept, 4)
-        out[f"late self-play pass ({name}), splits kept, seconds by kernel"] = {
-            "hands": hands, "whole": whole, **kernels, "host": whole - sum(kernels.values())}
+        rate, by_kernel = timed_pass(memory, listed, hands)
+        out[f"late self-play pass ({name}), splits kept, GPU hands/s"] = rate
+        out[f"late self-play pass ({name}), share kept"] = round(
+            memory.kept_by_pass[-1] / max(1, sum(memory.by_pass[-1])), 4)
+        out[f"late self-play pass ({name}), splits kept, seconds by kernel"] = by_kernel
     return out
+
+
+def timed_pass(memory, listed: tuple, hands: int) -> tuple:
+    """The ``hands`` of ``memory``'s pass arranged again (:func:`late_pass_floor`): ``(hands a second, best of 2, or
+    "differs from the first" when the answers are not ``listed``'s; each kernel's seconds apart from the host's)``.
+    """
+    again = memory.arrange(2026, 0, hands)
+    seconds = best_of(lambda: memory.arrange(2026, 0, hands), 2)
+    whole, kernels = kernel_seconds(lambda: memory.arrange(2026, 0, hands))
+    same = all(np.array_equal(a, b) for a, b in zip(listed, again))
+    return (hands / seconds if same else "differs from the first",
+            {"hands": hands, "whole": whole, **kernels, "host": whole - sum(kernels.values())})
 
 
 def floor_models(values) -> list:

@@ -148,7 +148,8 @@ def drift(before: tuple, after: tuple, valid: np.ndarray) -> float:
     return sum(max(0.0, float(rise[row][valid[row]].max())) for row in range(3)) + common
 
 
-def swing(before: tuple, after: tuple, valid: np.ndarray) -> "tuple[float, np.ndarray | None]":
+def swing(before: tuple, after: tuple, valid: np.ndarray,
+          forward: "tuple[float, np.ndarray | None] | None" = None) -> "tuple[float, np.ndarray | None]":
     """How far any split's value can move, its rise plus its fall, from one model to another (their
     :func:`model_snapshot`): ``(common, bounds)``, ``inf`` when they price the bonus differently or only the
     first corrects for card removal.
@@ -160,20 +161,29 @@ def swing(before: tuple, after: tuple, valid: np.ndarray) -> "tuple[float, np.nd
     :func:`~cpoker._kernels.nearbest.hand_drift_bound` of ``bounds``: the sum of the two ways'
     :func:`drift_bounds` (a hand's rise and fall are each at most its bound of one way, and the bound of a sum
     of tables is the sum of their bounds), a model without the correction counting as terms of zero.
+    ``forward``: the way from ``before`` to ``after`` when already known (:meth:`NearBestMemory.start_pass` has
+    it: the drift, and the :func:`drift_bounds` a certificate reads).
     """
-    from ._kernels.splits import joint_slope
-
     if corrected(before) and not corrected(after):
         return np.inf, None
-    if not corrected(after):
-        return drift(before, after, valid) + drift(after, before, valid), None
-    common = joint_drift(before, after) + joint_drift(after, before) + 2 * DRIFT_SLACK
+    own = corrected(after)
+    ahead = _one_way(before, after, valid, own) if forward is None else forward
+    back = _one_way(after, before, valid, own)
+    common = ahead[0] + back[0]
     if not common < np.inf:
         return np.inf, None
-    bounds = [drift_bounds(_shape_rises(one, other, valid), _terms_change(one, other),
-                           (other[3] + other[4]) * joint_slope(other[5]))
-              for one, other in ((before, after), (after, before))]
-    return common, bounds[0] + bounds[1]
+    return common, ahead[1] + back[1] if own else None
+
+
+def _one_way(one: tuple, other: tuple, valid: np.ndarray, own: bool) -> "tuple[float, np.ndarray | None]":
+    """The most any split can rise from one model to the other: the :func:`drift`, and when ``own`` (a correction
+    on either side) only its part common to all hands, with the :func:`drift_bounds` of each hand's own part."""
+    if not own:
+        return drift(one, other, valid), None
+    from ._kernels.splits import joint_slope
+
+    return joint_drift(one, other) + DRIFT_SLACK, drift_bounds(
+        _shape_rises(one, other, valid), _terms_change(one, other), (other[3] + other[4]) * joint_slope(other[5]))
 
 
 def drift_by_shape(before: tuple, after: tuple, valid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -333,12 +343,15 @@ class NearBestMemory:
                 slots[kept, 0] = np.arange(len(kept))  # (also the entry of bounds)
                 slots[kept, 1] = term_slots
         # how far each kept pass's model has swung since: a split certified then is kept if it led by more
+        # (the way from each to this one is known: its drift, and under the correction the certificates' bounds)
         swings = np.full(current + 1, np.inf)
-        swung = {old: swing(self._snapshots[old], snapshot, self._valid) for old in range(current)
-                 if drifts[old] < np.inf}
+        own = corrected(snapshot)
+        swung = {old: swing(self._snapshots[old], snapshot, self._valid,
+                            (drifts[old], bounds[slots[old, 0]] if own else None))
+                 for old in range(current) if drifts[old] < np.inf}
         for old, (common, _) in swung.items():
             swings[old] = common
-        with_bounds = [old for old, (common, table) in swung.items() if table is not None and common < np.inf]
+        with_bounds = [old for old, (_, table) in swung.items() if table is not None]
         if with_bounds:
             swing_bounds = np.stack([swung[old][1] for old in with_bounds])
             slots[with_bounds, 2] = np.arange(len(with_bounds))
