@@ -48,7 +48,7 @@ def traced_kernels(source: str, name: str):
     insertions = [
         ("\n        back_rank = rank5[back]\n",
          "\n        candidates[TRACE] += 1\n        candidates[TRACE + candidates[TRACE]] = step\n"),
-        ("\n    return best, best_value\n", f"\n    candidates[TRACE + {TRACE_LENGTH - 1}] = step\n"),
+        ("\n    return best, best_value", f"\n    candidates[TRACE + {TRACE_LENGTH - 1}] = step\n"),  # (its end)
     ]
     for anchor, statement in insertions:
         if source.count(anchor) != 1:

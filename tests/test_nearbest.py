@@ -123,6 +123,22 @@ def moved_model(rules, weight, terms=None, joint=None):
                                       mixed_joint(rules, weight / 10) if rules.scoring != "pagat" else joint)
 
 
+def listed_as_scanned(hand, model, reference, delta, capacity) -> bool:
+    """Check what a search lists of ``hand`` against ``reference`` (:func:`every_row`): distinct rows, best first
+    (ties by split), each with its value and the lowest split that has it; no row left out worth more than the
+    ceiling, which is at least the best value less delta, and more only when the list is full.  Whether it is."""
+    best_value, best_split = max((value, -split) for value, split in reference.values())
+    split, rows, splits, values, ceiling = listed(hand, model, delta, capacity)
+    assert split == -best_split and splits[0] == split and values[0] == best_value
+    keys = [tuple(int(x) for x in row) for row in rows]
+    assert len(set(keys)) == len(keys) <= capacity
+    assert [reference[key] for key in keys] == list(zip(values.tolist(), splits.tolist()))
+    assert [(-v, s) for v, s in zip(values, splits)] == sorted((-v, s) for v, s in zip(values, splits))
+    assert ceiling >= best_value - delta and (ceiling == best_value - delta or len(keys) == capacity)
+    assert all(value <= ceiling for key, (value, _) in reference.items() if key not in keys)
+    return len(keys) == capacity and ceiling > best_value - delta
+
+
 @pytest.mark.parametrize("rules", list(RULES))
 @pytest.mark.parametrize("source", ["shipped", "skewed", "corrected"])
 def test_a_search_lists_every_row_within_delta_of_the_best_and_bounds_the_others(source, rules):
@@ -138,21 +154,28 @@ def test_a_search_lists_every_row_within_delta_of_the_best_and_bounds_the_others
         reference = every_row(hand, model)
         best_value, best_split = max((value, -split) for value, split in reference.values())
         for delta, capacity in ((nearbest.DELTA, nearbest.CAPACITY), (0.1, 8), (0.03, 2), (0.0, 8)):
-            split, rows, splits, values, ceiling = listed(hand, model, delta, capacity)
-            assert split == -best_split and splits[0] == split and values[0] == best_value
-            keys = [tuple(int(x) for x in row) for row in rows]
-            assert len(set(keys)) == len(keys) <= capacity
-            assert [reference[key] for key in keys] == list(zip(values.tolist(), splits.tolist()))
-            assert [(-v, s) for v, s in zip(values, splits)] == sorted((-v, s) for v, s in zip(values, splits))
-            assert ceiling >= best_value - delta and (ceiling == best_value - delta or len(keys) == capacity)
-            assert all(value <= ceiling for key, (value, _) in reference.items() if key not in keys)
-            overflowed += len(keys) == capacity and ceiling > best_value - delta
+            overflowed += listed_as_scanned(hand, model, reference, delta, capacity)
         # a pass that does not list (delta below 0) answers the same and lists nothing (count -1)
         rows = np.zeros((8, 3), dtype=np.int16)
         answer = policy_remembering_hand(hand, -1.0, *model.search_arguments, *_policy_scratch(), UNLIMITED_SEARCHES,
                                          rows, np.zeros(8, dtype=np.int32), np.zeros(8))
         assert answer[0] == -best_split and answer[4] == -1 and not rows.any()
     assert overflowed
+
+
+@settings(max_examples=40, deadline=None)
+@given(cards=st.lists(st.integers(0, 51), min_size=13, max_size=13, unique=True),
+       rules=st.sampled_from(list(RULES)), source=st.sampled_from(["shipped", "corrected"]),
+       delta=st.sampled_from([0.0, 0.02, nearbest.DELTA, 1.0, 4.0]))
+def test_a_list_reaches_as_far_below_the_best_as_asked_whatever_the_hand(cards, rules, source, delta):
+    """Any hand, any rules, deltas from none to deep (a list then takes splits of backs the search neither searched
+    nor needed to bound for itself: it bounds them for the list, which enumerates those that may reach its floor
+    with the two it searched unbounded, in increasing index): the list is the plain scan's, as above."""
+    hand = np.array(sorted(cards), dtype=np.uint8)
+    model = model_of(source, RULES[rules])
+    reference = every_row(hand, model)
+    for capacity in (nearbest.CAPACITY, 64):
+        listed_as_scanned(hand, model, reference, delta, capacity)
 
 
 @pytest.mark.parametrize("rules", ["pagat", "2-4", "1-6", "odd"])

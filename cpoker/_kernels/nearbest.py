@@ -33,12 +33,10 @@ import numpy as np
 
 from .._jit import jit
 from .deal import deal_hands
-from .lookup import SUIT_BIAS
 from .removal import (N_SHAPES, hand_correction, hand_correction_at, hand_correction_column, hand_correction_rows,
                       suit_counts)
-from .splits import (BLOCK, BONUS_SLACK, CORRECTIONS, UNLIMITED_SEARCHES, _policy_scratch, backs_at_least,
-                     best_split_by_row_values, bonus_ceiling, corrected_row, hand_removal, hand_subsets, joint_slope,
-                     plain_cards, rows_bonus, strength_threshold, tight_bound)
+from .splits import (BLOCK, BONUS_SLACK, CORRECTIONS, UNLIMITED_SEARCHES, _policy_scratch, best_split_by_row_values,
+                     bonus_ceiling, corrected_row, hand_removal, hand_subsets, joint_slope, rows_bonus)
 
 # rows listed a hand at most (a CUDA thread's scratch for them has a fixed size).  A full list's ceiling is the best
 # split it left out, often close to the best: at 8, a third of pagat's hands had full lists, and most of a build's
@@ -79,34 +77,51 @@ def split_value(front, middle, back, row_values, row_wins, row_losses, scoop, ma
 
 
 @jit
-def near_best_rows(rank5, rank3, hand_code, hand_mask, codes5, masks5, front_values, top_front, best_value, delta,
-                   row_values, row_bounds, row_wins, row_losses, scoop, majority, joint, rest_best, self_bounds,
-                   middles, fronts, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values,
-                   flush_strengths, removal, corrections, buckets, all_slack, value_slack, front_rise, middle_rise,
-                   front_fall, middle_fall, kept_rows, kept_splits, kept_values, candidates):
+def near_best_rows(rank5, rank3, front_values, best_value, delta, row_values, row_wins, row_losses, scoop, majority,
+                   joint, middles, fronts, removal, corrections, buckets, first, top, candidates, candidate_bounds,
+                   bounded, kept_rows, kept_splits, kept_values):
     """The distinct row strengths of a hand's splits worth at least ``best_value - delta``: ``(count, ceiling)``.
 
     Fills ``kept_rows[i]`` (front, middle, back dense strengths), ``kept_splits[i]`` (the lowest index of a
     split with them) and ``kept_values[i]`` (their value) for ``i < count``, best first, ties by split index;
     at most ``kept_rows.shape[0]`` of them.  Every split not listed is worth at most ``ceiling``:
     ``best_value - delta``, or more when the list was full.  ``best_value`` is the best split's value from the
-    search (:func:`.splits.best_split_by_row_values`), whose subsets (``rank5``... ``top_front``) and card-removal
-    correction (``removal``... ``middle_fall``, see :func:`.splits.hand_removal`) this reads, and whose
-    expressions it values splits with.  ``candidates``: scratch, 1,287 entries.
+    search (:func:`.splits.best_split_by_row_values` with ``reach`` ``delta``), whose subsets (``rank5``...
+    ``front_values``) and card-removal correction (``removal``, ``corrections``, ``buckets``, see
+    :func:`.splits.hand_removal`) this reads, and whose expressions it values splits with.
 
-    The backs are bounded as the search bounds them (their strength, then the 8 cards they leave), and those
-    that can reach the floor are searched in increasing index, so the first split found with given strengths
-    is the lowest of them (a back dropped as a twin has the strengths of one of lower index).
+    The search bounded the backs for it: ``candidates[:bounded]`` (``b`` or ``~b``, in increasing index) with
+    their bounds in ``candidate_bounds``, and ``first`` and ``top`` (-1: none) it searched without a bound in
+    them.  Those of them that can reach the floor are searched in increasing index, so the first split found
+    with given strengths is the lowest of them (a back dropped as a twin has the strengths of one of lower
+    index).  A back's bound only skips splits below the floor, so the list is the same whichever backs are
+    bounded: the search's bounds spare bounding them twice (about half of what listing cost).
     """
     capacity = kept_rows.shape[0]
     floor = best_value - delta
     ceiling = floor
     count = 0
-    threshold = strength_threshold(self_bounds, top_front, floor - all_slack)
     has_bonus = scoop != 0.0 or majority != 0.0
     slope = joint_slope(joint) if has_bonus else 0.0
-    for j in range(backs_at_least(rank5, masks5, hand_mask, plain_cards(hand_mask), threshold, -1, candidates)):
-        back = candidates[j]
+    beyond = rank5.shape[0]  # past every back's index
+    special = first if top < 0 else min(first, top)  # the backs searched without a bound in candidates, in order
+    after = beyond if top < 0 else max(first, top)
+    j = 0
+    while True:  # the backs to search, in increasing index: the bounded ones that may reach the floor, and the
+        # two searched without a bound here
+        while j < bounded and candidate_bounds[j] < floor:
+            j += 1
+        entry = beyond
+        if j < bounded:
+            entry = candidates[j] if candidates[j] >= 0 else ~candidates[j]
+        if special < entry:
+            back = special
+            special, after = after, beyond
+        elif j < bounded:
+            back = entry
+            j += 1
+        else:
+            break
         back_rank = rank5[back]
         back_value = row_values[2, back_rank]  # written out as in splits.best_distinct_splits (a function for
         # both measured 5-15% slower there)
@@ -117,11 +132,6 @@ def near_best_rows(rank5, rank3, hand_code, hand_mask, codes5, masks5, front_val
             if has_bonus:
                 _, back_win, back_loss = corrected_row(row_values, row_wins, row_losses, corrections, buckets, 2,
                                                        back_rank)
-        if tight_bound(hand_code - codes5[back] + SUIT_BIAS, hand_mask ^ masks5[back], back_rank, back_value,
-                       back_win, back_loss, rest_best, row_bounds, row_wins, row_losses, scoop, majority, joint,
-                       rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values, flush_strengths,
-                       value_slack, front_rise, middle_rise, front_fall, middle_fall) < floor:
-            continue
         for k in range(56 * back, 56 * back + 56):
             middle = rank5[middles[k]]
             f = fronts[k]
@@ -376,23 +386,20 @@ def policy_remembering_hand(hand, delta, row_values, row_bounds, row_wins, row_l
                                                    codes5, front_values)
     removal, all_slack, value_slack, front_rise, middle_rise, front_fall, middle_fall = hand_removal(
         hand_mask, removal_terms, buckets, scoop, majority, joint, index5, index3, front_values, corrections)
-    best, best_value = best_split_by_row_values(
+    best, best_value, bounded, first, top = best_split_by_row_values(
         index5, index3, front_values, middles, fronts, row_values, row_bounds, row_wins, row_losses, scoop, majority,
         joint, rest_best, self_bounds, top_front, hand_code, hand_mask, codes5, masks5, rest_multiplier, rest_shift,
         rest_slot_mask, rest_displacements, rest_values, flush_strengths, candidates, candidate_bounds, removal,
         corrections, buckets, all_slack, value_slack, front_rise, middle_rise, front_fall, middle_fall,
-        search_budget)
+        search_budget, max(delta, 0.0))
     if best < 0:
         return best, 0, 0, 0, -1, 0.0, hand_mask
     count, ceiling = -1, 0.0
     if delta >= 0.0:
-        count, ceiling = near_best_rows(index5, index3, hand_code, hand_mask, codes5, masks5, front_values, top_front,
-                                        best_value, delta, row_values, row_bounds, row_wins, row_losses, scoop,
-                                        majority, joint, rest_best, self_bounds, middles, fronts, rest_multiplier,
-                                        rest_shift, rest_slot_mask, rest_displacements, rest_values, flush_strengths,
-                                        removal, corrections, buckets, all_slack, value_slack, front_rise,
-                                        middle_rise, front_fall, middle_fall, kept_rows, kept_splits, kept_values,
-                                        candidates)
+        count, ceiling = near_best_rows(index5, index3, front_values, best_value, delta, row_values, row_wins,
+                                        row_losses, scoop, majority, joint, middles, fronts, removal, corrections,
+                                        buckets, first, top, candidates, candidate_bounds, bounded, kept_rows,
+                                        kept_splits, kept_values)
     return best, index3[fronts[best]], index5[middles[best]], index5[best // 56], count, ceiling, hand_mask
 
 

@@ -455,8 +455,9 @@ def best_split_by_row_values(rank5, rank3, front_values, middles, fronts, row_va
                              hand_mask, codes5, masks5, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements,
                              rest_values, flush_strengths, candidates, candidate_bounds, removal, corrections,
                              buckets, all_slack, value_slack, front_rise, middle_rise, front_fall, middle_fall,
-                             search_budget):
-    """The non-fouling split with the largest value: its row values plus, under a scoring bonus, the bonus.
+                             search_budget, reach):
+    """The non-fouling split with the largest value, ``(split, value, bounded, first, top)``: its value is its row
+    values plus, under a scoring bonus, the bonus (``bounded``, ``first``, ``top``: see ``reach`` below).
 
     ``row_values``, ``row_bounds``, ``row_wins``, ``row_losses``,
     ``rest_best`` and ``self_bounds`` are those of
@@ -508,8 +509,20 @@ def best_split_by_row_values(rank5, rank3, front_values, middles, fronts, row_va
        not worth it (modelled: 2-3.5x fewer search passes a warp).
 
     On random hands about 1 back in 12 is bounded and 1 in 200 searched.
+
+    ``reach`` (0 or more) also bounds the backs whose splits may come within
+    ``reach`` of the best, for a caller that lists the splits that close
+    (:func:`.nearbest.near_best_rows`), so that it need not bound them again:
+    ``candidates[:bounded]`` are then those backs, in increasing index (a
+    back ``b`` stored as ``b`` or ``~b``), with their bounds in
+    ``candidate_bounds``, all the backs that may reach ``value - reach`` but
+    ``first``, the strongest (searched first, never bounded) and ``top``
+    (searched second, -1: none); with other backs, whose bounds are below that.  The
+    answer never depends on it: only backs whose bound reaches the best value
+    so far are searched.
+
     A hand that needs more than ``search_budget`` searched backs (at least 1)
-    gets ``(-1, -inf)`` instead of its answer: a GPU arranges those hands
+    gets ``(-1, -inf, 0, first, -1)`` instead of its answer: a GPU arranges those hands
     again without a budget, together, so that the few hands with a long
     search (1 in 100 needs 60-110 backs, the median 2-4) do not hold up the
     31 other lanes of their warp (:data:`UNLIMITED_SEARCHES`: no budget).
@@ -535,7 +548,9 @@ def best_split_by_row_values(rank5, rank3, front_values, middles, fronts, row_va
     n_candidates = 0
     top = -1
     top_bound = -np.inf
+    top_back = -1
     n_viable = 0
+    compacted = False
     # the steps: 0 the strongest back; 1 the bounds; 2 the most promising candidate;
     # then two sweeps over the viable candidates: those whose bound is in the top quarter of the range, the rest
     step = -1
@@ -545,8 +560,8 @@ def best_split_by_row_values(rank5, rank3, front_values, middles, fronts, row_va
             back = first
         elif step == 1:
             n_candidates = backs_at_least(rank5, masks5, hand_mask, plain,
-                                          strength_threshold(self_bounds, top_front, best_value - all_slack), first,
-                                          candidates)
+                                          strength_threshold(self_bounds, top_front, best_value - all_slack - reach),
+                                          first, candidates)
             for j in range(n_candidates):  # tight_bound and rest_caps, written out: calls passing arrays are
                 # not inlined and cost ~10% here (inline='always' too: numba's IR inlining compiles to slower code)
                 back = candidates[j]
@@ -588,16 +603,19 @@ def best_split_by_row_values(rank5, rank3, front_values, middles, fronts, row_va
             if top < 0 or top_bound < best_value:
                 break
             back = candidates[top]
+            top_back = back
             candidate_bounds[top] = -np.inf  # searched now, not in the sweeps
         else:
-            if step == 3:  # the candidates that can still reach the best value, in order, to the front; a back of
-                # the second sweep stored as ~back (no branch: every entry is written, the count advances for those)
+            if step == 3:  # the candidates that can still reach the best value (less reach), in order, to the front;
+                # a back of the second sweep stored as ~back (no branch: every entry is written, the count advances
+                # for those)
                 band = best_value + 0.75 * (top_bound - best_value)
                 for j in range(n_candidates):
                     bound = candidate_bounds[j]
                     candidates[n_viable] = candidates[j] if bound >= band else ~candidates[j]
                     candidate_bounds[n_viable] = bound
-                    n_viable += not bound < best_value
+                    n_viable += not bound < best_value - reach
+                compacted = True
             while True:  # to the next one worth searching (see the docstring)
                 sweep = step - 3
                 if sweep >= 2 * n_viable:
@@ -611,7 +629,7 @@ def best_split_by_row_values(rank5, rank3, front_values, middles, fronts, row_va
             back = entry if entry >= 0 else ~entry
         searched += 1
         if searched > search_budget:
-            return -1, -np.inf
+            return -1, -np.inf, 0, first, -1
         back_rank = rank5[back]
         back_value = row_values[2, back_rank]
         if removal:
@@ -683,7 +701,7 @@ def best_split_by_row_values(rank5, rank3, front_values, middles, fronts, row_va
             if value > best_value or (value == best_value and k < best):
                 best_value = value
                 best = k
-    return best, best_value
+    return best, best_value, n_viable if compacted else n_candidates, first, top_back
 
 
 @jit
@@ -800,12 +818,12 @@ def table_policy_hand(hand, row_values, row_bounds, row_wins, row_losses, scoop,
                                                    codes5, front_values)
     removal, all_slack, value_slack, front_rise, middle_rise, front_fall, middle_fall = hand_removal(
         hand_mask, removal_terms, buckets, scoop, majority, joint, index5, index3, front_values, corrections)
-    best, _ = best_split_by_row_values(index5, index3, front_values, middles, fronts, row_values, row_bounds, row_wins,
-                                       row_losses, scoop, majority, joint, rest_best, self_bounds, top_front, hand_code,
-                                       hand_mask, codes5, masks5, rest_multiplier, rest_shift, rest_slot_mask,
-                                       rest_displacements, rest_values, flush_strengths, candidates, candidate_bounds,
-                                       removal, corrections, buckets, all_slack, value_slack, front_rise, middle_rise,
-                                       front_fall, middle_fall, search_budget)
+    best, _, _, _, _ = best_split_by_row_values(
+        index5, index3, front_values, middles, fronts, row_values, row_bounds, row_wins, row_losses, scoop, majority,
+        joint, rest_best, self_bounds, top_front, hand_code, hand_mask, codes5, masks5, rest_multiplier, rest_shift,
+        rest_slot_mask, rest_displacements, rest_values, flush_strengths, candidates, candidate_bounds, removal,
+        corrections, buckets, all_slack, value_slack, front_rise, middle_rise, front_fall, middle_fall, search_budget,
+        0.0)
     if best < 0:  # over the search budget
         return best, 0, 0, 0
     return best, index3[fronts[best]], index5[middles[best]], index5[best // 56]
