@@ -23,8 +23,9 @@ own (:func:`drift_by_shape`, :func:`~cpoker._kernels.nearbest.hand_drift`).
 A list made without the correction is certified under it as one made with
 terms of zero: the hand's own drift is then its whole correction, which a
 list's margin covers less often (with lists of 8 rows down to 0.1, 3% of
-pagat's hands; with :data:`CAPACITY` and :data:`DELTA` now, 46% in the first
-round with the correction, whose every hand was searched before).  A
+pagat's hands; with lists of 16 rows down to 0.3, 46% in the first round with
+the correction, whose every hand was searched before; with :data:`CAPACITIES`
+and :data:`DELTA` now, 75%).  A
 certificate bounds the hand's own drift first in a few dozen operations
 (:func:`drift_bounds`, :func:`~cpoker._kernels.nearbest.hand_drift_bound`) and
 sums it only for the hands that lead by less.  A hand certified once keeps that
@@ -44,19 +45,27 @@ import threading
 
 import numpy as np
 
-from ._kernels.nearbest import CAPACITY  # rows listed a hand at most
+from ._kernels.nearbest import CAPACITY  # rows listed a hand at most (the kernels' scratch)
 from .interrupts import shielded
 
-# how far below the best a listed split may be (a split's value spans about -3 to 3).  With CAPACITY, what a
-# certificate's margin is made of: measured on a pagat build of 200,000 hands whose first iteration played 8,192
-# (the 10**8-hand build's schedule, scaled: it searched as that build did on the H200, 4.7 passes' worth in the
-# self-play), the self-play then the 8 rounds with the correction searched 4.66 and 2.10 passes' worth at 0.1 and
-# 8 rows, 2.63 and 1.37 at 0.2 and 16, 2.38 and 1.36 at 0.3 and 16, 2.26 and 1.36 at 0.5 and 16, the same tables
-# every time (the rounds 1.03 at 0.3 and 16 once the first certified from the lists made without the correction).
-# 24 and 32 rows searched 1.92 and 1.80 in the self-play, but at 261 and 341 bytes a hand the lists of 10**8 hands
-# outgrow a quarter of an 80 GB GPU (NearBestMemory), past which hands are searched in every pass
-DELTA = 0.3
-MEMORY_BYTES = 2 << 30  # host memory for the lists (194 bytes a hand: 11.1 M hands); the hands past it are searched
+# how far below the best a listed split may be (a split's value spans about -3 to 3), and how many rows a list holds
+# (CAPACITIES): what a certificate's margin is made of.  Measured on a pagat build of 200,000 hands whose first
+# iteration played 8,192 (the 10**8-hand build's schedule, scaled: it searched as that build did on the H200, 4.7
+# passes' worth in the self-play), the self-play then the 8 rounds with the correction searched 4.66 and 2.10
+# passes' worth at 0.1 and 8 rows, 2.63 and 1.37 at 0.2 and 16, 2.38 and 1.36 at 0.3 and 16, 2.26 and 1.36 at 0.5 and
+# 16; and on 50,000 hands whose first played 2,048, once the rounds certified from lists made without the correction
+# and a search bounded the backs for its list (c0258ec): 2.52 and 1.06 at 0.3 and 16, 2.38 and 0.84 at 0.5 and 16,
+# 2.02 and 0.87 at 0.3 and 24, 1.85 and 0.61 at 0.5 and 24, 1.89 and 0.80 at 0.3 and 32, 1.72 and 0.52 at 0.5 and 32,
+# 1.85 and 0.49 at 0.8 and 24 (whose lists cost the CPU a fifth more time than they spared): the same tables every time
+DELTA = 0.5
+# the rows a build's lists hold: the most of these whose lists cover the whole sample in the memory they have
+# (list_capacity), else the fewest, which cover the most hands (a hand past the lists is searched in every pass).
+# 10**8 hands' lists take 35.4, 27.4 and 19.4 GB: 32 rows within a quarter of an H200's memory, 16 of an 80 GB GPU's
+CAPACITIES = (CAPACITY, 24, 16)
+# a Dask worker's lists (BlockMemory): its share of a machine's memory covers an unknown share of the sample's blocks
+WORKER_CAPACITY = CAPACITIES[-1]
+MEMORY_BYTES = 2 << 30  # host memory for the lists (354 bytes a hand at 32 rows: 6.1 M hands, 194 at 16: 11.1 M); the
+# hands past it are searched in every pass
 DRIFT_SLACK = 1e-9  # added to every drift: a split's value is a rounded sum
 NO_HANDS = np.empty((0, 13), dtype=np.uint8)  # policy_remembering's hands given: none (each dealt from its stream)
 NO_STREAM = (np.uint64(0),) * 4  # its stream when the hands are given (read by nothing)
@@ -246,10 +255,19 @@ def lists_in_pass(before: "tuple | None", snapshot: tuple, final: bool, valid: "
     return drift(before, snapshot, valid_strengths() if valid is None else valid) < LISTING_DRIFT
 
 
-def bytes_per_hand(capacity: int = CAPACITY) -> int:
+def bytes_per_hand(capacity: int) -> int:
     """Memory a hand's list takes: its rows and splits (``capacity`` each), count, ceiling, pass and cards, and its
     last certificate's pass, margin and leader."""
     return capacity * (3 * 2 + 4) + 1 + 8 + 4 + 8 + 4 + 8 + 1
+
+
+def list_capacity(hands: int, memory: int, chunk: int = 1) -> int:
+    """The rows a list of each of ``hands`` hands holds in ``memory`` bytes, lists made for whole blocks of
+    ``chunk`` hands: the most of :data:`CAPACITIES` whose lists cover them all, else the fewest (which cover the
+    most).  Deeper lists spare searches (:data:`DELTA`), and a hand without a list is searched in every pass."""
+    blocks = -(-hands // chunk) * chunk
+    return next((capacity for capacity in CAPACITIES if blocks * bytes_per_hand(capacity) <= memory),
+                CAPACITIES[-1])
 
 
 class NearBestMemory:
@@ -262,13 +280,14 @@ class NearBestMemory:
         ``memory`` bytes, and the hands past them are searched in every pass.
     device
         Where the lists live and the passes run: ``"cpu"`` (host memory, :data:`MEMORY_BYTES` by default) or
-        ``"cuda"`` (the GPU's memory, a quarter of what is free by default: 10**8 hands take 19.4 GB).
+        ``"cuda"`` (the GPU's memory, a quarter of what is free by default: 10**8 hands take 19.4-35.4 GB).
     capacity, delta
-        Rows listed a hand at most, and how far below the best value.
+        Rows listed a hand at most (default :func:`list_capacity`, at most :data:`CAPACITY`), and how far below the
+        best value.
     """
 
     def __init__(self, hands: int, chunk: int, device: str = "cpu", memory: "int | None" = None,
-                 capacity: int = CAPACITY, delta: float = DELTA) -> None:
+                 capacity: "int | None" = None, delta: float = DELTA) -> None:
         self.device, self.chunk = device, chunk
         if memory is None:
             memory = MEMORY_BYTES
@@ -276,6 +295,11 @@ class NearBestMemory:
                 from .devices import free_device_memory
 
                 memory = free_device_memory() // 4
+        if capacity is None:
+            capacity = list_capacity(hands, memory, chunk)
+        if not 1 <= capacity <= CAPACITY:  # the kernels' scratch for a list's rows and columns
+            raise ValueError(f"a near-best list holds 1 to {CAPACITY} rows, not {capacity}")
+        self.capacity = capacity
         self.size = min(hands, memory // bytes_per_hand(capacity) // chunk * chunk)
         self.delta = float(delta)
         if device == "cuda":
@@ -456,10 +480,9 @@ class BlockMemory(NearBestMemory):
     dropped.  Only the models of the passes this process ran are kept: every list here was made by one of them.
     """
 
-    def __init__(self, chunk: int, memory: "int | None" = None, capacity: int = CAPACITY,
+    def __init__(self, chunk: int, memory: "int | None" = None, capacity: int = WORKER_CAPACITY,
                  delta: float = DELTA) -> None:
         super().__init__(0, chunk, "cpu", 0, capacity, delta)
-        self.capacity = capacity
         self.budget = MEMORY_BYTES if memory is None else memory  # bytes; followed from the next pass on
         self.blocks: dict = {}  # block index -> its lists (chunk hands)
         self._fit_budget()
@@ -495,7 +518,7 @@ class BlockMemory(NearBestMemory):
         return tuple(array[:count] for array in lists)
 
 
-def empty_lists(hands: int, capacity: int = CAPACITY) -> tuple:
+def empty_lists(hands: int, capacity: int) -> tuple:
     """Near-best lists of ``hands`` hands, none made yet: rows, splits, counts, ceilings, since (the pass whose
     model listed them, -1: none) and cards (the :data:`LISTED` arrays a search writes), then each hand's last
     certificate: its pass (-1: none since the hand's last search), its leader's margin and its entry (what

@@ -852,8 +852,9 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
         Size of the fixed sample of random hands (default 100,000; at most
         10**8; the sample is dealt block by block, never held, and only each
         hand's last choice, 4 bytes, is kept between iterations, with its
-        near-best rows, 194 bytes, for as many hands as 2 GiB hold, a quarter
-        of the free memory on a GPU: see :mod:`cpoker.nearbest`).  Of a larger
+        near-best rows, 354 bytes (194 when only lists of 16 rows cover them
+        all), for as many hands as 2 GiB hold, a quarter of the free memory on
+        a GPU: see :func:`cpoker.nearbest.list_capacity`).  Of a larger
         sample than :data:`WARMUP_HANDS` (4,194,304), the first iteration (and
         the greedy start) plays that many hands, each next one twice as many,
         until all (:func:`played_hands`: 10**8 from the sixth iteration on);
@@ -1109,8 +1110,9 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
 
             # the learnings' hands (the same deals each time): their near-best rows too, in what the self-play's
             # left of the memory budget (not on a GPU, where a learning is a fraction of a second)
-            learning = None if device != "cpu" or not removal_rounds else learning_lists(
-                max(1, removal_deals // 4), max(0, MEMORY_BYTES - (memory.size * bytes_per_hand() if memory else 0)))
+            left = MEMORY_BYTES - (memory.size * bytes_per_hand(memory.capacity) if memory else 0)
+            learning = None if device != "cpu" or not removal_rounds else learning_lists(max(1, removal_deals // 4),
+                                                                                         max(0, left))
 
             def learned(played: RowModel, last: bool) -> tuple:
                 # a signal drops the terms in flight (10 s by default, hours at --removal-deals 10**8) and stops

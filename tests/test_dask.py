@@ -297,7 +297,8 @@ def test_a_build_keeps_its_near_best_lists_on_the_workers_and_loses_nothing_with
             return sizes
 
         for limit, budget in ((4 * nearbest.MEMORY_BYTES, nearbest.MEMORY_BYTES // 2), (10**9, 250_000_000)):
-            assert list_sizes_under(limit) == {budget // nearbest.bytes_per_hand() // 500 * 500}, limit
+            per_hand = nearbest.bytes_per_hand(nearbest.WORKER_CAPACITY)
+            assert list_sizes_under(limit) == {budget // per_hand // 500 * 500}, limit
 
 
 def _worker_list_budget() -> list:
@@ -317,7 +318,7 @@ def test_a_workers_lists_shrink_to_its_share_when_workers_join_its_machine_durin
     options = {"hands": 6_000, "seed": 3, "max_iterations": 8, "tolerance": 0, "chunk": 500, "removal_deals": 0}
     local = cpoker.build_tables(**options).to_bytes()
     monkeypatch.setattr("cpoker.nearbest.forget_worker_memory", lambda build: None)  # left there, to be read
-    hands_in = lambda budget: budget // nearbest.bytes_per_hand() // 500 * 500  # noqa: E731
+    hands_in = lambda budget: budget // nearbest.bytes_per_hand(nearbest.WORKER_CAPACITY) // 500 * 500  # noqa: E731
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None,
                                   host="127.0.0.1", memory_limit="16GB") as cluster, \
             distributed.Client(cluster) as client:  # (a quarter of the limit is more than MEMORY_BYTES)

@@ -426,7 +426,7 @@ def test_a_build_with_near_best_rows_makes_the_tables_of_one_without(monkeypatch
     options = dict(hands=1_500, seed=11, rules=rules, max_iterations=12, chunk=500, removal_deals=4_000,
                    removal_rounds=3)
     built = []
-    per_hand = nearbest.bytes_per_hand()
+    per_hand = nearbest.bytes_per_hand(nearbest.CAPACITIES[-1])
     everything = nearbest.MEMORY_BYTES
     # memory, hands covered, hands a call, models kept (with the correction: the last pass's only in the second
     # build), passes listed, least share certified (measured: 28-50% in 12 iterations, 6-14% in the first 6 with 2
@@ -457,6 +457,30 @@ def test_a_build_with_near_best_rows_makes_the_tables_of_one_without(monkeypatch
             in_rounds = [certified for _, certified in made.by_pass[12:]]  # the first from lists made without
             assert (in_rounds[0] > 0 and sum(in_rounds) > 0.1 * covered) or rules == "2-4"
     assert built[0] == built[1] == built[2] == built[3]
+
+
+def test_a_builds_lists_hold_as_many_rows_as_cover_every_hand_in_its_memory():
+    """32 rows while the memory holds them for every hand, then 24, then 16, which cover the most hands when none
+    covers them all; a memory's lists are that long and no list longer than the kernels' scratch is made."""
+    most, middle, fewest = nearbest.CAPACITIES
+    assert most == nearbest.CAPACITY and most > middle > fewest
+    for hands in (1, 1_000, 10**8):
+        for i, capacity in enumerate(nearbest.CAPACITIES):
+            room = hands * nearbest.bytes_per_hand(capacity)
+            assert nearbest.list_capacity(hands, room) == capacity
+            assert nearbest.list_capacity(hands, room - 1) == nearbest.CAPACITIES[min(i + 1, 2)]
+    assert nearbest.list_capacity(10**8, 2 << 30) == fewest  # the CPU's memory: 11.1 M hands at 16 rows
+    assert nearbest.list_capacity(10**8, 150 * 2**30 // 4) == most  # a quarter of an H200's free memory
+    memory = nearbest.NearBestMemory(1_000, 100, memory=1_000 * nearbest.bytes_per_hand(middle))
+    assert memory.capacity == middle and memory.lists[0].shape == (1_000, middle, 3) and memory.size == 1_000
+    short = nearbest.NearBestMemory(1_000, 100, memory=550 * nearbest.bytes_per_hand(fewest))
+    assert short.capacity == fewest and short.size == 500
+    # lists are made for whole blocks: 3 hands in blocks of 10**6 (a GPU's) take a block's memory
+    assert nearbest.list_capacity(3, 10**6 * nearbest.bytes_per_hand(middle), 10**6) == middle
+    few = nearbest.NearBestMemory(3, 10**6, memory=10**6 * nearbest.bytes_per_hand(middle))
+    assert few.capacity == middle and few.size == 3
+    with pytest.raises(ValueError, match=f"1 to {most} rows"):
+        nearbest.NearBestMemory(1_000, 100, capacity=most + 1)
 
 
 def test_a_gpu_pass_covers_more_hands_a_call_the_fewer_the_pass_before_searched():
@@ -495,7 +519,7 @@ def test_a_workers_lists_follow_its_budget_from_one_pass_to_the_next():
     """A Dask worker's lists (:class:`~cpoker.nearbest.BlockMemory`) take its budget as it is at each pass's
     start: a smaller one (workers joined its machine) drops the last blocks' lists, which are searched again; a
     larger one makes room.  (Their answers stay the search's: ``test_dask``.)"""
-    block = 500 * nearbest.bytes_per_hand()
+    block = 500 * nearbest.bytes_per_hand(nearbest.WORKER_CAPACITY)
     memory = nearbest.BlockMemory(500, 4 * block + block // 2)  # room for 4 blocks
     model = RowModel.from_distribution(default_tables().distribution, default_tables().rules)
     assert memory.start_pass_once(model, 0, True)

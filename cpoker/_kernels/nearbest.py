@@ -38,10 +38,11 @@ from .removal import (N_SHAPES, hand_correction, hand_correction_at, hand_correc
 from .splits import (BLOCK, BONUS_SLACK, CORRECTIONS, UNLIMITED_SEARCHES, _policy_scratch, best_split_by_row_values,
                      bonus_ceiling, corrected_row, hand_removal, hand_subsets, joint_slope, rows_bonus)
 
-# rows listed a hand at most (a CUDA thread's scratch for them has a fixed size).  A full list's ceiling is the best
-# split it left out, often close to the best: at 8, a third of pagat's hands had full lists, and most of a build's
-# searches after the first were of them (cpoker.nearbest.DELTA says what 16 saved)
-CAPACITY = 16
+# rows listed a hand at most, the most any list holds (a CUDA thread's scratch for them has a fixed size; a build's
+# lists hold as many as its memory allows, cpoker.nearbest.list_capacity).  A full list's ceiling is the best split
+# it left out, often close to the best: at 8, a third of pagat's hands had full lists, and most of a build's
+# searches after the first were of them (cpoker.nearbest.DELTA says what more saved)
+CAPACITY = 32
 COLUMNS = CAPACITY * 3 * 3  # the correction's columns a certificate reads at most: listed rows x rows x quantities
 # added to hand_drift_bound: it sums the same terms as hand_drift in another order, so it may round below a
 # rise it bounds by far less than this (values are points, the terms' sums at most a few hundred)
