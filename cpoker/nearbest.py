@@ -261,12 +261,17 @@ def bytes_per_hand(capacity: int) -> int:
     return capacity * (3 * 2 + 4) + 1 + 8 + 4 + 8 + 4 + 8 + 1
 
 
+def hands_listed(memory: int, capacity: int, chunk: int) -> int:
+    """The hands whose lists of ``capacity`` rows fit in ``memory`` bytes, lists made for whole blocks of ``chunk``
+    hands."""
+    return memory // bytes_per_hand(capacity) // chunk * chunk
+
+
 def list_capacity(hands: int, memory: int, chunk: int = 1) -> int:
-    """The rows a list of each of ``hands`` hands holds in ``memory`` bytes, lists made for whole blocks of
-    ``chunk`` hands: the most of :data:`CAPACITIES` whose lists cover them all, else the fewest (which cover the
-    most).  Deeper lists spare searches (:data:`DELTA`), and a hand without a list is searched in every pass."""
-    blocks = -(-hands // chunk) * chunk
-    return next((capacity for capacity in CAPACITIES if blocks * bytes_per_hand(capacity) <= memory),
+    """The rows a list of each of ``hands`` hands holds in ``memory`` bytes (:func:`hands_listed`): the most of
+    :data:`CAPACITIES` whose lists cover them all, else the fewest (which cover the most).  Deeper lists spare
+    searches (:data:`DELTA`), and a hand without a list is searched in every pass."""
+    return next((capacity for capacity in CAPACITIES if hands_listed(memory, capacity, chunk) >= hands),
                 CAPACITIES[-1])
 
 
@@ -300,7 +305,7 @@ class NearBestMemory:
         if not 1 <= capacity <= CAPACITY:  # the kernels' scratch for a list's rows and columns
             raise ValueError(f"a near-best list holds 1 to {CAPACITY} rows, not {capacity}")
         self.capacity = capacity
-        self.size = min(hands, memory // bytes_per_hand(capacity) // chunk * chunk)
+        self.size = min(hands, hands_listed(memory, capacity, chunk))
         self.delta = float(delta)
         if device == "cuda":
             from .devices import near_best_lists_cuda
@@ -492,7 +497,7 @@ class BlockMemory(NearBestMemory):
 
     def _fit_budget(self) -> None:
         """The lists' size from :attr:`budget`, dropping the last blocks' lists past it (searched again)."""
-        self.size = self.budget // bytes_per_hand(self.capacity) // self.chunk * self.chunk
+        self.size = hands_listed(self.budget, self.capacity, self.chunk)
         for index in sorted(self.blocks)[self.size // self.chunk:]:
             del self.blocks[index]
 

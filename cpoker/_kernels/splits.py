@@ -550,7 +550,6 @@ def best_split_by_row_values(rank5, rank3, front_values, middles, fronts, row_va
     top_bound = -np.inf
     top_back = -1
     n_viable = 0
-    compacted = False
     # the steps: 0 the strongest back; 1 the bounds; 2 the most promising candidate;
     # then two sweeps over the viable candidates: those whose bound is in the top quarter of the range, the rest
     step = -1
@@ -615,7 +614,6 @@ def best_split_by_row_values(rank5, rank3, front_values, middles, fronts, row_va
                     candidates[n_viable] = candidates[j] if bound >= band else ~candidates[j]
                     candidate_bounds[n_viable] = bound
                     n_viable += not bound < best_value - reach
-                compacted = True
             while True:  # to the next one worth searching (see the docstring)
                 sweep = step - 3
                 if sweep >= 2 * n_viable:
@@ -701,7 +699,8 @@ def best_split_by_row_values(rank5, rank3, front_values, middles, fronts, row_va
             if value > best_value or (value == best_value and k < best):
                 best_value = value
                 best = k
-    return best, best_value, n_viable if compacted else n_candidates, first, top_back
+    # the candidates were moved to the front (step 3) unless the search ended with the most promising one (step 2)
+    return best, best_value, n_viable if step > 2 else n_candidates, first, top_back
 
 
 @jit
