@@ -1,6 +1,7 @@
 """Policy tables learned under each rule set, and the table of the rules in force as the default opponent."""
 
 import json
+import os
 
 import numpy as np
 import pytest
@@ -110,9 +111,20 @@ def test_cli_builds_and_shows_tables_under_rules(capsys, tmp_path):
     assert "unknown rules" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("name", list(PRESETS))
+# the presets whose shipped tables every test run rebuilds: the plain sum of row values, and the scoop bonus with
+# royalties and naturals (1-6 scoring with no royalties is a part of the second).  The others' rebuilds (1-6, and
+# 2-4's majority bonus: 1.5-5 minutes each on 2 cores, a third of the suite's time) run with CPOKER_TEST_EVERY_REBUILD=1
+# (the release check, README "Development")
+REBUILT_EVERY_RUN = ("pagat", "seed001-royalties")
+EVERY_REBUILD = os.environ.get("CPOKER_TEST_EVERY_REBUILD") == "1"
+
+
+@pytest.mark.parametrize("name", [
+    name if name in REBUILT_EVERY_RUN or EVERY_REBUILD else pytest.param(name, marks=pytest.mark.skip(
+        reason=f"rebuilding the {name} tables takes minutes: run with CPOKER_TEST_EVERY_REBUILD=1"))
+    for name in PRESETS])
 def test_shipped_tables_are_rebuilt_byte_for_byte_by_their_command(tmp_path, name):
-    """``cpoker tables build --rules NAME`` with its defaults writes the shipped file again (0.5-2 minutes each)."""
+    """``cpoker tables build --rules NAME`` with its defaults writes the shipped file again (1-5 minutes each)."""
     import subprocess
     import sys
 
