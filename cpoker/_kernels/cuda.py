@@ -117,12 +117,40 @@ def straight_top(ranks):
 GPU_LEAVES = {"count_ranks": count_ranks, "top_rank": top_rank, "straight_top": straight_top}
 
 
+def simulator_proof(cuda, *namespaces: dict):
+    """What the leaves call ``cuda``, after making ``namespaces`` (device functions' globals) safe to share
+    between the simulator's threads; on a GPU, ``cuda`` itself and nothing done.
+
+    numba's simulator runs a block's threads as Python threads, and at every call of a device function it walks
+    the function's globals and puts its fake module in place of each one that is ``numba.cuda``, putting the real
+    one back at the return.  Two races follow, each seen in CI and every time with ``sys.setswitchinterval(1e-6)``:
+
+    * two threads in the same device function interleave, and the first to return puts the real module back
+      under the other, whose ``cuda.clz`` then fails.  The leaves use only ``popc`` and ``clz``, which depend on
+      no thread, so under the simulator they get them from one fake module made here, which is not
+      ``numba.cuda`` and so is never swapped;
+    * a warning (numpy's overflow warning on the hash's wrapping multiply, silent on both real targets) adds
+      ``__warningregistry__`` to the globals of the code that raised it while another thread walks them.  It is
+      put there beforehand.
+    """
+    from numba import config
+
+    if not config.ENABLE_CUDASIM:
+        return cuda
+    from numba.cuda.simulator.kernelapi import FakeCUDAModule
+
+    for namespace in namespaces:
+        namespace.setdefault("__warningregistry__", {})
+    return FakeCUDAModule(grid_dim=(1, 1, 1), block_dim=(1, 1, 1), dynshared_size=0)
+
+
 def device_twins(cuda) -> dict:
     """A namespace holding a CUDA device function for every per-hand kernel, built from its source."""
     namespace: dict = {}
     for module in TWINNED:
         namespace.update(module.__dict__)
-    leaves = dict(globals(), cuda=cuda)  # the leaves call each other as device functions: straight_top, top_rank
+    leaves = dict(globals())  # the leaves call each other as device functions: straight_top, top_rank
+    leaves["cuda"] = simulator_proof(cuda, namespace, leaves, globals())
     for name, leaf in GPU_LEAVES.items():
         namespace[name] = cuda.jit(device=True)(types.FunctionType(leaf.__code__, leaves, name))
         leaves[name] = namespace[name]
