@@ -58,7 +58,8 @@ def run() -> None:
     """Run the command line and exit with its status."""
     _hold_closed_standard_streams()
     for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, _interrupted_while_starting)
+        if signal.getsignal(signum) != signal.SIG_IGN:  # one the process ignores (a shell's `cpoker ... &`) stays so
+            signal.signal(signum, _interrupted_while_starting)
     gc.set_threshold(200_000, 30, 30)
     from .cli import run as cli_run
 

@@ -15,6 +15,10 @@ the signal from its inner jobs with :func:`deferred`; where the user sets a
 block's length, the block is dropped at the inner jobs' next block
 (:class:`Abandoned`) rather than waited for.
 
+A signal the process ignores (``SIG_IGN``: a shell starts a background job,
+``cpoker ... &`` in a script, with SIGINT ignored) stays ignored inside the
+block too: the job runs to its end.
+
 Handlers can only be installed from the main thread; elsewhere (a web
 server's worker threads, Dask workers) :func:`shielded` does nothing and
 signals keep their usual behaviour.
@@ -37,6 +41,7 @@ from .errors import Interrupted
 
 SIGINT, SIGTERM = int(signal.SIGINT), int(signal.SIGTERM)
 _SIG_DFL = _signal.SIG_DFL  # what a handler that Python did not install (None) is restored as
+_SIG_IGN = _signal.SIG_IGN  # a signal the process was set to ignore (a job started in the background) stays ignored
 
 
 class Shield:
@@ -53,6 +58,9 @@ class Shield:
         self.previous: tuple = ()  # the handlers of SIGINT and SIGTERM before the block
 
     def handle(self, signum: int, frame) -> None:  # runs in the main thread, between bytecodes
+        previous = self.previous
+        if previous and previous[signum != SIGINT] == _SIG_IGN:  # the process ignores it (a shell's `cpoker ... &`)
+            return
         if self.first is not None and self.hard_exit:
             os.write(2, b"cpoker: interrupted\n")
             os._exit(128 + signum)

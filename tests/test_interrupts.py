@@ -32,6 +32,9 @@ from cpoker.simulation import DEAL_CHUNK, SAMPLE_CHUNK, match, simulate
 A = "2s 2h Ad / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac"
 HAND = "As Kd Qh Jc Ts 9d 8h 7c 6s 5d 4h 3c 2s"
 ROOT = Path(__file__).resolve().parents[1]
+# the SIGINT handler a job must leave as it found: Python's default_int_handler, or SIG_IGN in a process started in
+# the background (a shell's `pytest &`), which cpoker keeps ignoring outside its jobs
+SIGINT_HANDLER = signal.getsignal(signal.SIGINT)
 
 
 class SignalAfter:
@@ -112,7 +115,7 @@ def test_a_signal_before_the_first_block_raises_interrupted():
     with pytest.raises(Interrupted) as stop:
         simulate(A, samples=3 * SAMPLE_CHUNK, seed=1, opponent=SignalAfter(1))
     assert isinstance(stop.value, KeyboardInterrupt) and stop.value.signum == signal.SIGINT
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert signal.getsignal(signal.SIGINT) is SIGINT_HANDLER
 
 
 def test_the_shield_holds_a_real_signal_until_the_outermost_block_ends():
@@ -169,7 +172,7 @@ def test_a_signal_after_the_last_block_of_a_solve_keeps_its_complete_result(monk
         pytest.fail("the solve raised Interrupted and lost its complete result")
     assert not solved.partial and solved.samples == 3_000 and solved.stderr > 0
     assert (solved.ev, solved.best) == (whole.ev, whole.best)
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert signal.getsignal(signal.SIGINT) is SIGINT_HANDLER
 
 
 TABLES_BUILD = ("tables", "build", "--hands", "300", "--max-iterations", "6", "--tolerance", "0", "--json",
@@ -189,7 +192,7 @@ def test_a_signal_between_self_play_passes_returns_the_tables_so_far(monkeypatch
         pytest.fail("the build raised Interrupted and lost the tables of its two completed iterations")
     assert stopped.partial and stopped.iterations == 2 and not full.partial
     assert np.array_equal(stopped.distribution, full.distribution)
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert signal.getsignal(signal.SIGINT) is SIGINT_HANDLER
 
 
 def test_a_signal_while_the_correction_is_learned_stops_the_build_at_once(monkeypatch):
@@ -216,7 +219,7 @@ def test_a_signal_while_the_correction_is_learned_stops_the_build_at_once(monkey
     assert blocks == [0, 5_000]  # of four
     assert stopped.partial and stopped.iterations == 2 and stopped.removal is None
     assert np.array_equal(stopped.distribution, self_play.distribution)
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert signal.getsignal(signal.SIGINT) is SIGINT_HANDLER
 
 
 def test_a_signal_while_a_learning_certifies_from_its_lists_stops_the_build_at_once(monkeypatch):
@@ -249,7 +252,7 @@ def test_a_signal_while_a_learning_certifies_from_its_lists_stops_the_build_at_o
     assert len(learning.by_pass) == 3 and learning.by_pass[-1][1] > 0  # its last pass certified from the lists
     assert stopped.partial and stopped.iterations == 2 and stopped.removal is None and not stopped.removal_rounds
     assert np.array_equal(stopped.distribution, self_play.distribution)
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert signal.getsignal(signal.SIGINT) is SIGINT_HANDLER
 
 
 def test_a_command_that_has_its_result_reports_it_whatever_signal_comes_next(monkeypatch, tmp_path, capsys):
@@ -339,6 +342,24 @@ def test_real_signals_at_several_moments_give_only_clean_outcomes(name, tmp_path
         stdout, stderr = process.communicate(timeout=120)
         outcomes.append(_check_outcome(name, process.returncode, stdout, stderr, out, signum))
     assert outcomes[-1] == "partial", outcomes  # 4 s in, every one of these jobs is well under way
+
+
+def test_a_signal_the_process_ignores_stays_ignored_and_the_job_completes(tmp_path):
+    """A shell starts a command run in the background (``cpoker ... &`` in a script) with SIGINT ignored, so that
+    a Ctrl-C at the terminal does not reach it.  cpoker's handler, set over it for its jobs, ignores it too:
+    real SIGINTs in the middle of a real simulation leave it to finish, complete, with status 0."""
+    process = subprocess.Popen(_cpoker("simulate", A, "--samples", "300000", "--seed", "1", "--jobs", "1", "--json",
+                                       "--out", str(tmp_path / "r.json")),
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    for delay in (0.5, 1.0, 1.0):
+        time.sleep(delay)
+        process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=300)
+    assert process.returncode == 0 and stderr == "", stderr[-2000:]
+    saved = json.loads((tmp_path / "r.json").read_text())
+    assert not saved["partial"] and saved["samples"] == 300000
+    assert json.loads(stdout)["ev"] == saved["ev"]
 
 
 def _read_until_closed(fd: int, seen: bytes = b"", quiet: float = 30.0) -> bytes:
