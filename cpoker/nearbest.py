@@ -79,9 +79,14 @@ MAX_PASSES = 4096  # passes of one build with lists (the drifts by pass stay sma
 # from (pagat: drifts 0.29, 0.34, then 0.15; the lists of those first passes certified 0%, 0.3%, then 6%, 36%...,
 # with DELTA at 0.1)
 LISTING_DRIFT = 0.2
-# under a card-removal correction, the part of the drift common to all hands (a scoring bonus's joint grid moving)
-# below which a pass lists: it eats into the margin of every certificate (2-4: at 0.09-0.15, under 1% certified)
-LISTING_JOINT_DRIFT = 0.01
+# under a card-removal correction, the part of the drift common to all hands (a scoring bonus's joint grid moving,
+# joint_drift) below which a pass lists: it eats into the margin of every certificate.  In a 2-4 build of 20,000
+# hands the grid moves 0.02-0.1 from one learning to another (0.09-0.47 by the bound before joint_drift was exact,
+# when a pass listed under 0.01, which 2-4's default build never did).  Default 2-4 builds listing under 0.05, 0.1
+# or always took 97.3, 93.8 and 93.0 s against 104.4, 1-6's 72.2 (0.1) and 72.5 (always) against 86.7, the same
+# tables (one run each, 2 cores).  A pass that lists searches at about twice the cost, so a round whose lists will
+# certify nothing is better left unlisted
+LISTING_JOINT_DRIFT = 0.1
 
 
 def valid_strengths() -> np.ndarray:
@@ -109,17 +114,38 @@ def joint_drift(before: tuple, after: tuple) -> float:
     """The most the scoring bonus of any rows can rise from one model's joint grid to another's (their
     :func:`model_snapshot`), ``inf`` when they price the bonus differently.
 
-    :func:`~cpoker._kernels.splits.joint_below` interpolates its grid, a weighted mean of grid points, so
-    it moves by at most the largest change of a grid point (``e``, per side); the bonus reads it once per
-    side for the scoop and five times for the majority (two or more wins: three reads, less twice a fourth).
+    The bonus is linear in the grid (:func:`~cpoker._kernels.splits.rows_bonus`), so its change is the bonus read
+    from the grids' difference, at the rows' win coordinates (side 0) and, apart, their loss coordinates (side
+    1): the most it rises is the most one side's part reaches plus the most the other's falls.  Each part is a
+    sum of multilinear interpolations (:func:`~cpoker._kernels.splits.joint_below`) at coordinates that share
+    one grid's cells, some at 1: multilinear in each cell, it reaches its extremes at the cells' corners, the
+    grid's points (:func:`_bonus_at_grid_points`).  The bound is so the least that holds for every split, and
+    about a fifth of the sum of each read's largest change (what it was before: the grids' drift between the
+    learnings of a 2-4 build is 0.02-0.1 so, 0.1-0.47 that way).
     """
     scoop, majority, joint = after[3:6]
     if (scoop, majority) != before[3:5] or joint.shape != before[5].shape:
         return np.inf
     if not (scoop or majority) or np.array_equal(joint, before[5]):
         return 0.0
-    change = np.abs(joint - before[5]).reshape(2, -1).max(axis=1)
-    return float((scoop + 5 * majority) * change.sum())
+    change = joint - before[5]
+    wins = _bonus_at_grid_points(change[0], scoop, majority)  # what three (two) wins gain
+    losses = _bonus_at_grid_points(change[1], scoop, majority)  # what three (two) losses cost
+    return float(max(0.0, wins.max()) + max(0.0, -losses.min()))
+
+
+def _bonus_at_grid_points(grid: np.ndarray, scoop: float, majority: float) -> np.ndarray:
+    """``rows_bonus``'s part of one side read from ``grid`` (one side's ``(cells + 1)**3`` points) at every grid
+    point: ``scoop`` times the three rows' reading plus ``majority`` times the two-or-more's (each pair of rows
+    read with the third at 1, less twice the three)."""
+    top = grid.shape[0] - 1
+    bonus = np.zeros_like(grid)
+    if scoop:
+        bonus += scoop * grid
+    if majority:
+        bonus += majority * (grid[:, :, top][:, :, None] + grid[:, top, :][:, None, :] + grid[top][None]
+                             - 2.0 * grid)
+    return bonus
 
 
 def _row_rises(before: tuple, after: tuple) -> np.ndarray:

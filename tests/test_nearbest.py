@@ -222,6 +222,55 @@ def test_a_list_made_without_the_correction_is_certified_under_it_as_the_search(
     assert certified > 0 or rules.scoring != "pagat"
 
 
+def random_joint(rng, size):
+    """A joint grid of ``size`` points per axis: the distribution function of random, lopsided cell masses."""
+    masses = rng.random((2, *[size - 1] * 3)) ** 4
+    grid = np.zeros((2, *[size] * 3))
+    grid[:, 1:, 1:, 1:] = masses.cumsum(axis=1).cumsum(axis=2).cumsum(axis=3)
+    return grid / grid[:, -1:, -1:, -1:]
+
+
+@pytest.mark.parametrize("rules", ["2-4", "1-6", "seed001-royalties"])
+def test_the_joint_grids_drift_is_the_most_any_rows_bonus_rises(rules):
+    """Two joint grids of a bonus preset (the shipped one moved towards the other preset's, or towards a random
+    grid): the bonus read by the kernels' own formula at random win and loss coordinates, at the grid's points
+    and at the corners rises from one grid to the other by no more than the joint drift, and by all of it at the
+    grid points where each side's part is extreme: the least bound that holds for every split.  The same grids
+    give 0, another bonus inf."""
+    from cpoker._kernels.splits import rows_bonus_many
+
+    rules = PRESETS[rules]
+    rng = np.random.default_rng(11)
+    shipped = default_tables(rules)
+    size = shipped.joint.shape[1]
+    points = np.arange(size) / (size - 1)
+    grid = np.stack(np.meshgrid(points, points, points, indexing="ij")).reshape(3, -1)
+    nowhere = np.zeros_like(grid)
+    for joints in ((mixed_joint(rules, 0.1), mixed_joint(rules, 0.3)),
+                   (shipped.joint, 0.8 * shipped.joint + 0.2 * random_joint(rng, size))):
+        models = [RowModel.from_distribution(shipped.distribution, rules, None, joint) for joint in joints]
+        before, after = (nearbest.model_snapshot(model) for model in models)
+        scoop, majority = after[3:5]
+        bound = nearbest.joint_drift(before, after)
+        assert bound > 0.0 and nearbest.joint_drift(before, before) == 0.0
+
+        def rise(at, models=models, scoop=scoop, majority=majority):
+            out = [np.empty(at.shape[1]) for _ in models]
+            for model, values in zip(models, out):
+                rows_bonus_many(*at, scoop, majority, model.joint_grid, values)
+            return out[1] - out[0]
+
+        anywhere = np.concatenate([rng.random((6, 100_000)), rng.integers(0, 2, (6, 2048)).astype(float),
+                                   rng.choice(points, (6, 100_000))], axis=1)
+        assert rise(anywhere).max() <= bound
+        wins, losses = rise(np.concatenate([grid, nowhere])), rise(np.concatenate([nowhere, grid]))
+        worst = np.concatenate([grid[:, [np.argmax(wins)]], grid[:, [np.argmax(losses)]]])
+        assert rise(worst)[0] == pytest.approx(bound, abs=1e-12)
+    other = RowModel.from_distribution(shipped.distribution, PRESETS["1-6" if rules.scoring == "2-4" else "2-4"],
+                                       None, shipped.joint)
+    assert nearbest.joint_drift(before, nearbest.model_snapshot(other)) == np.inf
+
+
 @pytest.mark.parametrize("rules", ["pagat", "2-4", "1-6", "seed001-royalties"])
 def test_the_drift_bounds_the_rise_of_every_split(rules):
     """Random rows of valid strengths (fouling or not: the bound holds for any), valued under two models by the
@@ -422,7 +471,9 @@ def test_a_build_with_near_best_rows_makes_the_tables_of_one_without(monkeypatch
     every pass, as the Dask backend does).  The same tables, byte for byte, three rounds with the card-removal
     correction included.  The lists do spare searches, in the rounds with the correction too, the first of them
     from lists made without it (pagat; under 2-4 their joint grids move too much), and in the learnings of the
-    correction, whose deals have lists of their own where the self-play's leave room (the same deals each time)."""
+    correction, whose deals have lists of their own where the self-play's leave room (the same deals each time).
+    Every pass with the correction lists, whatever its joint grid's drift: under 2-4 the last round then certifies
+    a few hands (that drift is 0.1-0.3 between this small build's rounds)."""
     options = dict(hands=1_500, seed=11, rules=rules, max_iterations=12, chunk=500, removal_deals=4_000,
                    removal_rounds=3)
     built = []
@@ -440,6 +491,7 @@ def test_a_build_with_near_best_rows_makes_the_tables_of_one_without(monkeypatch
         monkeypatch.setattr("cpoker.nearbest.KEPT_MODELS", kept[0])
         monkeypatch.setattr("cpoker.nearbest.KEPT_CORRECTED", kept[1])
         monkeypatch.setattr("cpoker.nearbest.MAX_PASSES", passes)
+        monkeypatch.setattr("cpoker.nearbest.LISTING_JOINT_DRIFT", np.inf)
         with memories_made() as memories:
             built.append(build_tables(**options).to_bytes())
         made, learning = memories
@@ -455,7 +507,10 @@ def test_a_build_with_near_best_rows_makes_the_tables_of_one_without(monkeypatch
         assert made.certified > share * passes * covered or not covered
         if passes == 15 and covered:
             in_rounds = [certified for _, certified in made.by_pass[12:]]  # the first from lists made without
-            assert (in_rounds[0] > 0 and sum(in_rounds) > 0.1 * covered) or rules == "2-4"
+            if rules == "2-4":  # (measured: 59 and 14 in the last round)
+                assert in_rounds[-1] > 0
+            else:
+                assert in_rounds[0] > 0 and sum(in_rounds) > 0.1 * covered
     assert built[0] == built[1] == built[2] == built[3]
 
 
