@@ -179,7 +179,7 @@ SIZES = {  # check rows, check hands, evaluation rows, tile, policy hands, CPU p
 
 # the target build's limit (6 times the target).  On an H200 (2026-12-04) the build had not ended at 350 s (its
 # self-play 270 s, then the first of 8 rounds with the correction 72 s): to time all of it, give a call of its own
-# to build_stages.py alone (README, *GPU*)
+# to build_stages.py alone (docs/scale-out.md)
 TARGET_SECONDS = 360
 # cuda_check's rows and hands: 92 s on an H200 with every kernel it needs compiled first (100,000 and 2,000 had
 # not ended in 60 s)

@@ -9,7 +9,7 @@ hand's thirteen cards (in the 1-6 tables' play, all three rows in the
 weaker half happen 8.4% of the time, not the product's 12.5%: the rows
 compete for the cards).  Measured against the exact best response to the
 shipped tables' own play, that product cost 0.004 points a hand under 1-6
-scoring and 0.002 under 2-4 (the README's *Strategy quality*).
+scoring and 0.002 under 2-4 (docs/strategy-quality.md).
 
 So the model carries the joint distribution of the opponent's rows, in
 the coordinates the policy already has.  Give each of an opponent's rows

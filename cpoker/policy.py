@@ -19,7 +19,7 @@ arranged *with* its correction (a fresh average of those passes, the terms
 learned again after each): the finished policy values its rows against
 its own corrected play, not against the play of a policy that ignores card
 removal.  Measured, these rounds are most of what the correction wins
-against a best response (the README's *Strategy quality*).  Under a scoring
+against a best response (docs/strategy-quality.md).  Under a scoring
 bonus the same learning also gives the joint distribution of the policy's
 three rows (:mod:`cpoker.joint`), which prices a scoop or a majority of rows
 better than a product of the rows' chances.

@@ -5,7 +5,7 @@ distribution of the whole game (:class:`cpoker.policy.RowModel`).  But the
 opponent is dealt from the 39 cards a hand leaves: a player holding three
 aces faces fewer aces, one holding six spades fewer spade flushes.  On the
 hands first measured, ignoring this was most of what a best response won
-against the table policy (the README's *Strategy quality* says what the
+against the table policy (docs/strategy-quality.md says what the
 shipped correction changes).
 
 The correction is linear in 69 features of the hand, each a small integer:
