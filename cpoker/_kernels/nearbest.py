@@ -282,17 +282,23 @@ def certified_split(kept_rows, kept_splits, count, ceiling, drift, hand_mask, de
     if removal:  # the hand's correction at the listed rows' shapes only
         quantities = removal_terms.shape[1] // (3 * N_SHAPES)
         n_columns = 0
-        for i in range(count):
-            for row in range(3):
-                shape = buckets[kept_rows[i, row]]
-                for quantity in range(quantities):
-                    column = (3 * quantity + row) * N_SHAPES + shape
-                    seen = False
-                    for j in range(n_columns):
-                        seen |= columns[j] == column
-                    if not seen:
-                        columns[n_columns] = column
-                        n_columns += 1
+        for row in range(3):
+            # the row's distinct shapes, compared with each other only (a column of another row or quantity
+            # differs), then the same shapes for the other quantities (win and loss, under a bonus)
+            first = n_columns
+            for i in range(count):
+                column = row * N_SHAPES + buckets[kept_rows[i, row]]
+                seen = False
+                for j in range(first, n_columns):
+                    seen |= columns[j] == column
+                if not seen:
+                    columns[n_columns] = column
+                    n_columns += 1
+            shapes = n_columns - first
+            for quantity in range(1, quantities):
+                for j in range(first, first + shapes):
+                    columns[n_columns] = columns[j] + 3 * quantity * N_SHAPES
+                    n_columns += 1
         hand_correction_at(hand_mask, removal_terms, columns, n_columns, corrections)
     best = -1
     best_value = second_value = -np.inf
