@@ -112,8 +112,8 @@ def test_cli_builds_and_shows_tables_under_rules(capsys, tmp_path):
 
 
 # the preset whose shipped tables every test run rebuilds: the default game, the plain sum of row values.  The
-# others' rebuilds (a scoring bonus: 1-6, 2-4's majority, seed001's scoop with royalties and naturals; 1-5 minutes
-# each on 2 cores, the first two a third of the suite's time, seed001 a tenth) run with CPOKER_TEST_EVERY_REBUILD=1
+# others' rebuilds (a scoring bonus: 1-6, 2-4's majority, seed001's scoop with royalties and naturals; 74, 94 and 50 s
+# on 2 cores on a fast day, 2-3 times that on a slow one) run with CPOKER_TEST_EVERY_REBUILD=1
 # (the release check, README "Development"); smaller builds under each preset are tested in every run
 REBUILT_EVERY_RUN = ("pagat",)
 EVERY_REBUILD = os.environ.get("CPOKER_TEST_EVERY_REBUILD") == "1"
