@@ -108,9 +108,12 @@ def near_best_rows(rank5, rank3, front_values, best_value, delta, row_values, ro
     special = first if top < 0 else min(first, top)  # the backs searched without a bound in candidates, in order
     after = beyond if top < 0 else max(first, top)
     j = 0
-    while True:  # the backs to search, in increasing index: the bounded ones that may reach the floor, and the
-        # two searched without a bound here
-        while j < bounded and candidate_bounds[j] < floor:
+    # what a split must reach to change the list: the floor, and once the list is full its ceiling (a split below
+    # it would only be left out, the ceiling kept), which rises as better splits fill the list
+    reach = floor
+    while True:  # the backs to search, in increasing index: the bounded ones that may reach it, and the two
+        # searched without a bound here
+        while j < bounded and candidate_bounds[j] < reach:
             j += 1
         entry = beyond
         if j < bounded:
@@ -150,8 +153,8 @@ def near_best_rows(rank5, rank3, front_values, best_value, delta, row_values, ro
                 if removal:
                     front_win = min(max(front_win + corrections[3 * N_SHAPES + buckets[front]], 0.0), 1.0)
                     middle_win = min(max(middle_win + corrections[4 * N_SHAPES + buckets[middle]], 0.0), 1.0)
-                if value + bonus_ceiling(front_win, middle_win, back_win, scoop, majority, slope) + BONUS_SLACK < floor:
-                    continue  # cannot reach the floor: the bonus not worth reading (as in the search)
+                if value + bonus_ceiling(front_win, middle_win, back_win, scoop, majority, slope) + BONUS_SLACK < reach:
+                    continue  # cannot change the list: the bonus not worth reading (as in the search)
                 front_loss = row_losses[0, front]
                 middle_loss = row_losses[1, middle]
                 if removal:
@@ -159,7 +162,7 @@ def near_best_rows(rank5, rank3, front_values, best_value, delta, row_values, ro
                     middle_loss = min(max(middle_loss + corrections[7 * N_SHAPES + buckets[middle]], 0.0), 1.0)
                 value += rows_bonus(front_win, middle_win, back_win, front_loss, middle_loss, back_loss, scoop,
                                     majority, joint)
-            if value < floor:
+            if value < reach:
                 continue
             seen = False
             for i in range(count):
@@ -171,9 +174,11 @@ def near_best_rows(rank5, rank3, front_values, best_value, delta, row_values, ro
                 position -= 1
             if position == capacity:  # full, and this one is worse than all of them
                 ceiling = max(ceiling, value)
+                reach = ceiling
                 continue
             if count == capacity:  # the last one makes room
                 ceiling = max(ceiling, kept_values[capacity - 1])
+                reach = ceiling
             else:
                 count += 1
             for i in range(count - 1, position, -1):
