@@ -112,7 +112,7 @@ def test_cli_builds_and_shows_tables_under_rules(capsys, tmp_path):
 
 
 # the preset whose shipped tables every test run rebuilds: the default game, the plain sum of row values.  The
-# others' rebuilds (a scoring bonus: 1-6, 2-4's majority, seed001's scoop with royalties and naturals; 74, 94 and 50 s
+# others' rebuilds (a scoring bonus: 1-6, 2-4's majority, seed001's scoop with royalties and naturals; 70, 89 and 49 s
 # on 2 cores on a fast day, 2-3 times that on a slow one) run with CPOKER_TEST_EVERY_REBUILD=1
 # (the release check, README "Development"); smaller builds under each preset are tested in every run
 REBUILT_EVERY_RUN = ("pagat",)
@@ -124,7 +124,7 @@ EVERY_REBUILD = os.environ.get("CPOKER_TEST_EVERY_REBUILD") == "1"
         reason=f"rebuilding the {name} tables takes minutes: run with CPOKER_TEST_EVERY_REBUILD=1"))
     for name in PRESETS])
 def test_shipped_tables_are_rebuilt_byte_for_byte_by_their_command(tmp_path, name):
-    """``cpoker tables build --rules NAME`` with its defaults writes the shipped file again (25-94 s each on 2 cores)."""
+    """``cpoker tables build --rules NAME`` with its defaults writes the shipped file again (23-89 s on 2 cores)."""
     import subprocess
     import sys
 
