@@ -93,10 +93,11 @@ def near_best_rows(rank5, rank3, front_values, best_value, delta, row_values, ro
 
     The search bounded the backs for it: ``candidates[:bounded]`` (``b`` or ``~b``, in increasing index) with
     their bounds in ``candidate_bounds``, and ``first`` and ``top`` (-1: none) it searched without a bound in
-    them.  Those of them that can reach the floor are searched in increasing index, so the first split found
-    with given strengths is the lowest of them (a back dropped as a twin has the strengths of one of lower
-    index).  A back's bound only skips splits below the floor, so the list is the same whichever backs are
-    bounded: the search's bounds spare bounding them twice (about half of what listing cost).
+    them.  Those of them that can reach the ceiling (the floor, until the list is full) are searched in
+    increasing index, so the first split found with given strengths is the lowest of them (a back dropped as a
+    twin has the strengths of one of lower index).  A back's bound only skips splits below the ceiling, which
+    would change nothing, so the list is the same whichever backs are bounded: the search's bounds spare
+    bounding them twice (about half of what listing cost).
     """
     capacity = kept_rows.shape[0]
     floor = best_value - delta
@@ -108,12 +109,11 @@ def near_best_rows(rank5, rank3, front_values, best_value, delta, row_values, ro
     special = first if top < 0 else min(first, top)  # the backs searched without a bound in candidates, in order
     after = beyond if top < 0 else max(first, top)
     j = 0
-    # what a split must reach to change the list: the floor, and once the list is full its ceiling (a split below
-    # it would only be left out, the ceiling kept), which rises as better splits fill the list
-    reach = floor
-    while True:  # the backs to search, in increasing index: the bounded ones that may reach it, and the two
-        # searched without a bound here
-        while j < bounded and candidate_bounds[j] < reach:
+    # a split below the ceiling cannot change the list: the ceiling is the floor until the list is full, and then
+    # rises as better splits fill it (one below it would only be left out, the ceiling kept)
+    while True:  # the backs to search, in increasing index: the bounded ones that may reach the ceiling, and the
+        # two searched without a bound here
+        while j < bounded and candidate_bounds[j] < ceiling:
             j += 1
         entry = beyond
         if j < bounded:
@@ -153,7 +153,8 @@ def near_best_rows(rank5, rank3, front_values, best_value, delta, row_values, ro
                 if removal:
                     front_win = min(max(front_win + corrections[3 * N_SHAPES + buckets[front]], 0.0), 1.0)
                     middle_win = min(max(middle_win + corrections[4 * N_SHAPES + buckets[middle]], 0.0), 1.0)
-                if value + bonus_ceiling(front_win, middle_win, back_win, scoop, majority, slope) + BONUS_SLACK < reach:
+                if (value + bonus_ceiling(front_win, middle_win, back_win, scoop, majority, slope) + BONUS_SLACK
+                        < ceiling):
                     continue  # cannot change the list: the bonus not worth reading (as in the search)
                 front_loss = row_losses[0, front]
                 middle_loss = row_losses[1, middle]
@@ -162,7 +163,7 @@ def near_best_rows(rank5, rank3, front_values, best_value, delta, row_values, ro
                     middle_loss = min(max(middle_loss + corrections[7 * N_SHAPES + buckets[middle]], 0.0), 1.0)
                 value += rows_bonus(front_win, middle_win, back_win, front_loss, middle_loss, back_loss, scoop,
                                     majority, joint)
-            if value < reach:
+            if value < ceiling:
                 continue
             seen = False
             for i in range(count):
@@ -174,11 +175,9 @@ def near_best_rows(rank5, rank3, front_values, best_value, delta, row_values, ro
                 position -= 1
             if position == capacity:  # full, and this one is worse than all of them
                 ceiling = max(ceiling, value)
-                reach = ceiling
                 continue
             if count == capacity:  # the last one makes room
                 ceiling = max(ceiling, kept_values[capacity - 1])
-                reach = ceiling
             else:
                 count += 1
             for i in range(count - 1, position, -1):
