@@ -1,6 +1,6 @@
 """The CUDA backend on a real GPU: correctness against the CPU at scale, then speed.
 
-    python benchmarks/gpu.py [--quick | --tiny] [--target] [--out FILE.json]
+    python benchmarks/gpu.py [--quick | --tiny] [--target [--build-first] [--seconds N]] [--out FILE.json]
 
 ``--target`` times a small build's start with the CUDA kernels compiled and
 then loaded from the disk cache (first and later runs), checks the GPU
@@ -9,7 +9,11 @@ build --device cuda --hands 100000000``, in a fresh process timed pass by
 pass (``build_stages.py``; at most ``TARGET_SECONDS``, its passes so far kept
 in ``FILE.json.events.jsonl``), and last makes a build run out of the GPU's
 memory (``tests/test_cuda.py``'s real-GPU test): the first run to make on a
-GPU lent for a few minutes.  ``--tiny`` is a dry run for numba's simulator
+GPU lent for a few minutes.  ``--target --build-first`` gives that build all
+the time but ``BUILD_FIRST_KEEP`` seconds, then checks the GPU against the
+CPU and times a late pass's floor with what is left: the run that times the
+whole build, which a plain ``--target`` (its build at most ``TARGET_SECONDS``)
+has never seen end.  ``--tiny`` is a dry run for numba's simulator
 (``NUMBA_ENABLE_CUDASIM=1``), also of ``--target``.  Each stage is reported
 on standard error as it ends, and the JSON so far is rewritten to ``--out``
 after each one: a run cut short still tells what it saw.
@@ -189,6 +193,10 @@ TARGET_CHECK = (20_000, 500)
 START_BUILD = {"full": ["--hands", "20000", "--max-iterations", "2", "--removal-deals", "2000"],
                "tiny": ["--hands", "20", "--max-iterations", "1", "--removal-deals", "20"]}
 START_SECONDS = 240
+# --build-first: the seconds kept from the build for the checks against the CPU (cuda_check at TARGET_CHECK_FIRST,
+# the kernels the build compiled then loaded) and a late pass's floor
+BUILD_FIRST_KEEP = 110
+TARGET_CHECK_FIRST = (2_000, 50)
 # the test that fills the GPU from another process and expects a build to stop in one line (skipped without a GPU)
 OUT_OF_MEMORY_TEST = "tests/test_cuda.py::test_a_build_on_a_gpu_another_process_fills_stops_in_one_line_with_status_1"
 CUDA_CACHE_FILES = "cuda.build_kernels.*"  # the CUDA kernels' index and data files in numba-cuda's cache folder
@@ -359,11 +367,46 @@ def bounded(command: list, seconds: float, timeout_message: str = "") -> dict:
     return {"status": status, "seconds": time.perf_counter() - started, "stdout": stdout, "stderr": stderr}
 
 
-def target(size: str, path: "str | None", seconds: float) -> dict:
+def target_build(size: str, path: "str | None", seconds: float) -> dict:
+    """Issue 11's build, ``cpoker tables build --device cuda --hands 100000000`` (``--tiny``: a small one), in a
+    fresh process for at most ``seconds``, timed pass by pass by ``build_stages.py`` (each pass appended to
+    ``PATH.events.jsonl`` as it ends, the summary in ``PATH.build.json``; PATH ``/tmp/gpu`` without ``--out``)."""
+    hands = SIZES[size][7]
+    command = ["tables", "build", "--device", "cuda", "--hands", str(hands), "--out", "/tmp/gpu_tables.npz",
+               "--json"]
+    if size == "tiny":  # the simulator: a few iterations, a small correction
+        command += ["--max-iterations", "2", "--removal-deals", "20", "--removal-rounds", "1"]
+    events, report = f"{path or '/tmp/gpu'}.events.jsonl", f"{path or '/tmp/gpu'}.build.json"
+    build = bounded([str(ROOT / "benchmarks" / "build_stages.py"), "--events", events, "--report", report, "--",
+                     *command], seconds, " (its passes so far: the events file)")
+    out = {"command": " ".join(["cpoker", *command]), "hands": hands, "seconds": build["seconds"],
+           "status": build["status"], "stdout": build["stdout"][-600:], "stderr": build["stderr"][-3000:]}
+    if os.path.exists(report):
+        out["stages"] = json.loads(Path(report).read_text())["summary"]
+    return out
+
+
+def target_check(size: str, seconds: float, rows_and_hands: tuple = TARGET_CHECK) -> dict:
+    """``tests/cuda_check.py`` (the GPU against the CPU) in a fresh process for at most ``seconds``: its report,
+    or its status and the end of its errors."""
+    rows, check_hands = rows_and_hands if size != "tiny" else SIZES["tiny"][:2]
+    check = bounded([str(ROOT / "tests" / "cuda_check.py"), str(rows), str(check_hands)], seconds)
+    try:
+        out = json.loads(check["stdout"].strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        out = {"status": check["status"], "stderr": check["stderr"][-3000:]}
+    out["seconds"] = check["seconds"]
+    return out
+
+
+def target(size: str, path: "str | None", seconds: float, build_first: bool = False) -> dict:
     """Issue 11's run for a GPU lent for a few minutes, each stage bounded so that all of it ends within
     ``seconds``: a small build's first and later starts (which leave the GPU's kernels compiled in the disk
     cache), issue 11's build timed pass by pass, the GPU against the CPU, a build on a GPU another process fills,
-    and then the kernels' speeds for as long as time is left, last a late pass's floor kernel by kernel."""
+    and then the kernels' speeds for as long as time is left, last a late pass's floor kernel by kernel.
+
+    ``build_first``: issue 11's build first, with all the time but :data:`BUILD_FIRST_KEEP` seconds, then the
+    checks against the CPU on small inputs and a late pass's floor."""
     deadline = STARTED + seconds
 
     def left(keep: float = 0.0) -> float:
@@ -373,31 +416,24 @@ def target(size: str, path: "str | None", seconds: float) -> dict:
     started = time.perf_counter()
     out = versions()
     out["seconds allowed"] = seconds
+    if build_first:
+        out["tables build --device cuda"] = target_build(size, path, left(BUILD_FIRST_KEEP))
+        started = stage(out, "tables build", started, path)
+        out["correctness"] = target_check(size, left(50), TARGET_CHECK_FIRST)
+        started = stage(out, "checked against the CPU", started, path)
+        if left() > 20:  # (the kernels the build compiled are loaded from the disk cache)
+            from cpoker.policy import default_tables
+
+            out.update(late_pass_floor(floor_models(default_tables()), FLOOR_HANDS[size]))
+            stage(out, "a late pass's floor", started, path)
+        return out
     out["start"] = cold_and_warm_start(START_BUILD["tiny" if size == "tiny" else "full"], lambda: left(300))
     started = stage(out, "a small build with the GPU's kernels compiled, then loaded", started, path)
 
-    hands = SIZES[size][7]
-    command = ["tables", "build", "--device", "cuda", "--hands", str(hands), "--out", "/tmp/gpu_tables.npz",
-               "--json"]
-    if size == "tiny":  # the simulator: a few iterations, a small correction
-        command += ["--max-iterations", "2", "--removal-deals", "20", "--removal-rounds", "1"]
-    events, report = f"{path or '/tmp/gpu'}.events.jsonl", f"{path or '/tmp/gpu'}.build.json"
-    build = bounded([str(ROOT / "benchmarks" / "build_stages.py"), "--events", events, "--report", report, "--",
-                     *command], min(TARGET_SECONDS, left(150)), " (its passes so far: the events file)")
-    out["tables build --device cuda"] = {"command": " ".join(["cpoker", *command]), "hands": hands,
-                                         "seconds": build["seconds"], "status": build["status"],
-                                         "stdout": build["stdout"][-600:], "stderr": build["stderr"][-3000:]}
-    if os.path.exists(report):
-        out["tables build --device cuda"]["stages"] = json.loads(Path(report).read_text())["summary"]
+    out["tables build --device cuda"] = target_build(size, path, min(TARGET_SECONDS, left(150)))
     started = stage(out, "tables build", started, path)
 
-    rows, check_hands = TARGET_CHECK if size != "tiny" else SIZES["tiny"][:2]
-    check = bounded([str(ROOT / "tests" / "cuda_check.py"), str(rows), str(check_hands)], min(150, left(60)))
-    try:
-        out["correctness"] = json.loads(check["stdout"].strip().splitlines()[-1])
-    except (ValueError, IndexError):
-        out["correctness"] = {"status": check["status"], "stderr": check["stderr"][-3000:]}
-    out["correctness"]["seconds"] = check["seconds"]
+    out["correctness"] = target_check(size, min(150, left(60)))
     started = stage(out, "checked against the CPU", started, path)
 
     if size != "tiny":  # the simulator has no memory to run out of
@@ -556,6 +592,6 @@ if __name__ == "__main__":
     path = sys.argv[sys.argv.index("--out") + 1] if "--out" in sys.argv else None
     if "--target" in sys.argv:
         seconds = float(sys.argv[sys.argv.index("--seconds") + 1]) if "--seconds" in sys.argv else 900.0
-        print(json.dumps(target(size, path, seconds), indent=1))
+        print(json.dumps(target(size, path, seconds, "--build-first" in sys.argv), indent=1))
     else:
         print(json.dumps(main(size, path), indent=1))
