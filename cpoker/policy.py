@@ -287,7 +287,7 @@ class RowModel:
 
         Made once per model, so that arranging one hand (``cpoker.table``) builds no tuple.
         """
-        return (*self.kernel_arguments(), *_policy_kernels()[2])
+        return (*self.kernel_arguments(), *_policy_kernels()[1])
 
     @functools.cached_property
     def packed_arguments(self):
@@ -750,18 +750,20 @@ def arrange_by_tables(hands: np.ndarray, model: "PolicyTables | RowModel",
 
         with shielded():
             return arrange_cuda(hands, model)
-    serial, parallel, _ = _policy_kernels()
-    with shielded():
-        kernel = parallel if uses_parallel_kernel(len(hands)) else serial  # the same answers either way
-        return kernel(hands, *model.search_arguments)
+    kernel, _ = _policy_kernels()
+    arguments = model.search_arguments
+    chosen = np.empty(len(hands), dtype=np.int32)
+    strengths = np.empty((len(hands), 3), dtype=np.int16)
 
+    def arrange_part(start: int, stop: int) -> None:
+        kernel(hands, start, stop, *arguments, chosen, strengths)
 
-def uses_parallel_kernel(n_hands: int) -> bool:
-    """Whether :func:`arrange_by_tables` arranges ``n_hands`` hands with its parallel kernel: more than one
-    block of them (for fewer, starting the threads costs more than it saves)."""
     from ._kernels.splits import BLOCK
+    from .threads import in_parts
 
-    return n_hands > BLOCK
+    with shielded():  # parts of a block of hands or more, on numba's threads (one part: this thread alone)
+        in_parts(arrange_part, len(hands), BLOCK)
+    return chosen, strengths
 
 
 def arrange_one_by_tables(hand: np.ndarray, model: "PolicyTables | RowModel") -> tuple[int, int, int, int, int, int]:
@@ -780,10 +782,11 @@ def arrange_one_by_tables(hand: np.ndarray, model: "PolicyTables | RowModel") ->
 
 @functools.cache
 def _policy_kernels() -> tuple:
-    """The table policy's batch kernels (serial, parallel) and the kernels' table arguments."""
-    from ._kernels.splits import _table_policy, _table_policy_serial
+    """The table policy's batch kernel (a range of hands, :func:`cpoker.threads.in_parts` runs it on parts of a
+    batch side by side) and the kernels' table arguments."""
+    from ._kernels.splits import _table_policy_block
 
-    return (_table_policy_serial, _table_policy,
+    return (_table_policy_block,
             (*row_lookup_arguments(), *rest_lookup_arguments(), split_tables().middles, split_tables().fronts))
 
 

@@ -87,7 +87,7 @@ def _solve(rules, device: str) -> None:
     from .solver import SOLVE_BLOCK
 
     cpoker.solve(HAND, method="table", rules=rules)
-    # one block of a few samples and one of many opponents' hands: the table policy's serial and parallel kernels
+    # one block of a few samples and one of many opponents' hands
     cpoker.solve(HAND, samples=20, seed=1, rules=rules, device=device, compare=ARRANGEMENT)
     cpoker.solve(HAND, opponents=3, samples=SOLVE_BLOCK, seed=1, rules=rules, device=device)
     cpoker.solve(HAND, samples=20, seed=1, rules=rules, opponent="greedy")

@@ -258,8 +258,7 @@ def solve(hand: CardsLike, opponents: int = 1, samples: int = 2000, seed: Option
             _warm_up_table()
             return _solve_table(hand_ids, opponents, rules, tables, time.perf_counter(), compared)
         seed = _new_seed() if seed is None else seed
-        block_hands = {min(samples, SOLVE_BLOCK) * opponents, (samples % SOLVE_BLOCK or SOLVE_BLOCK) * opponents}
-        _warm_up_mc(hand_ids, block_hands, rules, opponent, opponent_name, tables, device)
+        _warm_up_mc(hand_ids, rules, opponent, opponent_name, tables, device)
         solution = _solve_mc(hand_ids, opponents, samples, seed, rules, opponent, opponent_name, tables,
                              time.perf_counter(), progress, device, compared, deadline)
         # the blocks are done: a signal since then (during the candidates' statistics) leaves the result as it
@@ -285,29 +284,19 @@ def _warm_up_table() -> None:
 _WARM_HAND = "As Kd Qh Jc Ts 9d 8h 7c 6s 5d 4h 3c 2s"
 
 
-def _warm_up_mc(hand_ids, block_hands: "set[int]", rules: Rules, opponent, opponent_name: str, tables,
-                device: str = "cpu") -> None:
+def _warm_up_mc(hand_ids, rules: Rules, opponent, opponent_name: str, tables, device: str = "cpu") -> None:
     """Run the Monte Carlo path once on a few samples, so its kernels are compiled (or loaded) before timing.
 
-    ``block_hands``: how many opponent hands the run's blocks arrange (its
-    first and its last).  The table policy takes its serial kernel for a few
-    hands and its parallel one for more (:func:`~cpoker.policy.uses_parallel_kernel`),
-    so the warm-up arranges as many as it takes to pick each kernel the run
-    will: the run loads none of its own, and a process that needs only one of
-    the two loads only that one.
+    The table policy has one kernel for any number of hands (:func:`~cpoker.policy.arrange_by_tables` runs it
+    on parts of a batch side by side), so two samples load all the run will use.
     """
-    from ._kernels.splits import BLOCK
-    from .policy import uses_parallel_kernel
+    key = (rules.is_row_additive, opponent_name if isinstance(opponent, str) else id(opponent), device)
+    if key not in _warm:
+        from ._jit import compile_notice
 
-    for parallel in sorted({uses_parallel_kernel(hands) for hands in block_hands}):
-        key = (rules.is_row_additive, opponent_name if isinstance(opponent, str) else id(opponent), device, parallel)
-        if key not in _warm:
-            from ._jit import compile_notice
-
-            with compile_notice():  # one block and one hand more picks the parallel kernel, two hands the serial one
-                _solve_mc(hand_ids, 1, BLOCK + 1 if parallel else 2, 0, rules, opponent, opponent_name, tables,
-                          0.0, False, device)
-            _warm.add(key)
+        with compile_notice():
+            _solve_mc(hand_ids, 1, 2, 0, rules, opponent, opponent_name, tables, 0.0, False, device)
+        _warm.add(key)
 
 
 def _table_values(hand_ids: np.ndarray, tables: "PolicyTables"):

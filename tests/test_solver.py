@@ -552,8 +552,9 @@ print(json.dumps(timed))
 @pytest.mark.parametrize("runs", [[(2_000, 1), (20, 1), (30, 3)], [(4_097, 1)]])
 def test_the_timed_run_loads_no_kernel_the_warm_up_did_not(runs):
     """The time solve reports excludes loading (or compiling) kernels: in a fresh process, the warm-up runs
-    every kernel the timed run will -- the table policy's serial kernel for blocks of up to 64 hands, its
-    parallel one above (4,097 samples: a block of 4,096, then one of a single sample)."""
+    every kernel the timed run will -- the table policy's one kernel, for a block of 1 to 64 hands (one part,
+    on this thread) and for more (parts on several threads; 4,097 samples: a block of 4,096, then one of a
+    single sample)."""
     import json
     import subprocess
     import sys

@@ -768,7 +768,7 @@ def hand_removal(hand_mask, removal_terms, buckets, scoop, majority, joint, inde
     return True, best_back + value_slack + bonus, value_slack, front_rise, middle_rise, front_fall, middle_fall
 
 
-BLOCK = 64  # hands per parallel work item; each block owns its scratch arrays
+BLOCK = 64  # hands per parallel work item (the fewest a part of a batch of arrange_by_tables): each owns its scratch
 
 
 @jit
@@ -971,7 +971,21 @@ def _table_policy_block(hands, start, stop, row_values, row_bounds, row_wins, ro
                         rest_best, self_bounds, removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask,
                         displacements, strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask,
                         rest_displacements, rest_values, middles, fronts, chosen, chosen_strengths):
-    """Arrange ``hands[start:stop]`` by the table policy (see :func:`_table_policy`)."""
+    """Arrange ``hands[start:stop]`` by the table policy: each hand's chosen split and the dense strengths of its
+    front, middle and back, stored at its row of ``chosen`` and ``chosen_strengths``.
+
+    ``row_values[row, s]`` is the expected result of a row (0 front, 1
+    middle, 2 back) of dense strength ``s``, ``row_bounds`` a non-decreasing
+    bound of it; ``row_wins``/``row_losses`` the rows' win and loss
+    probabilities, which price the ``scoop``/``majority`` bonus;
+    ``rest_best`` the best middle and front of each 8-card rank multiset and
+    ``self_bounds`` the backs' cheap bounds by strength (see
+    :class:`cpoker.policy.RowModel` and :func:`best_split_by_row_values`).
+    The scratch arrays are allocated once a call.  Each hand's answer is
+    independent of the others, so :func:`cpoker.policy.arrange_by_tables`
+    runs calls on parts of a batch side by side (:mod:`cpoker.threads`) and
+    the thread count never changes a result.
+    """
     index5, index3, masks5, codes5, front_values, candidates, candidate_bounds, corrections = _policy_scratch()
     for h in range(start, stop):
         best, front, middle, back = table_policy_hand(hands[h], row_values, row_bounds, row_wins, row_losses, scoop,
@@ -985,21 +999,6 @@ def _table_policy_block(hands, start, stop, row_values, row_bounds, row_wins, ro
         chosen_strengths[h, 0] = front
         chosen_strengths[h, 1] = middle
         chosen_strengths[h, 2] = back
-
-
-@jit
-def _table_policy_serial(hands, row_values, row_bounds, row_wins, row_losses, scoop, majority, joint, rest_best,
-                         self_bounds, removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask,
-                         displacements, strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask,
-                         rest_displacements, rest_values, middles, fronts):
-    """:func:`_table_policy` on the calling thread: for a few hands, where starting the threads costs more."""
-    chosen = np.empty(hands.shape[0], dtype=np.int32)
-    chosen_strengths = np.empty((hands.shape[0], 3), dtype=np.int16)
-    _table_policy_block(hands, 0, hands.shape[0], row_values, row_bounds, row_wins, row_losses, scoop, majority, joint,
-                        rest_best, self_bounds, removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask,
-                        displacements, strengths, flush_strengths, rest_multiplier, rest_shift, rest_slot_mask,
-                        rest_displacements, rest_values, middles, fronts, chosen, chosen_strengths)
-    return chosen, chosen_strengths
 
 
 @jit
@@ -1019,37 +1018,6 @@ def _table_policy_one(hand, row_values, row_bounds, row_wins, row_losses, scoop,
         flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values, middles, fronts,
         index5, index3, masks5, codes5, front_values, candidates, candidate_bounds, corrections, UNLIMITED_SEARCHES)
     return split, fronts[split], middles[split], front, middle, back
-
-
-@jit(parallel=True)
-def _table_policy(hands, row_values, row_bounds, row_wins, row_losses, scoop, majority, joint, rest_best, self_bounds,
-                  removal_terms, buckets, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
-                  flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values,
-                  middles, fronts):
-    """Arrange each hand by the table policy, blocks of hands in parallel.
-
-    ``row_values[row, s]`` is the expected result of a row (0 front, 1
-    middle, 2 back) of dense strength ``s``, ``row_bounds`` a non-decreasing
-    bound of it; ``row_wins``/``row_losses`` the rows' win and loss
-    probabilities, which price the ``scoop``/``majority`` bonus;
-    ``rest_best`` the best middle and front of each 8-card rank multiset and
-    ``self_bounds`` the backs' cheap bounds by strength (see
-    :class:`cpoker.policy.RowModel` and :func:`best_split_by_row_values`).
-    Returns the chosen split of each hand and the dense strengths of its
-    front, middle and back.  Each hand's answer is independent of the
-    others, so the thread count never changes a result.
-    """
-    n_hands = hands.shape[0]
-    chosen = np.empty(n_hands, dtype=np.int32)
-    chosen_strengths = np.empty((n_hands, 3), dtype=np.int16)
-    n_blocks = (n_hands + BLOCK - 1) // BLOCK
-    for block in numba.prange(n_blocks):
-        _table_policy_block(hands, block * BLOCK, min(n_hands, (block + 1) * BLOCK), row_values, row_bounds, row_wins,
-                            row_losses, scoop, majority, joint, rest_best, self_bounds, removal_terms, buckets,
-                            card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths, flush_strengths,
-                            rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values, middles,
-                            fronts, chosen, chosen_strengths)
-    return chosen, chosen_strengths
 
 
 @jit
