@@ -1,0 +1,103 @@
+"""cpoker.threads: a batch's parts, each once, on the threads numba allows; the same answers in a forked child."""
+
+import multiprocessing
+import threading
+import time
+
+import numba
+import numpy as np
+import pytest
+
+from cpoker.policy import arrange_by_tables, default_tables, sample_hands
+from cpoker.simulation import numba_threads
+from cpoker.threads import in_parts
+
+MOST = numba.config.NUMBA_NUM_THREADS
+
+
+def _parts(count: int, smallest: int, threads: int, seconds: float = 0.0) -> list:
+    """``(start, stop, thread id)`` of each part ``in_parts`` ran, each taking ``seconds`` (sleeping: the GIL free,
+    as a kernel's is)."""
+    done, lock = [], threading.Lock()
+
+    def run_part(start: int, stop: int) -> None:
+        time.sleep(seconds)
+        with lock:
+            done.append((start, stop, threading.get_ident()))
+
+    with numba_threads(threads):
+        in_parts(run_part, count, smallest)
+    return done
+
+
+@pytest.mark.parametrize("count, smallest", [(1, 64), (64, 64), (65, 64), (1000, 64), (100_000, 64), (7, 1)])
+@pytest.mark.parametrize("threads", sorted({1, MOST}))
+def test_the_parts_cover_the_batch_once_each(count, smallest, threads):
+    parts = _parts(count, smallest, threads)
+    spans = sorted((start, stop) for start, stop, _ in parts)
+    assert spans[0][0] == 0 and spans[-1][1] == count
+    assert all(a[1] == b[0] for a, b in zip(spans, spans[1:]))  # no gap, no overlap
+    assert all(stop - start >= smallest for start, stop in spans[:-1])
+    if threads == 1 or count <= smallest:  # one part, on the calling thread
+        assert [(start, stop) for start, stop, _ in parts] == [(0, count)]
+        assert parts[0][2] == threading.get_ident()
+
+
+@pytest.mark.skipif(MOST < 2, reason="numba may use one thread here")
+def test_the_parts_run_side_by_side_on_no_more_threads_than_numba_allows():
+    for threads in range(2, min(MOST, 4) + 1):
+        parts = _parts(64 * 16, 64, threads, seconds=0.01)
+        used = {thread for _, _, thread in parts}
+        assert threading.get_ident() in used and 2 <= len(used) <= threads
+
+
+@pytest.mark.skipif(MOST < 2, reason="numba may use one thread here: one part")
+def test_a_part_that_fails_fails_the_call_after_the_others_end():
+    ended = []
+
+    def run_part(start: int, stop: int) -> None:
+        time.sleep(0.005)
+        if start == 64 * 5:
+            raise ValueError("part 5")
+        ended.append(start)
+
+    with numba_threads(MOST), pytest.raises(ValueError, match="part 5"):
+        in_parts(run_part, 64 * 12, 64)
+    assert len(ended) == 11  # every other part ran to its end
+
+
+def _child_arranges(hands, connection) -> None:
+    connection.send(arrange_by_tables(hands, default_tables()))
+
+
+@pytest.mark.skipif(MOST < 2 or "fork" not in multiprocessing.get_all_start_methods(),
+                    reason="needs a pool (2 threads or more) and fork")
+def test_a_child_forked_after_the_pool_started_arranges_as_its_parent():
+    """A forked child has none of its parent's pool threads: it makes a pool of its own (``os.register_at_fork``)
+    instead of waiting forever on threads that are not there."""
+    hands = sample_hands(2_000, 11)
+    with numba_threads(MOST):
+        expected = arrange_by_tables(hands, default_tables())  # the parent's pool runs parts of it
+    context = multiprocessing.get_context("fork")
+    receiving, sending = context.Pipe(duplex=False)
+    child = context.Process(target=_child_arranges, args=(hands, sending))
+    child.start()
+    try:
+        assert receiving.poll(120), "the forked child did not answer in 120 s"
+        chosen, strengths = receiving.recv()
+    finally:
+        child.join(30)
+        if child.is_alive():
+            child.kill()
+    assert child.exitcode == 0
+    assert np.array_equal(chosen, expected[0]) and np.array_equal(strengths, expected[1])
+
+
+def test_the_answers_do_not_depend_on_the_threads():
+    hands = sample_hands(3_000, 12)
+    model = default_tables("2-4").model
+    answers = []
+    for threads in sorted({1, MOST}):
+        with numba_threads(threads):
+            answers.append(arrange_by_tables(hands, model))
+    assert all(np.array_equal(a[0], answers[0][0]) and np.array_equal(a[1], answers[0][1]) for a in answers)
