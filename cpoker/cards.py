@@ -270,23 +270,46 @@ def pcg64_halves(bit_generator: np.random.PCG64) -> tuple[np.uint64, np.uint64, 
             np.uint64(state["inc"] & low))
 
 
+def deal_stream(state_high, state_low, inc_high, inc_low, count: int, deck: np.ndarray, players: int) -> np.ndarray:
+    """``count`` deals of ``players`` hands from ``deck`` (sorted card ids), from the PCG64 stream state given
+    (the halves of its state and increment): ``(count, players, 13)`` card ids, each hand sorted.
+
+    Deal ``i`` draws from its own place in the stream (:func:`cpoker._kernels.deal.deal_hands` jumps there),
+    so parts of the deals are dealt side by side (:mod:`cpoker.threads`, a sub-block of 256 deals or more
+    each) and the deals are the same on any number of threads.  A few sub-blocks' worth, a few milliseconds of
+    work, are dealt on this thread alone.
+    """
+    from ._kernels.deal import CARDS_PER_HAND, SUB_BLOCK, deal_hands
+    from .threads import in_parts
+
+    out = np.empty((count, players, CARDS_PER_HAND), dtype=deck.dtype)
+
+    def deal_part(start: int, stop: int) -> None:
+        deal_hands(state_high, state_low, inc_high, inc_low, start, stop - start, deck,
+                   np.empty(CARDS_PER_HAND * players, dtype=np.uint64), out, start)
+
+    if count <= 4 * SUB_BLOCK:  # (waking threads can cost more, on a busy machine much more)
+        deal_part(0, count)
+    else:
+        in_parts(deal_part, count, SUB_BLOCK)
+    return out
+
+
 def deal_from(rest: np.ndarray, rng: np.random.Generator, count: int, hands: int) -> np.ndarray:
     """``(count, hands, 13)`` hands dealt from the cards ``rest`` (sorted ids), each sorted by id.
 
     Deal ``i`` draws ``rng.random(len(rest))``; the cards in the order of their
     draws (a stable argsort) go 13 to each hand in turn: the same generator
     state gives the same deal on every machine.  With NumPy's default PCG64
-    the draws are made in a parallel kernel (:mod:`cpoker._kernels.deal`),
+    the draws are made in a kernel on every core (:func:`deal_stream`),
     which leaves ``rng`` where ``rng.random((count, len(rest)))`` would.
     """
-    from ._kernels.deal import deal_block
-
     rest = np.asarray(rest)
     bit_generator = rng.bit_generator
     if type(bit_generator) is not np.random.PCG64 or len(rest) > 63 or 13 * hands > len(rest):
         order = np.argsort(rng.random((count, len(rest))), axis=1, kind="stable")
         return np.sort(rest[order[:, :13 * hands]].reshape(count, hands, 13), axis=2)
-    dealt = deal_block(*pcg64_halves(bit_generator), count, np.ascontiguousarray(rest), hands)
+    dealt = deal_stream(*pcg64_halves(bit_generator), count, np.ascontiguousarray(rest), hands)
     buffered = bit_generator.state  # random() leaves the 32-bit buffer alone; advance() would clear it
     bit_generator.advance(count * len(rest))
     state = bit_generator.state

@@ -719,9 +719,9 @@ def sample_block(seed: int, start: int, count: int) -> np.ndarray:
     choice of the 13 smallest are made in a kernel (:mod:`cpoker._kernels.deal`)
     on every core: 2.6x NumPy's ``random`` + ``argpartition`` on two cores.
     """
-    from ._kernels.deal import deal_block
+    from .cards import deal_stream
 
-    return deal_block(*stream_state(seed, start), count, FULL_DECK, 1).reshape(count, 13)
+    return deal_stream(*stream_state(seed, start), count, FULL_DECK, 1).reshape(count, 13)
 
 
 def _strength_histogram(strengths: np.ndarray, size: int) -> np.ndarray:

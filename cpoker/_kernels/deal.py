@@ -142,23 +142,6 @@ def deal_hands(state_high, state_low, inc_high, inc_low, first, count, deck, sma
 
 
 @jit(parallel=True)
-def deal_block(state_high, state_low, inc_high, inc_low, count, deck, players):
-    """``count`` deals of ``players`` hands from the given stream state, sub-blocks of :data:`SUB_BLOCK` in parallel."""
-    out = np.empty((count, players, CARDS_PER_HAND), dtype=deck.dtype)
-    if count <= 4 * SUB_BLOCK:  # a few ms of work: waking the threads can cost more (on a busy machine, much more)
-        deal_hands(state_high, state_low, inc_high, inc_low, 0, count, deck,
-                   np.empty(CARDS_PER_HAND * players, dtype=np.uint64), out, 0)
-        return out
-    n_blocks = (count + SUB_BLOCK - 1) // SUB_BLOCK
-    for block in numba.prange(n_blocks):
-        smallest = np.empty(CARDS_PER_HAND * players, dtype=np.uint64)
-        first = block * SUB_BLOCK
-        deal_hands(state_high, state_low, inc_high, inc_low, first, min(SUB_BLOCK, count - first), deck, smallest,
-                   out, first)
-    return out
-
-
-@jit(parallel=True)
 def deal_streams(states, counts, deck, players):
     """Deals from several streams: ``counts[k]`` deals from stream ``k`` (``states[k]``: state and increment
     halves), one after another in the output; the streams in parallel."""
