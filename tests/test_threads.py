@@ -8,7 +8,8 @@ import numba
 import numpy as np
 import pytest
 
-from cpoker.policy import arrange_by_tables, default_tables, sample_hands
+from cpoker.cards import deal_from
+from cpoker.policy import arrange_by_tables, default_tables, sample_block, sample_hands
 from cpoker.simulation import numba_threads
 from cpoker.threads import in_parts
 
@@ -101,3 +102,17 @@ def test_the_answers_do_not_depend_on_the_threads():
         with numba_threads(threads):
             answers.append(arrange_by_tables(hands, model))
     assert all(np.array_equal(a[0], answers[0][0]) and np.array_equal(a[1], answers[0][1]) for a in answers)
+
+
+def test_the_deals_do_not_depend_on_the_threads():
+    """Seeded deals in parts on the pool (cards.deal_stream): the same hands on one thread and on all, and the
+    same as dealt a sub-block at a time (each part jumps to its place in the stream)."""
+    answers = []
+    for threads in sorted({1, MOST}):
+        with numba_threads(threads):
+            answers.append((sample_block(5, 777, 50_001), deal_from(np.arange(52, dtype=np.uint8),
+                                                                   np.random.default_rng(9), 9_999, 4)))
+    pieces = np.concatenate([sample_block(5, 777 + start, min(256, 50_001 - start)) for start in range(0, 50_001, 256)])
+    for sample, dealt in answers:
+        assert np.array_equal(sample, answers[0][0]) and np.array_equal(dealt, answers[0][1])
+        assert np.array_equal(sample, pieces)
