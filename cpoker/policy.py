@@ -750,19 +750,24 @@ def arrange_by_tables(hands: np.ndarray, model: "PolicyTables | RowModel",
 
         with shielded():
             return arrange_cuda(hands, model)
-    kernel, _ = _policy_kernels()
-    arguments = model.search_arguments
+    with shielded():
+        return _arranged_in_parts(_policy_kernels()[0], hands, model.search_arguments)
+
+
+def _arranged_in_parts(kernel, hands: np.ndarray, arguments: tuple) -> tuple[np.ndarray, np.ndarray]:
+    """``(split, row strengths)`` of each hand from ``kernel(hands, start, stop, *arguments, chosen, strengths)``
+    run on parts of the batch of a block of hands or more, on numba's threads (:func:`cpoker.threads.in_parts`;
+    one part: on this thread alone)."""
+    from ._kernels.splits import BLOCK
+    from .threads import in_parts
+
     chosen = np.empty(len(hands), dtype=np.int32)
     strengths = np.empty((len(hands), 3), dtype=np.int16)
 
     def arrange_part(start: int, stop: int) -> None:
         kernel(hands, start, stop, *arguments, chosen, strengths)
 
-    from ._kernels.splits import BLOCK
-    from .threads import in_parts
-
-    with shielded():  # parts of a block of hands or more, on numba's threads (one part: this thread alone)
-        in_parts(arrange_part, len(hands), BLOCK)
+    in_parts(arrange_part, len(hands), BLOCK)
     return chosen, strengths
 
 
@@ -800,14 +805,15 @@ def _one_hand_kernel():
 
 def arrange_greedy(hands: np.ndarray, device: str = "cpu") -> tuple[np.ndarray, np.ndarray]:
     """Greedy split of each hand (sorted ``uint8`` ids, shape ``(N, 13)``) and its row strengths."""
-    from ._kernels.splits import _greedy
+    from ._kernels.splits import _greedy_block
 
     with shielded():
         if device == "cuda":
             from .devices import arrange_cuda
 
             return arrange_cuda(hands, None)
-        return _greedy(hands, *row_lookup_arguments(), split_tables().middles, split_tables().fronts)
+        return _arranged_in_parts(_greedy_block, hands,
+                                  (*row_lookup_arguments(), split_tables().middles, split_tables().fronts))
 
 
 

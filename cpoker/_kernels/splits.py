@@ -7,7 +7,6 @@ evaluated once (1,287 + 286 keys), then the splits only look keys up.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from .._jit import jit
@@ -1052,7 +1051,8 @@ def greedy_hand(hand, card_codes, multiplier, bucket_shift, slot_mask, displacem
 @jit
 def _greedy_block(hands, start, stop, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
                   flush_strengths, middles, fronts, chosen, chosen_strengths):
-    """Greedy split of ``hands[start:stop]`` (see :func:`greedy_hand`)."""
+    """Greedy split of ``hands[start:stop]`` (see :func:`greedy_hand`), stored at each hand's row of ``chosen`` and
+    ``chosen_strengths`` (:func:`cpoker.policy.arrange_greedy` runs calls on parts of a batch side by side)."""
     index5, index3, masks5, codes5, _, _, _, _ = _policy_scratch()
     for h in range(start, stop):
         best, front, middle, back = greedy_hand(hands[h], card_codes, multiplier, bucket_shift, slot_mask,
@@ -1062,17 +1062,3 @@ def _greedy_block(hands, start, stop, card_codes, multiplier, bucket_shift, slot
         chosen_strengths[h, 0] = front
         chosen_strengths[h, 1] = middle
         chosen_strengths[h, 2] = back
-
-
-@jit(parallel=True)
-def _greedy(hands, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths, flush_strengths,
-            middles, fronts):
-    """Greedy arrangement of each hand (see :func:`greedy_hand`), blocks in parallel."""
-    n_hands = hands.shape[0]
-    chosen = np.empty(n_hands, dtype=np.int32)
-    chosen_strengths = np.empty((n_hands, 3), dtype=np.int16)
-    n_blocks = (n_hands + BLOCK - 1) // BLOCK
-    for block in numba.prange(n_blocks):
-        _greedy_block(hands, block * BLOCK, min(n_hands, (block + 1) * BLOCK), card_codes, multiplier, bucket_shift,
-                      slot_mask, displacements, strengths, flush_strengths, middles, fronts, chosen, chosen_strengths)
-    return chosen, chosen_strengths
