@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from cpoker.cards import deal_from
-from cpoker.policy import arrange_by_tables, default_tables, sample_block, sample_hands
+from cpoker.policy import arrange_by_tables, arrange_greedy, default_tables, sample_block, sample_hands
 from cpoker.simulation import numba_threads
 from cpoker.threads import in_parts
 
@@ -94,14 +94,20 @@ def test_a_child_forked_after_the_pool_started_arranges_as_its_parent():
     assert np.array_equal(chosen, expected[0]) and np.array_equal(strengths, expected[1])
 
 
-def test_the_answers_do_not_depend_on_the_threads():
+@pytest.mark.parametrize("arrange", [lambda hands: arrange_by_tables(hands, default_tables("2-4").model),
+                                     arrange_greedy], ids=["table policy", "greedy"])
+def test_the_answers_do_not_depend_on_the_threads(arrange):
+    """A batch in parts on one thread and on all gives each hand the split it gets alone (one hand a call)."""
     hands = sample_hands(3_000, 12)
-    model = default_tables("2-4").model
     answers = []
     for threads in sorted({1, MOST}):
         with numba_threads(threads):
-            answers.append(arrange_by_tables(hands, model))
-    assert all(np.array_equal(a[0], answers[0][0]) and np.array_equal(a[1], answers[0][1]) for a in answers)
+            answers.append(arrange(hands))
+    for chosen, strengths in answers:
+        assert np.array_equal(chosen, answers[0][0]) and np.array_equal(strengths, answers[0][1])
+    alone = [arrange(hands[i:i + 1]) for i in range(0, len(hands), 97)]
+    assert np.array_equal(np.concatenate([chosen for chosen, _ in alone]), answers[0][0][::97])
+    assert np.array_equal(np.concatenate([strengths for _, strengths in alone]), answers[0][1][::97])
 
 
 def test_the_deals_do_not_depend_on_the_threads():
