@@ -430,7 +430,7 @@ def self_play_remembered_cuda(seed: int, start: int, count: int, model: "RowMode
 
     One thread per hand keeps its split from its last certificate where the models swung less than its margin
     since, and certifies it from its rows where the drift since they were listed allows (``drift_arguments``, on
-    the device: see :func:`cpoker._kernels.nearbest.certify`, pass ``current``).  The others are
+    the device: see :func:`cpoker._kernels.nearbest.certify_block`, pass ``current``).  The others are
     gathered on the GPU, dealt and searched by a second kernel, listing again (pass ``current``; not with
     ``delta`` below 0), a thread each, which stores its answer at its hand's position; those over
     ``search_budget`` backs (default :data:`cpoker._kernels.cuda.SEARCH_BUDGET`) are gathered again and

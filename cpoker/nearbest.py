@@ -67,12 +67,15 @@ WORKER_CAPACITY = CAPACITIES[-1]
 MEMORY_BYTES = 2 << 30  # host memory for the lists (354 bytes a hand at 32 rows: 6.1 M hands, 194 at 16: 11.1 M); the
 # hands past it are searched in every pass
 DRIFT_SLACK = 1e-9  # added to every drift: a split's value is a rounded sum
-NO_HANDS = np.empty((0, 13), dtype=np.uint8)  # policy_remembering's hands given: none (each dealt from its stream)
+NO_HANDS = np.empty((0, 13), dtype=np.uint8)  # remembering_block's hands given: none (each dealt from its stream)
 NO_STREAM = (np.uint64(0),) * 4  # its stream when the hands are given (read by nothing)
 KEPT_MODELS = 256  # the models of the last passes kept for drift(): a list made under an older one is searched again
 # under a card-removal correction, lists made by the last passes' models only (each hand's drift reads a change of
 # the correction's terms from each: 0.4 MB, 1.3 MB under a bonus)
 KEPT_CORRECTED = 16
+# hands a thread certifies in one kernel call at least: most take ~50 ns, and a call of the kernel, with its 26
+# arrays, costs some microseconds
+CERTIFIED_PART = 2048
 LISTED = 6  # the arrays of a hand's list that a search writes (empty_lists), before those of its last certificate
 MAX_PASSES = 4096  # passes of one build with lists (the drifts by pass stay small); later ones search every hand
 # a pass lists only once its model moved less than this since the last pass's: lists made earlier are not certified
@@ -98,7 +101,7 @@ def valid_strengths() -> np.ndarray:
 
 
 def model_snapshot(model) -> tuple:
-    """What a certificate reads of a :class:`~cpoker.policy.RowModel` (:func:`~cpoker._kernels.nearbest.certify`'s
+    """What a certificate reads of a :class:`~cpoker.policy.RowModel` (:func:`~cpoker._kernels.nearbest.certify_block`'s
     last arguments), and :func:`drift` too: ``(values, wins, losses, scoop, majority, joint grid, card-removal
     terms, correction shapes)``; the terms have one row without a correction."""
     arguments = model.kernel_arguments()
@@ -480,17 +483,32 @@ class NearBestMemory:
         """On the CPU: ``(chosen, strengths, hands searched, splits kept)`` of the hands of ``lists``, kept or
         certified from them or dealt from ``stream`` (or taken from ``given``) and searched, listing with
         ``delta``."""
-        from ._kernels.nearbest import certify, policy_remembering
+        from ._kernels.nearbest import certify_block, remembering_block
+        from ._kernels.splits import BLOCK
         from .policy import FULL_DECK
+        from .threads import in_parts
 
         model, current = self._model, self._current
+        count = len(lists[0])
+        chosen = np.empty(count, dtype=np.int32)
+        strengths = np.empty((count, 3), dtype=np.int16)
+        kept_by_part: list[int] = []  # (list.append is atomic)
+        certifying = (*lists, np.int32(current), *self.drift_arguments, *self._snapshots[current])
+
+        def certify_part(start: int, stop: int) -> None:
+            kept_by_part.append(certify_block(start, stop, *certifying, chosen, strengths))
+
         with shielded():
-            chosen, strengths, kept = certify(*lists, np.int32(current), *self.drift_arguments,
-                                              *self._snapshots[current])
+            in_parts(certify_part, count, CERTIFIED_PART)
             todo = np.flatnonzero(chosen < 0)
-            if len(todo):
-                policy_remembering(*stream, todo, FULL_DECK, given, delta, np.int32(current), *model.search_arguments,
-                                   chosen, strengths, *lists[:LISTED])
+            searching = (FULL_DECK, given, delta, np.int32(current), *model.search_arguments, chosen, strengths,
+                         *lists[:LISTED])
+
+            def search_part(start: int, stop: int) -> None:
+                remembering_block(*stream, todo, start, stop, *searching)
+
+            in_parts(search_part, len(todo), BLOCK)
+        kept = sum(kept_by_part)
         return chosen, strengths, len(todo), kept
 
     def _count(self, hands: int, searched: int, kept: int) -> None:

@@ -317,7 +317,7 @@ def build_kernels(cuda_module) -> dict:
                       drifts, slots, shape_rises, delta_terms, drift_bounds, slope_units, swings, swing_bounds,
                       row_values, row_wins, row_losses, scoop, majority, joint, removal_terms, buckets, by_column,
                       chosen, chosen_strengths, kept):
-        """One thread per hand: the CPU's ``nearbest.certify`` (split -1 where a search is needed), the hands' own
+        """One thread per hand: the CPU's ``nearbest.certify_block`` (split -1 where a search is needed), the hands' own
         drifts summed ``by_column`` (:data:`DRIFT_BY_COLUMN`) or not, ``kept[0]`` counting the splits kept (one
         atomic add a block of threads)."""
         h = cuda.grid(1)
@@ -386,7 +386,7 @@ def build_kernels(cuda_module) -> dict:
                               chosen_strengths, kept_rows, kept_splits, counts, ceilings, since, masks):
         """Hand ``positions[h]`` of a block (the stream's state before its first), dealt by thread ``h`` and
         arranged by the policy, its split, strengths and near-best rows stored at that position (the rows listed
-        for pass ``current``; none with ``delta`` below 0): the CPU's ``nearbest.policy_remembering`` (split -1,
+        for pass ``current``; none with ``delta`` below 0): the CPU's ``nearbest.remembering_block`` (split -1,
         nothing listed, over ``search_budget``)."""
         h = cuda.grid(1)
         if h < positions.shape[0]:

@@ -28,14 +28,13 @@ CUDA device function too (:mod:`.cuda`).
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from .._jit import jit
 from .deal import deal_hands
 from .removal import (N_SHAPES, hand_correction, hand_correction_at, hand_correction_column, hand_correction_rows,
                       suit_counts)
-from .splits import (BLOCK, BONUS_SLACK, CORRECTIONS, UNLIMITED_SEARCHES, _policy_scratch, best_split_by_row_values,
+from .splits import (BONUS_SLACK, CORRECTIONS, UNLIMITED_SEARCHES, _policy_scratch, best_split_by_row_values,
                      bonus_ceiling, corrected_row, hand_removal, hand_subsets, joint_slope, rows_bonus)
 
 # rows listed a hand at most, the most any list holds (a CUDA thread's scratch for them has a fixed size; a build's
@@ -415,10 +414,22 @@ def policy_remembering_hand(hand, delta, row_values, row_bounds, row_wins, row_l
 
 
 @jit
-def _certify_block(start, stop, kept_rows, kept_splits, counts, ceilings, since, masks, checked, margins, leaders,
+def certify_block(start, stop, kept_rows, kept_splits, counts, ceilings, since, masks, checked, margins, leaders,
                    current, drifts, slots, shape_rises, delta_terms, drift_bounds, slope_units, swings, swing_bounds,
                    row_values, row_wins, row_losses, scoop, majority, joint, removal_terms, buckets, chosen,
                    chosen_strengths):
+    """:func:`kept_split` or else :func:`recertified` of hands ``start .. stop``: each one's split into ``chosen``
+    (-1 where a search is needed) and its rows' strengths into ``chosen_strengths``; returns how many splits were
+    kept (unchanged since their last certificate).  ``cpoker.nearbest`` runs it on parts of a batch side by side
+    (:func:`cpoker.threads.in_parts`): it writes only its own hands' rows.
+
+    ``since[i]``: the pass whose model listed hand ``i``'s rows (-1: none), ``masks[i]`` its cards; ``drifts[p]``
+    the drift of the pass's model since pass ``p``'s (``inf`` for a pass forgotten), and under a card-removal
+    correction the part common to all hands, with ``slots[p]`` the entries of ``shape_rises`` (and of
+    ``drift_bounds``, their :func:`hand_drift_bound`) and of ``delta_terms`` for the hand's own part
+    (:func:`hand_drift`; the passes without the correction share one of ``delta_terms``, the whole correction), and
+    of ``swing_bounds``.
+    """
     corrections = np.empty(CORRECTIONS)
     columns = np.empty(COLUMNS, dtype=np.int32)
     kept = 0
@@ -440,42 +451,19 @@ def _certify_block(start, stop, kept_rows, kept_splits, counts, ceilings, since,
     return kept
 
 
-@jit(parallel=True)
-def certify(kept_rows, kept_splits, counts, ceilings, since, masks, checked, margins, leaders, current, drifts, slots,
-            shape_rises, delta_terms, drift_bounds, slope_units, swings, swing_bounds, row_values, row_wins,
-            row_losses, scoop, majority, joint, removal_terms, buckets):
-    """:func:`kept_split` or else :func:`recertified` of every hand: ``(chosen, strengths, kept)``, split -1 where
-    a search is needed, ``kept`` the hands whose split was kept (unchanged since their last certificate); blocks of
-    hands in parallel.
-
-    ``since[i]``: the pass whose model listed hand ``i``'s rows (-1: none), ``masks[i]`` its cards; ``drifts[p]``
-    the drift of the pass's model since pass ``p``'s (``inf`` for a pass forgotten), and under a card-removal
-    correction the part common to all hands, with ``slots[p]`` the entries of ``shape_rises`` (and of
-    ``drift_bounds``, their :func:`hand_drift_bound`) and of ``delta_terms`` for the hand's own part
-    (:func:`hand_drift`; the passes without the correction share one of ``delta_terms``, the whole correction), and
-    of ``swing_bounds``.
-    """
-    n_hands = counts.shape[0]
-    chosen = np.empty(n_hands, dtype=np.int32)
-    chosen_strengths = np.empty((n_hands, 3), dtype=np.int16)
-    kept = 0
-    for block in numba.prange((n_hands + BLOCK - 1) // BLOCK):
-        kept += _certify_block(block * BLOCK, min(n_hands, (block + 1) * BLOCK), kept_rows, kept_splits, counts,
-                               ceilings, since, masks, checked, margins, leaders, current, drifts, slots,
-                               shape_rises, delta_terms, drift_bounds, slope_units, swings, swing_bounds, row_values,
-                               row_wins, row_losses, scoop, majority, joint, removal_terms, buckets, chosen,
-                               chosen_strengths)
-    return chosen, chosen_strengths, kept
-
-
 @jit
-def _remembering_block(state_high, state_low, inc_high, inc_low, rows, start, stop, deck, given, delta, current,
+def remembering_block(state_high, state_low, inc_high, inc_low, rows, start, stop, deck, given, delta, current,
                        row_values,
                        row_bounds, row_wins, row_losses, scoop, majority, joint, rest_best, self_bounds, removal_terms,
                        buckets, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
                        flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values,
                        middles, fronts, chosen, chosen_strengths, kept_rows, kept_splits, counts, ceilings, since,
                        masks):
+    """For ``j`` in ``start .. stop``: deal hand ``rows[j]`` from its seeded stream (state before the block's first
+    hand: see :func:`.deal.deal_hands`), or take row ``rows[j]`` of ``given`` (``(n, 13)`` hands; none: dealt),
+    arrange it by the table policy into row ``rows[j]`` of ``chosen`` and ``chosen_strengths``, and list its
+    near-best rows in row ``rows[j]`` of the last six arrays (``since``: the pass ``current``, ``masks``: its
+    cards; nothing with ``delta`` below 0).  Run on parts of ``rows`` side by side, as :func:`certify_block`."""
     index5, index3, masks5, codes5, front_values, candidates, candidate_bounds, corrections = _policy_scratch()
     kept_values = np.empty(kept_rows.shape[1])
     hand = np.empty((1, 1, 13), dtype=deck.dtype)
@@ -501,27 +489,3 @@ def _remembering_block(state_high, state_low, inc_high, inc_low, rows, start, st
             ceilings[h] = ceiling
             since[h] = current
             masks[h] = hand_mask
-
-
-@jit(parallel=True)
-def policy_remembering(state_high, state_low, inc_high, inc_low, rows, deck, given, delta, current, row_values,
-                       row_bounds,
-                       row_wins, row_losses, scoop, majority, joint, rest_best, self_bounds, removal_terms, buckets,
-                       card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths, flush_strengths,
-                       rest_multiplier, rest_shift, rest_slot_mask, rest_displacements, rest_values, middles, fronts,
-                       chosen, chosen_strengths, kept_rows, kept_splits, counts, ceilings, since, masks):
-    """Deal hand ``rows[j]`` of a block from its seeded stream (state before the block's first hand: see
-    :func:`.deal.deal_hands`), or take row ``rows[j]`` of ``given`` (``(n, 13)`` hands; none: dealt), arrange it
-    by the table policy into row ``rows[j]`` of ``chosen`` and ``chosen_strengths``, and list its near-best rows
-    in row ``rows[j]`` of the last six arrays (``since``: the pass ``current``, ``masks``: its cards; nothing
-    with ``delta`` below 0); blocks of hands in parallel."""
-    n_hands = rows.shape[0]
-    n_blocks = (n_hands + BLOCK - 1) // BLOCK
-    for block in numba.prange(n_blocks):
-        _remembering_block(state_high, state_low, inc_high, inc_low, rows, block * BLOCK,
-                           min(n_hands, (block + 1) * BLOCK), deck, given, delta, current, row_values, row_bounds,
-                           row_wins, row_losses, scoop, majority, joint, rest_best, self_bounds, removal_terms,
-                           buckets, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
-                           flush_strengths, rest_multiplier, rest_shift, rest_slot_mask, rest_displacements,
-                           rest_values, middles, fronts, chosen, chosen_strengths, kept_rows, kept_splits, counts,
-                           ceilings, since, masks)
