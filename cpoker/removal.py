@@ -51,6 +51,10 @@ REMOVAL_PLAYERS = 4
 CPU_CHUNK = 5_000  # deals a block on a CPU (a GPU's: 50,000)
 N_FEATURES = 69  # as cpoker._kernels.removal, imported only where a kernel runs: reading tables needs no numba
 EARLIER_FEATURES = 64  # the features of tables files written before the blockers (BLOCKER_RANKS)
+# the fewest deals, and strengths, of a part of the learning sums that a thread adds (cpoker.threads.in_parts):
+# a part of each costs some microseconds of work a deal
+DEALS_PART = 256
+STRENGTHS_PART = 256
 RIDGE = 1e-6  # times the sample count, added to the Gram matrix's diagonal: the features are collinear
 # (the rank counts sum to 13, so do the suit counts), and the ridge picks the smallest of the equal solutions
 
@@ -197,9 +201,6 @@ def learn_removal(model: "RowModel", rules: "Rules", seed: int, deals: int = 200
     middle, back) and shape.  ``joint`` the ``(2, 17, 17, 17)`` grid of those deals' rows, in the
     coordinates of ``model``'s distribution (None under pagat scoring, which has no bonus to price).
     """
-    import numba
-
-    from ._kernels.removal import accumulate_removal
     from .joint import JOINT_CELLS, add_counts, coordinate_cells, grid_of_counts
     from .policy import arrange_by_tables
     from .runner import blocks_of, run_blocks
@@ -225,7 +226,7 @@ def learn_removal(model: "RowModel", rules: "Rules", seed: int, deals: int = 200
         return dealt, strengths.reshape(count, REMOVAL_PLAYERS, 3)
 
     def combine(block, result):
-        accumulate_removal(*result, gram, moments, max(1, min(4 * numba.get_num_threads(), len(result[0]))))
+        accumulate_removal(*result, gram, moments)
         if bonus:
             add_counts(joint_counts, cells_of, result[1])
 
@@ -235,6 +236,44 @@ def learn_removal(model: "RowModel", rules: "Rules", seed: int, deals: int = 200
 
         raise Interrupted()
     return removal_terms(gram, moments, rules), grid_of_counts(joint_counts) if bonus else None
+
+
+def accumulate_removal(deals: np.ndarray, strengths: np.ndarray, gram: np.ndarray, moments: np.ndarray) -> None:
+    """Add one block of deals to the correction's learning sums, exactly (integers), on numba's threads.
+
+    ``deals`` ``(D, P, 13)`` card ids, ``strengths`` ``(D, P, 3)`` the dense strengths of each hand's rows as the
+    policy arranged it.  Every ordered pair of seats of a deal is a sample: the features ``x`` of one hand, the
+    rows ``o`` of another.  ``gram += x x^T`` (``(1 + F, 1 + F)``), ``moments[row, f, o[row]] += x_f``
+    (``(3, 1 + F, S)``).
+
+    Twice in parts side by side (:func:`cpoker.threads.in_parts`): the deals in ranges, each part finding its
+    hands' features and adding to a Gram matrix of its own (:func:`~cpoker._kernels.removal.gram_part`), those
+    then summed; then the strengths in ranges, each part adding to its own columns of ``moments``
+    (:func:`~cpoker._kernels.removal.moments_part`).  The sums are integers, so neither the parts nor the
+    threads change them.
+    """
+    from ._kernels.removal import MAX_ACTIVE, gram_part, moments_part
+    from .threads import in_parts
+
+    n_deals, players = deals.shape[0], deals.shape[1]
+    hands = n_deals * players
+    active = np.empty((hands, MAX_ACTIVE), dtype=np.int8)
+    values = np.empty((hands, MAX_ACTIVE), dtype=np.int16)  # counts, squares, blocker weights: 180 at most
+    n_active = np.empty(hands, dtype=np.int64)
+    grams: list[np.ndarray] = []  # (list.append is atomic)
+
+    def add_grams(start: int, stop: int) -> None:
+        part = np.zeros_like(gram)
+        gram_part(deals, start, stop, active, values, n_active, part)
+        grams.append(part)
+
+    def add_moments(low: int, high: int) -> None:
+        moments_part(strengths, low, high, active, values, n_active, moments)
+
+    in_parts(add_grams, n_deals, DEALS_PART)
+    upper = np.sum(grams, axis=0) if grams else np.zeros_like(gram)
+    gram += upper + np.triu(upper, 1).T  # the upper triangle, mirrored below
+    in_parts(add_moments, moments.shape[2], STRENGTHS_PART)
 
 
 def learning_lists(deals: int, memory: "int | None" = None) -> "NearBestMemory":

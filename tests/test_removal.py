@@ -409,13 +409,18 @@ def test_command_line_shows_and_sizes_the_correction(capsys, tmp_path):
     assert err.count("\n") == 1 and "--removal-deals" in err
 
 
-@pytest.mark.parametrize("parts", [1, 3, 64])
-def test_learning_sums_are_the_exact_sums_of_every_pair_of_seats_in_any_number_of_parts(parts):
+@pytest.mark.parametrize("threads,part", [(1, 256), (2, 1), (2, 7), (2, 256)])
+def test_learning_sums_are_the_exact_sums_of_every_pair_of_seats_in_any_number_of_parts(threads, part, monkeypatch):
     """The Gram matrix and moments that the correction is fitted from, against their definition summed in
-    plain integers (features from :func:`slow_features`): the same, whatever the parallel parts (64: more
-    parts than deals, some with none)."""
-    from cpoker._kernels.removal import accumulate_removal
+    plain integers (features from :func:`slow_features`): the same, whatever the threads and the parts (of one
+    deal and strength each, of 7, or one part of every deal and a few of the strengths)."""
+    import numba
 
+    import cpoker.removal
+    from cpoker.removal import accumulate_removal
+
+    monkeypatch.setattr(cpoker.removal, "DEALS_PART", part)
+    monkeypatch.setattr(cpoker.removal, "STRENGTHS_PART", part)
     deals = 30
     dealt = removal_sample(4, 0, deals)
     _, strengths = arrange_by_tables(dealt.reshape(-1, 13), default_tables().model)
@@ -423,7 +428,12 @@ def test_learning_sums_are_the_exact_sums_of_every_pair_of_seats_in_any_number_o
     size = len(strength_keys())
     gram = np.full((1 + N_FEATURES, 1 + N_FEATURES), 7, dtype=np.int64)  # sums are added to what is there
     moments = np.full((3, 1 + N_FEATURES, size), 7, dtype=np.int64)
-    accumulate_removal(dealt, strengths, gram, moments, parts)
+    previous = numba.get_num_threads()
+    numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+    try:
+        accumulate_removal(dealt, strengths, gram, moments)
+    finally:
+        numba.set_num_threads(previous)
     want_gram, want_moments = gram * 0 + 7, moments * 0 + 7
     for d in range(deals):
         for mine in range(4):

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from math import comb
 
-import numba
 import numpy as np
 
 from .._jit import jit
@@ -238,61 +237,46 @@ def _active_features(deals, d, mine, x, active, values):
     return n
 
 
-@jit(parallel=True)
-def accumulate_removal(deals, strengths, gram, moments, parts):
-    """Add one block of deals to the learning sums, exactly (integers).
+@jit
+def gram_part(deals, start, stop, active, values, n_active, gram):
+    """The learning sums' first half for deals ``start .. stop``: each hand's nonzero features into its row of
+    ``active`` (indices, increasing), ``values`` and ``n_active``, and ``x x^T`` of every ordered pair of seats
+    (a hand's features ``x``, counted once for each other seat) added to the upper triangle of ``gram``.
 
-    ``deals`` ``(D, P, 13)`` card ids, ``strengths`` ``(D, P, 3)`` the dense
-    strengths of each hand's rows as the policy arranged it.  Every ordered
-    pair of seats of a deal is a sample: the features ``x`` of one hand, the
-    rows ``o`` of another.  ``gram += x x^T`` (``(1 + F, 1 + F)``),
-    ``moments[row, f, o[row]] += x_f`` (``(3, 1 + F, S)``).
-
-    In ``parts`` parallel parts, twice: the deals split in ranges, each
-    part finding its hands' features and adding to a Gram matrix of its own
-    (the upper triangle); then the opponents' strengths split in ranges, each
-    part adding to its own columns of ``moments`` (a few MB: they stay in its
-    core's cache).  The sums are integers, so any ``parts`` gives the same.
+    ``deals`` ``(D, P, 13)`` card ids; hand ``d * P + mine`` is seat ``mine`` of deal ``d``.  Parts of the deals
+    run side by side, each on a ``gram`` of its own (:func:`cpoker.removal.accumulate_removal`).
     """
-    n_deals, players = deals.shape[0], deals.shape[1]
-    width, size = gram.shape[0], moments.shape[2]
-    hands = n_deals * players
-    active = np.empty((hands, MAX_ACTIVE), dtype=np.int8)
-    values = np.empty((hands, MAX_ACTIVE), dtype=np.int16)  # counts, squares, blocker weights: 180 at most
-    n_active = np.empty(hands, dtype=np.int64)
-    grams = np.zeros((parts, width, width), dtype=np.int64)
-    for part in numba.prange(parts):
-        x = np.zeros(width, dtype=np.int64)
-        for d in range(part * n_deals // parts, (part + 1) * n_deals // parts):
-            for mine in range(players):
-                h = d * players + mine
-                n = _active_features(deals, d, mine, x, active[h], values[h])
-                n_active[h] = n
-                for i in range(n):  # the indices increase: the upper triangle, mirrored below
-                    weighted = (players - 1) * np.int64(values[h, i])
-                    for j in range(i, n):
-                        grams[part, active[h, i], active[h, j]] += weighted * np.int64(values[h, j])
-    for a in range(width):
-        for b in range(a, width):
-            total = np.int64(0)
-            for part in range(parts):
-                total += grams[part, a, b]
-            gram[a, b] += total
-            if b != a:
-                gram[b, a] += total
-    for part in numba.prange(parts):
-        low, high = part * size // parts, (part + 1) * size // parts
-        for d in range(n_deals):
-            for other in range(players):
-                for row in range(3):
-                    o = strengths[d, other, row]
-                    if o < low or o >= high:
-                        continue
-                    for mine in range(players):
-                        if mine != other:
-                            h = d * players + mine
-                            for i in range(n_active[h]):
-                                moments[row, active[h, i], o] += np.int64(values[h, i])
+    players, width = deals.shape[1], gram.shape[0]
+    x = np.zeros(width, dtype=np.int64)
+    for d in range(start, stop):
+        for mine in range(players):
+            h = d * players + mine
+            n = _active_features(deals, d, mine, x, active[h], values[h])
+            n_active[h] = n
+            for i in range(n):  # the indices increase: the upper triangle
+                weighted = (players - 1) * np.int64(values[h, i])
+                for j in range(i, n):
+                    gram[active[h, i], active[h, j]] += weighted * np.int64(values[h, j])
+
+
+@jit
+def moments_part(strengths, low, high, active, values, n_active, moments):
+    """The learning sums' second half for the strengths ``low .. high``: ``moments[row, f, o] += x_f`` for every
+    hand's features ``x`` (of :func:`gram_part`) and every other seat's row ``row`` of strength ``o`` in that
+    range.  ``strengths`` ``(D, P, 3)``.  Parts of the strengths run side by side, each writing its own columns
+    of ``moments`` (a few MB: they stay in its core's cache)."""
+    n_deals, players = strengths.shape[0], strengths.shape[1]
+    for d in range(n_deals):
+        for other in range(players):
+            for row in range(3):
+                o = strengths[d, other, row]
+                if o < low or o >= high:
+                    continue
+                for mine in range(players):
+                    if mine != other:
+                        h = d * players + mine
+                        for i in range(n_active[h]):
+                            moments[row, active[h, i], o] += np.int64(values[h, i])
 
 
 @jit
