@@ -335,12 +335,24 @@ def deal(players: int = 4, seed: "int | np.random.Generator | None" = None) -> l
 def deal_seeded(rest: np.ndarray, seeds: "list", counts: "list[int]", hands: int) -> np.ndarray:
     """``deal_from(rest, np.random.default_rng(seed), count, hands)`` for each ``(seed, count)``, concatenated.
 
-    One kernel deals every stream, in parallel: what a GPU job needs, whose
-    arrangement calls take many blocks of deals at once.
+    Every stream is dealt at once, the streams in parts side by side (:mod:`cpoker.threads`): what a GPU job
+    needs, whose arrangement calls take many blocks of deals at once.  Each stream's deals are its own, so the
+    threads change nothing.
     """
-    from ._kernels.deal import deal_streams
+    from ._kernels.deal import CARDS_PER_HAND, deal_hands
+    from .threads import in_parts
 
     if len(seeds) == 1:  # one stream: deal_from, serial for a small block
         return deal_from(np.asarray(rest), np.random.default_rng(seeds[0]), counts[0], hands)
-    states = np.array([pcg64_halves(np.random.PCG64(seed)) for seed in seeds], dtype=np.uint64).reshape(-1, 4)
-    return deal_streams(states, np.asarray(counts, dtype=np.int64), np.ascontiguousarray(rest), hands)
+    deck = np.ascontiguousarray(rest)
+    states = [pcg64_halves(np.random.PCG64(seed)) for seed in seeds]
+    starts = np.concatenate([[0], np.cumsum(counts, dtype=np.int64)])
+    out = np.empty((int(starts[-1]), hands, CARDS_PER_HAND), dtype=deck.dtype)
+
+    def deal_part(first: int, last: int) -> None:
+        scratch = np.empty(CARDS_PER_HAND * hands, dtype=np.uint64)
+        for k in range(first, last):
+            deal_hands(*states[k], 0, int(counts[k]), deck, scratch, out, int(starts[k]))
+
+    in_parts(deal_part, len(seeds), 1)
+    return out

@@ -8,7 +8,7 @@ import numba
 import numpy as np
 import pytest
 
-from cpoker.cards import deal_from
+from cpoker.cards import deal_from, deal_seeded
 from cpoker.policy import arrange_by_tables, arrange_greedy, default_tables, sample_block, sample_hands
 from cpoker.simulation import numba_threads
 from cpoker.threads import in_parts
@@ -122,3 +122,16 @@ def test_the_deals_do_not_depend_on_the_threads():
     for sample, dealt in answers:
         assert np.array_equal(sample, answers[0][0]) and np.array_equal(dealt, answers[0][1])
         assert np.array_equal(sample, pieces)
+
+
+def test_several_seeded_streams_are_each_seeds_deals_on_any_threads():
+    """cards.deal_seeded (a GPU job's blocks of deals at once), the streams in parts on the pool: each stream's
+    deals are deal_from's of its seed alone, in order, on one thread and on all."""
+    rest = np.setdiff1d(np.arange(52, dtype=np.uint8), [0, 13, 26, 51])
+    seeds = [[7, index] for index in range(11)]
+    counts = [500, 1, 0, 333, 500, 500, 2, 500, 77, 500, 499]
+    alone = np.concatenate([deal_from(rest, np.random.default_rng(seed), count, 3)
+                            for seed, count in zip(seeds, counts)])
+    for threads in sorted({1, MOST}):
+        with numba_threads(threads):
+            assert np.array_equal(deal_seeded(rest, seeds, counts, 3), alone)

@@ -27,7 +27,6 @@ independently and no result depends on how the work is split.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from .._jit import jit
@@ -139,17 +138,3 @@ def deal_hands(state_high, state_low, inc_high, inc_low, first, count, deck, sma
                 if (mask >> np.uint64(card)) & np.uint64(1):
                     out[row + h, player, j] = deck[card]
                     j += 1
-
-
-@jit(parallel=True)
-def deal_streams(states, counts, deck, players):
-    """Deals from several streams: ``counts[k]`` deals from stream ``k`` (``states[k]``: state and increment
-    halves), one after another in the output; the streams in parallel."""
-    starts = np.zeros(counts.shape[0] + 1, dtype=np.int64)
-    for k in range(counts.shape[0]):
-        starts[k + 1] = starts[k] + counts[k]
-    out = np.empty((starts[-1], players, CARDS_PER_HAND), dtype=deck.dtype)
-    for k in numba.prange(counts.shape[0]):
-        deal_hands(states[k, 0], states[k, 1], states[k, 2], states[k, 3], 0, counts[k], deck,
-                   np.empty(CARDS_PER_HAND * players, dtype=np.uint64), out, starts[k])
-    return out
