@@ -403,6 +403,31 @@ def _opponent_block(rest: np.ndarray, opponents: int, seed: int, start: int, cou
     return np.ascontiguousarray(keys.reshape(count, opponents, 3), dtype=np.int32)
 
 
+BONUS_PART = 64  # candidates a thread scores against a block's opponents at least (bonus_totals)
+
+
+def bonus_totals(candidate_keys: np.ndarray, opponent_keys: np.ndarray, scoring: int) -> np.ndarray:
+    """Summed scoring bonus (1-6: a scoop; 2-4: two rows or more) of every candidate (``(C, 3)`` front, middle
+    and back keys) over every opponent's rows (``(samples, opponents, 3)``), as ``int64``.
+
+    The candidates in parts side by side (:func:`cpoker.threads.in_parts`,
+    :func:`cpoker._kernels.montecarlo.bonus_totals_part`): each candidate's sum is its own, so the threads
+    change nothing.
+    """
+    from ._kernels.montecarlo import bonus_totals_part
+    from .threads import in_parts
+
+    flat = opponent_keys.reshape(-1, 3)
+    front, middle, back = (np.ascontiguousarray(flat[:, row]) for row in range(3))
+    totals = np.zeros(len(candidate_keys), dtype=np.int64)
+
+    def add_part(start: int, stop: int) -> None:
+        bonus_totals_part(candidate_keys, front, middle, back, scoring, start, stop, totals)
+
+    in_parts(add_part, len(candidate_keys), BONUS_PART)
+    return totals
+
+
 def _compare_split(hand_ids: np.ndarray, arrangement) -> "tuple[Arrangement, int]":
     """The arrangement to compare (of this very hand) and its split number."""
     from .arrange import as_arrangement
@@ -430,7 +455,7 @@ def _solve_mc(hand_ids, opponents, samples, seed, rules, opponent, opponent_name
     a probability to +-0.0007).  Memory and the time after a Ctrl-C are
     therefore bounded whatever ``samples`` is.
     """
-    from ._kernels.montecarlo import _bonus_totals, _candidate_results, _subset_row_points, _subset_row_totals
+    from ._kernels.montecarlo import _candidate_results, _subset_row_points, _subset_row_totals
     from ._kernels.scoring import PAGAT, _sample_totals
     from .interrupts import shielded
     from .runner import blocks_of, run_blocks
@@ -459,7 +484,7 @@ def _solve_mc(hand_ids, opponents, samples, seed, rules, opponent, opponent_name
         if additive:
             return keys, _subset_row_totals(keys5, keys3, keys)
         row_points = _subset_row_points(keys5, keys3, keys, royalties, require_win)
-        return keys, (*row_points, _bonus_totals(row_keys, keys, scoring)) if has_bonus else row_points
+        return keys, (*row_points, bonus_totals(row_keys, keys, scoring)) if has_bonus else row_points
 
     def add_totals(block, summary):
         keys, block_sums = summary

@@ -11,7 +11,7 @@ from cpoker.arrange import arrangement_of_split, parse_hand
 from cpoker.policy import (PolicyTables, RowModel, arrange_by_tables, arrange_greedy, build_tables, default_tables,
                            sample_block, sample_hands)
 from cpoker.rules import PRESETS, Rules
-from cpoker.solver import deal_opponents
+from cpoker.solver import bonus_totals, deal_opponents
 from cpoker.strategies import arrange_keys, resolve_strategy
 from cpoker.tables import split_tables, strength_keys
 
@@ -492,9 +492,13 @@ def test_table_method_kernel_equals_valuing_every_split():
 
 @pytest.mark.parametrize("scoring", [0, 1, 2])
 @pytest.mark.parametrize("require_win", [True, False])
-def test_solver_totals_split_into_row_points_and_a_bonus_exactly(scoring, require_win):
-    """Per-subset row points plus per-candidate bonus equal the summed pair settlement, for any rules."""
-    from cpoker._kernels.montecarlo import _bonus_totals, _subset_row_points
+def test_solver_totals_split_into_row_points_and_a_bonus_exactly(scoring, require_win, monkeypatch):
+    """Per-subset row points plus per-candidate bonus equal the summed pair settlement, for any rules (the
+    bonus in parts of 7 candidates, side by side)."""
+    import cpoker.solver
+
+    monkeypatch.setattr(cpoker.solver, "BONUS_PART", 7)
+    from cpoker._kernels.montecarlo import _subset_row_points
     from cpoker._kernels.scoring import _pair_points_batch
     from cpoker.arrange import parse_hand
 
@@ -511,7 +515,7 @@ def test_solver_totals_split_into_row_points_and_a_bonus_exactly(scoring, requir
     opponents = np.sort(keys[rng.integers(0, len(keys), size=(40, 2, 3))], axis=2).astype(np.int32)
     opponents[::9, 1] = -1  # fouled opponents
     back, middle, front = _subset_row_points(keys5, keys3, opponents, royalties, require_win)
-    bonus = _bonus_totals(np.ascontiguousarray(candidates), opponents, scoring)
+    bonus = bonus_totals(np.ascontiguousarray(candidates), opponents, scoring)
     rows = t.splits[found.split_ids[picks]]
     got = back[rows[:, 0]] + middle[rows[:, 1]] + front[rows[:, 2]] + bonus
     flat = opponents.reshape(-1, 3)

@@ -7,7 +7,6 @@ row, so any real row beats it, as docs/rules.md requires.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from .._jit import jit
@@ -82,7 +81,7 @@ def _subset_row_points(keys5, keys3, opponent_keys, royalties, require_win):
     A pair's points are its row results, its royalties and a scoring bonus
     (see ``scoring.pair_parts``).  Row results and royalties depend on each
     row alone, so their sums over all samples come per subset, as under
-    pagat; only the bonus needs whole candidates (:func:`_bonus_totals`).
+    pagat; only the bonus needs whole candidates (:func:`bonus_totals_part`).
     """
     back = np.zeros(keys5.shape[0], dtype=np.int64)
     middle = np.zeros(keys5.shape[0], dtype=np.int64)
@@ -124,21 +123,17 @@ def _add_row_points(keys, theirs, mine_royalty, their_royalty, require_win, tota
             totals[i] += (keys[i] > theirs) - (keys[i] < theirs) + mine_royalty[i] - their_royalty
 
 
-@jit(parallel=True)
-def _bonus_totals(candidate_keys, opponent_keys, scoring):
-    """Summed scoring bonus (1-6: a scoop; 2-4: two rows or more) of every candidate over all opponents.
+@jit
+def bonus_totals_part(candidate_keys, front, middle, back, scoring, start, stop, totals):
+    """``totals[c]`` for candidates ``start .. stop``: the summed scoring bonus (1-6: a scoop; 2-4: two rows or
+    more) of candidate ``c`` (its front, middle and back keys) over every opponent's rows.
 
-    The bonus depends on the three rows together.  The opponents' rows are
-    laid out as three contiguous columns, so the loop over them is plain
-    comparisons and adds, which the compiler vectorises.
+    The bonus depends on the three rows together.  The opponents' rows are given as three contiguous columns,
+    so the loop over them is plain comparisons and adds, which the compiler vectorises.  Parts of the
+    candidates run side by side (:func:`cpoker.solver.bonus_totals`).
     """
-    n = opponent_keys.shape[0] * opponent_keys.shape[1]
-    flat = opponent_keys.reshape(n, 3)
-    front = np.ascontiguousarray(flat[:, 0])
-    middle = np.ascontiguousarray(flat[:, 1])
-    back = np.ascontiguousarray(flat[:, 2])
-    totals = np.zeros(candidate_keys.shape[0], dtype=np.int64)
-    for c in numba.prange(candidate_keys.shape[0]):
+    n = front.shape[0]
+    for c in range(start, stop):
         f = candidate_keys[c, 0]
         m = candidate_keys[c, 1]
         k = candidate_keys[c, 2]
@@ -154,4 +149,3 @@ def _bonus_totals(candidate_keys, opponent_keys, scoring):
                 losses = np.int32(f < front[s]) + np.int32(m < middle[s]) + np.int32(k < back[s])
                 total += 3 * (np.int32(wins == 3) - np.int32(losses == 3))
         totals[c] = total
-    return totals
