@@ -2,12 +2,15 @@
 
 numba's ``parallel=True`` (``prange``) compiles the loop it parallelises anew around the loop's body, and
 that is paid by a command's first run after installing: for the table policy, 3.1 s of the 11.8 s its
-first call took (on an empty kernel cache, 2 cores), about a fifth of a first ``cpoker solve``.  Its body
-is a kernel of its own, compiled with ``nogil`` (:data:`cpoker._jit.JIT_OPTIONS`), so Python threads can
-run it on parts of the batch at once instead: the calling thread and up to ``numba.get_num_threads() - 1``
-threads of a pool shared by the process, each taking the next part until none is left.  A part's answers
-are the kernel's alone, so neither the parts nor the threads nor their order change a result, and
-``numba.set_num_threads`` (``jobs=``) bounds the threads a call uses as it bounds numba's own.
+first call took (on an empty kernel cache, 2 cores), about a fifth of a first ``cpoker solve``; for a
+build's certificates and searches of its near-best rows, 21 s of a first ``cpoker tables build``.  Every
+multi-threaded job of cpoker (the table and greedy policies' batches, the seeded deals, a build's
+certificates, searches and learning sums, the solver's scoring bonus) instead has its body compiled as a
+kernel of its own, with ``nogil`` (:data:`cpoker._jit.JIT_OPTIONS`), and Python threads run it on parts of
+the batch at once: the calling thread and up to ``numba.get_num_threads() - 1`` threads of a pool shared by
+the process, each taking the next part until none is left.  A part's answers are the kernel's alone (or
+integer sums, the same in any order), so neither the parts nor the threads nor their order change a result,
+and ``numba.set_num_threads`` (``jobs=``) bounds the threads a call uses as it bounds numba's own.
 
 The pool is made at the first call that needs it, with ``NUMBA_NUM_THREADS - 1`` threads; a process
 forked after that (``os.fork``, multiprocessing's ``fork``) starts without it and makes its own.
