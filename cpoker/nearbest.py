@@ -507,7 +507,8 @@ class NearBestMemory:
             def search_part(start: int, stop: int) -> None:
                 remembering_block(*stream, todo, start, stop, *searching)
 
-            in_parts(search_part, len(todo), BLOCK)
+            if len(todo):
+                in_parts(search_part, len(todo), BLOCK)
         kept = sum(kept_by_part)
         return chosen, strengths, len(todo), kept
 

@@ -135,3 +135,29 @@ def test_several_seeded_streams_are_each_seeds_deals_on_any_threads():
     for threads in sorted({1, MOST}):
         with numba_threads(threads):
             assert np.array_equal(deal_seeded(rest, seeds, counts, 3), alone)
+
+
+def test_a_build_and_a_bonus_solve_do_not_depend_on_the_threads(monkeypatch):
+    """A build's certificates, searches and learning sums, and the solver's scoring bonus, all in parts on the
+    pool (small parts here, so that a small build has many): the same tables (with near-best lists, kept splits
+    and the card-removal correction) and the same solve under 2-4 on one thread and on all."""
+    import cpoker.nearbest
+    import cpoker.removal
+    import cpoker.solver
+    from cpoker import solve
+    from cpoker.policy import build_tables
+
+    for module, name, size in [(cpoker.nearbest, "CERTIFIED_PART", 100), (cpoker.removal, "DEALS_PART", 50),
+                               (cpoker.removal, "STRENGTHS_PART", 64), (cpoker.solver, "BONUS_PART", 16)]:
+        monkeypatch.setattr(module, name, size)
+
+    answers = []
+    for threads in sorted({1, MOST}):
+        with numba_threads(threads):
+            tables = build_tables(hands=3_000, seed=8, max_iterations=8, tolerance=0.0, removal_deals=2_000,
+                                  removal_rounds=1, chunk=1_000)
+            solved = solve("As Kd Qh Jc Ts 9d 8h 7c 6s 5d 4h 3c 2s", samples=3_000, seed=4, rules="2-4")
+        answers.append((tables.fingerprint, tables.iterations, str(solved.best), solved.ev,
+                        repr(solved.alternatives)))
+    assert all(answer == answers[0] for answer in answers)
+    assert answers[0][1] == 8
