@@ -271,7 +271,7 @@ def accumulate_removal(deals: np.ndarray, strengths: np.ndarray, gram: np.ndarra
         moments_part(strengths, low, high, active, values, n_active, moments)
 
     in_parts(add_grams, n_deals, DEALS_PART)
-    upper = np.sum(grams, axis=0) if grams else np.zeros_like(gram)
+    upper = np.sum(grams, axis=0)  # (in_parts runs one part at least, of no deals for none)
     gram += upper + np.triu(upper, 1).T  # the upper triangle, mirrored below
     in_parts(add_moments, moments.shape[2], STRENGTHS_PART)
 

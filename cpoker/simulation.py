@@ -52,8 +52,8 @@ def _blocks_per_call(device: str, hands_per_block: int) -> int:
 
 @contextmanager
 def numba_threads(jobs: Optional[int]):
-    """Run numba's parallel kernels, and the kernels :mod:`cpoker.threads` runs on parts of a batch, on ``jobs``
-    threads (default: all cores)."""
+    """Run the kernels that :mod:`cpoker.threads` runs on parts of a batch (every multi-threaded job of cpoker) on
+    ``jobs`` threads (default: all cores): numba's thread count, which :func:`cpoker.threads.in_parts` follows."""
     import numba
 
     most = numba.config.NUMBA_NUM_THREADS  # type: ignore[attr-defined]
