@@ -19,7 +19,7 @@ written it compiles without a cache, with one warning.  ``NUMBA_CACHE_DIR``
 always wins when set to a writable directory.
 
 Importing this module first checks that the process can hold numba's compiler
-and threads (:func:`cpoker.errors.check_kernel_environment`): under a smaller
+and threads (:func:`cpoker.environment.check_kernel_environment`): under a smaller
 ``ulimit -v`` the import of numba fails, LLVM aborts the process mid-compile, or
 OpenMP cannot start its threads; and that ``NUMBA_NUM_THREADS`` is a number of
 threads (numba raised a traceback for 0, and 65,535 crashed the process).
@@ -34,7 +34,7 @@ import sys
 import tempfile
 import warnings
 
-from .errors import check_kernel_environment
+from .environment import check_kernel_environment
 
 check_kernel_environment()  # before numba is loaded: see the module docstring
 

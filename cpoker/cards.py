@@ -323,7 +323,7 @@ def deal(players: int = 4, seed: "int | np.random.Generator | None" = None) -> l
 
     Each hand is sorted strongest rank first.
     """
-    from .errors import check_int, check_seed
+    from .limits import check_int, check_seed
 
     players = check_int("players", players, 2, 4, " (a deal has 2 to 4 players)")
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(check_seed(seed))

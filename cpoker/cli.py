@@ -26,9 +26,8 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from . import __version__, interrupts
-from .errors import (CpokerError, DeviceError, InstallationError, Interrupted, MemoryLimitError,
-                     address_space_advice, address_space_limit, address_space_needed, check_kernel_environment,
-                     out_of_memory)
+from .errors import CpokerError, DeviceError, InstallationError, Interrupted, MemoryLimitError, out_of_memory
+from .environment import address_space_advice, address_space_limit, address_space_needed, check_kernel_environment
 
 EXIT_USAGE = 2
 PARTIAL = -1  # returned by a command whose result is partial: main turns it into 128 + the signal number
@@ -115,7 +114,7 @@ def _fraction(text: str) -> float:
 
 
 def _seed_option(sub: argparse.ArgumentParser, default=None, drawn: bool = True) -> None:
-    from .errors import MAX_SEED
+    from .limits import MAX_SEED
 
     sub.add_argument("--seed", type=_int_in(0, MAX_SEED), default=default,
                      help=f"seed, 0 to 2**63-1 (default: {'drawn and printed' if drawn else default})")
@@ -911,7 +910,7 @@ def _kernels(count: int) -> str:
 
 def make_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``cpoker`` command."""
-    from .errors import (MAX_DEALS, MAX_ITERATIONS, MAX_REMOVAL_DEALS, MAX_REMOVAL_ROUNDS, MAX_SAMPLES, MAX_SEED,
+    from .limits import (MAX_DEALS, MAX_ITERATIONS, MAX_REMOVAL_DEALS, MAX_REMOVAL_ROUNDS, MAX_SAMPLES, MAX_SEED,
                          MAX_SESSIONS, MAX_TABLE_HANDS)
     from .policy import DEFAULT_BUILD
 

@@ -570,7 +570,7 @@ def _checked_build(build) -> dict:
 def _checked_build_options(max_iterations, tolerance, removal_deals, removal_rounds) -> dict:
     """A build's options (:data:`BUILD_OPTIONS`), each checked in its range: :func:`build_tables`'s, and those
     an unfinished build's tables record."""
-    from .errors import MAX_ITERATIONS, MAX_REMOVAL_DEALS, MAX_REMOVAL_ROUNDS, check_fraction, check_int
+    from .limits import MAX_ITERATIONS, MAX_REMOVAL_DEALS, MAX_REMOVAL_ROUNDS, check_fraction, check_int
 
     return {"max_iterations": check_int("max_iterations", max_iterations, 1, MAX_ITERATIONS),
             "tolerance": check_fraction("tolerance", tolerance),
@@ -942,7 +942,8 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
         the first iteration after those resumed, so the file to resume is
         still what it was).
     """
-    from .errors import MAX_TABLE_HANDS, Interrupted, check_int, check_seed
+    from .limits import MAX_TABLE_HANDS, check_int, check_seed
+    from .errors import Interrupted
     from . import interrupts
     from .devices import check_device
     from .nearbest import (MAX_PASSES, MEMORY_BYTES, NearBestMemory, bytes_per_hand, forget_worker_memory,

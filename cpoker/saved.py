@@ -14,7 +14,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-from .errors import OptionError, check_seconds
+from .errors import OptionError
+from .limits import check_seconds
 from .stats import Moments
 
 

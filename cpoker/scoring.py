@@ -221,7 +221,7 @@ class Session:
     history: list[DealRecord] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        from .errors import MAX_DEALS, check_int
+        from .limits import MAX_DEALS, check_int
 
         self.players = check_int("players", self.players, MIN_PLAYERS, MAX_PLAYERS, " (a session has 2 to 4 players)")
         self.deals = check_int("deals", self.deals, 1, MAX_DEALS)

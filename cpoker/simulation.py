@@ -26,8 +26,8 @@ from ._jit import compile_notice
 from .arrange import ROW_NAMES, Arrangement, ArrangementLike, as_arrangement
 from .cards import deal_seeded
 from .interrupts import shielded
-from .errors import (MAX_DEALS, MAX_SAMPLES, MAX_SESSIONS, CpokerError, OptionError, check_int, check_seconds,
-                     check_seed)
+from .limits import MAX_DEALS, MAX_SAMPLES, MAX_SESSIONS, check_int, check_seconds, check_seed
+from .errors import CpokerError, OptionError
 from .rules import Rules, resolve_rules
 from .devices import check_device
 from . import saved

@@ -27,7 +27,8 @@ import numpy as np
 
 from .arrange import ROW_NAMES, Arrangement, ArrangementLike, arrangement_of_split, parse_hand
 from .cards import CardsLike, deal_from, format_cards
-from .errors import MAX_SAMPLES, OptionError, check_int, check_seconds, check_seed
+from .limits import MAX_SAMPLES, check_int, check_seconds, check_seed
+from .errors import OptionError
 from .naturals import Natural
 from .removal import row_shapes
 from .rules import Rules, resolve_rules

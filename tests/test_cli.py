@@ -10,7 +10,7 @@ import pytest
 
 import cpoker
 from cpoker.cli import main
-from cpoker.errors import KERNEL_ADDRESS_SPACE, address_space_needed, kernel_threads, thread_stack_size
+from cpoker.environment import KERNEL_ADDRESS_SPACE, address_space_needed, kernel_threads, thread_stack_size
 
 HAND = "As Ad Kc Kd Qs Jh Th 9c 7s 6d 4h 3c 2s"
 A = "2s 2h Ad / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac"
@@ -193,7 +193,7 @@ def test_a_job_this_machine_has_not_the_memory_for_stops_in_one_line_with_status
 
 def test_a_memory_limit_too_small_for_cpoker_is_one_line_that_names_it(tmp_path):
     """Real processes under ``ulimit -v`` limits from 16 MiB above what ``cpoker eval`` (which compiles nothing)
-    took up to just below what the kernels and this machine's threads need (:func:`~cpoker.errors.
+    took up to just below what the kernels and this machine's threads need (:func:`~cpoker.environment.
     address_space_needed`, 1 GiB with 2 threads): a solve, a simulation and the server stop in one line that names
     the limit and the need, status 1, before numba is loaded.  Before, depending on the limit: llvmlite's chained
     tracebacks, the traceback of an ImportError (an extension module that could not be mapped) or of a

@@ -6,6 +6,6 @@ scalars and small arrays so the same source can later be compiled as CUDA
 device functions.
 """
 
-from ..errors import check_kernel_environment
+from ..environment import check_kernel_environment
 
 check_kernel_environment()  # before any kernel module loads numba (as cpoker._jit does)

@@ -34,7 +34,8 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
 import cpoker
-from cpoker.errors import CpokerError, InstallationError, kernel_threads, out_of_memory
+from cpoker.errors import CpokerError, InstallationError, out_of_memory
+from cpoker.environment import kernel_threads
 
 MAX_BODY = 64 * 1024
 MAX_SAMPLES = 20_000
@@ -105,7 +106,7 @@ def warm_up() -> None:
 
 def create_app(workers: Optional[int] = None, time_budget: float = TIME_BUDGET) -> FastAPI:
     """The ASGI application (``uvicorn.run(create_app())``); ``workers`` solves run at once (by default as
-    many as numba has threads: :func:`cpoker.errors.kernel_threads`)."""
+    many as numba has threads: :func:`cpoker.environment.kernel_threads`)."""
     app = FastAPI(title="cpoker", version=cpoker.__version__, docs_url=None, redoc_url=None,  # those load a CDN
                   description="Closed 13-card Chinese poker: evaluate, score, solve, simulate. "
                               "Errors in the input are 422 with a message naming the problem.")
