@@ -445,7 +445,8 @@ def target(size: str, path: "str | None", seconds: float, build_first: bool = Fa
 
     # the kernels' speeds, in this process, a stage at a time while time is left (the JSON kept after each)
     from cpoker.devices import cuda_runtime
-    from cpoker.policy import default_tables, sample_hands
+    from cpoker.policy import default_tables
+    from cpoker.dealing import sample_hands
 
     quick = SIZES["quick" if size != "tiny" else "tiny"]
     cuda, kernels, tables = cuda_runtime()
@@ -474,7 +475,8 @@ def main(size: str, path: "str | None" = None) -> dict:
     import cuda_check
 
     from cpoker.devices import cuda_runtime
-    from cpoker.policy import arrange_by_tables, default_tables, sample_hands
+    from cpoker.policy import arrange_by_tables, default_tables
+    from cpoker.dealing import sample_hands
 
     started = time.perf_counter()
     out = versions()
@@ -506,7 +508,8 @@ def main(size: str, path: "str | None" = None) -> dict:
     out.update(self_play_speeds(values, self_play_hands))
     from cpoker._kernels.splits import UNLIMITED_SEARCHES
     from cpoker.devices import self_play_cuda
-    from cpoker.policy import RowModel, arrange_greedy, sample_block
+    from cpoker.policy import RowModel, arrange_greedy
+    from cpoker.dealing import sample_block
 
     full_deck = RowModel.from_distribution(values.distribution, values.rules)  # the passes before the correction
     for budget in (8, 16, 32, UNLIMITED_SEARCHES):

@@ -20,7 +20,7 @@ import numpy as np
 
 from cpoker._kernels.montecarlo import _candidate_results
 from cpoker.arrange import parse_hand
-from cpoker.policy import sample_hands
+from cpoker.dealing import sample_hands
 from cpoker.solver import deal_opponents, solve
 from cpoker.strategies import arrange_keys
 

@@ -122,7 +122,8 @@ def report() -> None:
     arguments = parser.parse_args()
 
     from cpoker._kernels import splits
-    from cpoker.policy import RowModel, default_tables, sample_block
+    from cpoker.policy import RowModel, default_tables
+    from cpoker.dealing import sample_block
 
     current = traced_kernels(Path(splits.__file__).read_text(), "current")
     earlier = None

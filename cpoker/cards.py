@@ -16,6 +16,7 @@ from typing import Union
 import numpy as np
 
 from .errors import CardError
+from .limits import check_int, check_seed
 
 RANKS = "23456789TJQKA"
 SUITS = "shdc"
@@ -24,7 +25,6 @@ RANK_NAMES = ("two", "three", "four", "five", "six", "seven", "eight", "nine",
               "ten", "jack", "queen", "king", "ace")
 RANK_PLURALS = ("twos", "threes", "fours", "fives", "sixes", "sevens", "eights",
                 "nines", "tens", "jacks", "queens", "kings", "aces")
-RANK_MASK = 0x1FFF
 DECK_SIZE = 52
 
 _RANK_OF = {r: i for i, r in enumerate(RANKS)} | {"10": 8}
@@ -257,102 +257,13 @@ def mask_cards(mask: int) -> tuple[Card, ...]:
     return tuple(Card(i) for i in range(DECK_SIZE) if (mask >> i) & 1)
 
 
-def as_card_array(cards: Iterable[int]) -> np.ndarray:
-    """Card ids as a ``uint8`` array (the kernels' input type)."""
-    return np.asarray([int(c) for c in cards], dtype=np.uint8)
-
-
-def pcg64_halves(bit_generator: np.random.PCG64) -> tuple[np.uint64, np.uint64, np.uint64, np.uint64]:
-    """A PCG64's state (high, low) and increment (high, low) as uint64, the dealing kernels' arguments."""
-    state = bit_generator.state["state"]
-    low = (1 << 64) - 1
-    return (np.uint64(state["state"] >> 64), np.uint64(state["state"] & low), np.uint64(state["inc"] >> 64),
-            np.uint64(state["inc"] & low))
-
-
-def deal_stream(state_high, state_low, inc_high, inc_low, count: int, deck: np.ndarray, players: int) -> np.ndarray:
-    """``count`` deals of ``players`` hands from ``deck`` (sorted card ids), from the PCG64 stream state given
-    (the halves of its state and increment): ``(count, players, 13)`` card ids, each hand sorted.
-
-    Deal ``i`` draws from its own place in the stream (:func:`cpoker._kernels.deal.deal_hands` jumps there),
-    so parts of the deals are dealt side by side (:mod:`cpoker.threads`, a sub-block of 256 deals or more
-    each) and the deals are the same on any number of threads.  A few sub-blocks' worth, a few milliseconds of
-    work, are dealt on this thread alone.
-    """
-    from ._kernels.deal import CARDS_PER_HAND, SUB_BLOCK, deal_hands
-    from .threads import in_parts
-
-    out = np.empty((count, players, CARDS_PER_HAND), dtype=deck.dtype)
-
-    def deal_part(start: int, stop: int) -> None:
-        deal_hands(state_high, state_low, inc_high, inc_low, start, stop - start, deck,
-                   np.empty(CARDS_PER_HAND * players, dtype=np.uint64), out, start)
-
-    if count <= 4 * SUB_BLOCK:  # (waking threads can cost more, on a busy machine much more)
-        deal_part(0, count)
-    else:
-        in_parts(deal_part, count, SUB_BLOCK)
-    return out
-
-
-def deal_from(rest: np.ndarray, rng: np.random.Generator, count: int, hands: int) -> np.ndarray:
-    """``(count, hands, 13)`` hands dealt from the cards ``rest`` (sorted ids), each sorted by id.
-
-    Deal ``i`` draws ``rng.random(len(rest))``; the cards in the order of their
-    draws (a stable argsort) go 13 to each hand in turn: the same generator
-    state gives the same deal on every machine.  With NumPy's default PCG64
-    the draws are made in a kernel on every core (:func:`deal_stream`),
-    which leaves ``rng`` where ``rng.random((count, len(rest)))`` would.
-    """
-    rest = np.asarray(rest)
-    bit_generator = rng.bit_generator
-    if type(bit_generator) is not np.random.PCG64 or len(rest) > 63 or 13 * hands > len(rest):
-        order = np.argsort(rng.random((count, len(rest))), axis=1, kind="stable")
-        return np.sort(rest[order[:, :13 * hands]].reshape(count, hands, 13), axis=2)
-    dealt = deal_stream(*pcg64_halves(bit_generator), count, np.ascontiguousarray(rest), hands)
-    buffered = bit_generator.state  # random() leaves the 32-bit buffer alone; advance() would clear it
-    bit_generator.advance(count * len(rest))
-    state = bit_generator.state
-    state["has_uint32"], state["uinteger"] = buffered["has_uint32"], buffered["uinteger"]
-    bit_generator.state = state
-    return dealt
-
-
 def deal(players: int = 4, seed: "int | np.random.Generator | None" = None) -> list[tuple[Card, ...]]:
     """Deal 13 cards to each of 2-4 players from a shuffled deck (seeded: same seed, same deal).
 
     Each hand is sorted strongest rank first.
     """
-    from .limits import check_int, check_seed
-
     players = check_int("players", players, 2, 4, " (a deal has 2 to 4 players)")
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(check_seed(seed))
     order = rng.permutation(DECK_SIZE)
     return [tuple(sorted((Card(int(c)) for c in order[13 * p:13 * p + 13]), key=lambda c: (-c.rank, c.suit)))
             for p in range(players)]
-
-
-def deal_seeded(rest: np.ndarray, seeds: "list", counts: "list[int]", hands: int) -> np.ndarray:
-    """``deal_from(rest, np.random.default_rng(seed), count, hands)`` for each ``(seed, count)``, concatenated.
-
-    Every stream is dealt at once, the streams in parts side by side (:mod:`cpoker.threads`): what a GPU job
-    needs, whose arrangement calls take many blocks of deals at once.  Each stream's deals are its own, so the
-    threads change nothing.
-    """
-    from ._kernels.deal import CARDS_PER_HAND, deal_hands
-    from .threads import in_parts
-
-    if len(seeds) == 1:  # one stream: deal_from, serial for a small block
-        return deal_from(np.asarray(rest), np.random.default_rng(seeds[0]), counts[0], hands)
-    deck = np.ascontiguousarray(rest)
-    states = [pcg64_halves(np.random.PCG64(seed)) for seed in seeds]
-    starts = np.concatenate([[0], np.cumsum(counts, dtype=np.int64)])
-    out = np.empty((int(starts[-1]), hands, CARDS_PER_HAND), dtype=deck.dtype)
-
-    def deal_part(first: int, last: int) -> None:
-        scratch = np.empty(CARDS_PER_HAND * hands, dtype=np.uint64)
-        for k in range(first, last):
-            deal_hands(*states[k], 0, int(counts[k]), deck, scratch, out, int(starts[k]))
-
-    in_parts(deal_part, len(seeds), 1)
-    return out

@@ -121,7 +121,7 @@ def _memory_info() -> "tuple[int, int] | None":
 def cuda_runtime():
     """``(numba.cuda, kernels, device tables)``, or an :class:`OptionError` saying what is missing."""
     from ._kernels.cuda import build_kernels, import_cuda
-    from .policy import FULL_DECK
+    from .dealing import DECK_IDS
     from .tables import rest_lookup_arguments, row_lookup_arguments, split_tables
 
     try:
@@ -145,7 +145,7 @@ def cuda_runtime():
                     for x in (*row_lookup_arguments(), *rest_lookup_arguments()))
     tables = {"policy_lookups": lookups, "row_lookups": lookups[:len(row_lookup_arguments())],
               "split_columns": (cuda.to_device(split_tables().middles), cuda.to_device(split_tables().fronts)),
-              "deck": cuda.to_device(FULL_DECK), "no_positions": cuda.to_device(np.array([-1], dtype=np.int64))}
+              "deck": cuda.to_device(DECK_IDS), "no_positions": cuda.to_device(np.array([-1], dtype=np.int64))}
     return cuda, kernels, tables
 
 
@@ -330,7 +330,7 @@ def self_play_cuda(seed: int, start: int, count: int, model: "RowModel | None",
     ``arrange_by_tables(sample_block(seed, start, count), model)``, with no hands
     crossing to the device (``search_budget`` as in :func:`arrange_cuda`).
     """
-    from .policy import stream_state
+    from .dealing import stream_state
 
     cuda, kernels, tables = cuda_runtime()
     state = stream_state(seed, start)
@@ -441,7 +441,7 @@ def self_play_remembered_cuda(seed: int, start: int, count: int, model: "RowMode
     from ._kernels.cuda import SEARCH_BUDGET, THREADS
     from ._kernels.splits import UNLIMITED_SEARCHES
     from .nearbest import LISTED
-    from .policy import stream_state
+    from .dealing import stream_state
     from .tables import strength_keys
 
     cuda, kernels, tables = cuda_runtime()

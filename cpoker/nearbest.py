@@ -449,7 +449,8 @@ class NearBestMemory:
         are there, so that the strengths stay there).  Certified from their lists where possible, the others
         dealt and searched, listing again once the models move little (:data:`LISTING_DRIFT`).  ``on_device``:
         on a GPU, ``chosen`` is left there (a device array, for :func:`cpoker.devices.replace_choices_cuda`)."""
-        from .policy import block_histograms, stream_state
+        from .policy import block_histograms
+        from .dealing import stream_state
         from .tables import strength_keys
 
         delta = self.delta if self.listing else -1.0  # below 0: the searches list nothing
@@ -485,7 +486,7 @@ class NearBestMemory:
         ``delta``."""
         from ._kernels.nearbest import certify_block, remembering_block
         from ._kernels.splits import BLOCK
-        from .policy import FULL_DECK
+        from .dealing import DECK_IDS
         from .threads import in_parts
 
         model, current = self._model, self._current
@@ -501,7 +502,7 @@ class NearBestMemory:
         with shielded():
             in_parts(certify_part, count, CERTIFIED_PART)
             todo = np.flatnonzero(chosen < 0)
-            searching = (FULL_DECK, given, delta, np.int32(current), *model.search_arguments, chosen, strengths,
+            searching = (DECK_IDS, given, delta, np.int32(current), *model.search_arguments, chosen, strengths,
                          *lists[:LISTED])
 
             def search_part(start: int, stop: int) -> None:

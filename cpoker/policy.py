@@ -42,6 +42,7 @@ from typing import Callable, Optional
 
 import numpy as np
 
+from .dealing import sample_block
 from .errors import OptionError
 from .interrupts import shielded
 from .rules import DEFAULT_RULES, PRESETS, Rules, resolve_rules
@@ -678,50 +679,6 @@ def _tables_file(path: "str | Path") -> PolicyTables:
 def _loaded_tables(real_path: str, inode: int, size: int, modified: int, path: str) -> PolicyTables:
     """The tables of one version of a file (see :func:`_tables_file`); ``path`` as the user gave it, for errors."""
     return PolicyTables.load(path)
-
-
-def _hands_from_uniforms(uniforms: np.ndarray, deck: np.ndarray) -> np.ndarray:
-    hands = deck[np.argpartition(uniforms, 13, axis=1)[:, :13]]
-    return np.sort(hands, axis=1).astype(np.uint8)
-
-
-def sample_hands(count: int, seed: int, exclude: Optional[np.ndarray] = None) -> np.ndarray:
-    """``count`` random 13-card hands (sorted ``uint8`` ids per row), reproducible from ``seed``.
-
-    Hand ``i``'s cards are those with the 13 smallest of 52 doubles
-    ``default_rng(seed).random((count, 52))[i]`` (of the deck less ``exclude``).
-    """
-    if exclude is None or len(exclude) == 0:
-        return sample_block(seed, 0, count)
-    rng = np.random.default_rng(seed)
-    deck = np.setdiff1d(np.arange(52), exclude)
-    return _hands_from_uniforms(rng.random((count, len(deck))), deck)
-
-
-FULL_DECK = np.arange(52, dtype=np.uint8)
-
-
-def stream_state(seed: int, start: int) -> tuple[np.uint64, np.uint64, np.uint64, np.uint64]:
-    """The PCG64 state (high, low) and increment (high, low) of ``sample_hands(N, seed)`` at hand ``start``."""
-    from .cards import pcg64_halves
-
-    bit_generator = np.random.PCG64(seed)
-    bit_generator.advance(52 * start)
-    return pcg64_halves(bit_generator)
-
-
-def sample_block(seed: int, start: int, count: int) -> np.ndarray:
-    """Hands ``start .. start + count`` of ``sample_hands(N, seed)`` for any ``N >= start + count``.
-
-    PCG64 is advanced past the earlier hands' draws (52 doubles each), so a
-    block is a pure function of ``(seed, start, count)``: the sample is never
-    held in memory, and any worker can deal any block.  The draws and the
-    choice of the 13 smallest are made in a kernel (:mod:`cpoker._kernels.deal`)
-    on every core: 2.6x NumPy's ``random`` + ``argpartition`` on two cores.
-    """
-    from .cards import deal_stream
-
-    return deal_stream(*stream_state(seed, start), count, FULL_DECK, 1).reshape(count, 13)
 
 
 def _strength_histogram(strengths: np.ndarray, size: int) -> np.ndarray:

@@ -290,11 +290,11 @@ def removal_sample(seed: int, start: int, count: int) -> np.ndarray:
 
     Their own PCG64 stream, derived from the build's ``seed``, so that they are not the self-play's hands.
     """
-    from .cards import deal_stream
-    from .policy import FULL_DECK, stream_state
+    from .dealing import deal_stream
+    from .dealing import DECK_IDS, stream_state
 
     stream = int(np.random.SeedSequence([seed, 1]).generate_state(1, np.uint64)[0] >> np.uint64(1))
-    return deal_stream(*stream_state(stream, start), count, FULL_DECK, REMOVAL_PLAYERS)
+    return deal_stream(*stream_state(stream, start), count, DECK_IDS, REMOVAL_PLAYERS)
 
 
 def removal_terms(gram: np.ndarray, moments: np.ndarray, rules: "Rules") -> np.ndarray:

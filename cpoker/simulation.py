@@ -24,7 +24,7 @@ import numpy as np
 
 from ._jit import compile_notice
 from .arrange import ROW_NAMES, Arrangement, ArrangementLike, as_arrangement
-from .cards import deal_seeded
+from .dealing import deal_seeded, rest_of_deck
 from .interrupts import shielded
 from .limits import MAX_DEALS, MAX_SAMPLES, MAX_SESSIONS, check_int, check_seconds, check_seed
 from .errors import CpokerError, OptionError
@@ -172,7 +172,7 @@ def simulate(arrangement: ArrangementLike, opponents: int = 1, samples: int = 10
     saved.check_checkpoint(checkpoint, checkpoint_seconds)
     time_budget = None if time_budget is None else check_seconds("time_budget", time_budget, True)
     ours = np.array([row_keys(arrangement)], dtype=np.int32)  # a foul under royalties: keys -1, simulated
-    rest = np.setdiff1d(np.arange(52), [int(c) for c in arrangement.cards])
+    rest = rest_of_deck([int(c) for c in arrangement.cards])
     kernel_rules = rules.kernel_arguments()
     played_tables = tables_fingerprint([opponent], tables, rules)
     if resume is None:

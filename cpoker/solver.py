@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING, Optional
 import numpy as np
 
 from .arrange import ROW_NAMES, Arrangement, ArrangementLike, arrangement_of_split, parse_hand
-from .cards import CardsLike, deal_from, format_cards
+from .cards import CardsLike, format_cards
+from .dealing import deal_from, rest_of_deck
 from .limits import MAX_SAMPLES, check_int, check_seconds, check_seed
 from .errors import OptionError
 from .naturals import Natural
@@ -175,7 +176,7 @@ def deal_opponents(hand_ids: np.ndarray, opponents: int, samples: int, seed: int
     Uses NumPy's PCG64 and a full argsort, so the deal is the same on every
     machine for the same seed.
     """
-    rest = np.setdiff1d(np.arange(52, dtype=np.uint8), hand_ids)
+    rest = rest_of_deck(hand_ids)
     return deal_from(rest, np.random.default_rng(seed), samples, opponents)
 
 
@@ -464,7 +465,7 @@ def _solve_mc(hand_ids, opponents, samples, seed, rules, opponent, opponent_name
     from .stats import Moments
 
     split_ids, rows, keys5, keys3, table_value = _table_values(hand_ids, tables)
-    rest = np.setdiff1d(np.arange(52, dtype=np.uint8), hand_ids)
+    rest = rest_of_deck(hand_ids)
     row_keys = np.ascontiguousarray(
         np.stack([keys3[rows[:, 2]], keys5[rows[:, 1]], keys5[rows[:, 0]]], axis=1), dtype=np.int32)
     additive = rules.is_row_additive

@@ -13,7 +13,8 @@ from unittest import mock
 import numpy as np
 
 from cpoker import evaluate_batch, evaluate_best_batch
-from cpoker.policy import arrange_by_tables, default_tables, sample_hands
+from cpoker.policy import arrange_by_tables, default_tables
+from cpoker.dealing import sample_hands
 
 
 def random_rows(count: int, width: int, seed: int) -> np.ndarray:
@@ -90,7 +91,8 @@ def main(rows: int, hands: int) -> dict:
         gpu, cpu = arrange_by_tables(sample, tables, "cuda"), arrange_by_tables(sample, tables)
         report[f"table_policy_{name}_equal"] = bool(np.array_equal(gpu[0], cpu[0]) and np.array_equal(gpu[1], cpu[1]))
     from cpoker.devices import self_play_cuda
-    from cpoker.policy import arrange_greedy, sample_block
+    from cpoker.policy import arrange_greedy
+    from cpoker.dealing import sample_block
 
     start = 10**9 + 7  # far into the stream: each thread jumps there
     dealt = sample_block(3, start, hands)

@@ -4,7 +4,8 @@ from hypothesis import given, settings, strategies as st
 
 import cpoker
 from cpoker import Card, CardError, parse_cards
-from cpoker.cards import cards_mask, deal, deal_from, format_cards, mask_cards
+from cpoker.cards import cards_mask, deal, format_cards, mask_cards
+from cpoker.dealing import deal_from
 
 
 @pytest.mark.parametrize("text", ["As Kd Th 9c", "AS,KD,TH,9C", "as kd 10h 9c", "A♠ K♦ T♥ 9♣",

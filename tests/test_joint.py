@@ -11,7 +11,8 @@ import cpoker
 from cpoker._kernels.splits import bonus_ceiling, joint_below, joint_slope, rows_bonus
 from cpoker.errors import OptionError
 from cpoker.joint import INDEPENDENT, JOINT_CELLS, check_joint, grid_of_counts
-from cpoker.policy import PolicyTables, RowModel, arrange_by_tables, default_tables, sample_block
+from cpoker.policy import PolicyTables, RowModel, arrange_by_tables, default_tables
+from cpoker.dealing import sample_block
 from cpoker.removal import learn_removal, n_buckets, removal_sample
 from cpoker.rules import PRESETS
 from test_removal import N_FEATURES, every_split, slow_split_values

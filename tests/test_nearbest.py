@@ -374,7 +374,8 @@ def test_a_split_kept_from_an_earlier_certificate_is_the_search_of_the_new_model
     """Passes over the same hands under models that move a little, then more: once certified, most hands keep
     that split while the models swing less than its margin (nothing valued), the others are certified again or
     searched, and every pass's answers and strengths are the plain policy's; a large move keeps fewer."""
-    from cpoker.policy import arrange_by_tables, block_histograms, sample_block
+    from cpoker.policy import arrange_by_tables, block_histograms
+    from cpoker.dealing import sample_block
 
     rules = RULES[rules]
     shipped = default_tables(rules)

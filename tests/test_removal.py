@@ -7,7 +7,8 @@ from hypothesis import strategies as st
 
 import cpoker
 from cpoker.errors import OptionError
-from cpoker.policy import PolicyTables, RowModel, arrange_by_tables, default_tables, sample_block
+from cpoker.policy import PolicyTables, RowModel, arrange_by_tables, default_tables
+from cpoker.dealing import sample_block
 from cpoker.removal import coarse_buckets, learn_removal, n_buckets, removal_sample, strength_buckets
 from cpoker.rules import PRESETS
 from cpoker.tables import strength_keys
@@ -351,7 +352,8 @@ def test_build_learns_the_correction_last_and_can_leave_it_out(tmp_path):
 def test_rounds_with_the_correction_play_it_and_value_rows_against_that_play(tmp_path, capsys):
     """After the self-play, each round arranges the sample with the correction (a fresh average of those
     passes is the distribution), and the terms are learned again from that play."""
-    from cpoker.policy import RowModel, _strength_histogram, arrange_by_tables, sample_block
+    from cpoker.policy import RowModel, _strength_histogram, arrange_by_tables
+    from cpoker.dealing import sample_block
     from cpoker.removal import learn_removal
     from cpoker.tables import strength_keys
 

@@ -8,7 +8,7 @@ import cpoker
 from cpoker import ArrangementError, OptionError
 from cpoker.cli import main
 from cpoker.odds import hand_odds, odds_table
-from cpoker.cards import deal_from
+from cpoker.dealing import deal_from
 from cpoker.simulation import SAMPLE_CHUNK, match, simulate
 
 A = "2s 2h Ad / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac"

@@ -8,8 +8,8 @@ from naive import settle_pair
 import cpoker
 from cpoker import CardError, OptionError, solve
 from cpoker.arrange import arrangement_of_split, parse_hand
-from cpoker.policy import (PolicyTables, RowModel, arrange_by_tables, arrange_greedy, build_tables, default_tables,
-                           sample_block, sample_hands)
+from cpoker.policy import PolicyTables, RowModel, arrange_by_tables, arrange_greedy, build_tables, default_tables
+from cpoker.dealing import sample_block, sample_hands
 from cpoker.rules import PRESETS, Rules
 from cpoker.solver import bonus_totals, deal_opponents
 from cpoker.strategies import arrange_keys, resolve_strategy

@@ -8,8 +8,9 @@ import numba
 import numpy as np
 import pytest
 
-from cpoker.cards import deal_from, deal_seeded
-from cpoker.policy import arrange_by_tables, arrange_greedy, default_tables, sample_block, sample_hands
+from cpoker.dealing import deal_from, deal_seeded
+from cpoker.policy import arrange_by_tables, arrange_greedy, default_tables
+from cpoker.dealing import sample_block, sample_hands
 from cpoker.simulation import numba_threads
 from cpoker.threads import in_parts
 
@@ -111,7 +112,7 @@ def test_the_answers_do_not_depend_on_the_threads(arrange):
 
 
 def test_the_deals_do_not_depend_on_the_threads():
-    """Seeded deals in parts on the pool (cards.deal_stream): the same hands on one thread and on all, and the
+    """Seeded deals in parts on the pool (dealing.deal_stream): the same hands on one thread and on all, and the
     same as dealt a sub-block at a time (each part jumps to its place in the stream)."""
     answers = []
     for threads in sorted({1, MOST}):
@@ -125,7 +126,7 @@ def test_the_deals_do_not_depend_on_the_threads():
 
 
 def test_several_seeded_streams_are_each_seeds_deals_on_any_threads():
-    """cards.deal_seeded (a GPU job's blocks of deals at once), the streams in parts on the pool: each stream's
+    """dealing.deal_seeded (a GPU job's blocks of deals at once), the streams in parts on the pool: each stream's
     deals are deal_from's of its seed alone, in order, on one thread and on all."""
     rest = np.setdiff1d(np.arange(52, dtype=np.uint8), [0, 13, 26, 51])
     seeds = [[7, index] for index in range(11)]
