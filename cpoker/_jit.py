@@ -365,13 +365,6 @@ def _fallback_directory() -> "str | None":
     return _fallback or None
 
 
-def cache_directory() -> "str | None":
-    """The directory cpoker's CPU kernels are cached in, as numba chose it for them; None when they are not."""
-    from ._kernels.evaluate import key5
-
-    return getattr(getattr(key5, "_cache", None), "_cache_path", None)
-
-
 def _cached_or_not(func, options):
     if not options.get("cache") or _fallback is False:
         return numba.njit(**{**options, "cache": False})(func)
@@ -479,5 +472,3 @@ def jit(func=None, **overrides):
         return lambda f: _compile(f, options)
     return _compile(func, options)
 
-
-from ._notice import NOTICE, compile_notice  # noqa: E402,F401  (kept importable from here)

@@ -905,7 +905,8 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
     from .devices import check_device
     from .nearbest import (MAX_PASSES, MEMORY_BYTES, NearBestMemory, bytes_per_hand, forget_worker_memory,
                            lists_in_pass, model_snapshot, worker_memory)
-    from .runner import backend_kept, backend_threads, blocks_of, check_backend, run_blocks
+    from .runner import backend_kept, backend_threads, check_backend, run_blocks
+    from .blocks import blocks_of
 
     if checkpoint is not None and not callable(checkpoint):
         raise OptionError(f"checkpoint must be a function of the tables so far, got {type(checkpoint).__name__}")

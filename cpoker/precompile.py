@@ -57,6 +57,13 @@ class CompiledKernels:
         return sum(step[1] for step in self.steps)
 
 
+def cache_directory() -> "str | None":
+    """The directory cpoker's CPU kernels are cached in, as numba chose it for them; None when they are not."""
+    from ._kernels.evaluate import key5
+
+    return getattr(getattr(key5, "_cache", None), "_cache_path", None)
+
+
 def _evaluation(rules, device: str) -> None:
     import numpy as np
 
@@ -197,7 +204,7 @@ def compile_kernels(rules: "Sequence | str | None" = None, device: str = "cpu",
                 chosen.append(one)
     from numba.core.event import install_listener
 
-    from . import _jit, interrupts
+    from . import interrupts
     from .errors import Interrupted
 
     steps = []
@@ -214,7 +221,7 @@ def compile_kernels(rules: "Sequence | str | None" = None, device: str = "cpu",
             steps.append((name, time.perf_counter() - start, len(compiled.names) - before))
             if report is not None:
                 report(*steps[-1])
-    return CompiledKernels(tuple(steps), _jit.cache_directory())
+    return CompiledKernels(tuple(steps), cache_directory())
 
 
 def _compilations_listener():

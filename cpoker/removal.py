@@ -203,7 +203,8 @@ def learn_removal(model: "RowModel", rules: "Rules", seed: int, deals: int = 200
     """
     from .joint import JOINT_CELLS, add_counts, coordinate_cells, grid_of_counts
     from .policy import arrange_by_tables
-    from .runner import blocks_of, run_blocks
+    from .blocks import blocks_of
+    from .runner import run_blocks
 
     size = len(strength_keys())
     gram = np.zeros((1 + N_FEATURES, 1 + N_FEATURES), dtype=np.int64)

@@ -20,35 +20,14 @@ plug in here and nowhere else.
 from __future__ import annotations
 
 import contextlib
-import itertools
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from . import interrupts
-from .errors import Interrupted, OptionError
-
-
-def progress_bar(total: int, enabled: bool, unit: str = "deal", description: str = ""):
-    """A tqdm bar on standard error, or (``enabled`` false) a stand-in that does nothing."""
-    if not enabled:
-        return _NoBar()
-    from tqdm import tqdm
-
-    return tqdm(total=total, unit=unit, unit_scale=True, leave=False, dynamic_ncols=True, desc=description or None)
-
-
-class _NoBar:
-    """A disabled bar: without importing tqdm and multiprocessing (8 ms of every command that runs blocks)."""
-
-    def __enter__(self) -> "_NoBar":
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        return None
-
-    def update(self, n: float = 1) -> None:
-        return None
+from .backends.dask import kept_connection, kept_threads, run_blocks_dask, worker_memory_budget
+from .blocks import grouped, progress_bar, stop_before_next_block
+from .errors import OptionError
 
 
 BACKENDS = ("local", "dask")
@@ -72,8 +51,6 @@ def backend_kept(backend: str, scheduler: "str | None" = None, cleanup: "Callabl
     if check_backend(backend, scheduler) != "dask":
         yield
         return
-    from .backends.dask import kept_connection
-
     with kept_connection(scheduler, cleanup):
         yield
 
@@ -85,8 +62,6 @@ def backend_threads() -> int:
 
     if "distributed" not in sys.modules:
         return 1
-    from .backends.dask import kept_threads
-
     return kept_threads()
 
 
@@ -98,33 +73,8 @@ def kept_memory_budget(default: int) -> int:
 
     if "distributed" not in sys.modules:
         return default
-    from .backends.dask import worker_memory_budget
-
     budget = worker_memory_budget(default)
     return default if budget is None else budget
-
-
-def stop_before_next_block(done: int, deadline: "float | None") -> bool:
-    """Whether a job must stop before its next block: a signal arrived, or ``deadline`` passed.
-
-    A signal is acted on (consumed) here; one before any block is done raises
-    :class:`~cpoker.errors.Interrupted`, as there is nothing to return.  The
-    deadline only stops a job that has a result, so the first block always runs.
-    """
-    interrupts.abandon_if_stopped()  # an inner job of a block that a signal drops (see interrupts.deferred)
-    if interrupts.stop_requested():
-        signum = interrupts.consume()
-        if not done:
-            raise Interrupted(signum or 2)
-        return True
-    return bool(done) and deadline is not None and time.monotonic() > deadline
-
-
-def grouped(blocks: Iterable[Any], size: int):
-    """Consecutive blocks in lists of ``size`` (the last may be shorter), generated lazily."""
-    iterator = iter(blocks)
-    while chunk := list(itertools.islice(iterator, size)):
-        yield chunk
 
 
 def run_blocks(blocks: Iterable[Any], work: Callable[[Any], Any], combine: Callable[[Any, Any], None], *,
@@ -197,8 +147,6 @@ def run_blocks(blocks: Iterable[Any], work: Callable[[Any], Any], combine: Calla
             return sum(size_one(block) for block in chunk)
 
     if check_backend(backend, scheduler) == "dask":
-        from .backends.dask import run_blocks_dask
-
         return run_blocks_dask(blocks, work, combine, total=total, progress=progress, unit=unit, size=size,
                                description=description, scheduler=scheduler, deadline=deadline)
     done = 0
@@ -233,11 +181,3 @@ def _checkpointed(combine: Callable[[Any, Any], None], checkpoint: Callable[[], 
             due = time.monotonic() + seconds
 
     return combine_and_checkpoint
-
-
-def blocks_of(total: int, size: int, first_index: int = 0):
-    """``(index, count)`` for ``total`` units in blocks of ``size``, generated lazily."""
-    index = first_index
-    for start in range(0, total, size):
-        yield index, min(size, total - start)
-        index += 1

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 
-from ._jit import compile_notice
+from ._notice import compile_notice
 from .arrange import ROW_NAMES, Arrangement, ArrangementLike, as_arrangement
 from .dealing import deal_seeded, rest_of_deck
 from .interrupts import shielded
@@ -31,7 +31,8 @@ from .errors import CpokerError, OptionError
 from .rules import Rules, resolve_rules
 from .devices import check_device
 from . import saved
-from .runner import blocks_of, check_backend, run_blocks
+from .blocks import blocks_of
+from .runner import check_backend, run_blocks
 from .solver import MAX_OPPONENTS, _new_seed
 from .stats import Moments
 from .strategies import StrategyLike, arrange_keys, resolve_strategy, tables_fingerprint

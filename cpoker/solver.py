@@ -275,7 +275,7 @@ _warm: set = set()
 def _warm_up_table() -> None:
     """Compile (or load from the cache) the kernels of the table method before timing it."""
     if "table" not in _warm:
-        from ._jit import compile_notice
+        from ._notice import compile_notice
         from .policy import default_tables
 
         with compile_notice():
@@ -294,7 +294,7 @@ def _warm_up_mc(hand_ids, rules: Rules, opponent, opponent_name: str, tables, de
     """
     key = (rules.is_row_additive, opponent_name if isinstance(opponent, str) else id(opponent), device)
     if key not in _warm:
-        from ._jit import compile_notice
+        from ._notice import compile_notice
 
         with compile_notice():
             _solve_mc(hand_ids, 1, 2, 0, rules, opponent, opponent_name, tables, 0.0, False, device)
@@ -460,7 +460,8 @@ def _solve_mc(hand_ids, opponents, samples, seed, rules, opponent, opponent_name
     from ._kernels.montecarlo import _candidate_results, _subset_row_points, _subset_row_totals
     from ._kernels.scoring import PAGAT, _sample_totals
     from .interrupts import shielded
-    from .runner import blocks_of, run_blocks
+    from .blocks import blocks_of
+    from .runner import run_blocks
     from .scoring import fouled_hand_points
     from .stats import Moments
 

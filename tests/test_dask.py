@@ -177,7 +177,8 @@ def test_each_block_on_a_cluster_runs_the_kernels_on_its_share_of_the_machine():
     core).  Before, every block used every core: cores x cores threads on each machine."""
     import numba
 
-    from cpoker.runner import blocks_of, run_blocks
+    from cpoker.blocks import blocks_of
+    from cpoker.runner import run_blocks
 
     cores = numba.config.NUMBA_NUM_THREADS
 
@@ -208,7 +209,8 @@ def test_a_long_jobs_tasks_run_several_consecutive_blocks_each_combined_on_its_o
     import itertools
 
     from cpoker.backends.dask import MAX_BLOCKS_PER_TASK, blocks_per_task
-    from cpoker.runner import blocks_of, run_blocks
+    from cpoker.blocks import blocks_of
+    from cpoker.runner import run_blocks
 
     assert [blocks_per_task(blocks, threads) for blocks, threads in
             ((200_000, 64), (120, 2), (64, 2), (8, 2), (0, 0))] == [MAX_BLOCKS_PER_TASK, 7, 4, 1, 1]
@@ -231,7 +233,8 @@ def test_the_jobs_of_a_build_share_one_connection_and_its_workers():
     """Jobs inside :func:`cpoker.runner.backend_kept` (a build's passes) run on one embedded cluster, the same
     worker processes, which the next job outside it does not reuse; without it each job started its own (2.3 s a
     pass here)."""
-    from cpoker.runner import backend_kept, blocks_of, run_blocks
+    from cpoker.runner import backend_kept, run_blocks
+    from cpoker.blocks import blocks_of
 
     def worker_processes() -> set:
         seen: set = set()
@@ -295,7 +298,8 @@ def test_a_build_keeps_its_near_best_lists_on_the_workers_and_loses_nothing_with
         assert killed and killed[0] not in client.run(os.getpid).values()
         # each worker's lists take its share of the machine's MEMORY_BYTES (a half here), and at most a quarter of
         # its memory limit (Dask pauses a worker at 80% of it)
-        from cpoker.runner import blocks_of, run_blocks
+        from cpoker.blocks import blocks_of
+        from cpoker.runner import run_blocks
 
         def list_sizes_under(limit: int) -> set:
             client.run(lambda dask_worker: setattr(dask_worker.memory_manager, "memory_limit", limit))
@@ -376,7 +380,8 @@ def test_a_stopped_worker_does_not_hold_the_end_of_a_job_on_a_cluster(tmp_path, 
     import threading
 
     from cpoker.backends import dask as dask_backend
-    from cpoker.runner import backend_kept, blocks_of, run_blocks
+    from cpoker.runner import backend_kept, run_blocks
+    from cpoker.blocks import blocks_of
 
     monkeypatch.setattr(dask_backend, "CLEANUP_TIMEOUT", 2)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
@@ -413,7 +418,8 @@ def test_each_worker_process_fetches_a_jobs_work_once_and_never_reuses_another_j
     time); the next job, on the same workers, counts from 1 again: its own work, not the kept one.  The real
     scheduler sent the pickled work once a worker process (it travelled with every block before: 1.2 MB a block
     of a build's pass), and a job that ends, or fails, deletes it there."""
-    from cpoker.runner import blocks_of, run_blocks
+    from cpoker.blocks import blocks_of
+    from cpoker.runner import run_blocks
 
     def calls_by_process(scheduler) -> dict:
         calls: list = []

@@ -92,9 +92,9 @@ def cold_suite_cache() -> "Path | None":
     cores).  conftest runs that test first, so in a new checkout (CI's) the cache is cold and shared; elsewhere
     the test compiles into a cache of its own, as cold.
     """
-    from cpoker import _jit
+    from cpoker.precompile import cache_directory
 
-    directory = _jit.cache_directory()
+    directory = cache_directory()
     if directory is None or any(Path(directory).glob("*.nbi")):
         return None
     return Path(directory)

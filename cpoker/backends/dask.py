@@ -33,6 +33,7 @@ import uuid
 from typing import Any, Callable, Iterable, Optional
 
 from .. import interrupts
+from ..blocks import grouped, progress_bar, stop_before_next_block
 from ..errors import OptionError
 
 IN_FLIGHT_PER_THREAD = 4  # tasks a worker thread has queued or running at once
@@ -308,8 +309,6 @@ def run_blocks_dask(blocks: Iterable[Any], work: Callable[[Any], Any], combine: 
                     total: int, progress: bool, unit: str, size: Callable[[Any], int], description: str,
                     scheduler: Optional[str], deadline: Optional[float] = None) -> bool:
     """See :func:`cpoker.runner.run_blocks`."""
-    from ..runner import grouped, progress_bar, stop_before_next_block
-
     distributed = _import_distributed()
     import cloudpickle  # a dependency of distributed
 
