@@ -62,7 +62,7 @@ def best_of(function, repeats=3):
 def measure_evaluation(cuda, kernels, name: str, masks: np.ndarray, n_cards: int, tile: int) -> dict:
     import cpoker
     from cpoker._kernels.cuda import THREADS
-    from cpoker.evaluation import keys_of_masks
+    from cpoker.tables import keys_of_masks
 
     device_masks = cuda.to_device(np.tile(masks, tile))
     keys = cuda.device_array(len(masks) * tile, dtype=np.int32)

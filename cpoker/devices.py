@@ -25,15 +25,19 @@ from __future__ import annotations
 
 import functools
 import weakref
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 
 from ._notice import compile_notice
 from .errors import DeviceError, OptionError
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .policy import RowModel
+
+class ModelArrays(Protocol):
+    """What the CUDA launchers read of a row model (:class:`cpoker.policy.RowModel`): its kernels' arrays."""
+
+    def kernel_arguments(self) -> tuple: ...
+
 
 DEVICES = ("cpu", "cuda")
 GPU_BATCH = 1 << 22  # rows per transfer: bounded device memory whatever the input size
@@ -251,7 +255,7 @@ def settle_pairs_cuda(a: np.ndarray, b: np.ndarray, scoring_method: int, royalti
 _device_model: list = [None, ()]
 
 
-def _model_arguments(model: "RowModel | None") -> tuple:
+def _model_arguments(model: "ModelArrays | None") -> tuple:
     """The policy kernels' arguments after the hands, up to the split columns: the model's arrays on the device
     and the lookups (greedy when ``model`` is None: the row lookups only)."""
     _, _, tables = cuda_runtime()
@@ -298,7 +302,7 @@ def _arrange_in_batches(count: int, launch, policy: bool,
 
 
 @_calls_the_gpu
-def arrange_cuda(hands: np.ndarray, model: "RowModel | None",
+def arrange_cuda(hands: np.ndarray, model: "ModelArrays | None",
                  search_budget: "int | None" = None) -> tuple[np.ndarray, np.ndarray]:
     """The table policy under ``model`` (greedy when None) on the GPU: the CPU kernel's ``(chosen, strengths)``.
 
@@ -320,7 +324,7 @@ def arrange_cuda(hands: np.ndarray, model: "RowModel | None",
 
 
 @_calls_the_gpu
-def self_play_cuda(seed: int, start: int, count: int, model: "RowModel | None",
+def self_play_cuda(seed: int, start: int, count: int, model: "ModelArrays | None",
                    search_budget: "int | None" = None) -> tuple[np.ndarray, np.ndarray]:
     """Hands ``start .. start + count`` of ``sample_hands(N, seed)`` arranged on the GPU: ``(chosen, strengths)``.
 
@@ -419,7 +423,7 @@ def on_device(arguments: tuple) -> tuple:
 
 
 @_calls_the_gpu
-def self_play_remembered_cuda(seed: int, start: int, count: int, model: "RowModel", lists: tuple,
+def self_play_remembered_cuda(seed: int, start: int, count: int, model: "ModelArrays", lists: tuple,
                               drift_arguments: tuple, current: int, delta: float,
                               search_budget: "int | None" = None, chunk: "int | None" = None,
                               to_host: bool = False) -> tuple[object, np.ndarray, int, int]:
@@ -440,7 +444,7 @@ def self_play_remembered_cuda(seed: int, start: int, count: int, model: "RowMode
     from ._kernels import cuda as cuda_kernels
     from ._kernels.cuda import SEARCH_BUDGET, THREADS
     from ._kernels.splits import UNLIMITED_SEARCHES
-    from .nearbest import LISTED
+    from ._kernels.nearbest import LISTED
     from .dealing import stream_state
     from .tables import strength_keys
 

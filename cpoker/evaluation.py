@@ -164,8 +164,8 @@ def key_of_ids(ids: list) -> int:
     kernel to load, so evaluating a single row never starts numba (which
     costs about half a second in a fresh process).
     """
-    from .tables import (EVAL_FLUSH_BITS, EVAL_KEY_SHIFT, EVAL_ROWS_AT, EVAL_SUIT_BIAS, FLUSH_KEY_OFFSET, ROW_SHIFT,
-                         evaluator_table)
+    from .layout import EVAL_FLUSH_BITS, EVAL_KEY_SHIFT, EVAL_ROWS_AT, EVAL_SUIT_BIAS, FLUSH_KEY_OFFSET, ROW_SHIFT
+    from .tables import evaluator_table
 
     eval_codes = _eval_codes()
     code = EVAL_SUIT_BIAS + sum(eval_codes[c] for c in ids)
@@ -343,15 +343,6 @@ def evaluate_masks(masks: np.ndarray, n_cards: int = 5, check: bool = True,
         out = _checked_out(out, len(masks))
         keys_from_masks(masks, n_cards, out)
         return out
-
-
-def keys_of_masks(masks: np.ndarray, n_cards: int) -> np.ndarray:
-    """Keys of valid int64 masks of ``n_cards`` cards (7: the best five of 5-7), unchecked (internal use)."""
-    from ._kernels.evaluate import keys_from_masks
-
-    out = np.empty(len(masks), dtype=np.int32)
-    keys_from_masks(np.ascontiguousarray(masks, dtype=np.int64), n_cards, out)
-    return out
 
 
 def category_of_keys(keys: np.ndarray) -> np.ndarray:

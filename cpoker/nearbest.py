@@ -45,7 +45,7 @@ import threading
 
 import numpy as np
 
-from ._kernels.nearbest import CAPACITY  # rows listed a hand at most (the kernels' scratch)
+from ._kernels.nearbest import CAPACITY, LISTED  # rows listed a hand at most; arrays a search writes
 from .interrupts import shielded
 
 # how far below the best a listed split may be (a split's value spans about -3 to 3), and how many rows a list holds
@@ -76,7 +76,6 @@ KEPT_CORRECTED = 16
 # hands a thread certifies in one kernel call at least: most take ~50 ns, and a call of the kernel, with its 26
 # arrays, costs some microseconds
 CERTIFIED_PART = 2048
-LISTED = 6  # the arrays of a hand's list that a search writes (empty_lists), before those of its last certificate
 MAX_PASSES = 4096  # passes of one build with lists (the drifts by pass stay small); later ones search every hand
 # a pass lists only once its model moved less than this since the last pass's: lists made earlier are not certified
 # from (pagat: drifts 0.29, 0.34, then 0.15; the lists of those first passes certified 0%, 0.3%, then 6%, 36%...,

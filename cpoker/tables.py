@@ -22,6 +22,9 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .layout import (EVAL_KEY_SHIFT, EVAL_ROWS_AT, FLUSH_KEY_OFFSET, LOOKUP_SIZES, RANK_CONSTANTS, ROW_SHIFT,
+                     SUIT_SHIFT, key_rows)
+
 HAND_SIZE = 13
 N_SPLITS = 72_072
 SPLITS_PER_BACK = 56  # C(8, 5): the splits of back subset b are rows 56*b .. 56*b+55
@@ -115,34 +118,6 @@ def split_tables() -> SplitTables:
 # ---------------------------------------------------------------------------
 # Lookup evaluation (cpoker._kernels.lookup): card codes, perfect hashes, flush keys
 
-# The table policy's card codes (card_codes; see cpoker._kernels.lookup): a 3-bit count per rank in bits
-# 0..38, a 4-bit count per suit from bit 40, each suit count started at 3 so that five of a suit sets its bit 3.
-SUIT_SHIFT = 40
-RANK_FIELD = (1 << 39) - 1
-SUIT_BIAS = 0x3333 << SUIT_SHIFT
-FLUSH_BITS = 0x8888 << SUIT_SHIFT
-
-LOOKUP_SIZES = (3, 5, 6, 7)  # hand sizes of the evaluator's row-displacement tables
-# Per-rank constants (two .. ace) whose sums are distinct between any two rank multisets of the same size,
-# up to 7 cards of at most 4 per rank (found by search_rank_constants): the evaluator's rank key of a hand.
-RANK_CONSTANTS = (1, 2, 6, 23, 99, 454, 2032, 8699, 22855, 83662, 262350, 636346, 1479182)
-ROW_SHIFT = 10  # row displacement: slot = key + displacements[key >> ROW_SHIFT]
-# The evaluator's card codes (eval_codes): a 4-bit count per suit in bits 0..15, started at 3 as above, and
-# the card's rank constant from bit 16 (the rank key, whose sums stay below 2**24).  The suits sit low so
-# that the flush test is an AND with a 16-bit constant and the rank key and its row are one shift each.
-EVAL_SUIT_BIAS = 0x3333
-EVAL_FLUSH_BITS = 0x8888
-EVAL_KEY_SHIFT = 16
-
-
-def _key_rows(shift: int = ROW_SHIFT) -> int:
-    """The rows of ``2**shift`` keys that a sum of up to 7 rank constants can reach."""
-    return (7 * RANK_CONSTANTS[-1] >> shift) + 1
-
-
-# five cards of one suit are looked up at their rank key plus FLUSH_KEY_OFFSET, in rows of their own after those
-# of the rank keys (a 5-card flush's ranks are all of the hand's ranks)
-FLUSH_KEY_OFFSET = _key_rows() << ROW_SHIFT
 ROWS = "rows"  # the hash of every 3-card and 5-card rank multiset, to dense strength indices
 REST = "rest"  # the hash of every 8-card rank multiset (what a back leaves), to its best middle and front
 # (slot bits, bucket bits) per table: about 0.75-0.9 keys per slot and 6-7 per bucket
@@ -266,7 +241,7 @@ def row_displacement(keys: np.ndarray, values: np.ndarray, shift: int = ROW_SHIF
     # every row a sum of up to 7 codes can reach, so that garbage input (check=False) still reads inside
     # the tables: rows without keys point at slots 0 .. 2**shift - 1, and the table runs 2**shift past
     # the last row's base
-    n_rows = _key_rows(shift) * regions
+    n_rows = key_rows(shift) * regions
     displacements = -(np.arange(n_rows, dtype=np.int64) << shift)
     table = np.zeros(len(occupied) + (1 << shift), dtype=np.int32)
     last_base = 0
@@ -370,10 +345,17 @@ def perfect_hash(words: np.ndarray, keys: np.ndarray, slot_bits: int, bucket_bit
     raise RuntimeError("no perfect hash found")  # pragma: no cover - the seed is fixed and works
 
 
+def keys_of_masks(masks: np.ndarray, n_cards: int) -> np.ndarray:
+    """Keys of valid int64 masks of ``n_cards`` cards (7: the best five of 5-7), unchecked (internal use)."""
+    from ._kernels.evaluate import keys_from_masks
+
+    out = np.empty(len(masks), dtype=np.int32)
+    keys_from_masks(np.ascontiguousarray(masks, dtype=np.int64), n_cards, out)
+    return out
+
+
 def build_lookup_tables() -> LookupTables:
     """Build the lookup tables from :mod:`cpoker._kernels.evaluate`'s keys (about 10 s; shipped prebuilt)."""
-    from .evaluation import keys_of_masks
-
     strengths = build_strength_keys()
 
     ranks = np.arange(1 << 13, dtype=np.int64)
@@ -458,9 +440,6 @@ def _lookup_tables_of(arrays: dict) -> LookupTables:
                   *(a for t in by_size.values() for a in t)):
         array.flags.writeable = False
     return tables
-
-
-EVAL_ROWS_AT = 1 << 13  # where an evaluator table's row displacements start: after the 8,192 flush keys
 
 
 @functools.cache

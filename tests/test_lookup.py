@@ -5,7 +5,7 @@ import pytest
 from test_evaluate import all_combinations
 
 from cpoker import OptionError, evaluate_batch, evaluate_best_batch
-from cpoker.evaluation import keys_of_masks
+from cpoker.tables import keys_of_masks
 from cpoker.tables import build_lookup_tables, lookup_tables
 
 
@@ -47,7 +47,8 @@ def test_best_of_n_lookup_agrees_with_the_bit_sliced_kernel(width):
 def test_every_rank_multiset_has_its_own_slot():
     """49,205 seven-card, 18,395 six-card, 6,175 five-card and 455 three-card rank multisets, each in a slot of
     its own; the 5-card table also holds the 1,287 flushes (rank key + FLUSH_KEY_OFFSET): 7,462 five-card classes."""
-    from cpoker.tables import FLUSH_KEY_OFFSET, RANK_CONSTANTS, ROW_SHIFT, _representative_masks
+    from cpoker.layout import FLUSH_KEY_OFFSET, RANK_CONSTANTS, ROW_SHIFT
+    from cpoker.tables import _representative_masks
 
     tables = lookup_tables()
     constants = np.array(RANK_CONSTANTS)
@@ -71,7 +72,8 @@ def test_every_rank_multiset_has_its_own_slot():
 def test_the_rank_constants_are_found_again_and_keep_sums_apart():
     from itertools import combinations_with_replacement
 
-    from cpoker.tables import RANK_CONSTANTS, search_rank_constants
+    from cpoker.layout import RANK_CONSTANTS
+    from cpoker.tables import search_rank_constants
 
     assert search_rank_constants() == RANK_CONSTANTS
     for size in (5, 6, 7):
@@ -193,7 +195,8 @@ def test_best_of_eight_and_best_front_agree_with_brute_force():
 
 
 def test_the_eight_card_table_holds_the_best_five_and_best_three():
-    from cpoker._kernels.lookup import RANK_FIELD, SUIT_BIAS, perfect_hash_value
+    from cpoker._kernels.lookup import perfect_hash_value
+    from cpoker.layout import RANK_FIELD, SUIT_BIAS
     from cpoker.tables import REST, best_front_keys, card_codes, strength_keys
 
     table = lookup_tables().hashes[REST]

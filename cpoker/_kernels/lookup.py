@@ -40,9 +40,8 @@ from numba.core import types
 from numba.extending import intrinsic
 
 from .._jit import jit
-
-from ..tables import (EVAL_FLUSH_BITS, EVAL_KEY_SHIFT, EVAL_ROWS_AT, EVAL_SUIT_BIAS, FLUSH_BITS,  # noqa: F401
-                      FLUSH_KEY_OFFSET, RANK_FIELD, ROW_SHIFT, SUIT_BIAS, SUIT_SHIFT)
+from ..layout import (EVAL_FLUSH_BITS, EVAL_KEY_SHIFT, EVAL_ROWS_AT, EVAL_SUIT_BIAS, FLUSH_KEY_OFFSET, ROW_SHIFT,
+                      SUIT_SHIFT)
 
 
 @jit

@@ -42,6 +42,8 @@ from .splits import (BONUS_SLACK, CORRECTIONS, UNLIMITED_SEARCHES, _policy_scrat
 # it left out, often close to the best: at 8, a third of pagat's hands had full lists, and most of a build's
 # searches after the first were of them (cpoker.nearbest.DELTA says what more saved)
 CAPACITY = 32
+# the arrays of a hand's list that a search writes (cpoker.nearbest.empty_lists), before those of its last certificate
+LISTED = 6
 COLUMNS = CAPACITY * 3 * 3  # the correction's columns a certificate reads at most: listed rows x rows x quantities
 # added to hand_drift_bound: it sums the same terms as hand_drift in another order, so it may round below a
 # rise it bounds by far less than this (values are points, the terms' sums at most a few hundred)

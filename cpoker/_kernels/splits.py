@@ -11,7 +11,8 @@ import numpy as np
 
 from .._jit import jit
 from .evaluate import count_ranks, key3, key5, top_rank
-from .lookup import FLUSH_BITS, RANK_FIELD, SUIT_BIAS, flush_ranks, perfect_hash_slot, perfect_hash_value
+from ..layout import FLUSH_BITS, RANK_FIELD, SUIT_BIAS
+from .lookup import flush_ranks, perfect_hash_slot, perfect_hash_value
 from .removal import N_SHAPES, hand_correction
 
 
