@@ -163,7 +163,7 @@ def timed_build(options: dict, lists: bool) -> tuple:
     near-best rows or with none (``memory=0``: every hand searched in every pass)."""
     from cuda_check import memories_made
 
-    from cpoker.policy import build_tables
+    from cpoker.selfplay import build_tables
 
     with memories_made(**({} if lists else {"memory": 0})) as made:
         started = time.perf_counter()

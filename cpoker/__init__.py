@@ -32,7 +32,7 @@ _EXPORTS = {
     "settle": "scoring", "settle_matrix": "scoring", "settle_details": "scoring", "Session": "scoring",
     "Strategy": "strategies", "greedy": "strategies", "table": "strategies", "mc": "strategies",
     "solve": "solver", "Solution": "solver",
-    "PolicyTables": "policy", "build_tables": "policy", "default_tables": "policy", "RowModel": "policy",
+    "PolicyTables": "policy", "build_tables": "selfplay", "default_tables": "policy", "RowModel": "policy",
     "TablePolicy": "strategies",
     "simulate": "simulation", "match": "simulation", "SimulationResult": "simulation",
     "MatchResult": "simulation",
@@ -62,7 +62,8 @@ if TYPE_CHECKING:  # pragma: no cover  (names for type checkers; loaded lazily a
     from .errors import (ArrangementError, CardError, CpokerError, DeviceError, InstallationError,  # noqa: F401
                          Interrupted, MemoryLimitError, OptionError, RulesError, StrategyError)
     from .evaluation import HandValue, evaluate, evaluate_batch, evaluate_best, evaluate_best_batch, evaluate_masks  # noqa: F401
-    from .policy import PolicyTables, RowModel, build_tables, default_tables  # noqa: F401
+    from .policy import PolicyTables, RowModel, default_tables  # noqa: F401
+    from .selfplay import build_tables  # noqa: F401
     from .naturals import Natural, find_naturals, natural  # noqa: F401
     from .rules import Naturals, Royalties, Rules  # noqa: F401
     from .scoring import Session, settle, settle_details, settle_matrix  # noqa: F401

@@ -704,7 +704,8 @@ def _shipped_tables_path(rules) -> "Path | None":
 def _cmd_tables(args) -> int:
     from .errors import OptionError
     from .files import check_writable
-    from .policy import DEFAULT_BUILD, PolicyTables, build_tables, self_play_ended, tables_file
+    from .selfplay import DEFAULT_BUILD, build_tables, self_play_ended
+    from .policy import PolicyTables, tables_file
     from .rules import resolve_rules
 
     rules = resolve_rules(args.rules)
@@ -912,7 +913,7 @@ def make_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``cpoker`` command."""
     from .limits import (MAX_DEALS, MAX_ITERATIONS, MAX_REMOVAL_DEALS, MAX_REMOVAL_ROUNDS, MAX_SAMPLES, MAX_SEED,
                          MAX_SESSIONS, MAX_TABLE_HANDS)
-    from .policy import DEFAULT_BUILD
+    from .selfplay import DEFAULT_BUILD
 
     parser = _Parser(prog="cpoker", description="Closed 13-card Chinese poker: evaluate, score, deal, solve, "
                                                 "simulate, match.",

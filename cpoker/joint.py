@@ -29,7 +29,7 @@ search needs.  Measured on the shipped tables, 8 cells per axis already
 removed the product's cost; 16 are used.
 
 The grid is learned with the card-removal correction, from the same deals
-arranged by the policy (:func:`cpoker.removal.learn_removal`): exact
+arranged by the policy (:func:`cpoker.removal_learning.learn_removal`): exact
 integer counts, so the same bits on every machine.
 """
 

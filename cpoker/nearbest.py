@@ -36,7 +36,7 @@ rise plus the most another can fall;
 build keeps 60-70% of its hands so, and certifies again only the others.  The
 learnings of the correction,
 which arrange the same deals each time, keep lists of their hands as well
-(:func:`cpoker.removal.learning_lists`, :meth:`NearBestMemory.arrange_hands`).
+(:func:`cpoker.removal_learning.learning_lists`, :meth:`NearBestMemory.arrange_hands`).
 """
 
 from __future__ import annotations
@@ -89,6 +89,19 @@ LISTING_DRIFT = 0.2
 # tables (one run each, 2 cores).  A pass that lists searches at about twice the cost, so a round whose lists will
 # certify nothing is better left unlisted
 LISTING_JOINT_DRIFT = 0.1
+
+
+def strength_histogram(strengths: np.ndarray, size: int) -> np.ndarray:
+    """``(3, size)`` int64: the rows' strengths (``(N, 3)``) counted by row and strength."""
+    counts = [np.bincount(strengths[:, row].astype(np.int64), minlength=size) for row in range(3)]
+    return np.stack(counts)
+
+
+def block_histograms(strengths: np.ndarray, size: int, blocks: np.ndarray, n_blocks: int) -> np.ndarray:
+    """``(n_blocks, 3, size)`` int64: the rows' strengths (``(N, 3)``) of hands in block ``blocks[i]`` each,
+    counted by block, row and strength (:func:`strength_histogram` of each block's hands)."""
+    index = (np.asarray(blocks, dtype=np.int64)[:, None] * 3 + np.arange(3)) * size + strengths
+    return np.bincount(index.ravel(), minlength=n_blocks * 3 * size).reshape(n_blocks, 3, size)
 
 
 def valid_strengths() -> np.ndarray:
@@ -448,7 +461,7 @@ class NearBestMemory:
         are there, so that the strengths stay there).  Certified from their lists where possible, the others
         dealt and searched, listing again once the models move little (:data:`LISTING_DRIFT`).  ``on_device``:
         on a GPU, ``chosen`` is left there (a device array, for :func:`cpoker.devices.replace_choices_cuda`)."""
-        from .policy import block_histograms
+        from .nearbest import block_histograms
         from .dealing import stream_state
         from .tables import strength_keys
 

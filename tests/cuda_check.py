@@ -127,7 +127,8 @@ def main(rows: int, hands: int) -> dict:
     # near-best rows (cpoker.nearbest): a pass that lists each hand's rows, then passes that certify from them
     from cpoker.devices import self_play_remembered_cuda
     from cpoker.nearbest import DELTA, NearBestMemory
-    from cpoker.policy import RowModel, block_histograms
+    from cpoker.policy import RowModel
+    from cpoker.nearbest import block_histograms
     from cpoker.tables import strength_keys
 
     # two blocks: the strengths of each block's hands counted apart, on the GPU for those certified
@@ -189,19 +190,19 @@ def main(rows: int, hands: int) -> dict:
     # a build: greedy start, self-play certifying from the lists on the GPU, two rounds with the correction; its
     # first two iterations play the sample's first half and a bit more (policy.played_hands), as a large one's do
     import cpoker.policy
-    from cpoker.policy import build_tables, played_hands
+    from cpoker.selfplay import build_tables, played_hands
 
-    warmup, cpoker.policy.WARMUP_HANDS = cpoker.policy.WARMUP_HANDS, max(1, hands // 2)
+    warmup, cpoker.selfplay.WARMUP_HANDS = cpoker.selfplay.WARMUP_HANDS, max(1, hands // 2)
     try:
         with memories_made() as made:
             gpu, cpu = (build_tables(hands=hands, seed=2, max_iterations=4, tolerance=0, removal_deals=30,
                                      removal_rounds=2, device=device).to_bytes() for device in ("cuda", "cpu"))
         played = sum(played_hands(hands, iteration) for iteration in range(1, 5)) + 2 * hands
     finally:  # benchmarks/gpu.py runs this check, then builds of its own
-        cpoker.policy.WARMUP_HANDS = warmup
+        cpoker.selfplay.WARMUP_HANDS = warmup
     report["tables_build_equal"] = gpu == cpu
     # the correction's learning arranges its deals on the GPU too (a build's above; here with a joint grid as well)
-    from cpoker.removal import learn_removal
+    from cpoker.removal_learning import learn_removal
     from cpoker.rules import resolve_rules
 
     learned = [learn_removal(default_tables("2-4").model, resolve_rules("2-4"), 5, max(2, hands), device=device)

@@ -53,7 +53,7 @@ def test_a_local_cluster_gives_the_local_results_exactly():
                                       backend="dask", **SMALL_REMOVAL)
     assert rules_there.to_bytes() == rules_here.to_bytes()
     with pytest.MonkeyPatch.context() as patch:  # its first iterations play the sample's first 800 and 1,600 hands
-        patch.setattr("cpoker.policy.WARMUP_HANDS", 800)
+        patch.setattr("cpoker.selfplay.WARMUP_HANDS", 800)
         warm_here, warm_there = (cpoker.build_tables(hands=2_000, seed=3, max_iterations=3, chunk=400, removal_deals=0,
                                                      backend=backend) for backend in ("local", "dask"))
     assert warm_there.to_bytes() == warm_here.to_bytes()
@@ -356,7 +356,7 @@ def test_a_block_goes_back_to_its_lists_when_the_passes_group_blocks_otherwise(m
     the sample (3,200 hands, then all 6,000 here: blocks of 2, then of 3, had each pass grouped its own way).
     Every pass groups them as the first did, so each task goes back whole to the worker that holds its blocks'
     lists: every block is listed once, none twice, and the tables are the local build's."""
-    monkeypatch.setattr("cpoker.policy.WARMUP_HANDS", 3_200)
+    monkeypatch.setattr("cpoker.selfplay.WARMUP_HANDS", 3_200)
     monkeypatch.setattr("cpoker.nearbest.forget_worker_memory", lambda build: None)  # left there, to be read
     options = {"hands": 6_000, "seed": 3, "max_iterations": 8, "tolerance": 0, "chunk": 100, "removal_deals": 0}
     local = cpoker.build_tables(**options).to_bytes()
@@ -610,19 +610,19 @@ def test_a_time_budget_holds_on_the_dask_backend_too():
 def test_a_build_on_a_cluster_uses_blocks_of_four_a_worker_thread_with_the_same_tables():
     """Small blocks cost a cluster more than their hands (2,000-hand blocks: 19.8 s against 8.7 s for 12,500
     in a 50,000-hand build here): the default block is four a worker thread, from 2,000 to 20,000 hands."""
-    from cpoker.policy import CLUSTER_CHUNK, cluster_chunk
+    from cpoker.selfplay import CLUSTER_CHUNK, cluster_chunk
 
     assert [cluster_chunk(hands, threads) for hands, threads in
             ((100_000, 16), (100_000, 2), (50_000, 2), (10**8, 64), (5, 0))] == [2_000, 12_500, 6_250, CLUSTER_CHUNK,
                                                                                 2_000]
     from dask.system import CPU_COUNT  # the embedded cluster's worker processes, of a thread each
 
-    from cpoker import runner
+    from cpoker import selfplay
 
     seen: list = []
     with pytest.MonkeyPatch.context() as patch:
-        run_blocks = runner.run_blocks
-        patch.setattr(runner, "run_blocks", lambda blocks, *args, **kwargs: run_blocks(
+        run_blocks = selfplay.run_blocks
+        patch.setattr(selfplay, "run_blocks", lambda blocks, *args, **kwargs: run_blocks(
             seen.extend(blocks := list(blocks)) or blocks, *args, **kwargs))
         built = cpoker.build_tables(hands=20_000, seed=3, max_iterations=2, removal_deals=0, backend="dask")
     assert {count for _, count in seen} == {cluster_chunk(20_000, CPU_COUNT)}  # here (2 cores): 2,500

@@ -181,7 +181,8 @@ TABLES_BUILD = ("tables", "build", "--hands", "300", "--max-iterations", "6", "-
 
 def test_a_signal_between_self_play_passes_returns_the_tables_so_far(monkeypatch):
     """While the next iteration's model is made (no block in flight) the build stops and keeps its tables."""
-    from cpoker.policy import RowModel, build_tables
+    from cpoker.policy import RowModel
+    from cpoker.selfplay import build_tables
 
     full = build_tables(hands=300, max_iterations=2, tolerance=0, removal_deals=0)
     # made once after the greedy start, then once per iteration: the third is iteration 2's new model
@@ -198,12 +199,12 @@ def test_a_signal_between_self_play_passes_returns_the_tables_so_far(monkeypatch
 def test_a_signal_while_the_correction_is_learned_stops_the_build_at_once(monkeypatch):
     """The card-removal terms' deals run in blocks of 5,000 (hours of them at --removal-deals 10**8): a signal
     drops the terms in flight after the block it came in and returns the self-play's tables, partial, to resume."""
-    from cpoker import removal
-    from cpoker.policy import build_tables
+    from cpoker import removal_learning
+    from cpoker.selfplay import build_tables
 
     self_play = build_tables(hands=300, max_iterations=2, tolerance=0, removal_deals=0)
     blocks = []
-    sample = removal.removal_sample
+    sample = removal_learning.removal_sample
 
     def signal_on_the_second_block(seed, start, count):
         blocks.append(start)
@@ -211,7 +212,7 @@ def test_a_signal_while_the_correction_is_learned_stops_the_build_at_once(monkey
             os.kill(os.getpid(), signal.SIGINT)
         return sample(seed, start, count)
 
-    monkeypatch.setattr(removal, "removal_sample", signal_on_the_second_block)
+    monkeypatch.setattr(removal_learning, "removal_sample", signal_on_the_second_block)
     try:
         stopped = build_tables(hands=300, max_iterations=2, tolerance=0, removal_deals=20_000, removal_rounds=0)
     except Interrupted:  # (a KeyboardInterrupt: it would end the whole test session)
@@ -224,16 +225,17 @@ def test_a_signal_while_the_correction_is_learned_stops_the_build_at_once(monkey
 
 def test_a_signal_while_a_learning_certifies_from_its_lists_stops_the_build_at_once(monkeypatch):
     """The learnings of the correction after the first keep their hands' near-best rows (on a CPU,
-    ``removal.learning_lists``): a real SIGINT in the last learning, in a block certified from those lists, drops
+    ``removal_learning.learning_lists``): a real
+    SIGINT in the last learning, in a block certified from those lists, drops
     the terms in flight and returns the self-play's tables, partial, as in any other learning."""
     from cuda_check import memories_made
 
-    from cpoker import removal
-    from cpoker.policy import build_tables
+    from cpoker import removal_learning
+    from cpoker.selfplay import build_tables
 
     self_play = build_tables(hands=300, max_iterations=2, tolerance=0, removal_deals=0)
     blocks = []
-    sample = removal.removal_sample
+    sample = removal_learning.removal_sample
 
     def signal_in_the_third_learning(seed, start, count):  # two blocks a learning, then the last's eight
         blocks.append(start)
@@ -241,7 +243,7 @@ def test_a_signal_while_a_learning_certifies_from_its_lists_stops_the_build_at_o
             os.kill(os.getpid(), signal.SIGINT)
         return sample(seed, start, count)
 
-    monkeypatch.setattr(removal, "removal_sample", signal_in_the_third_learning)
+    monkeypatch.setattr(removal_learning, "removal_sample", signal_in_the_third_learning)
     with memories_made() as made:
         try:
             stopped = build_tables(hands=300, max_iterations=2, tolerance=0, removal_deals=40_000, removal_rounds=2)

@@ -13,7 +13,8 @@ from cpoker.errors import OptionError
 from cpoker.joint import INDEPENDENT, JOINT_CELLS, check_joint, grid_of_counts
 from cpoker.policy import PolicyTables, RowModel, arrange_by_tables, default_tables
 from cpoker.dealing import sample_block
-from cpoker.removal import learn_removal, n_buckets, removal_sample
+from cpoker.removal_learning import learn_removal, removal_sample
+from cpoker.removal import n_buckets
 from cpoker.rules import PRESETS
 from test_removal import N_FEATURES, every_split, slow_split_values
 

@@ -16,7 +16,8 @@ from cpoker._kernels.removal import N_FEATURES, N_SHAPES
 from cpoker._kernels.splits import CORRECTIONS, UNLIMITED_SEARCHES, _policy_scratch
 from cpoker.arrange import parse_hand
 from cpoker.cards import cards_mask
-from cpoker.policy import RowModel, build_tables, default_tables
+from cpoker.policy import RowModel, default_tables
+from cpoker.selfplay import build_tables
 from cpoker.rules import PRESETS
 from cpoker.tables import strength_keys
 
@@ -374,7 +375,8 @@ def test_a_split_kept_from_an_earlier_certificate_is_the_search_of_the_new_model
     """Passes over the same hands under models that move a little, then more: once certified, most hands keep
     that split while the models swing less than its margin (nothing valued), the others are certified again or
     searched, and every pass's answers and strengths are the plain policy's; a large move keeps fewer."""
-    from cpoker.policy import arrange_by_tables, block_histograms
+    from cpoker.policy import arrange_by_tables
+    from cpoker.nearbest import block_histograms
     from cpoker.dealing import sample_block
 
     rules = RULES[rules]
@@ -488,7 +490,7 @@ def test_a_build_with_near_best_rows_makes_the_tables_of_one_without(monkeypatch
                                                         (everything, 1_500, 700, (2, 16), 6, 0.03),
                                                         (0, 0, 700, (256, 16), 15, 0)):
         monkeypatch.setattr("cpoker.nearbest.MEMORY_BYTES", memory)
-        monkeypatch.setattr("cpoker.policy.REMEMBERED_GROUP", group)
+        monkeypatch.setattr("cpoker.selfplay.REMEMBERED_GROUP", group)
         monkeypatch.setattr("cpoker.nearbest.KEPT_MODELS", kept[0])
         monkeypatch.setattr("cpoker.nearbest.KEPT_CORRECTED", kept[1])
         monkeypatch.setattr("cpoker.nearbest.MAX_PASSES", passes)
@@ -543,8 +545,8 @@ def test_a_gpu_pass_covers_more_hands_a_call_the_fewer_the_pass_before_searched(
     """On a GPU a call of a pass waits for its longest search and pays its launches: a late pass, which searches
     a fraction of a percent, covers a whole 10**8-hand sample in one call; an early one keeps a call's searches
     to a few seconds (a signal waits for the call); never fewer than 16 blocks of 10**6.  The CPU's calls stay."""
-    from cpoker.policy import (MAX_REMEMBERED_GROUP_CUDA, REMEMBERED_GROUP, REMEMBERED_GROUP_CUDA, SEARCHES_A_CALL,
-                               remembered_group)
+    from cpoker.selfplay import (MAX_REMEMBERED_GROUP_CUDA, REMEMBERED_GROUP, REMEMBERED_GROUP_CUDA, SEARCHES_A_CALL,
+                                 remembered_group)
 
     assert remembered_group("cpu", [[5, 5], [0, 0]]) == REMEMBERED_GROUP
     assert remembered_group("cuda", [[0, 0]]) == REMEMBERED_GROUP_CUDA  # the first pass with lists
@@ -558,7 +560,7 @@ def test_a_gpu_pass_covers_more_hands_a_call_the_fewer_the_pass_before_searched(
 def test_the_histograms_by_block_are_each_blocks_own(hands, chunk):
     """What a pass with lists counts of its hands' strengths, by block (on the GPU, for the hands certified there),
     against each block's hands counted alone, as a pass without lists counts them."""
-    from cpoker.policy import _strength_histogram, block_histograms
+    from cpoker.nearbest import strength_histogram, block_histograms
 
     size = len(strength_keys())
     strengths = np.random.default_rng(hands + chunk).integers(0, size, (hands, 3)).astype(np.int16)
@@ -567,7 +569,7 @@ def test_the_histograms_by_block_are_each_blocks_own(hands, chunk):
     histograms = block_histograms(strengths, size, np.arange(hands) // chunk, n_blocks)
     assert histograms.shape == (n_blocks, 3, size) and histograms.dtype == np.int64
     for block in range(n_blocks):
-        assert np.array_equal(histograms[block], _strength_histogram(strengths[block * chunk:(block + 1) * chunk],
+        assert np.array_equal(histograms[block], strength_histogram(strengths[block * chunk:(block + 1) * chunk],
                                                                      size))
 
 

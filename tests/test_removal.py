@@ -9,7 +9,8 @@ import cpoker
 from cpoker.errors import OptionError
 from cpoker.policy import PolicyTables, RowModel, arrange_by_tables, default_tables
 from cpoker.dealing import sample_block
-from cpoker.removal import coarse_buckets, learn_removal, n_buckets, removal_sample, strength_buckets
+from cpoker.removal import coarse_buckets, n_buckets, strength_buckets
+from cpoker.removal_learning import learn_removal, removal_sample
 from cpoker.rules import PRESETS
 from cpoker.tables import strength_keys
 
@@ -352,9 +353,10 @@ def test_build_learns_the_correction_last_and_can_leave_it_out(tmp_path):
 def test_rounds_with_the_correction_play_it_and_value_rows_against_that_play(tmp_path, capsys):
     """After the self-play, each round arranges the sample with the correction (a fresh average of those
     passes is the distribution), and the terms are learned again from that play."""
-    from cpoker.policy import RowModel, _strength_histogram, arrange_by_tables
+    from cpoker.policy import RowModel, arrange_by_tables
+    from cpoker.nearbest import strength_histogram
     from cpoker.dealing import sample_block
-    from cpoker.removal import learn_removal
+    from cpoker.removal_learning import learn_removal
     from cpoker.tables import strength_keys
 
     options = {"hands": 400, "seed": 6, "max_iterations": 3, "rules": "2-4", "removal_deals": 80}
@@ -366,10 +368,10 @@ def test_rounds_with_the_correction_play_it_and_value_rows_against_that_play(tmp
     rules, sample, size = once.rules, sample_block(6, 0, 400), len(strength_keys())
     terms, joint = learn_removal(RowModel.from_distribution(once.distribution, rules), rules, 6, 20)
     first, played = arrange_by_tables(sample, RowModel.from_distribution(once.distribution, rules, terms, joint))
-    average = _strength_histogram(played, size) / 400
+    average = strength_histogram(played, size) / 400
     terms, joint = learn_removal(RowModel.from_distribution(average, rules, terms, joint), rules, 6, 20)
     second, played = arrange_by_tables(sample, RowModel.from_distribution(average, rules, terms, joint))
-    average = average + (_strength_histogram(played, size) / 400 - average) / 2
+    average = average + (strength_histogram(played, size) / 400 - average) / 2
     # the last: all deals
     terms, joint = learn_removal(RowModel.from_distribution(average, rules, terms, joint), rules, 6, 80)
     assert np.array_equal(twice.distribution, average) and np.array_equal(twice.removal, terms)
@@ -418,11 +420,11 @@ def test_learning_sums_are_the_exact_sums_of_every_pair_of_seats_in_any_number_o
     deal and strength each, of 7, or one part of every deal and a few of the strengths)."""
     import numba
 
-    import cpoker.removal
-    from cpoker.removal import accumulate_removal
+    import cpoker.removal_learning
+    from cpoker.removal_learning import accumulate_removal
 
-    monkeypatch.setattr(cpoker.removal, "DEALS_PART", part)
-    monkeypatch.setattr(cpoker.removal, "STRENGTHS_PART", part)
+    monkeypatch.setattr(cpoker.removal_learning, "DEALS_PART", part)
+    monkeypatch.setattr(cpoker.removal_learning, "STRENGTHS_PART", part)
     deals = 30
     dealt = removal_sample(4, 0, deals)
     _, strengths = arrange_by_tables(dealt.reshape(-1, 13), default_tables().model)

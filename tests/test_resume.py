@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from cpoker import Interrupted, OptionError, PolicyTables, cli
-from cpoker.policy import build_tables
+from cpoker.selfplay import build_tables
 
 HANDS, SEED = 600, 4
 # a small card-removal step, with two rounds of self-play with the correction: resumed builds replay them too
@@ -94,14 +94,14 @@ def test_a_resumed_build_stops_where_the_uninterrupted_one_converges_under_any_r
 def test_a_build_whose_first_iterations_play_part_of_the_sample_resumes_from_any_checkpoint(monkeypatch):
     """Iterations 1 and 2 play the sample's first 150 and 300 hands (policy.played_hands): a resumed build replays
     its last iteration on as many, and ends with the uninterrupted tables."""
-    monkeypatch.setattr("cpoker.policy.WARMUP_HANDS", 150)
+    monkeypatch.setattr("cpoker.selfplay.WARMUP_HANDS", 150)
     checkpoints: list = []
     options = dict(max_iterations=5, tolerance=0, removal_deals=300, removal_rounds=1)
     full = build_tables(hands=HANDS, seed=SEED, checkpoint=checkpoints.append, **options)
     assert [checkpoint.iterations for checkpoint in checkpoints] == [1, 2, 3, 4, 5]
     for checkpoint in checkpoints:
         assert build_tables(resume=checkpoint, **options).to_bytes() == full.to_bytes()
-    monkeypatch.setattr("cpoker.policy.WARMUP_HANDS", 300)  # another build: its iteration 2 plays all 600
+    monkeypatch.setattr("cpoker.selfplay.WARMUP_HANDS", 300)  # another build: its iteration 2 plays all 600
     with pytest.raises(OptionError, match="do not continue a build"):
         build_tables(resume=checkpoints[1], **options)
 
@@ -132,10 +132,10 @@ def test_a_real_signal_in_the_rounds_with_the_correction_leaves_the_self_plays_t
     """SIGINT while the first correction is learned: it is learned to the end (seconds), the round after it
     stops at its first block, and the tables of the finished self-play come back, partial, without a correction;
     resuming them plays the rounds again, to the uninterrupted build's bytes."""
-    from cpoker import removal
+    from cpoker import selfplay
 
     full, checkpoints = pagat_build
-    learn, calls = removal.learn_removal, []
+    learn, calls = selfplay.learn_removal, []
 
     def signalling(*args, **kwargs):
         calls.append(1)
@@ -143,19 +143,19 @@ def test_a_real_signal_in_the_rounds_with_the_correction_leaves_the_self_plays_t
         return learn(*args, **kwargs)
 
     with monkeypatch.context() as patch:
-        patch.setattr(removal, "learn_removal", signalling)
+        patch.setattr(selfplay, "learn_removal", signalling)
         stopped = build_tables(hands=HANDS, seed=SEED, max_iterations=6, tolerance=0, **REMOVAL)
     assert len(calls) == 1 and stopped.partial and stopped.removal is None and stopped.removal_rounds == ()
     assert stopped.to_bytes() == checkpoints[-1].to_bytes()
     assert build_tables(resume=stopped, max_iterations=6, tolerance=0, **REMOVAL).to_bytes() == full.to_bytes()
     # a signal in the rounds of a build resumed there: nothing new to return, so the file to resume stays as it is
     with monkeypatch.context() as patch:
-        patch.setattr(removal, "learn_removal", signalling)
+        patch.setattr(selfplay, "learn_removal", signalling)
         with pytest.raises(Interrupted):
             build_tables(resume=stopped, max_iterations=6, tolerance=0, **REMOVAL)
     # the command line writes those tables and says where it stopped
     with monkeypatch.context() as patch:
-        patch.setattr(removal, "learn_removal", signalling)
+        patch.setattr(selfplay, "learn_removal", signalling)
         assert cli.main(["tables", "build", "--hands", str(HANDS), "--seed", str(SEED), "--max-iterations", "6",
                          "--tolerance", "0", "--removal-deals", "300", "--removal-rounds", "2",
                          "--out", str(tmp_path / "t.npz")]) == 130

@@ -10,7 +10,8 @@ from conftest import random_hands
 import cpoker
 from cpoker import OptionError, Rules
 from cpoker.cli import main
-from cpoker.policy import PolicyTables, RowModel, arrange_by_tables, build_tables, default_tables, resolve_tables
+from cpoker.policy import PolicyTables, RowModel, arrange_by_tables, default_tables, resolve_tables
+from cpoker.selfplay import build_tables
 from cpoker.rules import PRESETS
 from cpoker.strategies import arrange_keys, resolve_strategy
 from cpoker.tables import strength_keys

@@ -8,7 +8,8 @@ from naive import settle_pair
 import cpoker
 from cpoker import CardError, OptionError, solve
 from cpoker.arrange import arrangement_of_split, parse_hand
-from cpoker.policy import PolicyTables, RowModel, arrange_by_tables, arrange_greedy, build_tables, default_tables
+from cpoker.policy import PolicyTables, RowModel, arrange_by_tables, arrange_greedy, default_tables
+from cpoker.selfplay import build_tables
 from cpoker.dealing import sample_block, sample_hands
 from cpoker.rules import PRESETS, Rules
 from cpoker.solver import bonus_totals, deal_opponents
@@ -262,9 +263,9 @@ def test_a_large_samples_first_iterations_play_its_first_hands(monkeypatch):
     against a plain fictitious play written here: a greedy start and best responses on the sample's first hands,
     each response the share of those hands' rows at each strength, averaged in; a split changed only among the
     hands played before."""
-    from cpoker.policy import played_hands
+    from cpoker.selfplay import played_hands
 
-    monkeypatch.setattr("cpoker.policy.WARMUP_HANDS", 200)
+    monkeypatch.setattr("cpoker.selfplay.WARMUP_HANDS", 200)
     played = [200, 400, 800, 900, 900]
     assert [played_hands(900, iteration) for iteration in range(1, 6)] == played
     assert played_hands(150, 1) == 150 and played_hands(10**8, 200) == 10**8

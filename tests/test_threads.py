@@ -143,13 +143,13 @@ def test_a_build_and_a_bonus_solve_do_not_depend_on_the_threads(monkeypatch):
     pool (small parts here, so that a small build has many): the same tables (with near-best lists, kept splits
     and the card-removal correction) and the same solve under 2-4 on one thread and on all."""
     import cpoker.nearbest
-    import cpoker.removal
+    import cpoker.removal_learning
     import cpoker.solver
     from cpoker import solve
-    from cpoker.policy import build_tables
+    from cpoker.selfplay import build_tables
 
-    for module, name, size in [(cpoker.nearbest, "CERTIFIED_PART", 100), (cpoker.removal, "DEALS_PART", 50),
-                               (cpoker.removal, "STRENGTHS_PART", 64), (cpoker.solver, "BONUS_PART", 16)]:
+    for module, name, size in [(cpoker.nearbest, "CERTIFIED_PART", 100), (cpoker.removal_learning, "DEALS_PART", 50),
+                               (cpoker.removal_learning, "STRENGTHS_PART", 64), (cpoker.solver, "BONUS_PART", 16)]:
         monkeypatch.setattr(module, name, size)
 
     answers = []

@@ -265,14 +265,14 @@ def test_the_page_in_a_real_browser(server, tmp_path):
 
 def test_a_damaged_installation_is_a_500_that_names_the_file(client, monkeypatch):
     """The 1-6 tables file missing (the server loads pagat's and 2-4's at start, the others on demand)."""
-    from cpoker import policy
+    from cpoker.policy import storage
 
-    monkeypatch.setattr(policy, "tables_file", lambda preset: f"missing_{preset}.npz")
-    policy._shipped_tables.cache_clear()
+    monkeypatch.setattr(storage, "tables_file", lambda preset: f"missing_{preset}.npz")
+    storage.shipped_tables.cache_clear()
     try:
         answer = client.post("/api/solve", json={"hand": HAND, "rules": "1-6", "samples": 50, "seed": 1})
     finally:
-        policy._shipped_tables.cache_clear()
+        storage.shipped_tables.cache_clear()
     assert answer.status_code == 500
     assert "cpoker's 1-6 policy tables are missing" in answer.json()["detail"]
     assert "reinstall cpoker" in answer.json()["detail"]

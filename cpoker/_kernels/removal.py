@@ -244,7 +244,7 @@ def gram_part(deals, start, stop, active, values, n_active, gram):
     (a hand's features ``x``, counted once for each other seat) added to the upper triangle of ``gram``.
 
     ``deals`` ``(D, P, 13)`` card ids; hand ``d * P + mine`` is seat ``mine`` of deal ``d``.  Parts of the deals
-    run side by side, each on a ``gram`` of its own (:func:`cpoker.removal.accumulate_removal`).
+    run side by side, each on a ``gram`` of its own (:func:`cpoker.removal_learning.accumulate_removal`).
     """
     players, width = deals.shape[1], gram.shape[0]
     x = np.zeros(width, dtype=np.int64)
