@@ -17,7 +17,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from ._version import __version__
 
 _EXPORTS = {
     "Card": "cards", "parse_cards": "cards", "format_cards": "cards", "deal": "cards",
@@ -30,7 +30,7 @@ _EXPORTS = {
     "Rules": "rules", "Royalties": "rules", "Naturals": "rules",
     "natural": "naturals", "Natural": "naturals", "find_naturals": "naturals",
     "settle": "scoring", "settle_matrix": "scoring", "settle_details": "scoring", "Session": "scoring",
-    "Strategy": "strategies", "greedy": "strategies", "table": "strategies", "mc": "strategies",
+    "Strategy": "strategies", "greedy": "strategies", "table": "strategies", "mc": "solver",
     "solve": "solver", "Solution": "solver",
     "PolicyTables": "policy", "build_tables": "selfplay", "default_tables": "policy", "RowModel": "policy",
     "TablePolicy": "strategies",
@@ -68,7 +68,7 @@ if TYPE_CHECKING:  # pragma: no cover  (names for type checkers; loaded lazily a
     from .rules import Naturals, Royalties, Rules  # noqa: F401
     from .scoring import Session, settle, settle_details, settle_matrix  # noqa: F401
     from .simulation import MatchResult, SimulationResult, match, simulate  # noqa: F401
-    from .solver import Solution, solve  # noqa: F401
-    from .strategies import Strategy, TablePolicy, greedy, mc, table  # noqa: F401
+    from .solver import Solution, mc, solve  # noqa: F401
+    from .strategies import Strategy, TablePolicy, greedy, table  # noqa: F401
     from .exploitability import ExploitResult, exploit  # noqa: F401
     from .precompile import CompiledKernels, compile_kernels  # noqa: F401

@@ -25,7 +25,8 @@ import sys
 from pathlib import Path
 from typing import Optional, Sequence
 
-from . import __version__, interrupts
+from . import interrupts
+from ._version import __version__
 from .errors import CpokerError, DeviceError, InstallationError, Interrupted, MemoryLimitError, out_of_memory
 from .environment import address_space_advice, address_space_limit, address_space_needed, check_kernel_environment
 

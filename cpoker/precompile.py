@@ -67,65 +67,65 @@ def cache_directory() -> "str | None":
 def _evaluation(rules, device: str) -> None:
     import numpy as np
 
-    import cpoker
+    from .arrange import arrangements
+    from .evaluation import evaluate, evaluate_batch, evaluate_best, evaluate_best_batch, evaluate_masks
 
     rows = np.array([[51, 47, 43, 39, 35], [0, 4, 8, 12, 16]], dtype=np.uint8)
     for check in (True, False):
-        cpoker.evaluate_batch(rows, check=check)
-        cpoker.evaluate_batch(rows[:, :3], check=check)
-        cpoker.evaluate_best_batch(np.array([[51, 47, 43, 39, 35, 0, 4]], dtype=np.uint8), check=check)
-    cpoker.evaluate_masks(np.array([sum(1 << int(card) for card in rows[0])], dtype=np.int64))
-    cpoker.evaluate("As Ks Qs Js Ts")
-    cpoker.evaluate_best("As Ks Qs Js Ts 2c 3d")
-    cpoker.arrangements(HAND)
+        evaluate_batch(rows, check=check)
+        evaluate_batch(rows[:, :3], check=check)
+        evaluate_best_batch(np.array([[51, 47, 43, 39, 35, 0, 4]], dtype=np.uint8), check=check)
+    evaluate_masks(np.array([sum(1 << int(card) for card in rows[0])], dtype=np.int64))
+    evaluate("As Ks Qs Js Ts")
+    evaluate_best("As Ks Qs Js Ts 2c 3d")
+    arrangements(HAND)
 
 
 def _settlement(rules, device: str) -> None:
-    import cpoker
+    from .naturals import natural
+    from .scoring import settle
 
-    cpoker.settle(["2s 2h Ad / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac", "3s 3h 4d / 6c 6d 8s 5c 2d / 9c 9d Th Ts As"],
+    settle(["2s 2h Ad / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac", "3s 3h 4d / 6c 6d 8s 5c 2d / 9c 9d Th Ts As"],
                   rules=rules)
-    cpoker.natural(HAND, rules=rules)
+    natural(HAND, rules=rules)
 
 
 def _solve(rules, device: str) -> None:
-    import cpoker
+    from .solver import SOLVE_BLOCK, solve
 
-    from .solver import SOLVE_BLOCK
-
-    cpoker.solve(HAND, method="table", rules=rules)
+    solve(HAND, method="table", rules=rules)
     # one block of a few samples and one of many opponents' hands
-    cpoker.solve(HAND, samples=20, seed=1, rules=rules, device=device, compare=ARRANGEMENT)
-    cpoker.solve(HAND, opponents=3, samples=SOLVE_BLOCK, seed=1, rules=rules, device=device)
-    cpoker.solve(HAND, samples=20, seed=1, rules=rules, opponent="greedy")
+    solve(HAND, samples=20, seed=1, rules=rules, device=device, compare=ARRANGEMENT)
+    solve(HAND, opponents=3, samples=SOLVE_BLOCK, seed=1, rules=rules, device=device)
+    solve(HAND, samples=20, seed=1, rules=rules, opponent="greedy")
 
 
 def _simulate(rules, device: str) -> None:
-    import cpoker
+    from .simulation import simulate
 
     for opponents in (1, 3):
-        cpoker.simulate(ARRANGEMENT, opponents=opponents, samples=1_000, seed=1, rules=rules, device=device)
-    cpoker.simulate(ARRANGEMENT, samples=1_000, seed=1, rules=rules, opponent="greedy")
+        simulate(ARRANGEMENT, opponents=opponents, samples=1_000, seed=1, rules=rules, device=device)
+    simulate(ARRANGEMENT, samples=1_000, seed=1, rules=rules, opponent="greedy")
 
 
 def _match(rules, device: str) -> None:
-    import cpoker
+    from .simulation import match
 
-    cpoker.match(["table", "greedy"], deals=600, seed=1, rules=rules, device=device, sessions=2)
-    cpoker.match(["table", "greedy", "greedy", "table"], deals=600, seed=1, rules=rules, device=device)
-    cpoker.match(["mc", "greedy"], deals=1, seed=1, rules=rules)
+    match(["table", "greedy"], deals=600, seed=1, rules=rules, device=device, sessions=2)
+    match(["table", "greedy", "greedy", "table"], deals=600, seed=1, rules=rules, device=device)
+    match(["mc", "greedy"], deals=1, seed=1, rules=rules)
 
 
 def _exploit(rules, device: str) -> None:
-    import cpoker
+    from .exploitability import exploit
 
-    cpoker.exploit("greedy", rules=rules, hands=8, samples=200, seed=1, trend=True)
+    exploit("greedy", rules=rules, hands=8, samples=200, seed=1, trend=True)
 
 
 def _build(rules, device: str) -> None:
-    import cpoker
+    from .selfplay import build_tables
 
-    cpoker.build_tables(hands=2_000, seed=1, max_iterations=2, rules=rules, device=device, removal_deals=2_000,
+    build_tables(hands=2_000, seed=1, max_iterations=2, rules=rules, device=device, removal_deals=2_000,
                         removal_rounds=1)
 
 

@@ -31,6 +31,7 @@ from .errors import CpokerError, OptionError
 from .rules import Rules, resolve_rules
 from .devices import check_device
 from . import saved
+from ._version import __version__
 from .blocks import blocks_of
 from .runner import check_backend, run_blocks
 from .solver import MAX_OPPONENTS, _new_seed
@@ -102,8 +103,6 @@ class SimulationResult:
     state: Optional[dict] = field(default=None, repr=False, compare=False)
 
     def to_dict(self) -> dict:
-        from . import __version__
-
         return {
             "kind": "simulate", "version": __version__, "arrangement": self.arrangement.to_dict(),
             "opponents": self.opponents, "samples": self.samples, "requested_samples": self.requested_samples,
@@ -337,8 +336,6 @@ class MatchResult:
     state: Optional[dict] = field(default=None, repr=False, compare=False)
 
     def to_dict(self) -> dict:
-        from . import __version__
-
         return {
             "kind": "match", "version": __version__, "strategies": list(self.strategies), "format": self.format,
             "deals": self.deals, "requested_deals": self.requested_deals, "sessions": self.sessions,

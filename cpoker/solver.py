@@ -272,6 +272,13 @@ def solve(hand: CardsLike, opponents: int = 1, samples: int = 2000, seed: Option
 _warm: set = set()
 
 
+def mc(hand: CardsLike, opponents: int = 1, samples: int = 2000, seed: int = 0, rules: "Rules | str | None" = None,
+       tables: "PolicyTables | str | None" = None) -> Arrangement:
+    """The Monte Carlo solver's best arrangement under ``rules`` (seeded, so a fixed strategy): the ``mc``
+    strategy."""
+    return solve(hand, opponents=opponents, samples=samples, seed=seed, rules=rules, tables=tables).best
+
+
 def _warm_up_table() -> None:
     """Compile (or load from the cache) the kernels of the table method before timing it."""
     if "table" not in _warm:

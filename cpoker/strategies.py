@@ -7,7 +7,8 @@ Built in:
   ~50,000 hands/s per core (card removal corrected); ``table@RULES`` with the tables shipped for other rules
   (``table@pagat`` under 2-4 scoring: the pagat-trained policy), ``table@FILE.npz`` with a
   tables file;
-* ``mc`` -- the Monte Carlo solver (:func:`cpoker.solve`) against table-policy opponents.
+* ``mc`` -- the Monte Carlo solver (:func:`cpoker.solve`) against table-policy opponents
+  (:func:`cpoker.solver.mc`, loaded by name: the solver takes strategies as its opponents).
 
 For speed, :func:`arrange_keys` arranges many hands at once and returns only
 their row keys; the built-ins run in numba there, other callables one by one.
@@ -86,20 +87,16 @@ class TablePolicy:
         return f"TablePolicy({self.tables.hands} hands, seed {self.tables.seed})"
 
 
-def mc(hand: CardsLike, opponents: int = 1, samples: int = 2000, seed: int = 0, rules: "Rules | str | None" = None,
-       tables: "PolicyTables | str | None" = None) -> Arrangement:
-    """The Monte Carlo solver's best arrangement under ``rules`` (seeded, so a fixed strategy)."""
-    from .solver import solve
-
-    return solve(hand, opponents=opponents, samples=samples, seed=seed, rules=rules, tables=tables).best
-
-
-BUILTIN: dict[str, Strategy] = {"greedy": greedy, "table": table, "mc": mc}
+# The mc strategy is the solver, a job above this layer: it is named here and loaded by that name when asked for,
+# as any plug-in is (:func:`load_plugin`), so that the solver can take strategies as its opponents' models.
+MONTE_CARLO = "cpoker.solver:mc"
+BUILTIN: "dict[str, Strategy | str]" = {"greedy": greedy, "table": table, "mc": MONTE_CARLO}
 StrategyLike = Union[str, Strategy]
 _PLUGIN = re.compile(r"[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*:[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*", re.ASCII)
 
 
-def _load_plugin(strategy: str) -> Strategy:
+def load_plugin(strategy: str) -> Strategy:
+    """The callable at ``package.module:function``; :class:`~cpoker.errors.StrategyError` when there is none."""
     if not _PLUGIN.fullmatch(strategy):
         raise StrategyError(f"cannot load strategy {strategy[:60]!r}: give package.module:function "
                             "(an importable module, a colon, a function name)")
@@ -133,11 +130,12 @@ def resolve_strategy(strategy: StrategyLike, tables: "PolicyTables | str | None"
         found = resolve_tables(source) if source.endswith(".npz") else default_tables(source)
         return strategy, TablePolicy(found, strategy)
     if strategy == "mc" and (tables is not None or rules is not None):
-        return "mc", functools.partial(mc, rules=rules, tables=tables)
+        return "mc", functools.partial(load_plugin(MONTE_CARLO), rules=rules, tables=tables)
     if strategy in BUILTIN:
-        return strategy, BUILTIN[strategy]
+        found = BUILTIN[strategy]
+        return strategy, load_plugin(found) if isinstance(found, str) else found
     if ":" in strategy:
-        return strategy, _load_plugin(strategy)
+        return strategy, load_plugin(strategy)
     raise StrategyError(f"unknown strategy {strategy[:60]!r}; built in: {', '.join(BUILTIN)}, table@RULES, "
                         "table@FILE.npz, or give package.module:function")
 
