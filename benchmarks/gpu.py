@@ -100,7 +100,7 @@ def table_policy_speeds(cuda, kernels, tables, values, hands: np.ndarray, cpu_po
                         variants: list, budgets: tuple = (8, 16, 32, None)) -> dict:
     """The table policy's hands/s on the GPU (through the API, under search budgets, one launch of the kernel on
     device data per variant) and on the CPU; a GPU figure whose choices differ from the CPU's says so instead."""
-    from cpoker._kernels.splits import UNLIMITED_SEARCHES
+    from cpoker._kernels.search import UNLIMITED_SEARCHES
     from cpoker.devices import arrange_cuda
     from cpoker.policy import arrange_by_tables
 
@@ -506,7 +506,7 @@ def main(size: str, path: "str | None" = None) -> dict:
 
     # self-play passes: hands dealt on the GPU from the seeded stream (greedy start, then the policy)
     out.update(self_play_speeds(values, self_play_hands))
-    from cpoker._kernels.splits import UNLIMITED_SEARCHES
+    from cpoker._kernels.search import UNLIMITED_SEARCHES
     from cpoker.devices import self_play_cuda
     from cpoker.policy import RowModel, arrange_greedy
     from cpoker.dealing import sample_block

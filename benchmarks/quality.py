@@ -18,7 +18,7 @@ import time
 
 import numpy as np
 
-from cpoker._kernels.montecarlo import _candidate_results
+from cpoker._kernels.montecarlo import candidate_results
 from cpoker.arrange import parse_hand
 from cpoker.dealing import sample_hands
 from cpoker.solver import deal_opponents, solve
@@ -59,7 +59,7 @@ def score_on_fresh_samples(hand_ids, row_keys: np.ndarray, samples: int, seed: i
     """Mean points of each candidate (rows of (front, middle, back) keys) on an independent deal."""
     dealt = deal_opponents(hand_ids, 1, samples, seed)
     opponents = arrange_keys("table", dealt.reshape(-1, 13)).reshape(samples, 1, 3)
-    totals, _, _ = _candidate_results(np.ascontiguousarray(row_keys, dtype=np.int32), opponents)
+    totals, _, _ = candidate_results(np.ascontiguousarray(row_keys, dtype=np.int32), opponents)
     return totals.mean(axis=1)
 
 

@@ -15,7 +15,7 @@ import pytest
 from conftest import random_cards, report_rate
 
 from cpoker import evaluate_batch, evaluate_masks, solve
-from cpoker._kernels.splits import _valid_splits
+from cpoker._kernels.subsets import valid_splits
 from cpoker.policy import arrange_by_tables, arrange_greedy, default_tables
 from cpoker.simulation import numba_threads
 from cpoker.tables import split_tables
@@ -54,7 +54,7 @@ def test_enumerate_all_splits(benchmark, hands13):
 
     def enumerate_hands():
         for hand in hands13[:200]:
-            _valid_splits(hand, t.subsets5, t.subsets3, t.middles, t.fronts)
+            valid_splits(hand, t.subsets5, t.subsets3, t.middles, t.fronts)
 
     enumerate_hands()
     benchmark.pedantic(enumerate_hands, rounds=5)

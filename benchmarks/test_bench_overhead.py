@@ -109,11 +109,11 @@ def test_arrangements(benchmark, hands):
 
 
 def test_arrangements_kernel(benchmark, hands):
-    from cpoker._kernels.splits import _arrangement_arrays
+    from cpoker._kernels.subsets import arrangement_arrays
     from cpoker.tables import split_tables
 
     t = split_tables()
-    _per_hand(benchmark, lambda hand: _arrangement_arrays(hand, t.subsets5, t.subsets3, t.middles, t.fronts),
+    _per_hand(benchmark, lambda hand: arrangement_arrays(hand, t.subsets5, t.subsets3, t.middles, t.fronts),
               hands[:100], "arrangements kernel")
 
 

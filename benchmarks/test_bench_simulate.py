@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from conftest import random_cards, report_rate
 
-from cpoker._kernels.montecarlo import _candidate_results
+from cpoker._kernels.montecarlo import candidate_results
 from cpoker.simulation import match, simulate
 from cpoker.strategies import arrange_keys
 
@@ -31,8 +31,8 @@ def test_match_deals_per_second(benchmark, jobs):
 def test_settlement_kernel(benchmark):
     opponents = arrange_keys("table", random_cards(30_000, 13, seed=3)).reshape(10_000, 3, 3)
     ours = np.array([[67121152, 67371146, 570425344]], dtype=np.int32)
-    _candidate_results(ours, opponents[:10])
-    benchmark.pedantic(_candidate_results, args=(ours, opponents), rounds=20)
+    candidate_results(ours, opponents[:10])
+    benchmark.pedantic(candidate_results, args=(ours, opponents), rounds=20)
     report_rate(benchmark, 30_000, "opponent settlements/s")
 
 
@@ -41,9 +41,9 @@ def test_match_with_checkpoints(benchmark, checkpoints, tmp_path):
     """A checkpoint (the partial result as JSON, written atomically, as `--checkpoint` does) after every
     500-deal block, against none: the difference over 40 blocks is what one costs (`--checkpoint` writes one
     every 10 s)."""
-    from cpoker.cli import _json_checkpoint
+    from cpoker.cli.jobs import json_checkpoint
 
-    save = _json_checkpoint(tmp_path / "run.json") if checkpoints == "every block" else None
+    save = json_checkpoint(tmp_path / "run.json") if checkpoints == "every block" else None
     match(["table", "greedy"], deals=100, seed=0)
     benchmark.pedantic(match, args=(["table", "greedy"],),
                        kwargs={"deals": 20_000, "seed": 1, "checkpoint": save, "checkpoint_seconds": 0}, rounds=3)

@@ -37,13 +37,32 @@ TRACE = 1287  # the search's trace is kept in the tail of the `candidates` scrat
 TRACE_LENGTH = 4096
 
 
+def kernel_source(revision: "str | None" = None) -> str:
+    """The search and the table policy's kernels as one module's source: ``_kernels/search.py`` followed by
+    ``_kernels/policy.py`` (which then calls the traced search), of the working tree or of a git ``revision``
+    (one before they were split reads ``_kernels/splits.py``, which held both)."""
+    def read(name: str) -> "str | None":
+        if revision is None:
+            return (ROOT / "cpoker" / "_kernels" / name).read_text()
+        done = subprocess.run(["git", "show", f"{revision}:cpoker/_kernels/{name}"], cwd=ROOT, capture_output=True,
+                              text=True)
+        return done.stdout if done.returncode == 0 else None
+
+    joined = read("splits.py") if revision is not None else None
+    if joined is not None:
+        return joined
+    policy = "\n".join(line for line in read("policy.py").splitlines()
+                        if not line.startswith(("from __future__", "from .search import")))
+    return read("search.py") + "\n" + policy
+
+
 def traced_kernels(source: str, name: str):
-    """The kernel module ``cpoker/_kernels/splits.py`` of ``source`` with its search traced into ``candidates``.
+    """The kernel module of ``source`` (:func:`kernel_source`) with its search traced into ``candidates``.
 
     ``candidates[TRACE]`` counts the searched backs and ``candidates[TRACE + i]`` holds the step of the i-th;
     the last slot holds the step at which the search ended.  Two insertions, each checked to apply once.
     """
-    from cpoker._kernels import splits
+    from cpoker._kernels import policy as kernels
 
     insertions = [
         ("\n        back_rank = rank5[back]\n",
@@ -56,7 +75,7 @@ def traced_kernels(source: str, name: str):
         position = source.index(anchor) + 1
         source = source[:position] + statement.lstrip("\n") + source[position:]
     source += f"\nTRACE = {TRACE}\n"
-    path = Path(splits.__file__).with_name(f"_warp_model_{name}.py")  # in the package: its relative imports resolve
+    path = Path(kernels.__file__).with_name(f"_warp_model_{name}.py")  # in the package: its relative imports resolve
     path.write_text(source)
     try:
         spec = importlib.util.spec_from_file_location(f"cpoker._kernels._warp_model_{name}", path)
@@ -70,7 +89,7 @@ def traced_kernels(source: str, name: str):
 
 def search_schedules(kernels, hands: np.ndarray, model) -> list:
     """For each hand, the steps at which its search searched a back, and the step at which it ended."""
-    scratch = list(kernels._policy_scratch())
+    scratch = list(kernels.policy_scratch())
     scratch[5] = np.zeros(TRACE + TRACE_LENGTH, dtype=np.int32)  # candidates, with room for the trace
     takes_budget = "search_budget" in inspect.signature(kernels.table_policy_hand.py_func).parameters
     budget = (1 << 30,) if takes_budget else ()
@@ -109,9 +128,9 @@ def main() -> None:
     try:
         report()
     finally:  # numba's cache files of the traced modules, whose source is gone
-        from cpoker._kernels import splits
+        from cpoker._kernels import policy as kernels
 
-        for stale in (Path(splits.__file__).parent / "__pycache__").glob("_warp_model_*"):
+        for stale in (Path(kernels.__file__).parent / "__pycache__").glob("_warp_model_*"):
             stale.unlink(missing_ok=True)
 
 
@@ -121,16 +140,11 @@ def report() -> None:
     parser.add_argument("--against", metavar="REV", help="also count the kernel of this git revision, in lockstep")
     arguments = parser.parse_args()
 
-    from cpoker._kernels import splits
-    from cpoker.policy import RowModel, default_tables
     from cpoker.dealing import sample_block
+    from cpoker.policy import RowModel, default_tables
 
-    current = traced_kernels(Path(splits.__file__).read_text(), "current")
-    earlier = None
-    if arguments.against:
-        source = subprocess.run(["git", "show", f"{arguments.against}:cpoker/_kernels/splits.py"], cwd=ROOT,
-                                check=True, capture_output=True, text=True).stdout
-        earlier = traced_kernels(source, "earlier")
+    current = traced_kernels(kernel_source(), "current")
+    earlier = traced_kernels(kernel_source(arguments.against), "earlier") if arguments.against else None
     hands = sample_block(7, 0, arguments.hands)
     budgets = (8, 16, 32)
     print(f"search passes per warp of 32 hands, {arguments.hands} hands; with budget B: first launch + second "

@@ -324,12 +324,12 @@ def arrangements(hand: CardsLike) -> Arrangements:
     >>> len(arrangements("As Ks Qs Js Ts 9s 8s 7s 6s 5s 4s 3s 2s"))  # back >= middle: half of all
     36036
     """
-    from ._kernels.splits import _arrangement_arrays
+    from ._kernels.subsets import arrangement_arrays
     from .interrupts import shielded
     from .tables import split_tables
 
     hand_ids = parse_hand(hand)
     tables = split_tables()
     with shielded():
-        arrays = _arrangement_arrays(hand_ids, tables.subsets5, tables.subsets3, tables.middles, tables.fronts)
+        arrays = arrangement_arrays(hand_ids, tables.subsets5, tables.subsets3, tables.middles, tables.fronts)
     return Arrangements(hand_ids, *arrays)

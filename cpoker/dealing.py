@@ -136,3 +136,8 @@ def sample_block(seed: int, start: int, count: int) -> np.ndarray:
     on every core: 2.6x NumPy's ``random`` + ``argpartition`` on two cores.
     """
     return deal_stream(*stream_state(seed, start), count, DECK_IDS, 1).reshape(count, 13)
+
+
+def new_seed() -> int:
+    """A fresh seed from the operating system's entropy, small enough to print and pass back."""
+    return int(np.random.SeedSequence().entropy) % (2**63)  # type: ignore[arg-type]

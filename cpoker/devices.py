@@ -277,7 +277,7 @@ def _arrange_in_batches(count: int, launch, policy: bool,
     :data:`cpoker._kernels.cuda.SEARCH_BUDGET`) are arranged again, together, by a second launch without one.
     """
     from ._kernels.cuda import SEARCH_BUDGET, THREADS
-    from ._kernels.splits import UNLIMITED_SEARCHES
+    from ._kernels.search import UNLIMITED_SEARCHES
 
     cuda, _, _ = cuda_runtime()
     chosen = np.empty(count, dtype=np.int32)
@@ -443,7 +443,7 @@ def self_play_remembered_cuda(seed: int, start: int, count: int, model: "ModelAr
     """
     from ._kernels import cuda as cuda_kernels
     from ._kernels.cuda import SEARCH_BUDGET, THREADS
-    from ._kernels.splits import UNLIMITED_SEARCHES
+    from ._kernels.search import UNLIMITED_SEARCHES
     from ._kernels.nearbest import LISTED
     from .dealing import stream_state
     from .tables import strength_keys

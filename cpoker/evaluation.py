@@ -198,7 +198,7 @@ def _as_array(cards) -> np.ndarray:
 
 def _checked_ids(cards, widths: tuple, what: str, check: bool) -> np.ndarray:
     """``(N, k)`` card ids as contiguous ``uint8`` after one vectorised check (see :func:`evaluate_batch`)."""
-    from ._kernels.evaluate import _first_bad_row
+    from ._kernels.evaluate import first_bad_row
 
     array = _as_array(cards)
     if array.ndim != 2 or array.shape[1] not in widths:
@@ -212,7 +212,7 @@ def _checked_ids(cards, widths: tuple, what: str, check: bool) -> np.ndarray:
     if array.dtype != np.uint8 and array.size and (array.min() < 0 or array.max() > 51):
         _raise_out_of_range(array)  # (uint8 ids are range-checked with the repeats, in one pass below)
     ids = np.ascontiguousarray(array, dtype=np.uint8)
-    row = int(_first_bad_row(ids))
+    row = int(first_bad_row(ids))
     if row >= 0:
         if ids[row].max() > 51:
             _raise_out_of_range(ids)
@@ -226,14 +226,14 @@ def _raise_out_of_range(array: np.ndarray) -> None:
 
 
 def _checked_masks(masks, low: int, high: int, check: bool) -> np.ndarray:
-    from ._kernels.evaluate import _first_bad_mask
+    from ._kernels.evaluate import first_bad_mask
 
     array = _as_array(masks)
     if check and array.dtype != np.int64:
         raise CardError(f"a 1-D batch must be int64 card masks, got dtype {array.dtype}")
     array = np.ascontiguousarray(array, dtype=np.int64)
     if check:
-        row = int(_first_bad_mask(array, low, high))
+        row = int(first_bad_mask(array, low, high))
         if row >= 0:
             count = "5" if low == high == 5 else f"{low} to {high}" if low != high else str(low)
             raise CardError(f"mask {row} ({int(array[row]):#x}) is not {count} cards of 0..51")

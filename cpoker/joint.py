@@ -22,7 +22,7 @@ and the card-removal correction (:mod:`cpoker.removal`) moves the win
 probabilities it is read at.  The same with the share strictly stronger
 gives the losses.  It is stored on a grid of ``JOINT_CELLS + 1`` points per
 axis (two ``17**3`` float64 arrays, 79 KB) and read by multilinear
-interpolation (:func:`cpoker._kernels.splits.joint_below`), which is the
+interpolation (:func:`cpoker._kernels.bonus.joint_below`), which is the
 distribution function of the cells' mass spread evenly in each cell, so
 the bonus stays increasing in every win probability, as the policy's
 search needs.  Measured on the shipped tables, 8 cells per axis already

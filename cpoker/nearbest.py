@@ -129,10 +129,10 @@ def joint_drift(before: tuple, after: tuple) -> float:
     """The most the scoring bonus of any rows can rise from one model's joint grid to another's (their
     :func:`model_snapshot`), ``inf`` when they price the bonus differently.
 
-    The bonus is linear in the grid (:func:`~cpoker._kernels.splits.rows_bonus`), so its change is the bonus read
+    The bonus is linear in the grid (:func:`~cpoker._kernels.bonus.rows_bonus`), so its change is the bonus read
     from the grids' difference, at the rows' win coordinates (side 0) and, apart, their loss coordinates (side
     1): the most it rises is the most one side's part reaches plus the most the other's falls.  Each part is a
-    sum of multilinear interpolations (:func:`~cpoker._kernels.splits.joint_below`) at coordinates that share
+    sum of multilinear interpolations (:func:`~cpoker._kernels.bonus.joint_below`) at coordinates that share
     one grid's cells, some at 1: multilinear in each cell, it reaches its extremes at the cells' corners, the
     grid's points (:func:`_bonus_at_grid_points`).  The bound is so the least that holds for every split, and
     about a fifth of the sum of each read's largest change (what it was before: the grids' drift between the
@@ -154,7 +154,7 @@ def _bonus_at_grid_points(grid: np.ndarray, scoop: float, majority: float) -> np
     point: ``scoop`` times the three rows' reading plus ``majority`` times the two-or-more's (each pair of rows
     read with the third at 1, less twice the three).  At a grid point each interpolation is the point's own value,
     so this is the kernels' formula written on the grid: reading it through the kernel
-    (:func:`~cpoker._kernels.splits.rows_bonus_many`) took 0.44 ms a call against 0.05, and a bonus build makes
+    (:func:`~cpoker._kernels.bonus.rows_bonus_many`) took 0.44 ms a call against 0.05, and a bonus build makes
     thousands of calls (test_nearbest checks the two against each other)."""
     top = grid.shape[0] - 1
     bonus = np.zeros_like(grid)
@@ -169,7 +169,7 @@ def _bonus_at_grid_points(grid: np.ndarray, scoop: float, majority: float) -> np
 def _row_rises(before: tuple, after: tuple) -> np.ndarray:
     """``(3, S)``: each row's rise of value by strength from one model's tables to another's, plus under a scoring
     bonus the most the change of its win and loss probabilities moves the bonus (corrections left out)."""
-    from ._kernels.splits import joint_slope
+    from ._kernels.bonus import joint_slope
 
     values, wins, losses, scoop, majority, joint = after[:6]
     rise = values - before[0]
@@ -184,8 +184,8 @@ def drift(before: tuple, after: tuple, valid: np.ndarray) -> float:
 
     A split's value is the sum of its rows' values plus, under a scoring bonus, the bonus of its rows' win and
     loss probabilities, which moves by at most ``(scoop + majority)`` times the grid's steepest slope
-    (:func:`~cpoker._kernels.splits.joint_slope`, 1 for independent rows) per unit of any one of them
-    (:func:`~cpoker._kernels.splits.hand_removal` bounds a card-removal correction's effect the same way), and
+    (:func:`~cpoker._kernels.bonus.joint_slope`, 1 for independent rows) per unit of any one of them
+    (:func:`~cpoker._kernels.bonus.hand_removal` bounds a card-removal correction's effect the same way), and
     by at most :func:`joint_drift` with the grid.  So each row adds the largest, over the strengths it can
     have, of its value's rise plus that slope times the change of its win and loss probabilities at that
     strength.  Between two corrected models that depends on the hand: this is then only the part common to
@@ -233,7 +233,7 @@ def _one_way(one: tuple, other: tuple, valid: np.ndarray, own: bool) -> "tuple[f
     on either side) only its part common to all hands, with the :func:`drift_bounds` of each hand's own part."""
     if not own:
         return drift(one, other, valid), None
-    from ._kernels.splits import joint_slope
+    from ._kernels.bonus import joint_slope
 
     return joint_drift(one, other) + DRIFT_SLACK, drift_bounds(
         _shape_rises(one, other, valid), _terms_change(one, other), (other[3] + other[4]) * joint_slope(other[5]))
@@ -392,7 +392,7 @@ class NearBestMemory:
         shape_rises, delta_terms, bounds = np.zeros((1, 3, 1)), np.zeros((1, 1, 1)), np.zeros((1, 1, 3))  # read
         # only under a correction
         swing_bounds = bounds
-        from ._kernels.splits import joint_slope
+        from ._kernels.bonus import joint_slope
 
         scoop, majority, joint = snapshot[3:6]
         slope_units = (scoop + majority) * joint_slope(joint)
@@ -497,7 +497,7 @@ class NearBestMemory:
         certified from them or dealt from ``stream`` (or taken from ``given``) and searched, listing with
         ``delta``."""
         from ._kernels.nearbest import certify_block, remembering_block
-        from ._kernels.splits import BLOCK
+        from ._kernels.policy import BLOCK
         from .dealing import DECK_IDS
         from .threads import in_parts
 

@@ -74,7 +74,7 @@ def row_shapes(keys: np.ndarray, top_cards: int = 1) -> np.ndarray:
     highest ranks.
 
     With one top card these are the shapes by which the solver shows distinct alternatives (two candidates
-    differing only in which low cards sit where compare equal; :func:`cpoker._kernels.splits.row_shape` is
+    differing only in which low cards sit where compare equal; :func:`cpoker._kernels.subsets.row_shape` is
     the same on one key), and the correction shapes of earlier tables files; the correction's own keep two.
     """
     category = keys >> 26

@@ -34,7 +34,8 @@ from . import saved
 from ._version import __version__
 from .blocks import blocks_of
 from .runner import check_backend, run_blocks
-from .solver import MAX_OPPONENTS, _new_seed
+from .solver import MAX_OPPONENTS
+from .dealing import new_seed
 from .stats import Moments
 from .strategies import StrategyLike, arrange_keys, resolve_strategy, tables_fingerprint
 
@@ -146,8 +147,8 @@ def simulate(arrangement: ArrangementLike, opponents: int = 1, samples: int = 10
         For opponents outside 1..3, samples outside 1..10**9, a bad seed or
         ``jobs``, or an unknown opponent strategy or tables file.
     """
-    from ._kernels.montecarlo import _candidate_results
-    from ._kernels.scoring import _sample_totals
+    from ._kernels.montecarlo import candidate_results
+    from ._kernels.scoring import sample_totals
     from .policy import resolve_tables
     from .scoring import fouled_hand_points, row_keys
 
@@ -161,12 +162,12 @@ def simulate(arrangement: ArrangementLike, opponents: int = 1, samples: int = 10
     device = check_device(device)
     check_backend(backend, scheduler)
     if resume is None:
-        seed = _new_seed() if seed is None else seed
+        seed = new_seed() if seed is None else seed
     if arrangement.is_foul and rules.royalties is None:
         # every opponent is paid a scoop, whatever the cards: nothing to simulate
         loss = {name: {"win": 0.0, "tie": 0.0, "loss": 1.0} for name in ROW_NAMES}
         ev = float(opponents * fouled_hand_points(rules))
-        seed = _new_seed() if seed is None else seed  # (nothing to resume: the value is exact)
+        seed = new_seed() if seed is None else seed  # (nothing to resume: the value is exact)
         return SimulationResult(arrangement, opponents, 0, seed, opponent_name, rules, ev, 0.0, (ev, ev), loss,
                                 0.0, 1.0, {int(ev): 1}, fouled=True, requested_samples=samples)
     saved.check_checkpoint(checkpoint, checkpoint_seconds)
@@ -189,9 +190,9 @@ def simulate(arrangement: ArrangementLike, opponents: int = 1, samples: int = 10
         summaries = []
         for start, count in zip(np.cumsum([0, *counts[:-1]]), counts):
             keys = np.ascontiguousarray(all_keys[start:start + count], dtype=np.int32)
-            totals, block_outcomes, block_sweeps = _candidate_results(ours, keys)
+            totals, block_outcomes, block_sweeps = candidate_results(ours, keys)
             if not rules.is_row_additive:
-                totals = _sample_totals(ours, keys, *kernel_rules)
+                totals = sample_totals(ours, keys, *kernel_rules)
             points, point_counts = np.unique(totals[0], return_counts=True)
             summaries.append((totals[0], dict(zip(points.tolist(), point_counts.tolist())), block_outcomes[0],
                               block_sweeps[0]))
@@ -350,7 +351,7 @@ class MatchResult:
 
 def _seat_points(keys: list[np.ndarray], hand_of_seat: Sequence[int], rules: Rules) -> np.ndarray:
     """Points of each seat for a batch of deals; seat ``i`` plays hand ``hand_of_seat[i]``."""
-    from ._kernels.scoring import _pair_points_batch
+    from ._kernels.scoring import pair_points_batch
 
     seats = len(keys)
     points = np.zeros((keys[0].shape[0], seats), dtype=np.int64)
@@ -358,7 +359,7 @@ def _seat_points(keys: list[np.ndarray], hand_of_seat: Sequence[int], rules: Rul
         for j in range(i + 1, seats):
             a = np.ascontiguousarray(keys[i][:, hand_of_seat[i]])
             b = np.ascontiguousarray(keys[j][:, hand_of_seat[j]])
-            result = _pair_points_batch(a, b, *rules.kernel_arguments())
+            result = pair_points_batch(a, b, *rules.kernel_arguments())
             points[:, i] += result
             points[:, j] -= result
     return points
@@ -522,7 +523,7 @@ def match(strategies: Sequence[StrategyLike], deals: int = 10_000, seed: Optiona
         raise OptionError("keep_points cannot be combined with resume: the saved match kept no per-deal points")
     else:
         tally, seed = _MatchTally.resumed(resume, raw_names, seed, rules, played_tables, deals, sessions)
-    seed = _new_seed() if seed is None else seed
+    seed = new_seed() if seed is None else seed
     deck = np.arange(52)
     kept: list = []
     n_deal_chunks = -(-deals // DEAL_CHUNK)

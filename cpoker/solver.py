@@ -27,7 +27,7 @@ import numpy as np
 
 from .arrange import ROW_NAMES, Arrangement, ArrangementLike, arrangement_of_split, parse_hand
 from .cards import CardsLike, format_cards
-from .dealing import deal_from, rest_of_deck
+from .dealing import deal_from, new_seed, rest_of_deck
 from .limits import MAX_SAMPLES, check_int, check_seconds, check_seed
 from .errors import OptionError
 from .naturals import Natural
@@ -180,11 +180,6 @@ def deal_opponents(hand_ids: np.ndarray, opponents: int, samples: int, seed: int
     return deal_from(rest, np.random.default_rng(seed), samples, opponents)
 
 
-def _new_seed() -> int:
-    """A fresh seed from the operating system's entropy, small enough to print and pass back."""
-    return int(np.random.SeedSequence().entropy) % (2**63)  # type: ignore[arg-type]
-
-
 def solve(hand: CardsLike, opponents: int = 1, samples: int = 2000, seed: Optional[int] = None,
           rules: "Rules | str | None" = None, method: str = "mc", opponent: StrategyLike = "table",
           tables: "PolicyTables | str | None" = None, progress: bool = False, device: str = "cpu",
@@ -259,7 +254,7 @@ def solve(hand: CardsLike, opponents: int = 1, samples: int = 2000, seed: Option
         if method == "table":
             _warm_up_table()
             return _solve_table(hand_ids, opponents, rules, tables, time.perf_counter(), compared)
-        seed = _new_seed() if seed is None else seed
+        seed = new_seed() if seed is None else seed
         _warm_up_mc(hand_ids, rules, opponent, opponent_name, tables, device)
         solution = _solve_mc(hand_ids, opponents, samples, seed, rules, opponent, opponent_name, tables,
                              time.perf_counter(), progress, device, compared, deadline)
@@ -310,13 +305,13 @@ def _warm_up_mc(hand_ids, rules: Rules, opponent, opponent_name: str, tables, de
 
 def _table_values(hand_ids: np.ndarray, tables: "PolicyTables"):
     """Non-fouling splits, subset keys, and the table value of every split."""
-    from ._kernels.splits import _valid_splits
+    from ._kernels.subsets import valid_splits
     from .interrupts import shielded
     from .tables import split_tables, strength_keys
 
     t = split_tables()
     with shielded():
-        split_ids, keys5, keys3 = _valid_splits(hand_ids, t.subsets5, t.subsets3, t.middles, t.fronts)
+        split_ids, keys5, keys3 = valid_splits(hand_ids, t.subsets5, t.subsets3, t.middles, t.fronts)
     keys = strength_keys()
     index5 = np.searchsorted(keys, keys5)
     index3 = np.searchsorted(keys, keys3)
@@ -365,7 +360,7 @@ def _best_distinct(totals: np.ndarray, table_value: np.ndarray, split_ids: np.nd
 
 
 def _solve_table(hand_ids, opponents, rules, tables, started, compared=None) -> Solution:
-    from ._kernels.splits import best_distinct_splits
+    from ._kernels.policy import best_distinct_splits
     from .scoring import fouled_hand_points
     from .tables import rest_lookup_arguments, row_lookup_arguments, split_tables, strength_keys
 
@@ -464,8 +459,8 @@ def _solve_mc(hand_ids, opponents, samples, seed, rules, opponent, opponent_name
     a probability to +-0.0007).  Memory and the time after a Ctrl-C are
     therefore bounded whatever ``samples`` is.
     """
-    from ._kernels.montecarlo import _candidate_results, _subset_row_points, _subset_row_totals
-    from ._kernels.scoring import PAGAT, _sample_totals
+    from ._kernels.montecarlo import candidate_results, subset_row_points, subset_row_totals
+    from ._kernels.scoring import PAGAT, sample_totals
     from .interrupts import shielded
     from .blocks import blocks_of
     from .runner import run_blocks
@@ -492,8 +487,8 @@ def _solve_mc(hand_ids, opponents, samples, seed, rules, opponent, opponent_name
         keys = _opponent_block(rest, opponents, seed, block[0] * SOLVE_BLOCK, block[1], opponent, tables, device,
                                rules)
         if additive:
-            return keys, _subset_row_totals(keys5, keys3, keys)
-        row_points = _subset_row_points(keys5, keys3, keys, royalties, require_win)
+            return keys, subset_row_totals(keys5, keys3, keys)
+        row_points = subset_row_points(keys5, keys3, keys, royalties, require_win)
         return keys, (*row_points, bonus_totals(row_keys, keys, scoring)) if has_bonus else row_points
 
     def add_totals(block, summary):
@@ -521,9 +516,9 @@ def _solve_mc(hand_ids, opponents, samples, seed, rules, opponent, opponent_name
 
     def statistics_of_block(block):
         keys = kept[block[0]]
-        per_sample, block_outcomes, _ = _candidate_results(picked_keys, keys)
+        per_sample, block_outcomes, _ = candidate_results(picked_keys, keys)
         if not additive:
-            per_sample = _sample_totals(picked_keys, keys, *kernel_rules)
+            per_sample = sample_totals(picked_keys, keys, *kernel_rules)
         return per_sample, block_outcomes
 
     def add_statistics(block, summary):
@@ -576,7 +571,6 @@ def _compared_position(compared: "tuple[Arrangement, int] | None", split_ids: np
     if arrangement.is_foul or where >= len(split_ids) or split_ids[where] != split:
         return None
     return where
-
 
 
 def _natural_worth_declaring(hand_ids, rules: Rules, opponents: int, best_ev: float):

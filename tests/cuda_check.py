@@ -220,7 +220,7 @@ def main(rows: int, hands: int) -> dict:
                                 device=device) for device in ("cuda", "cpu"))
     report["simulate_equal"] = (gpu.ev, gpu.distribution) == (cpu.ev, cpu.distribution)
     from cpoker import Rules
-    from cpoker._kernels.scoring import _pair_points_batch
+    from cpoker._kernels.scoring import pair_points_batch
     from cpoker.devices import settle_pairs_cuda
     from cpoker.tables import strength_keys
 
@@ -231,7 +231,7 @@ def main(rows: int, hands: int) -> dict:
     for name in ("pagat", "1-6", "2-4", "seed001-royalties"):
         arguments = Rules.preset(name).kernel_arguments()
         report[f"settlement_{name}_equal"] = bool(np.array_equal(settle_pairs_cuda(a, b, *arguments),
-                                                                 _pair_points_batch(a, b, *arguments)))
+                                                                 pair_points_batch(a, b, *arguments)))
     report["rows"], report["hands"] = rows, hands
     return report
 

@@ -6,7 +6,7 @@ from conftest import random_hands
 from naive import non_fouling_splits
 
 from cpoker import Arrangement, ArrangementError, CardError, arrangements, is_foul, parse_cards
-from cpoker._kernels.splits import _count_valid_splits
+from cpoker._kernels.subsets import count_valid_splits
 from cpoker.arrange import parse_hand
 from cpoker.tables import N_SPLITS, split_tables
 
@@ -60,7 +60,7 @@ def check_against_reference(hand):
 
 def test_typical_counts_of_non_fouling_splits():
     t = split_tables()
-    counts = _count_valid_splits(random_hands(200, 9), t.subsets5, t.subsets3, t.middles, t.fronts)
+    counts = count_valid_splits(random_hands(200, 9), t.subsets5, t.subsets3, t.middles, t.fronts)
     assert 20_000 <= np.median(counts) <= 24_000 and counts.max() < N_SPLITS
     assert len(arrangements(EDGE_HANDS["all one suit"])) == N_SPLITS // 2  # flush keys are all distinct
 

@@ -120,7 +120,7 @@ def test_a_full_disk_leaves_the_kernels_compiled_for_the_process_with_one_warnin
 
 
 def test_the_command_line_prints_a_warning_as_one_line(capsys):
-    from cpoker import cli
+    from cpoker.cli import main as cli
 
     cli._warning_line(RuntimeWarning("cpoker: the cache was odd"), RuntimeWarning, "x.py", 1)
     cli._warning_line(UserWarning("something else"), UserWarning, "y.py", 2)
@@ -130,7 +130,7 @@ def test_the_command_line_prints_a_warning_as_one_line(capsys):
 def test_a_kernel_recompiles_when_a_kernel_it_calls_changes_in_another_file(tmp_path):
     """numba stamps a cached kernel with its own file only; cpoker adds a digest of every kernel source.
 
-    Real processes on a copy of the package: the table method's kernel (``splits.py``) inlines the card-removal
+    Real processes on a copy of the package: the table method's kernels (``_kernels/``) inlines the card-removal
     correction (``removal.py``).  Once ``removal.py`` adds 1 to every correction, a new process must see each
     of the three rows worth 1 more, not the cached kernel's old answer.
     """

@@ -165,7 +165,7 @@ def test_a_signal_after_the_last_block_of_a_solve_keeps_its_complete_result(monk
     from cpoker._kernels import montecarlo
 
     whole = cpoker.solve(HAND, samples=3_000, seed=3)  # (also loads the kernels: no signal in the warm-up)
-    monkeypatch.setattr(montecarlo, "_candidate_results", _signal_on_call(montecarlo._candidate_results, 1))
+    monkeypatch.setattr(montecarlo, "candidate_results", _signal_on_call(montecarlo.candidate_results, 1))
     try:
         solved = cpoker.solve(HAND, samples=3_000, seed=3)
     except Interrupted:  # (a KeyboardInterrupt: it would end the whole test session)

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import cpoker
-from cpoker._kernels.splits import bonus_ceiling, joint_below, joint_slope, rows_bonus
+from cpoker._kernels.bonus import bonus_ceiling, joint_below, joint_slope, rows_bonus
 from cpoker.errors import OptionError
 from cpoker.joint import INDEPENDENT, JOINT_CELLS, check_joint, grid_of_counts
 from cpoker.policy import PolicyTables, RowModel, arrange_by_tables, default_tables

@@ -151,7 +151,7 @@ def test_a_read_only_out_is_refused():
 # --- the table policy's lookups: subset strengths, best five and best three of the 8 cards a back leaves
 
 def test_subset_strengths_are_the_dense_strengths_of_the_subset_keys():
-    from cpoker._kernels.splits import subset_keys, subset_strengths
+    from cpoker._kernels.subsets import subset_keys, subset_strengths
     from cpoker.tables import row_lookup_arguments, split_tables, strength_keys
 
     t, arguments = split_tables(), row_lookup_arguments()

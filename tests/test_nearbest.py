@@ -13,7 +13,8 @@ import cpoker.nearbest as nearbest
 from cpoker._kernels.nearbest import (BOUND_SLACK, COLUMNS, certified_split, hand_drift, hand_drift_bound,
                                       policy_remembering_hand)
 from cpoker._kernels.removal import N_FEATURES, N_SHAPES
-from cpoker._kernels.splits import CORRECTIONS, UNLIMITED_SEARCHES, _policy_scratch
+from cpoker._kernels.policy import CORRECTIONS, policy_scratch
+from cpoker._kernels.search import UNLIMITED_SEARCHES
 from cpoker.arrange import parse_hand
 from cpoker.cards import cards_mask
 from cpoker.policy import RowModel, default_tables
@@ -41,7 +42,7 @@ def listed(hand, model, delta, capacity):
     splits = np.zeros(capacity, dtype=np.int32)
     values = np.zeros(capacity)
     split, *_, count, ceiling, mask = policy_remembering_hand(hand, delta, *model.search_arguments,
-                                                              *_policy_scratch(), UNLIMITED_SEARCHES, rows, splits,
+                                                              *policy_scratch(), UNLIMITED_SEARCHES, rows, splits,
                                                               values)
     assert mask == cards_mask(hand.tolist())
     return split, rows[:count], splits[:count], values[:count], ceiling
@@ -103,7 +104,7 @@ def certified_as_searched(hands, lists, before, after) -> int:
 
 
 def slope_units(model):
-    from cpoker._kernels.splits import joint_slope
+    from cpoker._kernels.bonus import joint_slope
 
     return (model.scoop + model.majority) * joint_slope(model.joint_grid)
 
@@ -158,7 +159,7 @@ def test_a_search_lists_every_row_within_delta_of_the_best_and_bounds_the_others
             overflowed += listed_as_scanned(hand, model, reference, delta, capacity)
         # a pass that does not list (delta below 0) answers the same and lists nothing (count -1)
         rows = np.zeros((8, 3), dtype=np.int16)
-        answer = policy_remembering_hand(hand, -1.0, *model.search_arguments, *_policy_scratch(), UNLIMITED_SEARCHES,
+        answer = policy_remembering_hand(hand, -1.0, *model.search_arguments, *policy_scratch(), UNLIMITED_SEARCHES,
                                          rows, np.zeros(8, dtype=np.int32), np.zeros(8))
         assert answer[0] == -best_split and answer[4] == -1 and not rows.any()
     assert overflowed
@@ -238,7 +239,7 @@ def test_the_joint_grids_drift_is_the_most_any_rows_bonus_rises(rules):
     and at the corners rises from one grid to the other by no more than the joint drift, and by all of it at the
     grid points where each side's part is extreme: the least bound that holds for every split.  The same grids
     give 0, another bonus inf."""
-    from cpoker._kernels.splits import rows_bonus_many
+    from cpoker._kernels.bonus import rows_bonus_many
 
     rules = PRESETS[rules]
     rng = np.random.default_rng(11)

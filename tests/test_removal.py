@@ -123,7 +123,7 @@ def test_shipped_tables_carry_a_correction_that_the_search_maximises_exactly(nam
 def test_search_is_exact_for_any_correction(seed, scale, preset):
     """Random terms, small to larger than the row values themselves: the search still finds the exact best
     split, and ``best_distinct_splits`` (the solver's table method) the exact best shapes."""
-    from cpoker._kernels.splits import best_distinct_splits
+    from cpoker._kernels.policy import best_distinct_splits
     from cpoker.solver import N_ALTERNATIVES, _distinct_best
     from cpoker.tables import rest_lookup_arguments, row_lookup_arguments, split_tables
 
@@ -229,7 +229,7 @@ def test_correction_shapes_are_their_definition_on_every_row():
     (the solver's row shapes, read here by the kernel: a high card or a flush by its top card)."""
     from test_evaluate import all_combinations
 
-    from cpoker._kernels.splits import row_shape
+    from cpoker._kernels.subsets import row_shape
 
     labels, buckets = [], []
     for size in (5, 3):

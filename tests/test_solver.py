@@ -62,12 +62,13 @@ def test_a_search_budget_gives_a_hand_up_or_answers_as_without_one(rules):
     """A GPU's first launch searches a few backs a hand at most (``cuda.SEARCH_BUDGET``), then arranges the hands
     it gave up in a second launch without a budget: under a budget the kernel answers split -1 or the very split it
     finds without one, gives up a hand only if it gave it up under every smaller budget, and none under the CPU's."""
-    from cpoker._kernels.splits import UNLIMITED_SEARCHES, _policy_scratch, table_policy_hand
+    from cpoker._kernels.search import UNLIMITED_SEARCHES
+    from cpoker._kernels.policy import policy_scratch, table_policy_hand
 
     model = default_tables(rules).model
     hands = np.concatenate([random_hands(120, 5), few_rank_hands(30, 6)])
     expected, expected_strengths = arrange_by_tables(hands, model)
-    scratch = _policy_scratch()
+    scratch = policy_scratch()
     given_up = []
     for budget in (1, 2, 4, 16, UNLIMITED_SEARCHES):
         answers = np.array([table_policy_hand(hand, *model.search_arguments, *scratch, budget) for hand in hands])
@@ -171,7 +172,7 @@ def test_rest_best_is_the_best_middle_and_front_that_eight_ranks_make(rules):
 def test_row_model_is_the_expected_settlement_against_independent_rows(rules):
     """Against an opponent whose rows are independent draws, a split's model value is its exact expected
     settlement: summed over every opponent triple, weighted, by the scoring kernel itself."""
-    from cpoker._kernels.scoring import _pair_points_batch
+    from cpoker._kernels.scoring import pair_points_batch
 
     if rules == "no require_win":
         rules = Rules.from_toml_text('scoring = "1-6"\n[royalties]\nrequire_win = false\n'
@@ -196,7 +197,7 @@ def test_row_model_is_the_expected_settlement_against_independent_rows(rules):
     theirs = keys[triples].astype(np.int32)
     for ours in triples[::3]:  # ours share the supports, so ties happen
         mine = np.repeat(keys[ours][None, :].astype(np.int32), len(theirs), axis=0)
-        expected = float(weights @ _pair_points_batch(mine, theirs, *rules.kernel_arguments()))
+        expected = float(weights @ pair_points_batch(mine, theirs, *rules.kernel_arguments()))
         assert model.split_values(*ours) == pytest.approx(expected, abs=1e-12)
     assert (np.diff(model.arrays[1], axis=1) >= 0).all()
     assert (model.arrays[1] >= model.arrays[0]).all()
@@ -465,7 +466,7 @@ def test_table_method_kernel_equals_valuing_every_split():
     """The branch-and-bound kernel behind solve(method="table") against a plain valuation of every split."""
     from test_lookup import suited_hands
 
-    from cpoker._kernels.splits import best_distinct_splits
+    from cpoker._kernels.policy import best_distinct_splits
     from cpoker.solver import N_ALTERNATIVES, _distinct_best
     from cpoker.tables import rest_lookup_arguments, row_lookup_arguments
 
@@ -499,8 +500,8 @@ def test_solver_totals_split_into_row_points_and_a_bonus_exactly(scoring, requir
     import cpoker.solver
 
     monkeypatch.setattr(cpoker.solver, "BONUS_PART", 7)
-    from cpoker._kernels.montecarlo import _subset_row_points
-    from cpoker._kernels.scoring import _pair_points_batch
+    from cpoker._kernels.montecarlo import subset_row_points
+    from cpoker._kernels.scoring import pair_points_batch
     from cpoker.arrange import parse_hand
 
     rng = np.random.default_rng(scoring * 2 + require_win)
@@ -515,12 +516,12 @@ def test_solver_totals_split_into_row_points_and_a_bonus_exactly(scoring, requir
     keys = strength_keys()
     opponents = np.sort(keys[rng.integers(0, len(keys), size=(40, 2, 3))], axis=2).astype(np.int32)
     opponents[::9, 1] = -1  # fouled opponents
-    back, middle, front = _subset_row_points(keys5, keys3, opponents, royalties, require_win)
+    back, middle, front = subset_row_points(keys5, keys3, opponents, royalties, require_win)
     bonus = bonus_totals(np.ascontiguousarray(candidates), opponents, scoring)
     rows = t.splits[found.split_ids[picks]]
     got = back[rows[:, 0]] + middle[rows[:, 1]] + front[rows[:, 2]] + bonus
     flat = opponents.reshape(-1, 3)
-    expected = [_pair_points_batch(np.repeat(c[None, :], len(flat), axis=0), flat, scoring, royalties,
+    expected = [pair_points_batch(np.repeat(c[None, :], len(flat), axis=0), flat, scoring, royalties,
                                    require_win).sum() for c in candidates]
     assert got.tolist() == expected
     if scoring == 0:

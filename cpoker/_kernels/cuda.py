@@ -1,6 +1,7 @@
 """The per-hand kernels compiled for NVIDIA GPUs from the very same Python source.
 
-Every per-hand function of :mod:`.evaluate`, :mod:`.splits`, :mod:`.scoring`
+Every per-hand function of :mod:`.evaluate`, the split kernels (:mod:`.subsets`, :mod:`.bonus`,
+:mod:`.search`, :mod:`.policy`), :mod:`.scoring`
 and :mod:`.deal` (strength keys, best-of-7, subset strengths, the table
 policy's search, greedy, the pair settlement with scoring bonuses and
 royalties, the seeded deal) is an ``@jit`` function of scalars and small
@@ -24,7 +25,7 @@ import types
 import numpy as np
 
 from .._jit import cache_cuda_kernel
-from . import deal, evaluate, lookup, nearbest, removal, scoring, splits
+from . import bonus, deal, evaluate, lookup, nearbest, policy, removal, scoring, search, subsets
 
 TWINNED = {
     deal: ("_mul_high", "_mul128", "_add128", "pcg_step", "pcg_output", "pcg_advance", "deal_hands"),
@@ -32,21 +33,23 @@ TWINNED = {
     lookup: ("perfect_hash_value", "perfect_hash_slot", "flush_ranks", "flagged_suit_ranks"),
     removal: ("rank_feature", "suit_counts", "blocker_feature", "suit_feature", "hand_correction",
               "hand_correction_column", "hand_correction_rows", "hand_correction_at"),
-    splits: ("subset_strengths", "hand_subsets", "joint_below", "joint_slope", "rows_bonus", "bonus_ceiling",
-             "strength_threshold", "corrected_row", "hand_removal", "plain_cards", "lower_twin", "backs_at_least",
-             "rest_caps", "tight_bound", "best_split_by_row_values", "table_policy_hand", "greedy_hand"),
+    subsets: ("subset_strengths", "hand_subsets", "rest_caps"),
+    bonus: ("joint_below", "joint_slope", "rows_bonus", "bonus_ceiling", "corrected_row", "hand_removal"),
+    search: ("strength_threshold", "plain_cards", "lower_twin", "backs_at_least", "tight_bound",
+             "best_split_by_row_values"),
+    policy: ("table_policy_hand", "greedy_hand"),
     nearbest: ("split_value", "near_best_rows", "hand_drift", "hand_drift_bound", "certified_split",
                "kept_split", "recertified", "policy_remembering_hand"),
     scoring: ("_royalty", "pair_parts", "pair_points"),
 }
 N_SUBSETS5, N_SUBSETS3 = 1287, 286
-N_CORRECTIONS = splits.CORRECTIONS
+N_CORRECTIONS = policy.CORRECTIONS
 N_LISTED = nearbest.CAPACITY  # a global of this module: a local array's size must be a compile-time constant, and
 # an attribute of another module is typed as a plain integer (the simulator, which allocates anything, cannot tell)
 N_COLUMNS = nearbest.COLUMNS  # the same
 THREADS = 128
 # backs a lane searches before it gives its hand up to a second launch, of those hands only, without a budget
-# (splits.best_split_by_row_values): modelled on the kernel's own search schedule, 16 halves a warp's passes
+# (search.best_split_by_row_values): modelled on the kernel's own search schedule, 16 halves a warp's passes
 # through the search (pagat: 47 -> 22 a warp of 32 hands, 7% of hands arranged again; 72 -> 35 with the card-removal
 # correction, 15% again).  benchmarks/gpu.py times 8, 16, 32 and none on a real GPU.
 SEARCH_BUDGET = 16

@@ -230,7 +230,7 @@ def _row_problem(ids, i, width):
 
 
 @jit
-def _first_bad_row(ids):
+def first_bad_row(ids):
     """Index of the first row of ``(N, k)`` uint8 card ids with an id above 51 or a repeated card, or -1.
 
     No branch per card, and one loop per width with a constant trip count (a
@@ -264,7 +264,7 @@ def _first_bad_row(ids):
 
 
 @jit
-def _first_bad_mask(masks, low, high):
+def first_bad_mask(masks, low, high):
     """Index of the first mask with bits above card 51 or not ``low..high`` cards, or -1."""
     for i in range(masks.shape[0]):
         mask = masks[i]

@@ -21,7 +21,7 @@ for cpoker's cards and keys:
 * the flush keys, displacements and values of one hand size are one array
   (:func:`cpoker.tables.evaluator_table`).
 
-The table policy (:mod:`.splits`) counts ranks instead, with ``card_codes``:
+The table policy (:mod:`.subsets`) counts ranks instead, with ``card_codes``:
 ``8 ** rank`` (a 3-bit counter per rank, bits 0..38) plus the suit counters
 from bit 40; its rank-count words go through a *perfect hash* (multiply,
 shift, one displacement per bucket), :func:`perfect_hash_value`.

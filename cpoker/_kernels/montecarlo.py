@@ -19,7 +19,7 @@ def _sign(a, b):
 
 
 @jit
-def _subset_row_totals(keys5, keys3, opponent_keys):
+def subset_row_totals(keys5, keys3, opponent_keys):
     """Summed row results of every 5-subset as back and as middle, and every 3-subset as front.
 
     Under 1-point-per-row scoring a split's total is the sum of its three
@@ -43,7 +43,7 @@ def _subset_row_totals(keys5, keys3, opponent_keys):
 
 
 @jit
-def _candidate_results(candidate_keys, opponent_keys):
+def candidate_results(candidate_keys, opponent_keys):
     """Per-sample totals, row outcomes and sweeps of a few candidate arrangements.
 
     Returns ``totals[c, s]`` (points of candidate ``c`` in sample ``s``, summed
@@ -75,8 +75,8 @@ def _candidate_results(candidate_keys, opponent_keys):
 
 
 @jit
-def _subset_row_points(keys5, keys3, opponent_keys, royalties, require_win):
-    """Like :func:`_subset_row_totals`, with each row's royalties: the part of any rules' points that is additive.
+def subset_row_points(keys5, keys3, opponent_keys, royalties, require_win):
+    """Like :func:`subset_row_totals`, with each row's royalties: the part of any rules' points that is additive.
 
     A pair's points are its row results, its royalties and a scoring bonus
     (see ``scoring.pair_parts``).  Row results and royalties depend on each

@@ -3,7 +3,7 @@
 Self-play (:func:`cpoker.policy.build_tables`) arranges the same sample of
 hands again and again under models that move less and less, and most hands'
 choices stop changing long before the last pass.  After a hand's search
-(:func:`.splits.best_split_by_row_values`), :func:`near_best_rows` lists
+(:func:`.search.best_split_by_row_values`), :func:`near_best_rows` lists
 the distinct row strengths (front, middle, back) of its splits within
 ``delta`` of the best value, at most ``capacity`` of them, each with the
 lowest index of a split that has them, and a *ceiling*: a value that no
@@ -34,8 +34,10 @@ from .._jit import jit
 from .deal import deal_hands
 from .removal import (N_SHAPES, hand_correction, hand_correction_at, hand_correction_column, hand_correction_rows,
                       suit_counts)
-from .splits import (BONUS_SLACK, CORRECTIONS, UNLIMITED_SEARCHES, _policy_scratch, best_split_by_row_values,
-                     bonus_ceiling, corrected_row, hand_removal, hand_subsets, joint_slope, rows_bonus)
+from .bonus import BONUS_SLACK, bonus_ceiling, corrected_row, hand_removal, joint_slope, rows_bonus
+from .policy import CORRECTIONS, policy_scratch
+from .search import UNLIMITED_SEARCHES, best_split_by_row_values
+from .subsets import hand_subsets
 
 # rows listed a hand at most, the most any list holds (a CUDA thread's scratch for them has a fixed size; a build's
 # lists hold as many as its memory allows, cpoker.nearbest.list_capacity).  A full list's ceiling is the best split
@@ -55,7 +57,7 @@ def split_value(front, middle, back, row_values, row_wins, row_losses, scoop, ma
                 buckets):
     """The value of a split whose rows have these dense strengths, as the search sums it: ``(back + middle) +
     front``, each row corrected for card removal when ``removal`` (the hand's ``corrections`` by shape, see
-    :func:`.splits.hand_removal`), plus the scoring bonus when there is one."""
+    :func:`.bonus.hand_removal`), plus the scoring bonus when there is one."""
     back_value = row_values[2, back]
     middle_value = row_values[1, middle]
     front_value = row_values[0, front]
@@ -88,9 +90,9 @@ def near_best_rows(rank5, rank3, front_values, best_value, delta, row_values, ro
     split with them) and ``kept_values[i]`` (their value) for ``i < count``, best first, ties by split index;
     at most ``kept_rows.shape[0]`` of them.  Every split not listed is worth at most ``ceiling``:
     ``best_value - delta``, or more when the list was full.  ``best_value`` is the best split's value from the
-    search (:func:`.splits.best_split_by_row_values` with ``reach`` ``delta``), whose subsets (``rank5``...
+    search (:func:`.search.best_split_by_row_values` with ``reach`` ``delta``), whose subsets (``rank5``...
     ``front_values``) and card-removal correction (``removal``, ``corrections``, ``buckets``, see
-    :func:`.splits.hand_removal`) this reads, and whose expressions it values splits with.
+    :func:`.bonus.hand_removal`) this reads, and whose expressions it values splits with.
 
     The search bounded the backs for it: ``candidates[:bounded]`` (``b`` or ``~b``, in increasing index) with
     their bounds in ``candidate_bounds``, and ``first`` and ``top`` (-1: none) it searched without a bound in
@@ -128,7 +130,7 @@ def near_best_rows(rank5, rank3, front_values, best_value, delta, row_values, ro
         else:
             break
         back_rank = rank5[back]
-        back_value = row_values[2, back_rank]  # written out as in splits.best_distinct_splits (a function for
+        back_value = row_values[2, back_rank]  # written out as in policy.best_distinct_splits (a function for
         # both measured 5-15% slower there)
         back_win = row_wins[2, back_rank]
         back_loss = row_losses[2, back_rank]
@@ -208,7 +210,7 @@ def hand_drift(hand_mask, delta_terms, shape_rises, slope_units, out, by_column)
     loss probabilities' corrections moving the bonus by at most ``slope_units`` a unit, clipping only shrinking
     a change), and no less than 0.
 
-    The same bits two ways: the whole correction in ``out`` (:data:`.splits.CORRECTIONS` entries), 30 passes
+    The same bits two ways: the whole correction in ``out`` (:data:`.policy.CORRECTIONS` entries), 30 passes
     over an array that stays in a CPU core's cache, or ``by_column``, each column summed in a register
     (:func:`.removal.hand_correction_column`) at the shapes a row can have only, with ``out`` left alone: a
     GPU thread's array of them is local memory, whose traffic the 30 passes made most of a corrected
@@ -387,7 +389,7 @@ def policy_remembering_hand(hand, delta, row_values, row_bounds, row_wins, row_l
                             rest_slot_mask, rest_displacements, rest_values, middles, fronts, index5, index3, masks5,
                             codes5, front_values, candidates, candidate_bounds, corrections, search_budget, kept_rows,
                             kept_splits, kept_values):
-    """The table policy's split of one hand (:func:`.splits.table_policy_hand`), and its near-best rows
+    """The table policy's split of one hand (:func:`.policy.table_policy_hand`), and its near-best rows
     (:func:`near_best_rows`): ``(split, front, middle, back, count, ceiling, hand mask)``.
 
     Count -1 when nothing is listed: ``delta`` below 0 (a pass that does not list), or a search over
@@ -466,7 +468,7 @@ def remembering_block(state_high, state_low, inc_high, inc_low, rows, start, sto
     arrange it by the table policy into row ``rows[j]`` of ``chosen`` and ``chosen_strengths``, and list its
     near-best rows in row ``rows[j]`` of the last six arrays (``since``: the pass ``current``, ``masks``: its
     cards; nothing with ``delta`` below 0).  Run on parts of ``rows`` side by side, as :func:`certify_block`."""
-    index5, index3, masks5, codes5, front_values, candidates, candidate_bounds, corrections = _policy_scratch()
+    index5, index3, masks5, codes5, front_values, candidates, candidate_bounds, corrections = policy_scratch()
     kept_values = np.empty(kept_rows.shape[1])
     hand = np.empty((1, 1, 13), dtype=deck.dtype)
     smallest = np.empty(13, dtype=np.uint64)

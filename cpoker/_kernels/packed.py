@@ -6,7 +6,7 @@ runs a ~17 µs search per call, so the arguments alone were a tenth of it.
 Packed once per model into a numba structure (a ``StructRef``), they cross
 into the kernel as one pointer.
 
-The fields are those of :func:`cpoker._kernels.splits._table_policy_one`, in
+The fields are those of :func:`cpoker._kernels.policy.table_policy_unpacked`, in
 its order, then the strength keys (:func:`cpoker.tables.strength_keys`, so
 that the kernel answers with the rows' keys), with fixed types (read-only
 C-contiguous arrays, 64-bit scalars): one compiled kernel serves every model;
@@ -20,7 +20,7 @@ from numba.core import types
 from numba.experimental import structref
 
 from .._jit import jit
-from .splits import _table_policy_one
+from .policy import table_policy_unpacked
 
 
 def _array(dtype, ndim: int) -> types.Array:
@@ -112,14 +112,14 @@ def pack(arguments: tuple, strength_keys: np.ndarray) -> PolicyArguments:
 
 @jit
 def table_policy_one(hand, packed):
-    """:func:`~cpoker._kernels.splits._table_policy_one` of one hand with the packed arguments, the rows' strength
+    """:func:`~cpoker._kernels.policy.table_policy_unpacked` of one hand with the packed arguments, the rows' strength
     keys in place of their dense strengths: ``(split, its front's 3-subset, its middle's 5-subset, front, middle,
     back keys)``.  A hand whose ids are not 13 distinct ids below 52 in increasing order gets split -1.
     """
     for j in range(13):
         if hand[j] >= 52 or (j > 0 and hand[j] <= hand[j - 1]):
             return -1, 0, 0, 0, 0, 0
-    split, front_subset, middle_subset, front, middle, back = _table_policy_one(
+    split, front_subset, middle_subset, front, middle, back = table_policy_unpacked(
         hand, packed.row_values, packed.row_bounds, packed.row_wins, packed.row_losses, packed.scoop, packed.majority,
         packed.joint, packed.rest_best, packed.self_bounds, packed.removal_terms, packed.buckets, packed.card_codes,
         packed.multiplier, packed.bucket_shift, packed.slot_mask, packed.displacements, packed.strengths,

@@ -73,7 +73,7 @@ def pair_points(a_front, a_middle, a_back, b_front, b_middle, b_back, scoring, r
 
 
 @jit
-def _pair_points_batch(a, b, scoring, royalties, require_win):
+def pair_points_batch(a, b, scoring, royalties, require_win):
     """Points of ``a[i]`` against ``b[i]`` for rows of keys ``(N, 3)``."""
     out = np.empty(a.shape[0], dtype=np.int64)
     for i in range(a.shape[0]):
@@ -82,7 +82,7 @@ def _pair_points_batch(a, b, scoring, royalties, require_win):
 
 
 @jit
-def _sample_totals(candidate_keys, opponent_keys, scoring, royalties, require_win):
+def sample_totals(candidate_keys, opponent_keys, scoring, royalties, require_win):
     """Points of each candidate in each sample, summed over opponents: ``(C, S)``."""
     out = np.zeros((candidate_keys.shape[0], opponent_keys.shape[0]), dtype=np.int64)
     for c in range(candidate_keys.shape[0]):

@@ -34,7 +34,7 @@ def _arranged_in_parts(kernel, hands: np.ndarray, arguments: tuple) -> tuple[np.
     """``(split, row strengths)`` of each hand from ``kernel(hands, start, stop, *arguments, chosen, strengths)``
     run on parts of the batch of a block of hands or more, on numba's threads (:func:`cpoker.threads.in_parts`;
     one part: on this thread alone)."""
-    from .._kernels.splits import BLOCK
+    from .._kernels.policy import BLOCK
     from ..threads import in_parts
 
     chosen = np.empty(len(hands), dtype=np.int32)
@@ -65,9 +65,9 @@ def arrange_one_by_tables(hand: np.ndarray, model: "PolicyTables | RowModel") ->
 def _policy_kernel():
     """The table policy's batch kernel (a range of hands, :func:`cpoker.threads.in_parts` runs it on parts of a
     batch side by side; its table arguments are :attr:`RowModel.search_arguments`)."""
-    from .._kernels.splits import _table_policy_block
+    from .._kernels.policy import table_policy_block
 
-    return _table_policy_block
+    return table_policy_block
 
 
 @functools.cache
@@ -80,12 +80,12 @@ def _one_hand_kernel():
 
 def arrange_greedy(hands: np.ndarray, device: str = "cpu") -> tuple[np.ndarray, np.ndarray]:
     """Greedy split of each hand (sorted ``uint8`` ids, shape ``(N, 13)``) and its row strengths."""
-    from .._kernels.splits import _greedy_block
+    from .._kernels.policy import greedy_block
 
     with shielded():
         if device == "cuda":
             from ..devices import arrange_cuda
 
             return arrange_cuda(hands, None)
-        return _arranged_in_parts(_greedy_block, hands,
+        return _arranged_in_parts(greedy_block, hands,
                                   (*row_lookup_arguments(), split_tables().middles, split_tables().fronts))

@@ -132,7 +132,7 @@ class RowModel:
 
     def _self_bounds(self) -> np.ndarray:
         """See the class docstring: summed in the order the kernels sum a split's value, so rounding agrees."""
-        from .._kernels.splits import BONUS_SLACK
+        from .._kernels.bonus import BONUS_SLACK
 
         back_middle = self.values[2] + self.bounds[1]
         with_front = back_middle + self.bounds[0]
@@ -144,9 +144,9 @@ class RowModel:
         return bounds
 
     def _bonus(self, wins, losses) -> np.ndarray:
-        """The kernels' bonus (:func:`~cpoker._kernels.splits.rows_bonus`) of rows with these win and loss
+        """The kernels' bonus (:func:`~cpoker._kernels.bonus.rows_bonus`) of rows with these win and loss
         probabilities (three arrays of one shape each, front, middle, back)."""
-        from .._kernels.splits import rows_bonus_many
+        from .._kernels.bonus import rows_bonus_many
 
         arrays = [np.ascontiguousarray(np.broadcast_to(a, np.shape(wins[0])), dtype=np.float64).ravel()
                   for a in (*wins, *losses)]
@@ -280,7 +280,7 @@ def strength_shapes() -> np.ndarray:
 
 def rest_best_values(values: np.ndarray) -> np.ndarray:
     """The best middle + front value of each 8-card rank multiset under row ``values``, float32 rounded up."""
-    from .._kernels.splits import rest_row_values
+    from .._kernels.subsets import rest_row_values
 
     rows, rest = row_lookup_arguments(), rest_lookup_arguments()
     best = np.empty(len(rest[-1]))

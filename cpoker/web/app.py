@@ -191,9 +191,9 @@ def create_app(workers: Optional[int] = None, time_budget: float = TIME_BUDGET) 
 
     @app.get("/api/deal", summary="Deal 2-4 hands, reproducibly (as `cpoker deal --json`)")
     async def deal(players: int = 2, seed: Optional[int] = None) -> dict:
-        from cpoker.solver import _new_seed
+        from cpoker.dealing import new_seed
 
-        seed = _new_seed() % 2**53 if seed is None else seed  # seeds drawn here stay exact in JavaScript
+        seed = new_seed() % 2**53 if seed is None else seed  # seeds drawn here stay exact in JavaScript
         hands = cpoker.deal(players, seed)
         return {"seed": seed, "players": [cpoker.format_cards(hand) for hand in hands]}
 

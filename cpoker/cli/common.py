@@ -1,0 +1,67 @@
+"""What every command shares: exit statuses, the one-line error, and printing cards and JSON."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+from ..environment import address_space_advice, address_space_limit, address_space_needed
+
+EXIT_USAGE = 2
+PARTIAL = -1  # returned by a command whose result is partial: main turns it into 128 + the signal number
+RULES_HELP = "pagat (default), 1-6, 2-4, seed001-royalties, or a house-rules .toml file"
+
+
+def fail(message: str) -> int:
+    message = " ".join(str(message).split())  # always one line
+    print(f"cpoker: error: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def memory_advice() -> str:
+    """What to do about a MemoryError: a job smaller, memory freed, or the address-space limit raised."""
+    limit = address_space_limit()
+    if limit is not None and limit < address_space_needed():
+        return address_space_advice(limit)
+    return ("this machine cannot hold the job now; ask for fewer hands, samples or deals, or free some memory"
+            + (f" (this process may use {limit} MiB of address space, ulimit -v)" if limit is not None else ""))
+
+
+def cards_text(cards, symbols: bool) -> str:
+    from ..cards import format_cards
+
+    return format_cards(cards, symbols=symbols)
+
+
+def print_json(data) -> None:
+    print(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+# what a command computed but could not write, reported as status 1 (see cpoker.cli.main._run_command)
+UNWRITTEN: list = []
+
+
+def percent(p: float) -> str:
+    return f"{100 * p:5.1f}%"
+
+
+def unwritten(message: str) -> None:
+    """Report a file the job's result could not be written to; the command still prints the result."""
+    fail(message)
+    UNWRITTEN.append(message)
+
+
+def show_progress(args) -> bool:
+    return not args.quiet and sys.stderr.isatty()
+
+
+def drop_stdout() -> None:
+    """Point standard output at the null device: what is still buffered would fail again, with a traceback, when
+    the interpreter flushes it on exit."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
+    except (OSError, ValueError, AttributeError):  # (no file descriptor: nothing will be flushed to one)
+        pass

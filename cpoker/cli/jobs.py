@@ -1,0 +1,315 @@
+"""Long jobs: ``simulate``, ``match`` and ``exploit``, with their ``--out`` files, checkpoints and resumes."""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Optional
+
+from ..errors import CpokerError
+from .common import PARTIAL, percent, print_json, show_progress, unwritten
+
+
+def _check_out(path: Optional[str]) -> None:
+    """Refuse a bad ``--out`` before a long job, not after it."""
+    from ..errors import OptionError
+    from ..files import check_writable
+
+    if path is None:
+        return
+    if Path(path).suffix.lower() not in (".json", ".csv"):
+        raise OptionError(f"--out must end in .json or .csv, got {path!r}")
+    check_writable(path)
+
+
+def _write_out(path: str, data: dict, rows: list[dict]) -> None:
+    """Save results atomically: ``.json`` gets ``data``; ``.csv`` gets ``rows`` (one dict per line).
+
+    The path was checked by :func:`_check_out` before the job started.
+    """
+    import csv
+
+    from ..errors import OptionError
+    from ..files import atomic_write
+
+    if Path(path).suffix.lower() == ".json":
+        text = _json_text(data)
+    else:
+        buffer = io.StringIO(newline="")
+        writer = csv.DictWriter(buffer, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+        text = buffer.getvalue()
+    try:
+        atomic_write(path, text.encode("utf-8"))
+    except OptionError as error:  # checked before the job, failed after it (a full disk): keep the result
+        unwritten(f"{error}; the result is printed instead")
+
+
+def _json_text(data: dict) -> str:
+    """A result as the JSON text of an ``--out FILE.json``."""
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def _flatten(data, prefix: str = "") -> list[dict]:
+    rows = []
+    for key, value in data.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            rows.extend(_flatten(value, name + "."))
+        else:
+            rows.append({"field": name, "value": json.dumps(value) if isinstance(value, list) else value})
+    return rows
+
+
+def _histogram(distribution: dict, width: int = 40) -> list[str]:
+    total = sum(distribution.values())
+    peak = max(distribution.values())
+    lines = []
+    for points in range(min(distribution), max(distribution) + 1):
+        count = distribution.get(points, 0)
+        bar = "█" * round(width * count / peak)
+        lines.append(f"  {points:+3d} | {bar:<{width}} {100 * count / total:5.1f}%")
+    return lines
+
+
+def _save_and_print_json(args, result, out: Optional[str] = None) -> Optional[int]:
+    """Write ``out`` (default ``--out``: all of ``result.to_dict()``) and, with ``--json``, print it; then return
+    the exit status."""
+    data = result.to_dict()
+    out = out or args.out
+    if out:
+        _write_out(out, data, _flatten(data))
+    if args.json:
+        print_json(data)
+        return PARTIAL if result.partial else 0
+    return None
+
+
+def cmd_simulate(args) -> int:
+    from ..errors import OptionError
+    from ..simulation import simulate
+
+    saved, out = _resumed_job(args, "simulate")
+    state = saved["state"] if saved else {}
+    arrangement = args.arrangement
+    if arrangement is None:
+        if not saved:
+            raise OptionError('give the arrangement to simulate, "FRONT / MIDDLE / BACK" (or --resume FILE.json)')
+        rows = saved.get("arrangement")
+        arrangement = " / ".join(str(rows.get(row)) for row in ("front", "middle", "back")) \
+            if isinstance(rows, dict) else str(rows)
+    result = simulate(arrangement, opponents=_given(args.opponents, saved, "opponents", 1),
+                      samples=_given(args.samples, saved, "requested_samples", 10_000), seed=args.seed,
+                      opponent=_given(args.opponent, state, "opponent", "table"), rules=_rules_of(args, saved),
+                      jobs=args.jobs, progress=show_progress(args), tables=args.tables, device=args.device,
+                      backend=args.backend, scheduler=args.scheduler, resume=saved, **_checkpointing(args, out))
+    status = _save_and_print_json(args, result, out)
+    if status is not None:
+        return status
+    arrangement = result.arrangement
+    print(f"arrangement: {arrangement.format(symbols=args.symbols)}")
+    if result.fouled:
+        print(f"FOUL: {arrangement.foul_reason}")
+        print(f"exact value: {result.ev:+.0f} points per deal ({result.opponents} opponent(s) each win every row)")
+        return 0
+    status = _partial_status(result.partial, f"{result.samples} of {result.requested_samples} samples", out,
+                             "simulate")
+    low, high = result.interval
+    print(f"EV {result.ev:+.4f} points per deal, 95% interval [{low:+.4f}, {high:+.4f}], against "
+          f"{result.opponents} '{result.opponent_model}' opponent(s), {result.samples} samples, "
+          f"seed {result.seed}{_resumed_after(saved, 'samples')}{status}")
+    print(f"  {'row':<8}{'hand':<46}{'win':>7}{'tie':>7}{'loss':>7}")
+    for name, value in zip(("front", "middle", "back"), arrangement.values):
+        p = result.rows[name]
+        print(f"  {name:<8}{value.describe():<46}{percent(p['win']):>7}{percent(p['tie']):>7}"
+              f"{percent(p['loss']):>7}")
+    print(f"all three rows won against an opponent: {percent(result.scoop).strip()}; "
+          f"all three lost: {percent(result.scooped).strip()}")
+    print("net points per deal:")
+    print("\n".join(_histogram(result.distribution)))
+    return PARTIAL if result.partial else 0
+
+
+def cmd_match(args) -> int:
+    from ..simulation import match
+
+    saved, out = _resumed_job(args, "match")
+    state = saved["state"] if saved else {}
+    strategies = args.strategies or state.get("strategies", [])
+    result = match(strategies, deals=_given(args.deals, saved, "requested_deals", 10_000), seed=args.seed,
+                   sessions=_given(args.sessions, state, "requested_sessions", 0), rules=_rules_of(args, saved),
+                   jobs=args.jobs, progress=show_progress(args), tables=args.tables, device=args.device,
+                   backend=args.backend, scheduler=args.scheduler, resume=saved, **_checkpointing(args, out))
+    data = result.to_dict()
+    if out:
+        common = {k: data[k] for k in ("version", "format", "deals", "sessions", "seed", "partial")}
+        common["strategies"] = " ".join(result.strategies)
+        common["rules"] = result.rules.name
+        rows = [{**common, **score, "interval_95": json.dumps(score["interval_95"])} for score in data["scores"]]
+        _write_out(out, data, rows)
+    if args.json:
+        print_json(data)
+        return PARTIAL if result.partial else 0
+    status = _partial_status(result.partial, f"{result.deals} of {result.requested_deals} deals", out, "match")
+    print(f"{' vs '.join(result.strategies)}: {result.format} format, {result.deals} deals, seed {result.seed}"
+          f"{_resumed_after(saved, 'deals')}{status}")
+    header = f"  {'strategy':<28}{'points/deal':>12}   {'95% interval':<21}"
+    if result.sessions:
+        header += f"{'first place':>12}{'mean place':>12}"
+    print(header)
+    for score in result.scores:
+        line = f"  {score.name:<28}{score.points:>+12.4f}   [{score.interval[0]:+.4f}, {score.interval[1]:+.4f}]"
+        if result.sessions:
+            line += f"{percent(score.first_places):>12}{score.mean_place:>12.2f}"
+        print(line)
+    if result.sessions:
+        print(f"({result.sessions} sessions of 8 deals; tied players share a place)")
+    return PARTIAL if result.partial else 0
+
+
+def _resumed_job(args, kind: str) -> "tuple[Optional[dict], Optional[str]]":
+    """``(saved result or None, output path)`` of a ``match``/``simulate``/``exploit`` command, checked first.
+
+    With ``--resume FILE`` the saved result is read (and checked further by the
+    job), and the result goes to FILE unless ``--out`` says otherwise;
+    ``--checkpoint`` needs a JSON output.
+    """
+    from ..errors import OptionError
+    from ..files import read_json
+
+    noun = {"match": "match", "simulate": "simulation", "exploit": "study"}[kind]
+    saved = None
+    if args.resume:
+        saved = read_json(args.resume, f"saved {noun}")
+        if not isinstance(saved, dict) or saved.get("kind") != kind or not isinstance(saved.get("state"), dict):
+            raise OptionError(f"{args.resume} is not a {noun} result that can be resumed "
+                              f"(cpoker {kind} --out FILE.json writes one)")
+    out = args.out or args.resume  # a resumed job's file becomes the continued one's
+    if args.checkpoint and not (out and Path(out).suffix.lower() == ".json"):
+        raise OptionError(f"--checkpoint saves the {noun} so far to its --out FILE.json; give one")
+    _check_out(out)
+    return saved, out
+
+
+def _rules_of(args, saved: Optional[dict]):
+    """``--rules`` as given, else a resumed job's rules (``saved``: a result, or the state holding its rules)."""
+    from ..rules import Rules
+
+    if args.rules is not None or not saved:
+        return args.rules
+    return Rules.from_dict(saved.get("rules"), f"rules in {args.resume}")
+
+
+def _partial_status(partial: bool, done: str, out: Optional[str], kind: str) -> str:
+    """The note after a partial result: how far it got, and the command that continues it when it was saved."""
+    if not partial:
+        return ""
+    resumable = out and Path(out).suffix.lower() == ".json"
+    return f"  (PARTIAL: stopped after {done}" + (f"; 'cpoker {kind} --resume {out}' continues it)" if resumable
+                                                  else ")")
+
+
+def _resumed_after(saved: Optional[dict], unit: str) -> str:
+    if not saved:
+        return ""
+    done = saved.get(unit)  # the saved result's deals, samples or hands
+    return f", resumed after {done} {unit}" if isinstance(done, int) else ", resumed"
+
+
+def _given(value, saved: "dict | None", key: str, default):
+    """An option's value: as given, else the saved run's (a resumed run keeps its size), else the default."""
+    if value is not None:
+        return value
+    return saved.get(key, default) if saved else default
+
+
+def _requested(saved: "dict | None", unit: str) -> str:
+    """The key of a saved result's requested size: ``requested_<unit>``, or ``<unit>`` in a file that has none
+    (a study saved by an earlier cpoker recorded only the hands it had done)."""
+    return f"requested_{unit}" if saved and f"requested_{unit}" in saved else unit
+
+
+def _checkpointing(args, out: Optional[str]) -> dict:
+    """A job's ``checkpoint``/``checkpoint_seconds`` from ``--checkpoint``/``--checkpoint-seconds``."""
+    if not args.checkpoint:
+        return {"checkpoint": None}
+    return {"checkpoint": json_checkpoint(Path(out)), "checkpoint_seconds": args.checkpoint_seconds}
+
+
+def json_checkpoint(out: Path):
+    """Save each partial result over ``out`` as JSON (atomically); a failed write is reported once, the job goes on."""
+    from ..files import atomic_write
+
+    return checkpoint_writer(out, lambda result: atomic_write(out, _json_text(result.to_dict()).encode("utf-8")))
+
+
+def cmd_exploit(args) -> int:
+    from ..errors import OptionError
+    from ..exploitability import exploit
+    from ..simulation import numba_threads
+
+    saved, out = _resumed_job(args, "exploit")
+    state = saved["state"] if saved else {}
+    strategy = args.strategy or (saved or {}).get("strategy")
+    if not strategy:
+        raise OptionError("give the STRATEGY to study (or --resume FILE.json)")
+    saved_counts = state.get("sample_counts")
+    saved_trend = isinstance(saved_counts, list) and len(saved_counts) == 3
+    with numba_threads(args.jobs):
+        result = exploit(strategy, rules=_rules_of(args, state),
+                         hands=_given(args.hands, saved, _requested(saved, "hands"), 2000),
+                         samples=_given(args.samples, saved, "samples", 2000), seed=args.seed, tables=args.tables,
+                         trend=args.trend if args.trend is not None else saved_trend, progress=show_progress(args),
+                         backend=args.backend, scheduler=args.scheduler, resume=saved, **_checkpointing(args, out))
+    status = _save_and_print_json(args, result, out)
+    if status is not None:
+        return status
+    status = _partial_status(result.partial, f"{result.hands} of {result.requested_hands} hands", out, "exploit")
+    low, high = result.interval
+    print(f"best response against '{result.strategy}' under {result.rules.name}: {result.hands} hands, "
+          f"{result.samples} samples to choose and {result.samples} fresh samples to score each, "
+          f"seed {result.seed}{_resumed_after(saved, 'hands')}{status}")
+    print(f"gain {result.gain:+.4f} points per hand, 95% interval [{low:+.4f}, {high:+.4f}]; the choices differ "
+          f"in value on {percent(result.differ).strip()} of hands")
+    print("a lower bound: a solver with more samples can only find more"
+          + ("" if result.trend else " (--trend shows how it grows with the samples)"))
+    for samples, (gain, (trend_low, trend_high)) in sorted(result.trend.items()):
+        print(f"  with {samples} samples: {gain:+.4f}  [{trend_low:+.4f}, {trend_high:+.4f}]")
+    if result.trend:
+        print(f"  with {result.samples} samples: {result.gain:+.4f}  [{low:+.4f}, {high:+.4f}]")
+    print("gain per hand:")
+    peak = max(n for _, _, n in result.histogram) or 1
+    for bin_low, bin_high, count in result.histogram:
+        low_text, high_text = ("0" if x == 0 else f"{x:+g}" for x in (bin_low, bin_high))
+        label = ("0 (same value)" if bin_low == bin_high else f"below {high_text}" if math.isinf(bin_low) else
+                 f"above {low_text}" if math.isinf(bin_high) else f"{low_text} to {high_text}")
+        print(f"  {label:>16} | {'█' * round(30 * count / peak):<30} {count}")
+    print("mean gain by the strategy's back row (most exploitable first):")
+    for kind, (count, gain) in list(result.by_kind.items())[:8]:
+        print(f"  {kind:<18}{count:>7} hands  {gain:+.4f}")
+    return PARTIAL if result.partial else 0
+
+
+def checkpoint_writer(out: Path, write=None):
+    """Save each checkpoint over ``out`` (atomically); a failed write is reported once and the job goes on.
+
+    ``write(item)`` saves one (default: ``item.save(out)``, for tables).
+    """
+    failed: list = []
+
+    def save(item) -> None:
+        if failed:
+            return
+        try:
+            write(item) if write is not None else item.save(out)
+        except (OSError, CpokerError) as error:  # saving raises OptionError("cannot write ...: reason")
+            failed.append(error)
+            reason = error.strerror if isinstance(error, OSError) else str(error).rpartition(": ")[2]
+            print(f"cpoker: warning: cannot write the checkpoint {out} ({reason or error}); "
+                  "the job goes on without checkpoints", file=sys.stderr)
+
+    return save

@@ -1,0 +1,237 @@
+"""Commands about one hand or deal: ``eval``, ``score``, ``deal``, ``solve``, ``natural`` and ``odds``."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from .common import PARTIAL, cards_text, fail, percent, print_json, show_progress
+
+
+def cmd_eval(args) -> int:
+    from ..cards import parse_cards
+    from ..evaluation import evaluate
+
+    cards = parse_cards(" ".join(args.cards))
+    value = evaluate(cards)  # table lookups in Python: no kernel, so numba is never loaded
+    if args.json:
+        print_json({"cards": cards_text(cards, False), "category": value.category,
+                     "description": value.describe(), "key": value.key,
+                     "strength_index": value.strength_index, "strength_rank": value.strength_index + 1,
+                     "strengths": 7917})
+    else:
+        print(f"{cards_text(cards, args.symbols)}: {value.describe()}")
+        print(f"category {value.category}, key {value.key}, strength {value.strength_index + 1} of 7917 "
+              "(1 = the weakest row, 7917 = a royal flush)")
+    return 0
+
+
+def _read_deal_file(path: str) -> list:
+    """Players' arrangements from a JSON file: a list, or ``{"players": [...]}``.
+
+    Each player is ``"front / middle / back"`` text, a list of the three rows,
+    or ``{"front": ..., "middle": ..., "back": ...}``; anything else is an
+    :class:`ArrangementError` naming the player.
+    """
+    from ..errors import ArrangementError
+    from ..files import read_json
+
+    data = read_json(path, "deal file", ArrangementError)
+    players = data.get("players") if isinstance(data, dict) else data
+    if not isinstance(players, list):
+        raise ArrangementError(f"{path}: expected a list of arrangements or {{\"players\": [...]}}")
+    out = []
+    for number, item in enumerate(players, 1):
+        if isinstance(item, dict):
+            missing = [row for row in ("front", "middle", "back") if row not in item]
+            if missing:
+                raise ArrangementError(f"{path}: player {number} lacks the {missing[0]!r} row")
+            item = [item["front"], item["middle"], item["back"]]
+        if isinstance(item, list):
+            if len(item) != 3 or not all(isinstance(row, str) for row in item):
+                raise ArrangementError(f"{path}: player {number}'s rows must be three strings of cards")
+        elif not isinstance(item, str):
+            raise ArrangementError(f"{path}: player {number} must be 'front / middle / back' text, three rows, "
+                                   f"or {{\"front\", \"middle\", \"back\"}}; got {json.dumps(item)[:40]}")
+        out.append(item)
+    return out
+
+
+def cmd_score(args) -> int:
+    from ..naturals import Natural
+    from ..rules import resolve_rules
+    from ..scoring import pair_breakdown, row_results, settle_details
+
+    if bool(args.player) == bool(args.file):
+        return fail("give each player's rows with --player (2 to 4 times) or a JSON file with --file")
+    rules = resolve_rules(args.rules)
+    settlement = settle_details(args.player or _read_deal_file(args.file), rules,
+                                misset="foul" if args.misset_fouls else "error")
+    deal = list(settlement.entries)
+    matrix = settlement.total
+    results = settlement.results
+    parts = ("rows", "scoring_bonus", "royalties", "naturals")
+    if args.json:
+        print_json({
+            "rules": rules.to_dict(),
+            "players": [{"player": i + 1, ("natural" if isinstance(a, Natural) else "arrangement"): a.to_dict(),
+                         "result": r} for i, (a, r) in enumerate(zip(deal, results))],
+            "matrix": matrix.tolist(),
+            "parts": {name: getattr(settlement, name).tolist() for name in parts},
+            "pairs": {f"{i + 1}v{j + 1}": pair_breakdown(deal[i], deal[j], rules)
+                      for i in range(len(deal)) for j in range(len(deal)) if i < j},
+            "rows": {f"{i + 1}v{j + 1}": dict(zip(("front", "middle", "back"), row_results(deal[i], deal[j])))
+                     for i in range(len(deal)) for j in range(len(deal)) if i < j
+                     and not isinstance(deal[i], Natural) and not isinstance(deal[j], Natural)},
+        })
+        return 0
+    for i, (entry, result) in enumerate(zip(deal, results)):
+        if isinstance(entry, Natural):
+            shown, status = f"declares {entry}", f"natural worth {entry.payout} per opponent"
+        else:
+            shown = entry.format(symbols=args.symbols)
+            status = f"FOUL: {entry.foul_reason}" if entry.is_foul else ""
+        print(f"player {i + 1}: {result:+d}   {shown}   {status}".rstrip())
+    extra = [name for name in parts[1:] if getattr(settlement, name).any()]
+    if extra:
+        print(f"(rules {rules.name}: " + ", ".join(
+            f"{name.replace('_', ' ')} {[int(x) for x in getattr(settlement, name).sum(axis=1)]}"
+            for name in ("rows",) + tuple(extra)) + ")")
+    print("\nwho won what from whom (row player from column player):")
+    n = len(deal)
+    print("          " + "".join(f"{'P' + str(j + 1):>6}" for j in range(n)))
+    for i in range(n):
+        cells = "".join(f"{'.' if i == j else format(int(matrix[i, j]), '+d'):>6}" for j in range(n))
+        print(f"      P{i + 1}  {cells}")
+    return 0
+
+
+def cmd_deal(args) -> int:
+    from ..cards import deal
+    from ..dealing import new_seed
+
+    seed = new_seed() if args.seed is None else args.seed
+    hands = deal(args.players, seed)
+    if args.json:
+        print_json({"seed": seed, "players": [cards_text(h, False) for h in hands]})
+    else:
+        for i, hand in enumerate(hands):
+            print(f"player {i + 1}: {cards_text(hand, args.symbols)}")
+        print(f"(seed {seed}: 'cpoker deal --players {args.players} --seed {seed}' deals these hands again)")
+    return 0
+
+
+def cmd_solve(args) -> int:
+    from ..solver import solve
+
+    solution = solve(" ".join(args.hand), opponents=args.opponents, samples=args.samples, seed=args.seed,
+                     rules=args.rules, method=args.method, opponent=args.opponent, tables=args.tables,
+                     progress=show_progress(args), device=args.device, compare=args.compare)
+    if args.json:
+        print_json(solution.to_dict())
+        return PARTIAL if solution.partial else 0
+    sym = args.symbols
+    print(f"hand: {cards_text(solution.hand, sym)}")
+    if solution.method == "mc":
+        low, high = solution.interval
+        status = (f"  (PARTIAL: stopped after {solution.samples} of {solution.requested_samples} samples)"
+                  if solution.partial else "")
+        print(f"best arrangement: EV {solution.ev:+.3f} points per deal, 95% interval [{low:+.3f}, {high:+.3f}], "
+              f"against {solution.opponents} '{solution.opponent_model}' opponent(s), {solution.samples} samples, "
+              f"seed {solution.seed}{status}")
+    else:
+        print(f"best arrangement by the table policy: table value {solution.ev:+.3f} (the sum of its row values "
+              f"against the average self-play opponent: a score to rank by, not an EV; "
+              f"'--method mc' simulates the EV)")
+    for name, row, value in zip(("front", "middle", "back"), solution.best.rows, solution.best.values):
+        line = f"  {name:<7}{cards_text(row, sym):<16}{value.describe():<46}"
+        if solution.row_probabilities:
+            p = solution.row_probabilities[name]
+            line += f"win {percent(p['win'])}  tie {percent(p['tie'])}  loss {percent(p['loss'])}"
+        print(line.rstrip())
+    if solution.alternatives:
+        print("alternatives:" if solution.method == "mc" else "alternatives (table value):")
+        for i, candidate in enumerate(solution.alternatives, 1):
+            shown = candidate.arrangement.format(symbols=sym)
+            if candidate.interval is not None:
+                low, high = candidate.interval
+                print(f"  {i}. {shown:<50} EV {candidate.ev:+.3f}  [{low:+.3f}, {high:+.3f}]")
+            else:
+                print(f"  {i}. {shown:<50} table value {candidate.ev:+.3f}")
+    if solution.compared is not None:
+        _print_compared(solution, sym)
+    print(f"({solution.candidates} non-fouling arrangements scored in {solution.seconds:.2f} s)")
+    if solution.declare_natural:
+        natural = solution.natural
+        print(f"DECLARE the natural {natural.kind}: it wins {natural.payout} from each opponent "
+              f"({natural.payout * solution.opponents:+d} per deal), more than the best arrangement.")
+    return PARTIAL if solution.partial else 0
+
+
+def _print_compared(solution, symbols: bool) -> None:
+    """Your arrangement (``--compare``) beside the best one: its value and what it costs."""
+    yours = solution.compared
+    shown = yours.arrangement.format(symbols=symbols)
+    if solution.method == "table":
+        print(f"your arrangement: {shown}  table value {yours.ev:+.3f}, {solution.ev_lost:.3f} below the best"
+              + (f" (it fouls: {yours.arrangement.foul_reason})" if yours.arrangement.is_foul else ""))
+        return
+    if yours.arrangement.is_foul:
+        print(f"your arrangement: {shown}  fouls ({yours.arrangement.foul_reason}): {yours.ev:+.3f} points per deal")
+    else:
+        low, high = yours.interval
+        print(f"your arrangement: {shown}  EV {yours.ev:+.3f}  [{low:+.3f}, {high:+.3f}]")
+    low, high = solution.ev_lost_interval
+    verdict = ("it scores as the best one on every sample" if solution.ev_lost == 0 == solution.ev_lost_stderr
+               else f"it costs {solution.ev_lost:.3f} points per deal, 95% interval [{low:.3f}, {high:.3f}] "
+                    "(both scored on the same samples)")
+    print(f"  {verdict}")
+
+
+def cmd_natural(args) -> int:
+    from ..naturals import find_naturals, natural
+    from ..rules import resolve_rules
+
+    hand = " ".join(args.hand)
+    rules = resolve_rules(args.rules) if args.rules else None
+    found = find_naturals(hand, rules)
+    counted = natural(hand, rules) if rules is not None else None
+    if args.json:
+        print_json({"naturals": [n.to_dict() for n in found],
+                     "declare": None if counted is None else counted.to_dict()})
+        return 0
+    if not found:
+        print("no natural")
+    for item in found:
+        print(f"{item.kind}: {item.arrangement.format(symbols=args.symbols) if item.arrangement else ''}".rstrip(": "))
+    if args.rules:
+        print(f"under {rules.name}: " + (
+            f"declare {counted.kind} for {counted.payout} per opponent" if counted else "no natural counts"))
+    return 0
+
+
+def cmd_odds(args) -> int:
+    from ..odds import hand_odds, odds_table
+
+    entries = (hand_odds(" ".join(args.hand), args.row, tables=args.tables, rules=args.rules) if args.hand
+               else odds_table(args.row, tables=args.tables, rules=args.rules))
+    rows = [entry.to_dict() for entry in entries]
+    if args.json:
+        print_json(rows)
+    elif args.csv:
+        import csv
+
+        writer = csv.DictWriter(sys.stdout, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    else:
+        print("odds against a table-policy opponent's same row (kicker ranges: weakest to strongest)")
+        print(f"  {'row':<8}{'hand':<46}{'win':>15}{'tie':>15}{'loss':>15}")
+
+        def span(pair):
+            return percent(pair[0]).strip() if abs(pair[0] - pair[1]) < 5e-4 else \
+                f"{percent(pair[0]).strip()}-{percent(pair[1]).strip()}"
+
+        for entry in entries:
+            print(f"  {entry.row:<8}{entry.hand:<46}{span(entry.win):>15}{span(entry.tie):>15}{span(entry.loss):>15}")
+    return 0

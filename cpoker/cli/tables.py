@@ -1,0 +1,113 @@
+"""``cpoker tables``: show, build, check and resume the table policy's tables."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+from pathlib import Path
+
+from .common import PARTIAL, print_json, unwritten
+from .jobs import checkpoint_writer
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _shipped_tables_path(rules) -> "Path | None":
+    """The shipped tables file of ``rules`` (a preset), or ``None`` for other rules."""
+    from ..policy import shipped_tables_path
+    from ..rules import PRESETS
+
+    return shipped_tables_path(rules.name) if rules.name in PRESETS else None
+
+
+def cmd_tables(args) -> int:
+    from ..errors import OptionError
+    from ..files import check_writable
+    from ..policy import PolicyTables, tables_file
+    from ..rules import resolve_rules
+    from ..selfplay import DEFAULT_BUILD, build_tables, self_play_ended
+
+    rules = resolve_rules(args.rules)
+    if args.tables_command == "info":
+        path = Path(args.file) if args.file else _shipped_tables_path(rules)
+        if path is None:
+            raise OptionError(f"no tables are shipped for the rules {rules.name!r}; give a tables FILE")
+        tables = PolicyTables.load(path)
+        info = {"path": str(path), "sha256": _sha256(path), "rules": tables.rules.to_dict(), "hands": tables.hands,
+                "seed": tables.seed, "iterations": tables.iterations, "partial": tables.partial,
+                "resumable": tables.previous_distribution is not None, "history": list(tables.history),
+                "card_removal": tables.removal is not None, "removal_rounds": list(tables.removal_rounds),
+                "joint_rows": tables.joint is not None}
+        if args.json:
+            print_json(info)
+        else:
+            unfinished = (f" (unfinished: 'cpoker tables build --resume {path}' continues it)" if info["resumable"]
+                          else " (partial)" if tables.partial else "")
+            removal = "with" if tables.removal is not None else "without"
+            joint = "; with a joint model of the opponent's rows" if tables.joint is not None else ""
+            print(f"{path}\nsha256 {info['sha256']}\nrules {tables.rules.name}: self-play on {tables.hands} hands, "
+                  f"seed {tables.seed}, {tables.iterations} iterations{unfinished}; {removal} a card-removal "
+                  f"correction{joint}")
+            for step in tables.history:
+                print(f"  iteration {step['iteration']:3d}: {100 * step['changed']:6.2f}% of hands changed "
+                      f"arrangement, row values moved {step['values_moved']:.4f}")
+            for step in tables.removal_rounds:
+                print(f"  with card removal, round {step['round']:3d}: {100 * step['changed']:6.2f}% of hands "
+                      "changed arrangement")
+        return 0
+    show_progress = not args.quiet and sys.stderr.isatty()
+    resume = PolicyTables.load(args.resume) if args.resume else None  # checked against the options by build_tables
+    if resume is not None:
+        default_out = args.resume  # the unfinished build's file becomes the finished one's
+    else:
+        default_out = tables_file(rules.name) if _shipped_tables_path(rules) else "policy_tables_custom.npz"
+    out = check_writable(args.out or default_out)  # before minutes of self-play, not after
+    tables = build_tables(hands=args.hands, seed=args.seed, max_iterations=args.max_iterations,
+                          tolerance=args.tolerance, progress=show_progress, device=args.device,
+                          backend=args.backend, scheduler=args.scheduler, rules=args.rules, resume=resume,
+                          checkpoint=checkpoint_writer(out) if args.checkpoint else None,
+                          removal_deals=args.removal_deals, removal_rounds=args.removal_rounds)
+    rules = tables.rules
+    try:
+        tables.save(out)
+    except OptionError as error:  # checked before the build, failed after it (a full disk): save them elsewhere
+        import tempfile
+
+        rescue = Path(tempfile.gettempdir()) / f"cpoker-tables-{os.getpid()}.npz"
+        try:
+            tables.save(rescue)
+            unwritten(f"{error}; the tables were saved to {rescue} instead")
+        except OptionError:
+            unwritten(f"{error}; nor could the tables be saved to {rescue}: they are lost")
+        return 1
+    digest = _sha256(out)
+    shipped = _shipped_tables_path(rules)
+    same = shipped is not None and shipped.exists() and _sha256(shipped) == digest
+    last = tables.history[-1]
+    if args.json:
+        print_json({"out": str(out), "sha256": digest, "identical_to_shipped": same, "rules": rules.to_dict(),
+                     "hands": tables.hands, "seed": tables.seed, "iterations": tables.iterations,
+                     "resumed_after": resume.iterations if resume else None, "partial": tables.partial,
+                     "history": list(tables.history), "card_removal": tables.removal is not None,
+                     "removal_rounds": list(tables.removal_rounds), "joint_rows": tables.joint is not None})
+    else:
+        # stopped after the last iteration of the self-play: in the rounds with the card-removal correction
+        asked = tables.build or DEFAULT_BUILD  # (a partial build's tables record what it was asked for)
+        done = self_play_ended(tables.history, asked["max_iterations"], asked["tolerance"])
+        stopped = "the rounds with the card-removal correction" if done else f"iteration {tables.iterations + 1}"
+        status = (f" (PARTIAL: stopped during {stopped}; the file holds the tables of "
+                  f"iteration {tables.iterations}; 'cpoker tables build --resume {out}' continues it)"
+                  if tables.partial else "")
+        if tables.removal_rounds:
+            status += (f"; then {len(tables.removal_rounds)} rounds with the card-removal correction (last: "
+                       f"{100 * tables.removal_rounds[-1]['changed']:.2f}% changed)")
+        resumed = f", resumed after iteration {resume.iterations}" if resume else ""
+        print(f"wrote {out} ({rules.name} rules) after {tables.iterations} iterations on {tables.hands} hands, "
+              f"seed {tables.seed}{resumed} "
+              f"(last: {100 * last['changed']:.2f}% of hands changed, values moved {last['values_moved']:.4f})"
+              + status)
+        print(f"sha256 {digest}" + ("  (identical to the shipped tables)" if same else ""))
+    return PARTIAL if tables.partial else 0
