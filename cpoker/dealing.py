@@ -12,8 +12,6 @@ from typing import Optional
 
 import numpy as np
 
-from ._kernels.deal import CARDS_PER_HAND, SUB_BLOCK, deal_hands
-from .threads import in_parts
 
 DECK_IDS = np.arange(52, dtype=np.uint8)  # every card id, the deck a sample of hands is dealt from
 
@@ -40,6 +38,9 @@ def deal_stream(state_high, state_low, inc_high, inc_low, count: int, deck: np.n
     each) and the deals are the same on any number of threads.  A few sub-blocks' worth, a few milliseconds of
     work, are dealt on this thread alone.
     """
+    from ._kernels.deal import CARDS_PER_HAND, SUB_BLOCK, deal_hands  # (numba loads on first use, not on import)
+    from .threads import in_parts
+
     out = np.empty((count, players, CARDS_PER_HAND), dtype=deck.dtype)
 
     def deal_part(start: int, stop: int) -> None:
@@ -83,6 +84,9 @@ def deal_seeded(rest: np.ndarray, seeds: "list", counts: "list[int]", hands: int
     needs, whose arrangement calls take many blocks of deals at once.  Each stream's deals are its own, so the
     threads change nothing.
     """
+    from ._kernels.deal import CARDS_PER_HAND, deal_hands
+    from .threads import in_parts
+
     if len(seeds) == 1:  # one stream: deal_from, serial for a small block
         return deal_from(np.asarray(rest), np.random.default_rng(seeds[0]), counts[0], hands)
     deck = np.ascontiguousarray(rest)

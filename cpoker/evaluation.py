@@ -101,6 +101,15 @@ class HandValue:
         """A readable description, e.g. ``"two pair, kings and nines, ace kicker"``."""
         return describe_key(self.key)
 
+    def to_dict(self) -> dict:
+        """The value as JSON data (``cpoker eval --json`` and the web API's ``/api/evaluate`` add the cards):
+        its category, description and key, and its rank among all row strengths (1 = the weakest)."""
+        from .tables import strength_keys
+
+        index = self.strength_index
+        return {"category": self.category, "description": self.describe(), "key": self.key, "strength_index": index,
+                "strength_rank": index + 1, "strengths": len(strength_keys())}
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, HandValue):
             return NotImplemented

@@ -46,6 +46,11 @@ def fouled_hand_points(rules: Rules) -> int:
     return int(pair_points(-1, -1, -1, 0, 0, 0, *rules.kernel_arguments()))
 
 
+def fouled_rows() -> dict[str, dict[str, float]]:
+    """Each row's chances of a fouled hand against valid ones, as results report them: every row lost."""
+    return {name: {"win": 0.0, "tie": 0.0, "loss": 1.0} for name in ROW_NAMES}
+
+
 def pair_breakdown(a: "Arrangement | Natural", b: "Arrangement | Natural",
                    rules: Optional[Rules] = None) -> dict[str, int]:
     """What ``a`` wins from ``b``: ``{"rows", "scoring_bonus", "royalties", "naturals", "total"}``.

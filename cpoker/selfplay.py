@@ -36,17 +36,14 @@ from .interrupts import shielded
 from .limits import MAX_TABLE_HANDS, check_int, check_seed
 from .nearbest import (MAX_PASSES, MEMORY_BYTES, NearBestMemory, bytes_per_hand, forget_worker_memory,
                        lists_in_pass, model_snapshot, strength_histogram, worker_memory)
-from .policy import (BUILD_OPTIONS, PolicyTables, RowModel, arrange_by_tables, arrange_greedy, checked_build_options)
+from .policy import (BUILD_OPTIONS, DEFAULT_BUILD, PolicyTables, RowModel, arrange_by_tables, arrange_greedy,
+                     checked_build_options)
 from .removal_learning import learn_removal, learning_lists
 from .rules import Rules, resolve_rules
 from .runner import backend_kept, backend_threads, check_backend, run_blocks
 from .tables import strength_keys
 
 
-# the parameters of the shipped tables: `cpoker tables build` with no options rebuilds them
-BUILD_HANDS, BUILD_SEED, BUILD_MAX_ITERATIONS, BUILD_TOLERANCE = 100_000, 2026, 60, 0.001
-# deals of four hands for the card-removal correction (cpoker.removal): 2.4 million samples, about 10 s on two cores
-REMOVAL_DEALS = 200_000
 # hands a call of a self-play pass whose hands remember their near-best rows (cpoker.nearbest): most are certified
 # in ~50 ns, so a block of 2,000 would cost more in calls than in work; a search of all of them takes ~0.3 s
 REMEMBERED_GROUP = 1 << 16
@@ -60,14 +57,9 @@ SEARCHES_A_CALL = 1 << 22
 MAX_REMEMBERED_GROUP_CUDA = 1 << 27
 # the most hands in a block of a build on a Dask cluster (cluster_chunk): a search of them takes ~1 s on a core
 CLUSTER_CHUNK = 20_000
-# rounds of self-play with the correction, each learning it again (the last from REMOVAL_DEALS deals, the
-# others from a quarter of them): about a minute on two cores
-REMOVAL_ROUNDS = 8
 # hands of a large sample that the first self-play iteration plays, twice as many each iteration after
 # (played_hands): a 10**8-hand build's first five play 4-67 million
 WARMUP_HANDS = 1 << 22
-DEFAULT_BUILD = {"hands": BUILD_HANDS, "seed": BUILD_SEED, "max_iterations": BUILD_MAX_ITERATIONS,
-                 "tolerance": BUILD_TOLERANCE, "removal_deals": REMOVAL_DEALS, "removal_rounds": REMOVAL_ROUNDS}
 
 
 def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
@@ -173,8 +165,8 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
         resume = _resumable(resume, hands, seed, rules)
         hands, seed, rules = resume.hands, resume.seed, resume.rules
         defaults = {**DEFAULT_BUILD, **(resume.build or {})}  # (tables written before they were recorded: none)
-    hands = check_int("hands", BUILD_HANDS if hands is None else hands, 1, MAX_TABLE_HANDS)
-    seed = check_seed(BUILD_SEED if seed is None else seed)
+    hands = check_int("hands", DEFAULT_BUILD["hands"] if hands is None else hands, 1, MAX_TABLE_HANDS)
+    seed = check_seed(DEFAULT_BUILD["seed"] if seed is None else seed)
     rules = resolve_rules(rules)
     asked = checked_build_options(  # recorded in unfinished tables, for their resume
         defaults["max_iterations"] if max_iterations is None else max_iterations,
@@ -322,11 +314,13 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
                 partial = True
                 break
             if checkpoint is not None:
-                checkpoint(PolicyTables(average, hands, seed, tuple(history), True, rules, before, build=asked))
+                checkpoint(PolicyTables(distribution=average, hands=hands, seed=seed, history=tuple(history),
+                                        partial=True, rules=rules, previous_distribution=before, build=asked))
         removal, joint, rounds = None, None, []
         if not partial and removal_deals:
             if checkpoint is not None:  # the self-play is done: a build killed from here on resumes from here
-                checkpoint(PolicyTables(average, hands, seed, tuple(history), True, rules, before, build=asked))
+                checkpoint(PolicyTables(distribution=average, hands=hands, seed=seed, history=tuple(history),
+                                        partial=True, rules=rules, previous_distribution=before, build=asked))
 
             # the learnings' hands (the same deals each time): their near-best rows too, in what the self-play's
             # left of the memory budget (not on a GPU, where a learning is a fraction of a second)
@@ -363,8 +357,9 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
         # a signal between two passes (while the next model is made) stopped the build: it is acted on, so
         # leaving the shield returns these tables instead of raising Interrupted and losing them
         interrupts.consume()
-    return PolicyTables(average, hands, seed, tuple(history), partial, rules, before if partial else None, removal,
-                        tuple(rounds), joint, asked if partial else None)
+    return PolicyTables(distribution=average, hands=hands, seed=seed, history=tuple(history), partial=partial,
+                        rules=rules, previous_distribution=before if partial else None, removal=removal,
+                        removal_rounds=tuple(rounds), joint=joint, build=asked if partial else None)
 
 
 def remembered_group(device: str, by_pass: list) -> int:

@@ -28,8 +28,7 @@ from .dealing import deal_seeded, rest_of_deck
 from .interrupts import shielded
 from .limits import MAX_DEALS, MAX_SAMPLES, MAX_SESSIONS, check_int, check_seconds, check_seed
 from .errors import CpokerError, OptionError
-from .rules import Rules, resolve_rules
-from .devices import check_device
+from .rules import Rules
 from . import saved
 from ._version import __version__
 from .blocks import blocks_of
@@ -37,7 +36,7 @@ from .runner import check_backend, run_blocks
 from .solver import MAX_OPPONENTS
 from .dealing import new_seed
 from .stats import Moments
-from .strategies import StrategyLike, arrange_keys, resolve_strategy, tables_fingerprint
+from .strategies import StrategyLike, arrange_keys, checked_play_options, tables_fingerprint
 
 if TYPE_CHECKING:  # pragma: no cover
     from .policy import PolicyTables
@@ -149,27 +148,24 @@ def simulate(arrangement: ArrangementLike, opponents: int = 1, samples: int = 10
     """
     from ._kernels.montecarlo import candidate_results
     from ._kernels.scoring import sample_totals
-    from .policy import resolve_tables
-    from .scoring import fouled_hand_points, row_keys
+    from .scoring import fouled_hand_points, fouled_rows, row_keys
 
     arrangement = as_arrangement(arrangement)
     opponents = check_int("opponents", opponents, 1, MAX_OPPONENTS)
     samples = check_int("samples", samples, 1, MAX_SAMPLES)
-    seed = check_seed(seed)
-    rules = resolve_rules(rules)
-    tables = resolve_tables(tables, rules)
-    opponent_name, _ = resolve_strategy(opponent, tables, rules)
-    device = check_device(device)
+    seed, rules, tables, (opponent_name,), device = checked_play_options(seed, rules, tables, [opponent], device)
     check_backend(backend, scheduler)
     if resume is None:
         seed = new_seed() if seed is None else seed
     if arrangement.is_foul and rules.royalties is None:
         # every opponent is paid a scoop, whatever the cards: nothing to simulate
-        loss = {name: {"win": 0.0, "tie": 0.0, "loss": 1.0} for name in ROW_NAMES}
+        loss = fouled_rows()
         ev = float(opponents * fouled_hand_points(rules))
         seed = new_seed() if seed is None else seed  # (nothing to resume: the value is exact)
-        return SimulationResult(arrangement, opponents, 0, seed, opponent_name, rules, ev, 0.0, (ev, ev), loss,
-                                0.0, 1.0, {int(ev): 1}, fouled=True, requested_samples=samples)
+        return SimulationResult(arrangement=arrangement, opponents=opponents, samples=0, seed=seed,
+                                opponent_model=opponent_name, rules=rules, ev=ev, stderr=0.0, interval=(ev, ev),
+                                rows=loss, scoop=0.0, scooped=1.0, distribution={int(ev): 1}, fouled=True,
+                                requested_samples=samples)
     saved.check_checkpoint(checkpoint, checkpoint_seconds)
     time_budget = None if time_budget is None else check_seconds("time_budget", time_budget, True)
     ours = np.array([row_keys(arrangement)], dtype=np.int32)  # a foul under royalties: keys -1, simulated
@@ -214,11 +210,13 @@ def simulate(arrangement: ArrangementLike, opponents: int = 1, samples: int = 10
         rows = {name: dict(zip(("win", "tie", "loss"), (outcomes[r] / (done * opponents)).tolist()))
                 for r, name in enumerate(ROW_NAMES)}
         seconds = tally.seconds + time.perf_counter() - started
-        return SimulationResult(arrangement, opponents, done, seed, opponent_name, rules, moments.mean(),
-                                moments.stderr(), moments.interval(), rows, float(sweeps[0] / (done * opponents)),
-                                float(sweeps[1] / (done * opponents)), dict(sorted(distribution.items())),
-                                fouled=arrangement.is_foul, partial=partial, requested_samples=samples,
-                                seconds=seconds, state=tally.state(opponent_name, played_tables, seconds))
+        return SimulationResult(arrangement=arrangement, opponents=opponents, samples=done, seed=seed,
+                                opponent_model=opponent_name, rules=rules, ev=moments.mean(), stderr=moments.stderr(),
+                                interval=moments.interval(), rows=rows, scoop=float(sweeps[0] / (done * opponents)),
+                                scooped=float(sweeps[1] / (done * opponents)),
+                                distribution=dict(sorted(distribution.items())), fouled=arrangement.is_foul,
+                                partial=partial, requested_samples=samples, seconds=seconds,
+                                state=tally.state(opponent_name, played_tables, seconds))
 
     with shielded(), numba_threads(jobs):
         with compile_notice():
@@ -496,7 +494,6 @@ def match(strategies: Sequence[StrategyLike], deals: int = 10_000, seed: Optiona
     it somewhere (a job killed outright then loses that much at most).
     Plug-in strategies are taken to be the code that played before.
     """
-    from .policy import resolve_tables
     from .scoring import places
 
     if isinstance(strategies, np.ndarray):
@@ -507,12 +504,9 @@ def match(strategies: Sequence[StrategyLike], deals: int = 10_000, seed: Optiona
         raise OptionError(f"a match needs 2 to 4 strategies, one per seat, got {shown}")
     deals = check_int("deals", deals, 1, MAX_DEALS)
     sessions = check_int("sessions", sessions, 0, MAX_SESSIONS)
-    seed = check_seed(seed)
-    rules = resolve_rules(rules)
-    tables = resolve_tables(tables, rules)
-    raw_names = [resolve_strategy(s, tables, rules)[0] for s in strategies]
+    seed, rules, tables, names, device = checked_play_options(seed, rules, tables, strategies, device)
+    raw_names = list(names)
     names = seat_names(raw_names)
-    device = check_device(device)
     check_backend(backend, scheduler)
     saved.check_checkpoint(checkpoint, checkpoint_seconds)
     players = len(strategies)
@@ -574,10 +568,12 @@ def match(strategies: Sequence[StrategyLike], deals: int = 10_000, seed: Optiona
             scores.append(StrategyScore(name, moment.mean(players), moment.stderr(players),
                                         moment.interval(players), first, mean_place))
         seconds = tally.seconds + time.perf_counter() - started
-        return MatchResult(names, tuple(scores), tally.moments[0].count, sessions_done, seed, rules,
-                           "duplicate" if players == 2 else "seat rotation", partial, deals, seconds,
-                           np.concatenate(kept) if keep_points and kept else None,
-                           tally.state(raw_names, sessions, played_tables, seconds))
+        return MatchResult(strategies=names, scores=tuple(scores), deals=tally.moments[0].count,
+                           sessions=sessions_done, seed=seed, rules=rules,
+                           format="duplicate" if players == 2 else "seat rotation", partial=partial,
+                           requested_deals=deals, seconds=seconds,
+                           points=np.concatenate(kept) if keep_points and kept else None,
+                           state=tally.state(raw_names, sessions, played_tables, seconds))
 
     # the blocks this match lacks: a resumed one's first blocks are in its tally already
     work_items = itertools.chain(

@@ -28,14 +28,13 @@ import numpy as np
 from .arrange import ROW_NAMES, Arrangement, ArrangementLike, arrangement_of_split, parse_hand
 from .cards import CardsLike, format_cards
 from .dealing import deal_from, new_seed, rest_of_deck
-from .limits import MAX_SAMPLES, check_int, check_seconds, check_seed
+from .limits import MAX_SAMPLES, check_int, check_seconds
 from .errors import OptionError
 from .naturals import Natural
 from .removal import row_shapes
 from .rules import Rules, resolve_rules
-from .devices import check_device
 from .stats import Z95
-from .strategies import StrategyLike, arrange_keys, resolve_strategy
+from .strategies import StrategyLike, arrange_keys, checked_play_options
 
 if TYPE_CHECKING:  # pragma: no cover
     from .policy import PolicyTables
@@ -239,15 +238,10 @@ def solve(hand: CardsLike, opponents: int = 1, samples: int = 2000, seed: Option
     """
     from . import interrupts
     from .interrupts import shielded
-    from .policy import resolve_tables
 
     hand_ids = parse_hand(hand)
     opponents, samples = _check_options(opponents, samples, method)
-    seed = check_seed(seed)
-    rules = resolve_rules(rules)
-    tables = resolve_tables(tables, rules)
-    opponent_name, _ = resolve_strategy(opponent, tables, rules)
-    device = check_device(device)
+    seed, rules, tables, (opponent_name,), device = checked_play_options(seed, rules, tables, [opponent], device)
     compared = _compare_split(hand_ids, compare) if compare is not None else None
     deadline = None if time_budget is None else time.monotonic() + check_seconds("time_budget", time_budget, True)
     with shielded():
@@ -381,10 +375,12 @@ def _solve_table(hand_ids, opponents, rules, tables, started, compared=None) -> 
             dense = (np.array([row.strength_index]) for row in arrangement.values)  # front, middle, back
             value = opponents * float(tables.model.split_values(*dense, hand_ids)[0])
         other, ev_lost = Candidate(arrangement, value, None), found[0].ev - value
-    return Solution(tuple(int(c) for c in hand_ids), found[0].arrangement, found[0].ev, None, {},
-                    tuple(found[1:]), "table", "table", opponents, 0, None, rules, int(n_valid),
-                    time.perf_counter() - started, _natural_worth_declaring(hand_ids, rules, opponents, found[0].ev),
-                    compared=other, ev_lost=ev_lost)
+    return Solution(hand=tuple(int(c) for c in hand_ids), best=found[0].arrangement, ev=found[0].ev, stderr=None,
+                    row_probabilities={}, alternatives=tuple(found[1:]), method="table", opponent_model="table",
+                    opponents=opponents, samples=0, seed=None, rules=rules, candidates=int(n_valid),
+                    seconds=time.perf_counter() - started,
+                    natural=_natural_worth_declaring(hand_ids, rules, opponents, found[0].ev), compared=other,
+                    ev_lost=ev_lost)
 
 
 SOLVE_BLOCK = 4_096  # samples per block
@@ -464,7 +460,7 @@ def _solve_mc(hand_ids, opponents, samples, seed, rules, opponent, opponent_name
     from .interrupts import shielded
     from .blocks import blocks_of
     from .runner import run_blocks
-    from .scoring import fouled_hand_points
+    from .scoring import fouled_hand_points, fouled_rows
     from .stats import Moments
 
     split_ids, rows, keys5, keys3, table_value = _table_values(hand_ids, tables)
@@ -548,18 +544,18 @@ def _solve_mc(hand_ids, opponents, samples, seed, rules, opponent, opponent_name
     if compared is not None:
         arrangement = compared[0]
         if compared_at is None:  # fouls lose every row (a lost scoop), whatever the opponents hold
-            other = Candidate(arrangement, float(opponents * fouled_hand_points(rules)), 0.0, FOULED_ROWS)
+            other = Candidate(arrangement, float(opponents * fouled_hand_points(rules)), 0.0, fouled_rows())
         else:
             other = Candidate(arrangement, float(totals[compared_at]) / n_done, moments[-1].stderr(count=n_done),
                               probabilities(len(scored) - 1))
         cost = (best.ev - other.ev, lost.stderr(count=n_done))
-    return Solution(tuple(int(c) for c in hand_ids), best.arrangement, best.ev, best.stderr, best.rows,
-                    tuple(found[1:]), "mc", opponent_name, opponents, n_done, seed, rules, len(split_ids),
-                    time.perf_counter() - started, declared, partial, samples, other,
-                    *(cost if cost is not None else (None, None)))
-
-
-FOULED_ROWS = {name: {"win": 0.0, "tie": 0.0, "loss": 1.0} for name in ROW_NAMES}
+    ev_lost, ev_lost_stderr = cost if cost is not None else (None, None)
+    return Solution(hand=tuple(int(c) for c in hand_ids), best=best.arrangement, ev=best.ev, stderr=best.stderr,
+                    row_probabilities=best.rows, alternatives=tuple(found[1:]), method="mc",
+                    opponent_model=opponent_name, opponents=opponents, samples=n_done, seed=seed, rules=rules,
+                    candidates=len(split_ids), seconds=time.perf_counter() - started, natural=declared,
+                    partial=partial, requested_samples=samples, compared=other, ev_lost=ev_lost,
+                    ev_lost_stderr=ev_lost_stderr)
 
 
 def _compared_position(compared: "tuple[Arrangement, int] | None", split_ids: np.ndarray) -> Optional[int]:

@@ -19,14 +19,17 @@ from __future__ import annotations
 import functools
 import importlib
 import re
-from typing import TYPE_CHECKING, Protocol, Union
+from typing import TYPE_CHECKING, NamedTuple, Protocol, Sequence, Union
 
 import numpy as np
 
 from .arrange import Arrangement, arrangement_of_split, arrangement_of_subsets, parse_hand
 from .cards import CardsLike
+from .devices import check_device
 from .errors import CpokerError, StrategyError
 from .interrupts import deferred
+from .limits import check_seed
+from .rules import resolve_rules
 from .policy import arrange_by_tables, arrange_greedy, arrange_one_by_tables, default_tables, resolve_tables
 from .tables import SPLITS_PER_BACK, strength_keys
 
@@ -138,6 +141,27 @@ def resolve_strategy(strategy: StrategyLike, tables: "PolicyTables | str | None"
         return strategy, load_plugin(strategy)
     raise StrategyError(f"unknown strategy {strategy[:60]!r}; built in: {', '.join(BUILTIN)}, table@RULES, "
                         "table@FILE.npz, or give package.module:function")
+
+
+class PlayOptions(NamedTuple):
+    """The options every job that plays strategies on dealt hands checks first (:func:`checked_play_options`)."""
+
+    seed: "int | None"
+    rules: "Rules"
+    tables: "PolicyTables"
+    names: "tuple[str, ...]"
+    device: str
+
+
+def checked_play_options(seed: object, rules: "Rules | str | None", tables: "PolicyTables | str | None",
+                         strategies: "Sequence[StrategyLike]", device: object = "cpu") -> PlayOptions:
+    """The options that solve, simulate, match and exploit share, checked in the order they are reported: the
+    seed, the rules, the tables (by default those shipped for the rules), each strategy's name, the device."""
+    seed = check_seed(seed)
+    rules = resolve_rules(rules)
+    tables = resolve_tables(tables, rules)
+    names = tuple(resolve_strategy(strategy, tables, rules)[0] for strategy in strategies)
+    return PlayOptions(seed, rules, tables, names, check_device(device))
 
 
 def tables_fingerprint(strategies: "list[StrategyLike]", tables: "PolicyTables", rules: "Rules") -> str:

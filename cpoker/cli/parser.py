@@ -117,7 +117,7 @@ def make_parser() -> argparse.ArgumentParser:
         MAX_SESSIONS,
         MAX_TABLE_HANDS,
     )
-    from ..selfplay import DEFAULT_BUILD
+    from ..policy import DEFAULT_BUILD
 
     parser = _Parser(prog="cpoker", description="Closed 13-card Chinese poker: evaluate, score, deal, solve, "
                                                 "simulate, match.",

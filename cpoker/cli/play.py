@@ -15,10 +15,7 @@ def cmd_eval(args) -> int:
     cards = parse_cards(" ".join(args.cards))
     value = evaluate(cards)  # table lookups in Python: no kernel, so numba is never loaded
     if args.json:
-        print_json({"cards": cards_text(cards, False), "category": value.category,
-                     "description": value.describe(), "key": value.key,
-                     "strength_index": value.strength_index, "strength_rank": value.strength_index + 1,
-                     "strengths": 7917})
+        print_json({"cards": cards_text(cards, False), **value.to_dict()})
     else:
         print(f"{cards_text(cards, args.symbols)}: {value.describe()}")
         print(f"category {value.category}, key {value.key}, strength {value.strength_index + 1} of 7917 "

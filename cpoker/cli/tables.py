@@ -28,7 +28,8 @@ def cmd_tables(args) -> int:
     from ..files import check_writable
     from ..policy import PolicyTables, tables_file
     from ..rules import resolve_rules
-    from ..selfplay import DEFAULT_BUILD, build_tables, self_play_ended
+    from ..policy import DEFAULT_BUILD
+    from ..selfplay import build_tables, self_play_ended
 
     rules = resolve_rules(args.rules)
     if args.tables_command == "info":

@@ -222,6 +222,15 @@ class PolicyTables:
         return tables
 
 
+# the parameters of the shipped tables: `cpoker tables build` with no options rebuilds them
+BUILD_HANDS, BUILD_SEED, BUILD_MAX_ITERATIONS, BUILD_TOLERANCE = 100_000, 2026, 60, 0.001
+# deals of four hands for the card-removal correction (cpoker.removal_learning): 2.4 million samples
+REMOVAL_DEALS = 200_000
+# rounds of self-play with the correction, each learning it again (the last from REMOVAL_DEALS deals, the
+# others from a quarter of them)
+REMOVAL_ROUNDS = 8
+DEFAULT_BUILD = {"hands": BUILD_HANDS, "seed": BUILD_SEED, "max_iterations": BUILD_MAX_ITERATIONS,
+                 "tolerance": BUILD_TOLERANCE, "removal_deals": REMOVAL_DEALS, "removal_rounds": REMOVAL_ROUNDS}
 # what an unfinished build's tables record of the options it was asked for (PolicyTables.build)
 BUILD_OPTIONS = ("max_iterations", "tolerance", "removal_deals", "removal_rounds")
 TABLES_FILE_LIMIT = 64 * 2**20  # a tables file is ~0.1-0.3 MB; anything far larger is the wrong file
@@ -340,8 +349,9 @@ def _valued_tables(rules: Rules) -> PolicyTables:
     # the card-removal terms are in units of the preset's row values: kept where those are the same
     removal = nearest.removal if rules.royalties == nearest.rules.royalties else None
     # the joint row model is the preset's play's, in the coordinates of its distribution: whatever the royalties
-    return PolicyTables(nearest.distribution, nearest.hands, nearest.seed, nearest.history, nearest.partial, rules,
-                        None, removal, joint=nearest.joint)
+    return PolicyTables(distribution=nearest.distribution, hands=nearest.hands, seed=nearest.seed,
+                        history=nearest.history, partial=nearest.partial, rules=rules, previous_distribution=None,
+                        removal=removal, joint=nearest.joint)
 
 
 def resolve_tables(tables: "PolicyTables | str | Path | None", rules: "Rules | str | None" = None) -> PolicyTables:

@@ -152,8 +152,7 @@ def create_app(workers: Optional[int] = None, time_budget: float = TIME_BUDGET) 
     async def evaluate(body: EvaluateBody) -> dict:
         cards = cpoker.parse_cards(body.cards)
         value = cpoker.evaluate(cards)
-        return {"cards": cpoker.format_cards(cards), "category": value.category, "description": value.describe(),
-                "key": value.key, "strength_index": value.strength_index, "strength_rank": value.strength_index + 1}
+        return {"cards": cpoker.format_cards(cards), **value.to_dict()}
 
     @app.post("/api/check", summary="Whether an arrangement fouls, and its rows")
     async def check(body: CheckBody) -> dict:
