@@ -430,7 +430,7 @@ def self_play_remembered_cuda(seed: int, start: int, count: int, model: "ModelAr
     """:func:`self_play_cuda` of hands whose near-best rows are on the GPU (``lists``: theirs, see
     :func:`near_best_lists_cuda`): ``(chosen, histograms, hands searched, splits kept)``, the same answers,
     ``chosen`` left on the GPU (a device array) unless ``to_host``, the rows' strengths counted for each block of
-    ``chunk`` hands (default all): :func:`cpoker.policy.block_histograms`.
+    ``chunk`` hands (default all): :func:`cpoker.nearbest.block_histograms`.
 
     One thread per hand keeps its split from its last certificate where the models swung less than its margin
     since, and certifies it from its rows where the drift since they were listed allows (``drift_arguments``, on

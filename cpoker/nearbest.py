@@ -1,6 +1,6 @@
 """Self-play passes that search only the hands whose choice may have changed, with the same answers.
 
-A tables build (:func:`cpoker.policy.build_tables`) arranges one sample of
+A tables build (:func:`cpoker.selfplay.build_tables`) arranges one sample of
 hands under a model per iteration, and the models move less and less: past
 the first few iterations most hands keep their split.  Each search here also
 lists the hand's near-best rows (:mod:`cpoker._kernels.nearbest`): the
@@ -457,7 +457,7 @@ class NearBestMemory:
     def arrange(self, seed: int, start: int, count: int, on_device: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """``(chosen, histograms)`` of hands ``start .. start + count`` (from a block's first) of the sample of
         ``seed`` under the pass's model: each hand's split, and the strengths of its rows counted for each block of
-        ``chunk`` hands (``(blocks, 3, S)``: :func:`cpoker.policy.block_histograms`, on the GPU when the lists
+        ``chunk`` hands (``(blocks, 3, S)``: :func:`cpoker.nearbest.block_histograms`, on the GPU when the lists
         are there, so that the strengths stay there).  Certified from their lists where possible, the others
         dealt and searched, listing again once the models move little (:data:`LISTING_DRIFT`).  ``on_device``:
         on a GPU, ``chosen`` is left there (a device array, for :func:`cpoker.devices.replace_choices_cuda`)."""

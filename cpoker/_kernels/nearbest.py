@@ -1,6 +1,6 @@
 """Near-best rows: what a hand remembers of one table-policy search, to skip its searches in later passes.
 
-Self-play (:func:`cpoker.policy.build_tables`) arranges the same sample of
+Self-play (:func:`cpoker.selfplay.build_tables`) arranges the same sample of
 hands again and again under models that move less and less, and most hands'
 choices stop changing long before the last pass.  After a hand's search
 (:func:`.search.best_split_by_row_values`), :func:`near_best_rows` lists
