@@ -137,7 +137,7 @@ def sample_block(seed: int, start: int, count: int) -> np.ndarray:
     block is a pure function of ``(seed, start, count)``: the sample is never
     held in memory, and any worker can deal any block.  The draws and the
     choice of the 13 smallest are made in a kernel (:mod:`cpoker._kernels.deal`)
-    on every core: 2.6x NumPy's ``random`` + ``argpartition`` on two cores.
+    on every core.
     """
     return deal_stream(*stream_state(seed, start), count, DECK_IDS, 1).reshape(count, 13)
 

@@ -49,18 +49,10 @@ from ._kernels.nearbest import CAPACITY, LISTED  # rows listed a hand at most; a
 from .interrupts import shielded
 
 # how far below the best a listed split may be (a split's value spans about -3 to 3), and how many rows a list holds
-# (CAPACITIES): what a certificate's margin is made of.  Measured on a pagat build of 200,000 hands whose first
-# iteration played 8,192 (the 10**8-hand build's schedule, scaled: it searched as that build did on the H200, 4.7
-# passes' worth in the self-play), the self-play then the 8 rounds with the correction searched 4.66 and 2.10
-# passes' worth at 0.1 and 8 rows, 2.63 and 1.37 at 0.2 and 16, 2.38 and 1.36 at 0.3 and 16, 2.26 and 1.36 at 0.5 and
-# 16; and on 50,000 hands whose first played 2,048, once the rounds certified from lists made without the correction
-# and a search bounded the backs for its list (c0258ec): 2.52 and 1.06 at 0.3 and 16, 2.38 and 0.84 at 0.5 and 16,
-# 2.02 and 0.87 at 0.3 and 24, 1.85 and 0.61 at 0.5 and 24, 1.89 and 0.80 at 0.3 and 32, 1.72 and 0.52 at 0.5 and 32,
-# 1.85 and 0.49 at 0.8 and 24 (whose lists cost the CPU a fifth more time than they spared): the same tables every time
+# (CAPACITIES): what a certificate's margin is made of (the searches they spared: docs/performance.md, Constants)
 DELTA = 0.5
 # the rows a build's lists hold: the most of these whose lists cover the whole sample in the memory they have
-# (list_capacity), else the fewest, which cover the most hands (a hand past the lists is searched in every pass).
-# 10**8 hands' lists take 35.4, 27.4 and 19.4 GB: 32 rows within a quarter of an H200's memory, 16 of an 80 GB GPU's
+# (list_capacity), else the fewest, which cover the most hands (a hand past the lists is searched in every pass)
 CAPACITIES = (CAPACITY, 24, 16)
 # a Dask worker's lists (BlockMemory): its share of a machine's memory covers an unknown share of the sample's blocks
 WORKER_CAPACITY = CAPACITIES[-1]
@@ -77,17 +69,12 @@ KEPT_CORRECTED = 16
 # arrays, costs some microseconds
 CERTIFIED_PART = 2048
 MAX_PASSES = 4096  # passes of one build with lists (the drifts by pass stay small); later ones search every hand
-# a pass lists only once its model moved less than this since the last pass's: lists made earlier are not certified
-# from (pagat: drifts 0.29, 0.34, then 0.15; the lists of those first passes certified 0%, 0.3%, then 6%, 36%...,
-# with DELTA at 0.1)
+# a pass lists only once its model moved less than this since the last pass's: the lists of the first passes, whose
+# models move most, certify almost nothing later
 LISTING_DRIFT = 0.2
 # under a card-removal correction, the part of the drift common to all hands (a scoring bonus's joint grid moving,
-# joint_drift) below which a pass lists: it eats into the margin of every certificate.  In a 2-4 build of 20,000
-# hands the grid moves 0.02-0.1 from one learning to another (0.09-0.47 by the bound before joint_drift was exact,
-# when a pass listed under 0.01, which 2-4's default build never did).  Default 2-4 builds listing under 0.05, 0.1
-# or always took 97.3, 93.8 and 93.0 s against 104.4, 1-6's 72.2 (0.1) and 72.5 (always) against 86.7, the same
-# tables (one run each, 2 cores).  A pass that lists searches at about twice the cost, so a round whose lists will
-# certify nothing is better left unlisted
+# joint_drift) below which a pass lists: it eats into the margin of every certificate, and a pass that lists
+# searches at about twice the cost, so a round whose lists would certify nothing is better left unlisted
 LISTING_JOINT_DRIFT = 0.1
 
 

@@ -47,11 +47,11 @@ from .tables import strength_keys
 # hands a call of a self-play pass whose hands remember their near-best rows (cpoker.nearbest): most are certified
 # in ~50 ns, so a block of 2,000 would cost more in calls than in work; a search of all of them takes ~0.3 s
 REMEMBERED_GROUP = 1 << 16
-# on a GPU, 16 blocks of a million: a late pass searches 1-2% of the hands, and a launch of 10-20 thousand (one
-# block's) would not fill an H200 (about 33,000 threads at 248 registers each) while its longest search runs
+# on a GPU, 16 blocks of a million: a late pass searches 1-2% of the hands, and a launch of one block's searches
+# would not fill a large GPU while its longest search runs
 REMEMBERED_GROUP_CUDA = 1 << 24
-# and more once few are searched (remembered_group): a call's searches at about this many at most (2-4 s on an
-# H200, so that a signal is acted on within seconds), and its hands up to the most below, so that a late pass of a
+# and more once few are searched (remembered_group): a call's searches at about this many at most (seconds of a
+# GPU, so that a signal is acted on within seconds), and its hands up to the most below, so that a late pass of a
 # 10**8-hand sample, which searches 0.2-1% of them, is one call, paying once the launches and the longest search
 SEARCHES_A_CALL = 1 << 22
 MAX_REMEMBERED_GROUP_CUDA = 1 << 27
@@ -381,9 +381,8 @@ def cluster_chunk(hands: int, threads: int) -> int:
     2,000 (the local blocks) to :data:`CLUSTER_CHUNK`.
 
     Every block pays the cluster a few milliseconds and carries the pass's model (1.2 MB), and a late pass
-    certifies most of a block's hands from their lists in microseconds: measured on 2 cores (2 workers), a
-    60-iteration build of 50,000 hands took 19.8 s in blocks of 2,000, 11.3 s of 5,000, 8.7 s of 12,500
-    (locally 6.5 s).  Four blocks a thread keep every worker busy while the last blocks of a pass finish.
+    certifies most of a block's hands from their lists in microseconds, so larger blocks pay off; four blocks a
+    thread keep every worker busy while the last blocks of a pass finish (docs/performance.md, Constants).
     """
     return min(CLUSTER_CHUNK, max(2_000, -(-hands // (4 * max(1, threads)))))
 

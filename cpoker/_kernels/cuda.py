@@ -49,14 +49,10 @@ N_LISTED = nearbest.CAPACITY  # a global of this module: a local array's size mu
 N_COLUMNS = nearbest.COLUMNS  # the same
 THREADS = 128
 # backs a lane searches before it gives its hand up to a second launch, of those hands only, without a budget
-# (search.best_split_by_row_values): modelled on the kernel's own search schedule, 16 halves a warp's passes
-# through the search (pagat: 47 -> 22 a warp of 32 hands, 7% of hands arranged again; 72 -> 35 with the card-removal
-# correction, 15% again).  benchmarks/gpu.py times 8, 16, 32 and none on a real GPU.
+# (search.best_split_by_row_values): fewer passes of a warp through the search (benchmarks/gpu.py times 8-32)
 SEARCH_BUDGET = 16
 # how certify_lists sums a hand's own drift under a card-removal correction (nearbest.hand_drift): each column in a
-# register, not 30 passes over a thread's array of them (local memory, whose traffic was most of a corrected
-# certificate's 1.70 s a pass of 10**7 hands on an H200, against 0.05 s without the correction); the same bits
-# either way.  benchmarks/gpu.py times both.
+# register, not passes over a thread's array of them in local memory; the same bits either way (benchmarks/gpu.py)
 DRIFT_BY_COLUMN = True
 
 

@@ -126,7 +126,7 @@ def kept_connection(scheduler: Optional[str], cleanup: Optional[Callable[[], Non
     """One client of the cluster at ``scheduler`` (or one embedded ``LocalCluster``) for every job run inside.
 
     A tables build runs a job per self-play pass, 60 or more: connecting for each
-    started and closed a ``LocalCluster`` each time (2.3 s a pass on 2 cores),
+    started and closed a ``LocalCluster`` each time (seconds a pass),
     and its workers could keep nothing from one pass to the next.  Inside, a
     block goes to the worker that ran the block of the same index last (any
     other when that one is gone or busy).  ``cleanup()`` runs on every worker at
@@ -254,7 +254,7 @@ def job_work(job: str) -> Callable[[Any], Any]:
 def blocks_per_task(blocks: int, threads: int) -> int:
     """How many consecutive blocks of a job of ``blocks`` a task runs on a cluster of ``threads`` worker threads.
 
-    Each task costs the scheduler and the client a few milliseconds (5 ms here), more than a small block's
+    Each task costs the scheduler and the client a few milliseconds, more than a small block's
     work, and a Dask scheduler runs a few thousand tasks a second: a match of 10**8 deals is 200,000 blocks.
     A task of several blocks pays that once, and still summarizes each block on its own, combined in order:
     the same result.  Enough tasks are kept for every thread to get :data:`TASKS_PER_THREAD` of them, so the

@@ -53,7 +53,7 @@ class PolicyTables:
     removal
         The card-removal correction learned after self-play (:mod:`cpoker.removal`):
         ``(70, Q * 3 * 259)`` float32, or ``None`` (tables of an unfinished build,
-        a build with ``removal_deals=0``, or files written before cpoker 0.2).
+        or a build with ``removal_deals=0``).
     removal_rounds
         One dict per round of self-play with the correction (see the module
         docstring): the share of sample hands whose arrangement changed.
@@ -62,8 +62,7 @@ class PolicyTables:
         Under a scoring bonus, the opponent's rows' joint distribution
         (:mod:`cpoker.joint`), learned with the correction: a ``(2, 17, 17,
         17)`` float64 grid, or ``None`` (the rows are then taken as
-        independent: pagat scoring, where it is never read, and files
-        written before cpoker 0.2).
+        independent: pagat scoring, where it is never read).
     build
         Only in the tables of an unfinished build: the options it was asked
         for (``max_iterations``, ``tolerance``, ``removal_deals``,
