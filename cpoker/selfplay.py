@@ -34,8 +34,8 @@ from .devices import check_device, hand_choices_cuda, replace_choices_cuda, self
 from .errors import Interrupted, OptionError
 from .interrupts import shielded
 from .limits import MAX_TABLE_HANDS, check_int, check_seed
-from .nearbest import (MAX_PASSES, MEMORY_BYTES, NearBestMemory, bytes_per_hand, forget_worker_memory,
-                       lists_in_pass, model_snapshot, strength_histogram, worker_memory)
+from . import nearbest
+from .nearbest import NearBestMemory, bytes_per_hand, lists_in_pass, model_snapshot, strength_histogram, worker_memory
 from .policy import (BUILD_OPTIONS, DEFAULT_BUILD, PolicyTables, RowModel, arrange_by_tables, arrange_greedy,
                      checked_build_options)
 from .removal_learning import learn_removal, learning_lists
@@ -207,7 +207,7 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
         counts = np.zeros((3, size), dtype=np.int64)
         changed = 0
         remembering = memory is not None and model is not None and memory.start_pass(model, final)
-        remote = remote_lists and model is not None and listed_passes < MAX_PASSES
+        remote = remote_lists and model is not None and listed_passes < nearbest.MAX_PASSES
         if remote:
             snapshot = model_snapshot(model)
             number, listing = listed_passes, lists_in_pass(last_snapshot, snapshot, final)
@@ -269,7 +269,7 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
 
     # every pass on one connection: on the embedded Dask cluster, one cluster for the build, not one a pass; the
     # workers' lists are freed at the end
-    with shielded(), backend_kept(backend, scheduler, functools.partial(forget_worker_memory, build)):
+    with shielded(), backend_kept(backend, scheduler, functools.partial(nearbest.forget_worker_memory, build)):
         if backend == "dask" and device == "cpu" and not chunk_given:
             chunk = cluster_chunk(hands, backend_threads())
         seen = interrupts.signals_seen()  # a signal in the last block of a pass completes it, then stops the build
@@ -324,7 +324,7 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
 
             # the learnings' hands (the same deals each time): their near-best rows too, in what the self-play's
             # left of the memory budget (not on a GPU, where a learning is a fraction of a second)
-            left = MEMORY_BYTES - (memory.size * bytes_per_hand(memory.capacity) if memory else 0)
+            left = nearbest.MEMORY_BYTES - (memory.size * bytes_per_hand(memory.capacity) if memory else 0)
             learning = None if device != "cpu" or not removal_rounds else learning_lists(max(1, removal_deals // 4),
                                                                                          max(0, left))
 

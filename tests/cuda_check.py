@@ -55,6 +55,8 @@ def memories_made(**options):
     hands searched and certified: a build's self-play's, then on a CPU its learnings of the correction's), and made
     with ``options`` (``memory=0``: no lists)."""
     import cpoker.nearbest
+    import cpoker.removal_learning
+    import cpoker.selfplay
 
     made = []
 
@@ -63,7 +65,8 @@ def memories_made(**options):
             super().__init__(*args, **{**kwargs, **options})
             made.append(self)
 
-    with mock.patch("cpoker.nearbest.NearBestMemory", Kept):
+    with mock.patch("cpoker.nearbest.NearBestMemory", Kept), mock.patch("cpoker.selfplay.NearBestMemory", Kept), \
+            mock.patch("cpoker.removal_learning.NearBestMemory", Kept):
         yield made
 
 

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from conftest import random_hands
+from helpers import random_hands
 from naive import non_fouling_splits
 
 from cpoker import Arrangement, ArrangementError, CardError, arrangements, is_foul, parse_cards

@@ -21,20 +21,11 @@ from pathlib import Path
 import pytest
 
 import cpoker
+from helpers import needs_namespaces
 
 PACKAGE = Path(cpoker.__file__).resolve().parent
 ROOT = PACKAGE.parent
 
-
-def _namespaces_work() -> bool:
-    if shutil.which("unshare") is None:
-        return False
-    probe = subprocess.run(["unshare", "-rm", "sh", "-c", f"mount --bind -o ro {PACKAGE} {PACKAGE}"],
-                           capture_output=True)
-    return probe.returncode == 0
-
-
-needs_namespaces = pytest.mark.skipif(not _namespaces_work(), reason="needs unshare -rm (user and mount namespaces)")
 
 # evaluate_batch runs a kernel (a single evaluate() is a Python lookup and compiles nothing)
 PROGRAM = ("import cpoker, warnings; warnings.simplefilter('default'); "
@@ -120,7 +111,7 @@ def test_a_full_disk_leaves_the_kernels_compiled_for_the_process_with_one_warnin
 
 
 def test_the_command_line_prints_a_warning_as_one_line(capsys):
-    from cpoker.cli import main as cli
+    from cpoker.cli import command as cli
 
     cli._warning_line(RuntimeWarning("cpoker: the cache was odd"), RuntimeWarning, "x.py", 1)
     cli._warning_line(UserWarning("something else"), UserWarning, "y.py", 2)

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from test_cache import needs_namespaces
+from helpers import needs_namespaces
 
 import cpoker
 from cpoker.cli import main
@@ -42,7 +42,8 @@ SWITCHING = """
 import sys
 sys.setswitchinterval(1e-6)
 import cuda_check
-from cpoker.policy import arrange_by_tables, default_tables, sample_hands
+from cpoker.dealing import sample_hands
+from cpoker.policy import arrange_by_tables, default_tables
 
 sample = sample_hands(16, 11)
 gpu, cpu = arrange_by_tables(sample, default_tables(), "cuda"), arrange_by_tables(sample, default_tables())

@@ -3,17 +3,12 @@ from itertools import combinations
 import numpy as np
 import pytest
 from hypothesis import given, strategies as st
+from helpers import all_combinations
 from naive import compare, strength_of_ids
 
 from cpoker import CardError, evaluate, evaluate_batch, evaluate_best, evaluate_best_batch, evaluate_masks
 from cpoker.evaluation import CATEGORIES, category_of_keys
 from cpoker.tables import strength_keys
-
-
-def all_combinations(k: int) -> np.ndarray:
-    count = {3: 22_100, 5: 2_598_960}[k]
-    flat = np.fromiter((c for combo in combinations(range(52), k) for c in combo), dtype=np.uint8, count=count * k)
-    return flat.reshape(count, k)
 
 
 @pytest.fixture(scope="module")

@@ -260,6 +260,7 @@ def test_a_signal_while_a_learning_certifies_from_its_lists_stops_the_build_at_o
 def test_a_command_that_has_its_result_reports_it_whatever_signal_comes_next(monkeypatch, tmp_path, capsys):
     """Real signals while ``tables build`` ends a pass, flushes its file to disk, takes the file's digest."""
     from cpoker import PolicyTables, cli, files
+    from cpoker.cli import tables as tables_command
     from cpoker.policy import RowModel
 
     out = tmp_path / "t.npz"
@@ -270,7 +271,7 @@ def test_a_command_that_has_its_result_reports_it_whatever_signal_comes_next(mon
     reported = json.loads(capsys.readouterr().out)
     assert reported["partial"] and reported["iterations"] == 2 == PolicyTables.load(out).iterations
     # after the build, while the file is flushed, or once it is written: the complete build is reported
-    for owner, name, signum in ((files.os, "fsync", signal.SIGTERM), (cli, "_sha256", signal.SIGINT)):
+    for owner, name, signum in ((files.os, "fsync", signal.SIGTERM), (tables_command, "_sha256", signal.SIGINT)):
         out.unlink()
         with monkeypatch.context() as patch:
             patch.setattr(owner, name, _signal_on_call(getattr(owner, name), 1, signum))

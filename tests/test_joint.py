@@ -1,6 +1,5 @@
 """The joint row model of the scoring bonuses (cpoker.joint): its grid, how it is read, learned and searched."""
 
-import itertools
 
 import numpy as np
 import pytest
@@ -16,20 +15,7 @@ from cpoker.dealing import sample_block
 from cpoker.removal_learning import learn_removal, removal_sample
 from cpoker.removal import n_buckets
 from cpoker.rules import PRESETS
-from test_removal import N_FEATURES, every_split, slow_split_values
-
-
-def slow_below(grid, u, v, w):
-    """Multilinear interpolation of one side's grid, written as the weighted sum of a cell's eight corners."""
-    cells = grid.shape[0] - 1
-    position = [np.clip(np.asarray(a, dtype=np.float64) * cells, 0, cells) for a in (u, v, w)]
-    low = [np.minimum(np.floor(p).astype(np.int64), cells - 1) for p in position]
-    fraction = [p - lo for p, lo in zip(position, low)]
-    total = 0.0
-    for corner in itertools.product((0, 1), repeat=3):
-        weight = np.prod([f if c else 1 - f for f, c in zip(fraction, corner)], axis=0)
-        total = total + weight * grid[low[0] + corner[0], low[1] + corner[1], low[2] + corner[2]]
-    return total
+from helpers import N_FEATURES, every_split, slow_below, slow_split_values
 
 
 def random_grid(seed: int, cells: int, concentration: float) -> np.ndarray:

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from test_evaluate import all_combinations
+from helpers import all_combinations, brute_force_table_choice, suited_hands
 
 from cpoker import OptionError, evaluate_batch, evaluate_best_batch
 from cpoker.tables import keys_of_masks
@@ -167,18 +167,6 @@ def test_subset_strengths_are_the_dense_strengths_of_the_subset_keys():
         assert np.array_equal(masks5, masks_of(hand[t.subsets5]))
 
 
-def suited_hands(n: int, seed: int) -> list:
-    """13-card hands with 6 to 10 cards of one suit: flushes in many subsets and in what backs leave."""
-    rng = np.random.default_rng(seed)
-    hands = []
-    for _ in range(n):
-        suit, count = rng.integers(4), rng.integers(6, 11)
-        suited = 13 * suit + rng.choice(13, size=count, replace=False)
-        others = rng.choice(np.setdiff1d(np.arange(52), suited), size=13 - count, replace=False)
-        hands.append(np.sort(np.r_[suited, others]).astype(np.uint8))
-    return hands
-
-
 def test_best_of_eight_and_best_front_agree_with_brute_force():
     from itertools import combinations
 
@@ -211,7 +199,6 @@ def test_the_eight_card_table_holds_the_best_five_and_best_three():
 
 
 def test_table_policy_on_suited_hands_equals_brute_force():
-    from test_solver import brute_force_table_choice
 
     from cpoker.policy import arrange_by_tables, default_tables
 

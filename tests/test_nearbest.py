@@ -5,7 +5,7 @@ import hypothesis.strategies as st
 import numpy as np
 import pytest
 from hypothesis import given, settings
-from conftest import ODD_ROYALTIES, TIED_HAND, few_rank_hands, random_hands, skewed_distribution
+from helpers import ODD_ROYALTIES, TIED_HAND, few_rank_hands, random_hands, skewed_distribution
 from cuda_check import memories_made
 
 import cpoker

@@ -3,6 +3,8 @@
 import numpy as np
 import pytest
 from hypothesis import given, settings
+from helpers import (N_FEATURES, all_combinations, every_split, flush_odds, slow_features, slow_split_values,
+                     suited_hands)
 from hypothesis import strategies as st
 
 import cpoker
@@ -14,90 +16,13 @@ from cpoker.removal_learning import learn_removal, removal_sample
 from cpoker.rules import PRESETS
 from cpoker.tables import strength_keys
 
-N_FEATURES = 69
 EARLIER_FEATURES = 64  # tables files written before the blockers
-
-
-def flush_odds(held: int) -> float:
-    """P(13 cards dealt from the 39 a hand leaves hold five or more of a suit of which the hand holds ``held``),
-    by counting the complement."""
-    from math import comb
-
-    left = 13 - held
-    return 1 - sum(comb(left, k) * comb(39 - left, 13 - k) for k in range(5)) / comb(39, 13)
-
-
-def slow_features(hand) -> np.ndarray:
-    """The 69 features of a hand, from their definition (cpoker.removal's docstring)."""
-    ranks = [int(card) % 13 for card in hand]
-    suits = [int(card) // 13 for card in hand]
-    features = np.zeros(N_FEATURES)
-    for rank in range(13):
-        count = ranks.count(rank)
-        if count != 1:
-            features[13 * {0: 0, 2: 1, 3: 2, 4: 3}[count] + rank] = 1
-    counts = [suits.count(suit) for suit in range(4)]
-    features[52:56] = counts
-    features[56:60] = np.square(counts)
-    features[60:64] = sorted(counts)
-    for k, rank in enumerate((12, 11, 10, 9, 8)):  # the blockers of A, K, Q, J, T: weights in whole percents
-        features[64 + k] = sum(round(100 * flush_odds(counts[suit])) for r, suit in zip(ranks, suits) if r == rank)
-    return features
-
-
-def slow_split_values(model: RowModel, hand, fronts, middles, backs, terms=None, shapes=None) -> np.ndarray:
-    """Row values plus the hand's correction of each row's shape, and the bonus from corrected, clipped odds.
-
-    ``terms`` and ``shapes``: other correction terms than the model's, on other shapes than today's."""
-    terms = model.removal if terms is None else terms
-    shapes = strength_buckets() if shapes is None else shapes
-    if terms is None:
-        corrections = np.zeros((3, 3, n_buckets()))
-    else:
-        corrections = terms[0] + slow_features(hand) @ terms[1:].astype(np.float64)
-        corrections = corrections.reshape(-1, 3, shapes.max() + 1)
-    rows = (fronts, middles, backs)
-    values = [model.values[r, s] + corrections[0, r, shapes[s]] for r, s in enumerate(rows)]
-    total = values[2] + values[1] + values[0]
-    if model.scoop or model.majority:
-        w = [np.clip(model.wins[r, s] + corrections[1, r, shapes[s]], 0, 1) for r, s in enumerate(rows)]
-        lo = [np.clip(model.losses[r, s] + corrections[2, r, shapes[s]], 0, 1) for r, s in enumerate(rows)]
-        total = total + slow_bonus(model, w, lo)
-    return total
-
-
-def slow_bonus(model: RowModel, w, lo):
-    """The scoring bonus from win and loss probabilities: products for independent rows, else from the joint
-    grid by the weighted sum of its eight corners (test_joint's reference)."""
-    if model.joint is None:
-        three = w[0] * w[1] * w[2] - lo[0] * lo[1] * lo[2]
-        two = (w[0] * w[1] + w[0] * w[2] + w[1] * w[2] - 2 * w[0] * w[1] * w[2]
-               - (lo[0] * lo[1] + lo[0] * lo[2] + lo[1] * lo[2] - 2 * lo[0] * lo[1] * lo[2]))
-    else:
-        from test_joint import slow_below
-
-        one = np.ones_like(w[0])
-
-        def at_least_two(side, p):
-            return (slow_below(model.joint[side], p[0], p[1], one) + slow_below(model.joint[side], p[0], one, p[2])
-                    + slow_below(model.joint[side], one, p[1], p[2]) - 2 * slow_below(model.joint[side], *p))
-
-        three = slow_below(model.joint[0], *w) - slow_below(model.joint[1], *lo)
-        two = at_least_two(0, w) - at_least_two(1, lo)
-    return model.scoop * three + model.majority * two
-
-
-def every_split(hand):
-    found = cpoker.arrangements(hand)
-    index = np.searchsorted(strength_keys(), np.stack([found.front_keys, found.middle_keys, found.back_keys]))
-    return found, index
 
 
 @pytest.mark.parametrize("name", list(PRESETS))
 def test_shipped_tables_carry_a_correction_that_the_search_maximises_exactly(name):
     """The policy's branch and bound, bounds grown by the correction, picks the best of all splits by the
     slow formula (ties to the lowest split), on random hands and hands with many cards of a suit."""
-    from test_lookup import suited_hands
 
     tables = default_tables(name)
     assert tables.removal is not None and tables.removal.dtype == np.float32
@@ -227,7 +152,6 @@ def test_correction_shapes_are_their_definition_on_every_row():
     """Over all 2,598,960 five-card and 22,100 three-card rows: two rows share a correction shape exactly when
     they share the shape of the definition; 259 shapes, each refining one of the 169 of earlier tables files
     (the solver's row shapes, read here by the kernel: a high card or a flush by its top card)."""
-    from test_evaluate import all_combinations
 
     from cpoker._kernels.subsets import row_shape
 

@@ -5,7 +5,7 @@ import os
 
 import numpy as np
 import pytest
-from conftest import random_hands
+from helpers import random_hands
 
 import cpoker
 from cpoker import OptionError, Rules

@@ -1,6 +1,6 @@
 import numpy as np
 import pytest
-from conftest import random_hands
+from helpers import random_hands
 from naive import settle_pair
 
 from cpoker import ArrangementError, OptionError, Rules, Session, settle, settle_matrix

@@ -2,7 +2,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from conftest import ODD_ROYALTIES, TIED_HAND, few_rank_hands, random_hands, skewed_distribution
+from helpers import (ODD_ROYALTIES, TIED_HAND, brute_force_table_choice, few_rank_hands, random_hands,
+                     skewed_distribution, suited_hands)
 from naive import settle_pair
 
 import cpoker
@@ -17,17 +18,6 @@ from cpoker.strategies import arrange_keys, resolve_strategy
 from cpoker.tables import split_tables, strength_keys
 
 HAND = "As Ad Kc Kd Qs Jh Th 9c 7s 6d 4h 3c 2s"
-
-
-def brute_force_table_choice(hand, model):
-    """Plain scan of all splits: the first split with the largest value under ``model`` (a RowModel)."""
-    t = split_tables()
-    found = cpoker.arrangements(hand)
-    index = np.searchsorted(strength_keys(), np.stack([found.front_keys, found.middle_keys, found.back_keys]))
-    total = model.split_values(index[0], index[1], index[2], cpoker.cards.parse_cards(hand))
-    best = np.flatnonzero(total == total.max())
-    assert t.splits.shape[0] == 72_072
-    return int(found.split_ids[best.min()])
 
 
 @pytest.mark.parametrize("rules", ["pagat", "1-6", "2-4", "seed001-royalties", "odd"])
@@ -45,7 +35,6 @@ def test_table_policy_equals_brute_force_argmax(source, rules):
         assert split == brute_force_table_choice(hand, model)
     keys = strength_keys()[strengths]
     assert np.all(keys[:, 2] >= keys[:, 1]) and np.all(keys[:, 1] >= keys[:, 0])
-
 
 
 @pytest.mark.parametrize("rules", ["pagat", "2-4", "odd"])
@@ -464,7 +453,6 @@ def test_best_distinct_sorts_the_head_only_and_picks_as_the_full_sort(levels):
 
 def test_table_method_kernel_equals_valuing_every_split():
     """The branch-and-bound kernel behind solve(method="table") against a plain valuation of every split."""
-    from test_lookup import suited_hands
 
     from cpoker._kernels.policy import best_distinct_splits
     from cpoker.solver import N_ALTERNATIVES, _distinct_best

@@ -13,12 +13,12 @@ Ctrl-C ends the process at once.
 
 The package: :mod:`.parser` (the commands and their options), :mod:`.play`
 (one hand or deal), :mod:`.jobs` (long jobs, their files and resumes),
-:mod:`.tables`, :mod:`.serve` (the web page and ``compile``), :mod:`.main`
+:mod:`.tables`, :mod:`.serve` (the web page and ``compile``), :mod:`.command`
 (statuses, signals, encodings) and :mod:`.common`.
 """
 
 from .common import EXIT_USAGE, PARTIAL
-from .main import main, run
+from .command import main, run
 from .parser import make_parser
 
 __all__ = ["EXIT_USAGE", "PARTIAL", "main", "make_parser", "run"]

@@ -38,7 +38,7 @@ def print_json(data) -> None:
     print(json.dumps(data, indent=2, ensure_ascii=False))
 
 
-# what a command computed but could not write, reported as status 1 (see cpoker.cli.main._run_command)
+# what a command computed but could not write, reported as status 1 (see cpoker.cli.command._run_command)
 UNWRITTEN: list = []
 
 
