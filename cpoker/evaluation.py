@@ -205,11 +205,10 @@ def _as_array(cards) -> np.ndarray:
         raise CardError(f"cannot read the batch as an array of card ids: {error}") from None
 
 
-def _checked_ids(cards, widths: tuple, what: str, check: bool) -> np.ndarray:
-    """``(N, k)`` card ids as contiguous ``uint8`` after one vectorised check (see :func:`evaluate_batch`)."""
-    from ._kernels.evaluate import first_bad_row
-
-    array = _as_array(cards)
+def _card_ids(array: np.ndarray, widths: tuple, what: str, check: bool) -> np.ndarray:
+    """``(N, k)`` card ids as contiguous ``uint8``, their shape and dtype checked (and, unless they are ``uint8``,
+    their range: a wider id would wrap).  Repeats, and ``uint8`` ids above 51, are found by the evaluation's own
+    pass (:func:`_raise_if_bad_ids` then names the row)."""
     if array.ndim != 2 or array.shape[1] not in widths:
         shapes = " or ".join(f"(N, {k})" for k in widths)
         raise CardError(f"{what} takes a {shapes} array of card ids (or 1-D int64 masks), got shape {array.shape}")
@@ -219,14 +218,19 @@ def _checked_ids(cards, widths: tuple, what: str, check: bool) -> np.ndarray:
         raise CardError(f"card ids must be an integer array, got dtype {array.dtype} "
                         "(convert with .astype(np.uint8) after checking the values)")
     if array.dtype != np.uint8 and array.size and (array.min() < 0 or array.max() > 51):
-        _raise_out_of_range(array)  # (uint8 ids are range-checked with the repeats, in one pass below)
-    ids = np.ascontiguousarray(array, dtype=np.uint8)
+        _raise_out_of_range(array)
+    return np.ascontiguousarray(array, dtype=np.uint8)
+
+
+def _raise_if_bad_ids(ids: np.ndarray) -> None:
+    """:class:`CardError` naming the first row of ``uint8`` ids with an id above 51 or a repeated card."""
+    from ._kernels.evaluate import first_bad_row
+
     row = int(first_bad_row(ids))
     if row >= 0:
         if ids[row].max() > 51:
             _raise_out_of_range(ids)
         raise CardError(f"row {row} repeats a card: {ids[row].tolist()}")
-    return ids
 
 
 def _raise_out_of_range(array: np.ndarray) -> None:
@@ -234,19 +238,22 @@ def _raise_out_of_range(array: np.ndarray) -> None:
     raise CardError(f"card ids must lie in 0..51; row {row} is {array[row].tolist()}")
 
 
-def _checked_masks(masks, low: int, high: int, check: bool) -> np.ndarray:
-    from ._kernels.evaluate import first_bad_mask
-
-    array = _as_array(masks)
+def _card_masks(array: np.ndarray, check: bool) -> np.ndarray:
+    """1-D card masks as contiguous ``int64``, their dtype checked (their cards are checked by the evaluation's
+    own pass: :func:`_raise_if_bad_masks`)."""
     if check and array.dtype != np.int64:
         raise CardError(f"a 1-D batch must be int64 card masks, got dtype {array.dtype}")
-    array = np.ascontiguousarray(array, dtype=np.int64)
-    if check:
-        row = int(first_bad_mask(array, low, high))
-        if row >= 0:
-            count = "5" if low == high == 5 else f"{low} to {high}" if low != high else str(low)
-            raise CardError(f"mask {row} ({int(array[row]):#x}) is not {count} cards of 0..51")
-    return array
+    return np.ascontiguousarray(array, dtype=np.int64)
+
+
+def _raise_if_bad_masks(masks: np.ndarray, low: int, high: int) -> None:
+    """:class:`CardError` naming the first mask with bits above card 51 or not ``low..high`` cards."""
+    from ._kernels.evaluate import first_bad_mask
+
+    row = int(first_bad_mask(masks, low, high))
+    if row >= 0:
+        count = "5" if low == high == 5 else f"{low} to {high}" if low != high else str(low)
+        raise CardError(f"mask {row} ({int(masks[row]):#x}) is not {count} cards of 0..51")
 
 
 def evaluate_batch(cards: np.ndarray, check: bool = True, device: str = "cpu",
@@ -259,10 +266,14 @@ def evaluate_batch(cards: np.ndarray, check: bool = True, device: str = "cpu",
         An ``(N, 5)`` or ``(N, 3)`` integer array of card ids (distinct in each
         row), or a 1-D ``int64`` array of card masks of 5 cards each.
     check
-        Check dtype, range and duplicates first (one compiled pass, about as
-        long as the 5-card evaluation itself, which is that fast).
-        ``check=False`` skips it for input known to be valid; invalid input
-        then gives meaningless keys (never a crash: ids index a padded table).
+        Check dtype, range and repeated cards.  The range and the repeats are
+        checked on the evaluation's own pass (a table load and an OR a card,
+        and a bit count a row); with them the call takes about 1.6 times as
+        long as with ``check=False`` (``docs/performance.md``), which skips
+        them for input known to be valid: invalid input then gives
+        meaningless keys (never a crash: ids index a padded table).  When the
+        check fails, a ``CardError`` names the first bad row, and what was
+        written into ``out`` means nothing.
     device
         ``"cpu"`` or ``"cuda"`` (an NVIDIA GPU; the same keys, see :mod:`cpoker.devices`).
     out
@@ -306,11 +317,28 @@ def _checked_out(out, n: int) -> np.ndarray:
     return out
 
 
+def _output_for(out, n: int, raise_if_bad) -> np.ndarray:
+    """:func:`_checked_out`; a bad input is reported before a bad ``out`` (``raise_if_bad()``), as when the input
+    was checked on a pass of its own."""
+    from .errors import OptionError
+
+    try:
+        return _checked_out(out, n)
+    except OptionError:
+        if raise_if_bad is not None:
+            raise_if_bad()
+        raise
+
+
 def _batch_keys(cards, low: int, high: int, widths: tuple, what: str, check: bool, device: str,
                 out: "np.ndarray | None" = None) -> np.ndarray:
-    """Keys of masks holding ``low..high`` cards (1-D) or of ``(N, k)`` ids, k in ``widths``, on ``device``."""
-    from ._kernels.evaluate import keys_from_masks
-    from ._kernels.lookup import keys_from_ids_lookup
+    """Keys of masks holding ``low..high`` cards (1-D) or of ``(N, k)`` ids, k in ``widths``, on ``device``.
+
+    With ``check``, the ids (or masks) are checked on the evaluation's own pass (a kernel that also flags a
+    bad row); only when one is flagged does a second pass find it and name it.  On a GPU they are checked on a
+    pass of their own first."""
+    from ._kernels.evaluate import keys_from_masks, keys_from_masks_checked
+    from ._kernels.lookup import keys_from_ids_checked, keys_from_ids_lookup
     from .devices import check_device, keys_cuda
     from .interrupts import shielded
     from .tables import evaluator_pair_codes, evaluator_table, lookup_tables
@@ -319,20 +347,32 @@ def _batch_keys(cards, low: int, high: int, widths: tuple, what: str, check: boo
     on_gpu = check_device(device) == "cuda"
     with shielded():
         if array.ndim == 1:
-            masks = _checked_masks(array, low, high, check)
-            out = _checked_out(out, len(masks))
+            masks = _card_masks(array, check)
+            found_bad = (lambda: _raise_if_bad_masks(masks, low, high)) if check else None
+            if on_gpu and check:
+                found_bad()
+            out = _output_for(out, len(masks), found_bad)
             if on_gpu:
                 out[:] = keys_cuda(masks, high)
+            elif check:
+                if keys_from_masks_checked(masks, low, high, out):
+                    found_bad()
             else:
                 keys_from_masks(masks, high, out)
             return out
-        ids = _checked_ids(array, widths, what, check)
-        out = _checked_out(out, len(ids))
+        ids = _card_ids(array, widths, what, check)
+        found_bad = (lambda: _raise_if_bad_ids(ids)) if check else None
+        if on_gpu and check:
+            found_bad()
+        out = _output_for(out, len(ids), found_bad)
         if on_gpu:
             out[:] = keys_cuda(ids)
-        else:
-            keys_from_ids_lookup(ids, lookup_tables().eval_codes, evaluator_pair_codes(), evaluator_table(ids.shape[1]),
-                                 out)
+            return out
+        arguments = (ids, lookup_tables().eval_codes, evaluator_pair_codes(), evaluator_table(ids.shape[1]), out)
+        if not check:
+            keys_from_ids_lookup(*arguments)
+        elif keys_from_ids_checked(*arguments):
+            found_bad()
         return out
 
 
@@ -340,18 +380,11 @@ def evaluate_masks(masks: np.ndarray, n_cards: int = 5, check: bool = True,
                    out: "np.ndarray | None" = None) -> np.ndarray:
     """Strength keys of 1-D ``int64`` card masks holding ``n_cards`` (3 or 5) cards each (``out`` as in
     :func:`evaluate_batch`)."""
-    from ._kernels.evaluate import keys_from_masks
-    from .interrupts import shielded
-
     if isinstance(n_cards, bool) or n_cards not in (3, 5):
         raise CardError(f"n_cards must be 3 or 5, got {n_cards!r}")
     if np.ndim(masks) != 1:
         raise CardError(f"evaluate_masks takes a 1-D array of int64 masks, got shape {np.shape(masks)}")
-    with shielded():
-        masks = _checked_masks(masks, n_cards, n_cards, check)
-        out = _checked_out(out, len(masks))
-        keys_from_masks(masks, n_cards, out)
-        return out
+    return _batch_keys(masks, n_cards, n_cards, (), "evaluate_masks", check, "cpu", out)
 
 
 def category_of_keys(keys: np.ndarray) -> np.ndarray:

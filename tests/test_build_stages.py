@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 BUILD = ["tables", "build", "--hands", "3000", "--seed", "5", "--max-iterations", "8", "--tolerance", "0",
          "--removal-deals", "200", "--removal-rounds", "1", "--json"]
@@ -17,6 +19,7 @@ def run(arguments: list) -> subprocess.CompletedProcess:
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
 
 
+@pytest.mark.slow
 def test_a_timed_build_writes_the_commands_tables_and_times_each_pass(tmp_path):
     events, report = tmp_path / "events.jsonl", tmp_path / "report.json"
     timed = run([str(ROOT / "benchmarks" / "build_stages.py"), "--events", str(events), "--report", str(report),

@@ -42,6 +42,7 @@ def _run_read_only(tmp_path: Path, script: str, extra_mounts: str = "") -> subpr
                           timeout=600)
 
 
+@pytest.mark.slow
 @needs_namespaces
 def test_read_only_install_without_a_home_caches_in_the_temporary_directory(tmp_path):
     first = _run_read_only(tmp_path, PROGRAM)
@@ -53,6 +54,7 @@ def test_read_only_install_without_a_home_caches_in_the_temporary_directory(tmp_
     assert again.returncode == 0 and again.stdout.strip() == "royal flush"
 
 
+@pytest.mark.slow
 @needs_namespaces
 def test_nowhere_writable_compiles_without_a_cache_and_says_so_once(tmp_path):
     fallback = tmp_path / f"cpoker-numba-cache-{os.getuid()}"
@@ -73,6 +75,7 @@ CORRUPTIONS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("corruption", sorted(CORRUPTIONS))
 def test_an_unreadable_cache_is_recompiled_and_rewritten_with_one_warning(tmp_path, corruption):
     """Real processes, a real cache on disk: corrupt its files, run again, then once more."""
@@ -94,6 +97,7 @@ def test_an_unreadable_cache_is_recompiled_and_rewritten_with_one_warning(tmp_pa
     assert again.returncode == 0 and again.stdout.strip() == "royal flush" and again.stderr == ""
 
 
+@pytest.mark.slow
 @needs_namespaces
 def test_a_full_disk_leaves_the_kernels_compiled_for_the_process_with_one_warning(tmp_path):
     """The cache on a real file system with no room left (an 8 KiB tmpfs in a private mount namespace): numba
@@ -118,6 +122,7 @@ def test_the_command_line_prints_a_warning_as_one_line(capsys):
     assert capsys.readouterr().err == "cpoker: warning: the cache was odd\ncpoker: warning: something else\n"
 
 
+@pytest.mark.slow
 def test_a_kernel_recompiles_when_a_kernel_it_calls_changes_in_another_file(tmp_path):
     """numba stamps a cached kernel with its own file only; cpoker adds a digest of every kernel source.
 
@@ -202,6 +207,7 @@ def test_cached_kernels_parse_their_bitcode_only_when_a_compilation_links_them(t
         assert done.stdout == expected
 
 
+@pytest.mark.slow
 def test_the_runtime_library_is_cached_with_the_kernels_and_a_damaged_copy_is_rebuilt(tmp_path):
     """numba compiles its runtime's functions in every process (~20 ms); cpoker keeps their machine code with
     the kernels.  Real processes on an empty cache: the first writes ``nrt-*.nbo``; the next runs kernels

@@ -191,6 +191,7 @@ def test_a_job_this_machine_has_not_the_memory_for_stops_in_one_line_with_status
     assert (tmp_path / "small.npz").read_bytes() == (tmp_path / "p.npz").read_bytes()
 
 
+@pytest.mark.slow
 def test_a_memory_limit_too_small_for_cpoker_is_one_line_that_names_it(tmp_path):
     """Real processes under ``ulimit -v`` limits from 16 MiB above what ``cpoker eval`` (which compiles nothing)
     took up to just below what the kernels and this machine's threads need (:func:`~cpoker.environment.
@@ -223,6 +224,7 @@ def test_a_memory_limit_too_small_for_cpoker_is_one_line_that_names_it(tmp_path)
     assert solved.returncode == 0 and "EV" in solved.stdout, solved.stderr[-2000:]
 
 
+@pytest.mark.slow
 def test_the_limit_a_process_needs_grows_with_its_threads_and_their_arenas_are_capped_under_it(tmp_path):
     """64 numba threads, as on a 64-core node (NUMBA_NUM_THREADS here), in real processes under ``ulimit -v``.
     Each thread reserves its stack (8 MiB under the usual ``ulimit -s``): under 1 GiB, enough for 2 threads, a

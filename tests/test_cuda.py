@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 HAND = "As Kd Qh Jc Ts 9d 8h 7c 6s 5d 4h 3c 2s"
 
 
+@pytest.mark.slow
 def test_cuda_kernels_match_the_cpu_kernels_under_the_simulator():
     env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "1", "PYTHONPATH": str(ROOT)}
     result = subprocess.run([sys.executable, str(ROOT / "tests" / "cuda_check.py"), "300", "3"], env=env,
@@ -51,6 +52,7 @@ print(cuda_check.rank_leaves_equal(), (gpu[0] == cpu[0]).all() and (gpu[1] == cp
 """
 
 
+@pytest.mark.slow
 def test_the_simulator_threads_switching_at_every_instruction_give_the_cpus_answers():
     env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "1", "PYTHONPATH": f"{ROOT}:{ROOT / 'tests'}"}
     result = subprocess.run([sys.executable, "-c", SWITCHING], env=env, capture_output=True, text=True, timeout=600)
@@ -123,6 +125,7 @@ def _compiles_for_cuda() -> bool:
     return _nvvm_found()
 
 
+@pytest.mark.gpu
 @pytest.mark.skipif(not _compiles_for_cuda(), reason="needs numba-cuda and NVIDIA's NVVM (CI has neither)")
 def test_cuda_kernels_compile_once_then_every_later_process_loads_them(tmp_path):
     """numba-cuda's disk cache, keyed by cpoker's kernel sources (``cache_cuda_kernel``), across real processes:
@@ -294,6 +297,7 @@ sys.stdin.read()
 """
 
 
+@pytest.mark.gpu
 @pytest.mark.skipif(not _has_gpu() or _simulated(), reason="needs an NVIDIA GPU")
 def test_a_build_on_a_gpu_another_process_fills_stops_in_one_line_with_status_1(tmp_path):
     """A shared GPU: another process holds all its memory but 1 GiB, and a build that needs more (its policy

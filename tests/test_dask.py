@@ -22,6 +22,8 @@ import pytest
 
 import cpoker
 
+pytestmark = pytest.mark.cluster  # real Dask clusters: LocalClusters, scheduler and worker processes
+
 distributed = pytest.importorskip("distributed")
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -34,6 +36,7 @@ def scores(result) -> list:
     return [(s.name, s.points, s.stderr, s.interval) for s in result.scores]
 
 
+@pytest.mark.slow
 def test_a_local_cluster_gives_the_local_results_exactly():
     local = cpoker.match(["table", "greedy"], deals=3_000, seed=5, sessions=12)
     remote = cpoker.match(["table", "greedy"], deals=3_000, seed=5, sessions=12, backend="dask")
@@ -62,6 +65,7 @@ def test_a_local_cluster_gives_the_local_results_exactly():
     assert exploited_there.gains.tolist() == exploited_here.gains.tolist()
 
 
+@pytest.mark.slow
 def test_backend_options_are_checked():
     with pytest.raises(cpoker.OptionError, match="backend must be 'local' or 'dask'"):
         cpoker.match(["table", "greedy"], deals=10, backend="spark")
@@ -145,6 +149,7 @@ def test_real_scheduler_and_workers_survive_a_killed_worker(tmp_path):
             [(s.points, s.stderr) for s in local.scores]
 
 
+@pytest.mark.slow
 def test_a_build_on_a_real_worker_of_two_threads_shares_its_lists_between_them(tmp_path, monkeypatch):
     """``dask worker`` runs a thread a core, each running blocks of the same pass at once against one process's
     lists: they certify hands, the CLI build through ``--scheduler`` writes the local build's file, and the
@@ -170,6 +175,7 @@ def test_a_build_on_a_real_worker_of_two_threads_shares_its_lists_between_them(t
             assert out.read_bytes() == local and list(client.run(lists_there).values()) == [[]]
 
 
+@pytest.mark.slow
 def test_each_block_on_a_cluster_runs_the_kernels_on_its_share_of_the_machine():
     """A machine runs as many blocks at once as it has Dask threads, so each block's kernels get the cores over
     that many numba threads, seen from inside real worker processes: a worker of one thread uses every core, a
@@ -200,6 +206,7 @@ def _task_of_block(block) -> tuple:
     return block[0], distributed.get_worker().get_current_task()
 
 
+@pytest.mark.slow
 def test_a_long_jobs_tasks_run_several_consecutive_blocks_each_combined_on_its_own():
     """A task costs the scheduler and the client more than a small block's work (5 ms here; a match of 10**8
     deals is 200,000 blocks), so a long job's tasks run several consecutive blocks: seen from inside the workers,
@@ -229,6 +236,7 @@ def test_a_long_jobs_tasks_run_several_consecutive_blocks_each_combined_on_its_o
                                                                         here.rows)
 
 
+@pytest.mark.slow
 def test_the_jobs_of_a_build_share_one_connection_and_its_workers():
     """Jobs inside :func:`cpoker.runner.backend_kept` (a build's passes) run on one embedded cluster, the same
     worker processes, which the next job outside it does not reuse; without it each job started its own (2.3 s a
@@ -257,6 +265,7 @@ def _worker_lists() -> list:
     return [(memory.searched, memory.certified, sorted(memory.blocks)) for memory in nearbest._worker_memories.values()]
 
 
+@pytest.mark.slow
 def test_a_build_keeps_its_near_best_lists_on_the_workers_and_loses_nothing_with_a_killed_one(monkeypatch):
     """Each worker process keeps the lists of the blocks it ran, and each pass sends a block back there: the
     workers certify hands instead of searching them (the passes before searched every hand), and the tables are
@@ -320,6 +329,7 @@ def _worker_list_budget() -> list:
     return [(memory.size, len(memory.blocks)) for memory in nearbest._worker_memories.values()]
 
 
+@pytest.mark.slow
 def test_a_workers_lists_shrink_to_its_share_when_workers_join_its_machine_during_a_build(monkeypatch):
     """Workers join a cluster while a build runs (a cluster that scales up, batch jobs that start late).  The
     first worker on a machine took the machine's whole budget for its lists, and kept it when others joined; now
@@ -351,6 +361,7 @@ def test_a_workers_lists_shrink_to_its_share_when_workers_join_its_machine_durin
         assert all(size == hands_in(nearbest.MEMORY_BYTES // 2) for lists in after.values() for size, _ in lists)
 
 
+@pytest.mark.slow
 def test_a_block_goes_back_to_its_lists_when_the_passes_group_blocks_otherwise(monkeypatch):
     """A pass's tasks run several blocks when it has many, and a build's first passes play a growing share of
     the sample (3,200 hands, then all 6,000 here: blocks of 2, then of 3, had each pass grouped its own way).
@@ -372,6 +383,7 @@ def _mark_cleaned(folder: str) -> None:
     Path(folder, str(os.getpid())).touch()
 
 
+@pytest.mark.slow
 def test_a_stopped_worker_does_not_hold_the_end_of_a_job_on_a_cluster(tmp_path, monkeypatch):
     """The end of a kept connection (a build's) runs its cleanup on every worker: with a worker stopped
     (SIGSTOP: alive to the scheduler, never answering), it waited for it forever.  Now the live worker is
@@ -459,6 +471,7 @@ def test_each_worker_process_fetches_a_jobs_work_once_and_never_reuses_another_j
         assert not _work_left_on_scheduler(client)
 
 
+@pytest.mark.slow
 def test_a_worker_stopped_mid_job_is_given_up_by_the_scheduler_and_its_blocks_run_elsewhere():
     """A worker that stops answering in the middle of a match (SIGSTOP: a frozen machine) holds its blocks until
     the scheduler gives it up (``distributed.scheduler.worker-ttl``, 5 minutes by default, 3 s here); they then
@@ -528,6 +541,7 @@ CLUSTER_JOBS = {  # (command, its output file): each checkpoints once blocks com
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("job, target", [("match", "process"), ("match", "group"), ("tables", "group")])
 def test_ctrl_c_cancels_the_cluster_job_and_prints_the_partial_result(tmp_path, job, target):
     """SIGINT to the cpoker process (``kill -INT``), and to its whole process group, as a terminal's Ctrl-C sends
@@ -559,6 +573,7 @@ def test_ctrl_c_cancels_the_cluster_job_and_prints_the_partial_result(tmp_path, 
     assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temporary file left
 
 
+@pytest.mark.slow
 def test_ctrl_c_does_not_wait_for_a_cluster_task_that_takes_days(tmp_path):
     """`exploit --samples 10**9` on the embedded cluster: one task (8 hands) takes days, and the job used to wait
     for a task to end before it looked at the signal.  Now it cancels the tasks in flight at once: none was done,
@@ -600,6 +615,7 @@ def test_nothing_imports_dask_or_cuda_unless_asked():
     assert result.returncode == 0 and result.stdout.strip() == "[]", result.stderr[-1000:]
 
 
+@pytest.mark.slow
 def test_a_time_budget_holds_on_the_dask_backend_too():
     result = cpoker.simulate(A, samples=200_000, seed=4, backend="dask", time_budget=0.01)
     assert result.partial and 0 < result.samples < 200_000 and result.requested_samples == 200_000
@@ -607,6 +623,7 @@ def test_a_time_budget_holds_on_the_dask_backend_too():
     assert (result.ev, result.distribution) == (local.ev, local.distribution)  # the first blocks, in order
 
 
+@pytest.mark.slow
 def test_a_build_on_a_cluster_uses_blocks_of_four_a_worker_thread_with_the_same_tables():
     """Small blocks cost a cluster more than their hands (2,000-hand blocks: 19.8 s against 8.7 s for 12,500
     in a 50,000-hand build here): the default block is four a worker thread, from 2,000 to 20,000 hands."""

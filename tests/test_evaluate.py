@@ -216,3 +216,32 @@ def test_best_of_n_rejects_bad_input():
         evaluate_best("As Ks Qs Js")
     with pytest.raises(CardError, match="shape"):
         evaluate_best_batch(np.zeros((3, 8), dtype=np.uint8))
+
+
+@pytest.mark.parametrize("n_cards,low,high", [(3, 3, 3), (5, 5, 5), (7, 5, 7)])
+def test_the_masks_are_checked_on_the_evaluations_pass_and_the_first_bad_one_named(n_cards, low, high):
+    """The mask paths check each mask as they evaluate it: bits above card 51, a negative mask, too few or too
+    many cards; the error names the first bad mask, wherever it is, and a batch without it is evaluated."""
+    rng = np.random.default_rng(n_cards)
+    ids = np.argsort(rng.random((500, 52)), axis=1)[:, :high]
+    masks = (np.int64(1) << ids.astype(np.int64)).sum(axis=1)
+    evaluate = (lambda m: evaluate_masks(m, n_cards)) if n_cards in (3, 5) else evaluate_best_batch
+    for row, bad in ((0, np.int64(1) << 52), (250, -1), (498, 1), (499, (np.int64(1) << 52) - 1)):
+        broken = masks.copy()
+        broken[row] = bad
+        with pytest.raises(CardError, match=f"mask {row} .* is not {low if low == high else f'{low} to {high}'} cards"):
+            evaluate(broken)
+        assert evaluate(np.delete(broken, row)).shape == (499,)
+
+
+def test_bad_ids_are_reported_before_a_bad_out():
+    """Checked on the evaluation's pass or apart, the input's error comes first, as it always did."""
+    from cpoker import OptionError
+
+    ids = np.array([[1, 2, 3, 4, 4], [5, 6, 7, 8, 9]], dtype=np.uint8)
+    with pytest.raises(CardError, match="row 0 repeats a card"):
+        evaluate_batch(ids, out=np.empty(3, dtype=np.int32))
+    with pytest.raises(OptionError, match="out must be an int32 array"):
+        evaluate_batch(ids[1:], out=np.empty(3, dtype=np.int32))
+    with pytest.raises(CardError, match="mask 0"):
+        evaluate_masks(np.array([1, 31], dtype=np.int64), 5, out=np.empty(1, dtype=np.int32))

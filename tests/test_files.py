@@ -326,6 +326,7 @@ def _namespaces_work() -> bool:
     return probe.returncode == 0
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not _namespaces_work(), reason="needs unshare -rm (a private mount namespace)")
 def test_a_disk_that_fills_during_the_job_loses_no_result(tmp_path):
     """A real full file system (a 64 KiB tmpfs, filled once the output was checked): the result survives."""
@@ -388,6 +389,7 @@ sys.exit(cli.main(argv))
 """
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs Linux's /dev/full")
 def test_a_result_that_cannot_be_written_to_standard_output_is_one_line_not_a_traceback():
     """`cpoker ... > FILE` on a full disk (/dev/full), and a standard output closed (`>&-`): one line on stderr,

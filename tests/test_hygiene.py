@@ -23,6 +23,7 @@ def _ignoring_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+@pytest.mark.slow
 @pytest.mark.signals
 def test_a_real_signal_test_passes_in_a_suite_started_with_sigint_ignored():
     """``setsid bash -c "trap '' INT; python -m pytest ..."``: SIGINT ignored, no controlling terminal.  The

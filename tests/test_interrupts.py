@@ -332,7 +332,9 @@ def _check_outcome(name: str, returncode: int, stdout: str, stderr: str, out: Pa
     return "partial" if result["partial"] else "complete"
 
 
-@pytest.mark.parametrize("name", sorted(LONG_RUNS))
+@pytest.mark.signals
+@pytest.mark.parametrize("name", [name if name == "simulate" else pytest.param(name, marks=pytest.mark.slow)
+                                  for name in sorted(LONG_RUNS)])
 def test_real_signals_at_several_moments_give_only_clean_outcomes(name, tmp_path):
     outcomes = []
     for delay, signum in ((0.15, signal.SIGINT), (0.6, signal.SIGTERM), (4.0, signal.SIGINT)):
@@ -347,6 +349,7 @@ def test_real_signals_at_several_moments_give_only_clean_outcomes(name, tmp_path
     assert outcomes[-1] == "partial", outcomes  # 4 s in, every one of these jobs is well under way
 
 
+@pytest.mark.slow
 def test_a_signal_the_process_ignores_stays_ignored_and_the_job_completes(tmp_path):
     """A shell starts a command run in the background (``cpoker ... &`` in a script) with SIGINT ignored, so that
     a Ctrl-C at the terminal does not reach it.  cpoker's handler, set over it for its jobs, ignores it too:
@@ -467,6 +470,7 @@ def test_ctrl_c_while_importing_is_one_clean_line():
 TABLE_SOLVE = ("solve", "As Kd Qh Jc Ts 9d 8h 7c 6s 5d 4h 3c 2s", "--method", "table")
 
 
+@pytest.mark.slow
 def test_a_cold_start_on_a_terminal_says_it_is_compiling(tmp_path):
     """An empty kernel cache: the first run says once, on the terminal, that it compiles; a warm one is silent.
 
@@ -494,6 +498,7 @@ def test_a_cold_start_on_a_terminal_says_it_is_compiling(tmp_path):
     assert piped.returncode == 0 and piped.stderr == ""  # off a terminal: nothing on stderr
 
 
+@pytest.mark.slow
 def test_signals_swept_over_the_end_of_a_run_never_leave_a_half_written_file(tmp_path):
     """Signals at moments spread over a short run's whole second half, writing its ``--out`` included."""
     out = tmp_path / "r.json"

@@ -41,6 +41,7 @@ def unbroken():
     return match(["table", "greedy", "table@pagat"], deals=3000, seed=11, sessions=40, rules="2-4")
 
 
+@pytest.mark.slow
 def test_every_checkpoint_resumes_to_the_unbroken_match(unbroken):
     checkpoints: list = []
     match(["table", "greedy", "table@pagat"], deals=3000, seed=11, sessions=40, rules="2-4",
@@ -192,7 +193,7 @@ def test_command_line_refusals(tmp_path, capsys):
     assert "cannot be read: maximum recursion depth" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("rules", ["pagat", "seed001-royalties"])
+@pytest.mark.parametrize("rules", ["pagat", pytest.param("seed001-royalties", marks=pytest.mark.slow)])
 def test_every_simulation_checkpoint_resumes_to_the_unbroken_simulation(rules):
     """Under royalties the points are settled jointly (another kernel) and a foul is simulated too."""
     for arrangement in (ARRANGEMENT, "7c 7d 7h / 2s 3d 5h 9s Jd / Tc Jc Qc Kc Ac"):
@@ -292,6 +293,7 @@ def test_a_damaged_saved_run_is_resumed_exactly_or_refused_cleanly(saved_runs, d
         assert result.hands == 2 * BLOCK_HANDS and np.isfinite(result.gain)
 
 
+@pytest.mark.slow
 def test_every_study_checkpoint_resumes_to_the_unbroken_study():
     options = {"hands": 5 * BLOCK_HANDS, "samples": 40, "trend": True, "rules": "2-4"}
     unbroken = exploit("greedy", seed=3, **options)

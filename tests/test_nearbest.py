@@ -165,6 +165,7 @@ def test_a_search_lists_every_row_within_delta_of_the_best_and_bounds_the_others
     assert overflowed
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(cards=st.lists(st.integers(0, 51), min_size=13, max_size=13, unique=True),
        rules=st.sampled_from(list(RULES)), source=st.sampled_from(["shipped", "corrected"]),
@@ -181,7 +182,7 @@ def test_a_list_reaches_as_far_below_the_best_as_asked_whatever_the_hand(cards, 
 
 
 @pytest.mark.parametrize("rules", ["pagat", "2-4", "1-6", "odd"])
-@pytest.mark.parametrize("corrected", [False, True])
+@pytest.mark.parametrize("corrected", [pytest.param(False, marks=pytest.mark.slow), True])
 def test_a_certified_split_is_the_search_of_the_new_model(rules, corrected):
     """Lists made under one model, certified under others nearby (by the drift between them): a split certified
     is the very split a plain scan chooses under the new model; under the same model nearly every hand is
@@ -467,7 +468,7 @@ def test_a_correction_at_a_few_columns_has_the_bits_of_the_whole_correction(rule
             assert np.array_equal(by_column, whole[columns])
 
 
-@pytest.mark.parametrize("rules", ["pagat", "2-4"])
+@pytest.mark.parametrize("rules", ["pagat", pytest.param("2-4", marks=pytest.mark.slow)])
 def test_a_build_with_near_best_rows_makes_the_tables_of_one_without(monkeypatch, rules):
     """The same build four ways: every hand listed (two blocks a call); the lists covering one block of three
     (one block a call; with the correction, lists of the last pass only); every hand listed but lists kept for

@@ -100,6 +100,7 @@ def cold_suite_cache() -> "Path | None":
     return Path(directory)
 
 
+@pytest.mark.slow
 def test_after_cpoker_compile_no_command_compiles_a_kernel(tmp_path):
     cache = cold_suite_cache()
     env = dict(os.environ)

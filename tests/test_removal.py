@@ -74,7 +74,7 @@ def test_search_is_exact_for_any_correction(seed, scale, preset):
     assert kernel_values.tolist() == values[picked].tolist()
 
 
-@pytest.mark.parametrize("name", ["pagat", "2-4"])
+@pytest.mark.parametrize("name", ["pagat", pytest.param("2-4", marks=pytest.mark.slow)])
 def test_learning_is_the_least_squares_of_the_definition(name):
     """``learn_removal`` against an independent least squares: per sample, the features of one hand of a
     deal and the mean (over each shape's strengths) of what each row of each strength gets against another
@@ -148,6 +148,7 @@ def slow_shape_labels(rows: np.ndarray, keys: np.ndarray) -> np.ndarray:
     return (category << 13) | main
 
 
+@pytest.mark.slow
 def test_correction_shapes_are_their_definition_on_every_row():
     """Over all 2,598,960 five-card and 22,100 three-card rows: two rows share a correction shape exactly when
     they share the shape of the definition; 259 shapes, each refining one of the 169 of earlier tables files
@@ -171,6 +172,7 @@ def test_correction_shapes_are_their_definition_on_every_row():
     assert len(np.unique(np.stack([strength_buckets(), coarse_buckets()]), axis=1)[0]) == 259  # a refinement
 
 
+@pytest.mark.slow
 def test_tables_files_of_earlier_features_and_shapes_play_as_they_did(tmp_path):
     """A tables file written before the blockers and before the shapes were refined (terms of 64 features for
     169 shapes) loads, and gives every strength of every hand the correction its old terms gave it; so the

@@ -36,6 +36,7 @@ def pagat_build():
     return full, checkpoints
 
 
+@pytest.mark.slow
 def test_every_checkpoint_resumes_to_the_uninterrupted_tables_byte_for_byte(pagat_build, tmp_path):
     full, checkpoints = pagat_build
     assert [c.iterations for c in checkpoints] == [1, 2, 3, 4, 5, 6]
@@ -79,6 +80,7 @@ def test_a_plain_resume_plays_to_the_options_the_build_was_asked(pagat_build, tm
             PolicyTables.load(tmp_path / "bad.npz")
 
 
+@pytest.mark.slow
 def test_a_resumed_build_stops_where_the_uninterrupted_one_converges_under_any_rules():
     checkpoints: list = []
     converged = build_tables(hands=400, seed=SEED, max_iterations=60, tolerance=0.01, rules="2-4",
@@ -246,6 +248,7 @@ def test_a_checkpoint_that_cannot_be_written_is_reported_once_and_the_build_goes
     assert PolicyTables.load(out).iterations == 4 == json.loads(captured.out)["iterations"]
 
 
+@pytest.mark.slow
 def test_a_build_killed_outright_resumes_from_its_checkpoint_to_the_same_file(tmp_path):
     """A real process, a real SIGKILL once its checkpoint holds two iterations, a real resumed process."""
     out = tmp_path / "t.npz"
@@ -277,6 +280,7 @@ def test_a_build_killed_outright_resumes_from_its_checkpoint_to_the_same_file(tm
     assert out.read_bytes() == reference.to_bytes()
 
 
+@pytest.mark.slow
 def test_real_signals_while_a_build_resumes_leave_a_file_that_still_resumes_to_the_same_bytes(tmp_path):
     """SIGINT at several moments of a resumed build; whatever each leaves, resuming on ends with the same file."""
     out = tmp_path / "t.npz"

@@ -120,6 +120,7 @@ REBUILT_EVERY_RUN = ("pagat",)
 EVERY_REBUILD = os.environ.get("CPOKER_TEST_EVERY_REBUILD") == "1"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", [
     name if name in REBUILT_EVERY_RUN or EVERY_REBUILD else pytest.param(name, marks=pytest.mark.skip(
         reason=f"rebuilding the {name} tables takes minutes: run with CPOKER_TEST_EVERY_REBUILD=1"))

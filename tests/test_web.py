@@ -169,6 +169,7 @@ def _post(url: str, body: dict, timeout: float = 60) -> tuple[int, dict, float]:
         return error.code, json.loads(error.read()), time.perf_counter() - started
 
 
+@pytest.mark.slow
 def test_a_burst_of_solves_is_served_without_errors(server):
     """200 solves from 8 concurrent clients: no errors, none over the budget, the server still answers."""
     hands = [" ".join(map(str, h)) for h in cpoker.deal(4, 77)] * 50
@@ -196,6 +197,7 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CARDS = "els => els.map(e => e.dataset.card)"  # the cards shown by a selector, as 'As'-style text
 
 
+@pytest.mark.browser
 @pytest.mark.skipif(CHROMIUM is None and not os.environ.get("CI"), reason="Debian's chromium is not installed")
 def test_the_page_in_a_real_browser(server, tmp_path):
     from playwright.sync_api import sync_playwright
@@ -278,6 +280,7 @@ def test_a_damaged_installation_is_a_500_that_names_the_file(client, monkeypatch
     assert "reinstall cpoker" in answer.json()["detail"]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc and limits another process")
 def test_a_server_whose_machine_is_out_of_memory_answers_every_request_size_it_allows():
     """A real server whose address space is then limited (``prlimit``) to 16 MiB more than it holds after one

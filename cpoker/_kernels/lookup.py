@@ -108,6 +108,35 @@ def _load_pair(typingctx, ids, offset):
     return sig, codegen
 
 
+@intrinsic
+def _popcount(typingctx, value):
+    """The number of bits set in an ``int64``: one instruction (LLVM's ``ctpop``)."""
+    if not isinstance(value, types.Integer):
+        return None
+    sig = types.int64(types.int64)
+
+    def codegen(context, builder, signature, args):
+        count = builder.module.declare_intrinsic("llvm.ctpop", [ir.IntType(64)])
+        return builder.call(count, args)
+
+    return sig, codegen
+
+
+# each id's card bit, and none for an id above 51: a row's bits then count fewer than its ids when it repeats a
+# card or holds an id that is no card
+CARD_BITS = np.array([1 << card for card in range(52)] + [0] * 204, dtype=np.int64)
+
+
+@jit(inline="always")
+def _row_problem(ids, i, width):
+    """Nonzero when row ``i`` of ``ids`` (``width`` ids, a constant at the call) repeats a card or has an id above
+    51: the OR of its cards' bits counts fewer than ``width`` bits.  A load from a 2 KiB table and an OR a card."""
+    union = np.int64(0)
+    for j in range(width):
+        union |= CARD_BITS[ids[i, j]]
+    return _popcount(union) ^ width
+
+
 @jit(inline="always")
 def _eval_code(ids, i, width, eval_codes):
     """The evaluator code of row ``i`` of ``ids`` (``width`` cards, a constant at the call)."""
@@ -134,32 +163,66 @@ def _eval_key(code, ids, i, width, table):
 
 
 @jit(inline="always")
-def _keys_pipelined(ids, width, eval_codes, table, out):
-    """``out[i]`` = key of row ``i`` of ``ids`` (6 or 7 cards: ``width``, a constant at the call).
+def _keys_pipelined(ids, width, eval_codes, table, out, check):
+    """``out[i]`` = key of row ``i`` of ``ids`` (6 or 7 cards: ``width``, a constant at the call); with ``check``
+    (a constant too), nonzero when a row repeats a card or has an id above 51 (:func:`_row_problem`).
 
     Software-pipelined: each row's code is summed two rows ahead of its
     flush test, so the test's operand is ready when the test issues.  The
     test mispredicts on the 3% of rows with a flush, and a misprediction
     discards all the work issued after it; testing a sum issued just before
-    (the loads of the rows queue behind one another) let the processor run
-    far ahead before each misprediction was found.  Measured against that
-    loop, in one process: 1.10-1.28x the 7-card rate (2-row lead; 1 row gave
-    about half of it, 3 rows no more).
+    let the processor run far ahead before each misprediction was found.
     """
     n = ids.shape[0]
+    bad = np.int64(0)
     if n < 2:
         for i in range(n):
+            if check:
+                bad |= _row_problem(ids, i, width)
             out[i] = _eval_key(_eval_code(ids, i, width, eval_codes), ids, i, width, table)
-        return
+        return bad
     ahead1 = _eval_code(ids, 0, width, eval_codes)
     ahead2 = _eval_code(ids, 1, width, eval_codes)
     for i in range(n - 2):
         code = ahead1
         ahead1 = ahead2
         ahead2 = _eval_code(ids, i + 2, width, eval_codes)
+        if check:
+            bad |= _row_problem(ids, i, width)
         out[i] = _eval_key(code, ids, i, width, table)
+    if check:
+        bad |= _row_problem(ids, n - 2, width) | _row_problem(ids, n - 1, width)
     out[n - 2] = _eval_key(ahead1, ids, n - 2, width, table)
     out[n - 1] = _eval_key(ahead2, ids, n - 1, width, table)
+    return bad
+
+
+@jit(inline="always")
+def _keys_from_ids(ids, eval_codes, pair_codes, table, out, check):
+    """The loops of :func:`keys_from_ids_lookup` (``check`` false) and :func:`keys_from_ids_checked` (true): a
+    constant at each call, so that each kernel compiles only its own loops."""
+    width = ids.shape[1]
+    bad = np.int64(0)
+    if width == 3:  # a front: no flushes, no straights, so the rank key is all
+        for i in range(ids.shape[0]):
+            if check:
+                bad |= _row_problem(ids, i, 3)
+            code = pair_codes[_load_pair(ids, i * 3)] + eval_codes[ids[i, 2]]
+            out[i] = evaluator_value(code >> EVAL_KEY_SHIFT, table)
+    elif width == 5:  # flushes are in the table (see the module docstring): no branch
+        for i in range(ids.shape[0]):
+            if check:
+                bad |= _row_problem(ids, i, 5)
+            row = i * 5
+            code = (pair_codes[_load_pair(ids, row)] + pair_codes[_load_pair(ids, row + 2)]
+                    + eval_codes[ids[i, 4]] + np.int64(EVAL_SUIT_BIAS))
+            key = (code >> EVAL_KEY_SHIFT) + np.int64((code & EVAL_FLUSH_BITS) != 0) * FLUSH_KEY_OFFSET
+            out[i] = evaluator_value(key, table)
+    elif width == 6:
+        bad = _keys_pipelined(ids, 6, eval_codes, table, out, check)
+    else:
+        bad = _keys_pipelined(ids, 7, eval_codes, table, out, check)
+    return bad
 
 
 @jit
@@ -172,24 +235,19 @@ def keys_from_ids_lookup(ids, eval_codes, pair_codes, table, out):
     ``table`` is k's :func:`cpoker.tables.evaluator_table` (flush keys, row
     displacements, values).  One loop per row width, each with a constant
     inner trip count that LLVM unrolls (a loop over a run-time width costs
-    3x), and nothing but scalars and a few arrays on the common path.
+    3x), and nothing but scalars and a few arrays on the common path.  Ids
+    are not checked: any id below 256 reads a padded table, never outside it.
     """
-    width = ids.shape[1]
-    if width == 3:  # a front: no flushes, no straights, so the rank key is all
-        for i in range(ids.shape[0]):
-            code = pair_codes[_load_pair(ids, i * 3)] + eval_codes[ids[i, 2]]
-            out[i] = evaluator_value(code >> EVAL_KEY_SHIFT, table)
-    elif width == 5:  # flushes are in the table (see the module docstring): no branch
-        for i in range(ids.shape[0]):
-            row = i * 5
-            code = (pair_codes[_load_pair(ids, row)] + pair_codes[_load_pair(ids, row + 2)]
-                    + eval_codes[ids[i, 4]] + np.int64(EVAL_SUIT_BIAS))
-            key = (code >> EVAL_KEY_SHIFT) + np.int64((code & EVAL_FLUSH_BITS) != 0) * FLUSH_KEY_OFFSET
-            out[i] = evaluator_value(key, table)
-    elif width == 6:
-        _keys_pipelined(ids, 6, eval_codes, table, out)
-    else:
-        _keys_pipelined(ids, 7, eval_codes, table, out)
+    _keys_from_ids(ids, eval_codes, pair_codes, table, out, False)
+
+
+@jit
+def keys_from_ids_checked(ids, eval_codes, pair_codes, table, out):
+    """:func:`keys_from_ids_lookup`, checking the ids on the same pass: nonzero when some row has an id above
+    51 or repeats a card (:func:`_row_problem`: a table load and an OR a card, on the cards the evaluation
+    reads anyway), else 0.  The caller then finds the row (:func:`.evaluate.first_bad_row`) and refuses the
+    batch; the keys already written for it mean nothing."""
+    return _keys_from_ids(ids, eval_codes, pair_codes, table, out, True)
 
 
 @jit
