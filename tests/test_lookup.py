@@ -27,7 +27,7 @@ def test_every_three_card_hand_gets_the_bit_sliced_key():
     assert np.array_equal(evaluate_batch(hands), keys_of_masks(masks_of(hands), 3))
 
 
-@pytest.mark.parametrize("width", [5, 6, 7])
+@pytest.mark.parametrize("width", [pytest.param(5, marks=pytest.mark.slow), pytest.param(6, marks=pytest.mark.slow), 7])
 def test_best_of_n_lookup_agrees_with_the_bit_sliced_kernel(width):
     hands = random_hands(400_000, width, seed=width)
     keys = evaluate_best_batch(hands)

@@ -19,7 +19,8 @@ from cpoker.tables import strength_keys
 EARLIER_FEATURES = 64  # tables files written before the blockers
 
 
-@pytest.mark.parametrize("name", list(PRESETS))
+@pytest.mark.parametrize("name", [name if name in ("pagat", "2-4") else pytest.param(name, marks=pytest.mark.slow)
+                                  for name in PRESETS])
 def test_shipped_tables_carry_a_correction_that_the_search_maximises_exactly(name):
     """The policy's branch and bound, bounds grown by the correction, picks the best of all splits by the
     slow formula (ties to the lowest split), on random hands and hands with many cards of a suit."""
@@ -74,7 +75,8 @@ def test_search_is_exact_for_any_correction(seed, scale, preset):
     assert kernel_values.tolist() == values[picked].tolist()
 
 
-@pytest.mark.parametrize("name", ["pagat", pytest.param("2-4", marks=pytest.mark.slow)])
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["pagat", "2-4"])
 def test_learning_is_the_least_squares_of_the_definition(name):
     """``learn_removal`` against an independent least squares: per sample, the features of one hand of a
     deal and the mean (over each shape's strengths) of what each row of each strength gets against another
