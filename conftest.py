@@ -7,7 +7,6 @@
   ignored, and every child a test starts would inherit it too: cpoker rightly keeps an ignored signal ignored,
   so the tests of Ctrl-C would fail.  The suite runs with SIGINT and SIGTERM at their defaults whatever started
   it, and so does every child it starts.
-* **Kernels.**  The default tier compiles the kernels of the default rules once, before its first test.
 * **Processes.**  Whatever a test starts (its children, and theirs) and leaves running, pass or fail, is killed
   with its process group when the test ends.
 """
@@ -55,18 +54,6 @@ def pytest_collection_modifyitems(config, items):
             config.hook.pytest_deselected(items=[item for item in items if item not in kept])
             items[:] = kept
     items.sort(key=lambda item: item.name != "test_after_cpoker_compile_no_command_compiles_a_kernel")  # stable
-
-
-@pytest.fixture(scope="session", autouse=True)
-def kernels_compiled_once(request):
-    """In the default tier, the kernels of every job under the default rules compiled (or loaded) once, in this
-    process, before the first test: the commands the tests start then load them from the cache, where in a new
-    checkout each would compile its own at once.  (The full tier's first test compiles everything itself.)"""
-    if not request.config.getoption("--full"):
-        from cpoker.precompile import compile_kernels
-
-        compile_kernels("pagat")
-    yield
 
 
 def _descendants(pid: int) -> dict[int, str]:
