@@ -11,6 +11,8 @@ from typing import Optional
 
 from ..errors import CpokerError
 from .common import PARTIAL, percent, print_json, show_progress, unwritten
+from ..limits import MAX_DEALS, MAX_SAMPLES, MAX_SESSIONS
+from .options import command, backend_options, int_in, long_run_options, resume_options, study_options
 
 
 def _check_out(path: Optional[str]) -> None:
@@ -313,3 +315,57 @@ def checkpoint_writer(out: Path, write=None):
                   "the job goes on without checkpoints", file=sys.stderr)
 
     return save
+
+
+def add_simulate(commands) -> None:
+    """The ``simulate`` command's parser."""
+    sub = command(commands, "simulate", "equity of one arrangement against random opponents",
+                  'cpoker simulate "2s 2h Ad / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac" --opponents 3 --samples 20000')
+    sub.add_argument("arrangement", nargs="?", default=None, help='"FRONT / MIDDLE / BACK"')
+    sub.add_argument("--opponents", type=int_in(1, 3), default=None, help="1 to 3 (default 1)")
+    sub.add_argument("--samples", type=int_in(1, MAX_SAMPLES), default=None,
+                     help="deals to simulate (default 10000)")
+    sub.add_argument("--opponent", default=None,
+                     help="opponent model: table (default: the tables of the rules in force), table@RULES, greedy, "
+                          "or package.module:function")
+    long_run_options(sub)
+    resume_options(sub, "simulation", "samples")
+    sub.set_defaults(run=cmd_simulate)
+
+
+def add_match(commands) -> None:
+    """The ``match`` command's parser."""
+    sub = command(commands, "match", "play 2 to 4 strategies against each other",
+                  "cpoker match table greedy --deals 100000 --seed 1\n"
+                  "         cpoker match table table@pagat --rules 2-4 --deals 200000\n"
+                  "         cpoker match table greedy greedy --sessions 1000 --strategy mybot.play:arrange")
+    sub.add_argument("strategies", nargs="*", metavar="STRATEGY",
+                     help="table, table@RULES (the tables shipped for other rules, e.g. table@pagat), greedy, mc, "
+                          "or package.module:function (one per seat)")
+    sub.add_argument("--strategy", action="append", default=[], dest="extra_strategies",
+                     help="another seat's strategy as package.module:function (repeatable)")
+    sub.add_argument("--deals", type=int_in(1, MAX_DEALS), default=None,
+                     help="deals, each played in every seat rotation (default 10000; with --resume, the saved "
+                          "match's)")
+    sub.add_argument("--sessions", type=int_in(0, MAX_SESSIONS), default=None,
+                     help="also play N 8-deal sessions and count first places")
+    long_run_options(sub)
+    resume_options(sub, "match", "deals or --sessions")
+    sub.set_defaults(run=cmd_match)
+
+
+def add_exploit(commands) -> None:
+    """The ``exploit`` command's parser."""
+    sub = command(commands, "exploit", "how much a best response wins against a strategy",
+                  "cpoker exploit table --hands 2000 --seed 1\n"
+                  "         cpoker exploit greedy --rules 2-4 --hands 500 --samples 4000 --trend --json")
+    sub.add_argument("strategy", nargs="?", default=None,
+                     help="table, table@RULES, greedy, or package.module:function")
+    sub.add_argument("--hands", type=int_in(1, 10**6), default=None, help="random hands to study (default 2000)")
+    sub.add_argument("--samples", type=int_in(4, MAX_SAMPLES), default=None,
+                     help="deals per hand to choose the best response, and again to score (default 2000)")
+    sub.add_argument("--trend", action="store_true", default=None, help="also with 1/4 and 1/2 of the samples")
+    study_options(sub)
+    backend_options(sub)
+    resume_options(sub, "study", "hands")
+    sub.set_defaults(run=cmd_exploit)

@@ -6,6 +6,9 @@ import json
 import sys
 
 from .common import PARTIAL, cards_text, fail, percent, print_json, show_progress
+from ..limits import MAX_SAMPLES
+from .options import command, device_option, int_in, seed_option, tables_option
+from .common import RULES_HELP
 
 
 def cmd_eval(args) -> int:
@@ -232,3 +235,77 @@ def cmd_odds(args) -> int:
         for entry in entries:
             print(f"  {entry.row:<8}{entry.hand:<46}{span(entry.win):>15}{span(entry.tie):>15}{span(entry.loss):>15}")
     return 0
+
+
+def add_eval(commands) -> None:
+    """The ``eval`` command's parser."""
+    sub = command(commands, "eval", "evaluate a 3-card front or a 5-card row", 'cpoker eval "As Ks Qs Js Ts"')
+    sub.add_argument("cards", nargs="+", help='cards, e.g. "As Kd Th 9c 9d" (10, ♠♥♦♣ and commas accepted)')
+    sub.set_defaults(run=cmd_eval)
+
+
+def add_score(commands) -> None:
+    """The ``score`` command's parser."""
+    sub = command(commands, "score", "settle one deal between 2 to 4 players",
+                  'cpoker score --player "2s 2h Ad / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac" '
+                  '--player "3s 3h 4d / 6c 6d 8s 5c 2d / 9c 9d Th Ts As"\n'
+                  '         cpoker score --file deal.json   (JSON: {"players": ["front / middle / back", ...]})')
+    sub.add_argument("--player", action="append", metavar='"FRONT / MIDDLE / BACK"',
+                     help="one player's rows; repeat for each player")
+    sub.add_argument("--file", help="JSON file with the players' arrangements")
+    sub.add_argument("--rules", default=None, help=RULES_HELP)
+    sub.add_argument("--misset-fouls", action="store_true",
+                     help="settle a mis-set arrangement (wrong row sizes, a repeated card) as a foul, as at the "
+                          "table (RULES §04), instead of refusing it")
+    sub.set_defaults(run=cmd_score)
+
+
+def add_natural(commands) -> None:
+    """The ``natural`` command's parser."""
+    sub = command(commands, "natural", "find the naturals of a 13-card hand (dragon, six pairs, three flushes...)",
+                  'cpoker natural "As Kd Qh Jc Ts 9d 8h 7c 6s 5d 4h 3c 2s" --rules seed001-royalties')
+    sub.add_argument("hand", nargs="+", help="13 cards")
+    sub.add_argument("--rules", default=None, help="rules whose naturals count (preset name or .toml file)")
+    sub.set_defaults(run=cmd_natural)
+
+
+def add_deal(commands) -> None:
+    """The ``deal`` command's parser."""
+    sub = command(commands, "deal", "deal 13 random cards to each player", "cpoker deal --players 4 --seed 1")
+    sub.add_argument("--players", type=int_in(2, 4), default=4, help="2 to 4 (default 4)")
+    seed_option(sub)
+    sub.set_defaults(run=cmd_deal)
+
+
+def add_solve(commands) -> None:
+    """The ``solve`` command's parser."""
+    sub = command(commands, "solve", "find the best non-fouling arrangement of a 13-card hand",
+                  'cpoker solve "As Kd Qh Jc Ts 9d 8h 7c 6s 5d 4h 3c 2s" --opponents 2 --seed 1')
+    sub.add_argument("hand", nargs="+", help="13 cards")
+    sub.add_argument("--opponents", type=int_in(1, 3), default=1, help="1 to 3 (default 1)")
+    sub.add_argument("--samples", type=int_in(1, MAX_SAMPLES), default=2000, help="Monte Carlo deals (default 2000)")
+    seed_option(sub)
+    sub.add_argument("--method", choices=("mc", "table"), default="mc", help="mc (default) or table")
+    sub.add_argument("--opponent", default="table",
+                     help="opponent model: table (default: the tables of the rules in force), table@RULES, greedy, "
+                          "or package.module:function")
+    sub.add_argument("--rules", default=None, help=RULES_HELP)
+    sub.add_argument("--compare", metavar="ARRANGEMENT", default=None,
+                     help='your own arrangement of the hand, "front / middle / back": scored on the same samples as '
+                          "the best one, with what it costs and its 95%% interval")
+    tables_option(sub)
+    device_option(sub)
+    sub.add_argument("--quiet", action="store_true", help="no progress bar (none is shown off a terminal)")
+    sub.set_defaults(run=cmd_solve)
+
+
+def add_odds(commands) -> None:
+    """The ``odds`` command's parser."""
+    sub = command(commands, "odds", "how often a row wins, ties or loses against a table-policy opponent",
+                  'cpoker odds --row front --hand "6s 6h 2d"')
+    sub.add_argument("--row", choices=("front", "middle", "back"), help="only this row")
+    sub.add_argument("--hand", nargs="+", help="one 3- or 5-card row to look up")
+    sub.add_argument("--csv", action="store_true", help="CSV output")
+    sub.add_argument("--rules", default=None, help=RULES_HELP + "; the opponent plays their tables")
+    tables_option(sub)
+    sub.set_defaults(run=cmd_odds)

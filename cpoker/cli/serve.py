@@ -9,6 +9,7 @@ from .. import interrupts
 from ..environment import check_kernel_environment
 from ..errors import Interrupted
 from .common import print_json
+from .options import command, int_in
 
 
 def cmd_serve(args) -> int:
@@ -102,3 +103,28 @@ def cmd_compile(args) -> int:
 
 def _kernels(count: int) -> str:
     return f"{count:,} kernel{'' if count == 1 else 's'}"
+
+
+def add_compile(commands) -> None:
+    """The ``compile`` command's parser."""
+    sub = command(commands, "compile", "compile every kernel ahead of the first command (after installing, in a "
+                                       "container image, on a cluster's nodes)",
+                  "cpoker compile\n         cpoker compile --rules pagat --rules house.toml")
+    sub.add_argument("--rules", action="append", default=None,
+                     help="compile for these rules only (repeatable; default: every preset)")
+    sub.add_argument("--device", choices=("cpu", "cuda"), default="cpu",
+                     help="cuda: the GPU's kernels too (they are cached as well); cpu by default")
+    sub.add_argument("--quiet", action="store_true", help="no line per job on stderr")
+    sub.set_defaults(run=cmd_compile)
+
+
+def add_serve(commands) -> None:
+    """The ``serve`` command's parser."""
+    sub = commands.add_parser("serve", help="a local web page to solve hands and to train, with a JSON API",
+                              description="a local web page to solve hands and to train, with a JSON API "
+                                          "(its schema at /openapi.json)",
+                              epilog="example: cpoker serve --port 8000 --open")
+    sub.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
+    sub.add_argument("--port", type=int_in(1, 65535), default=8000, help="port (default 8000)")
+    sub.add_argument("--open", action="store_true", help="open the page in a browser")
+    sub.set_defaults(run=cmd_serve)

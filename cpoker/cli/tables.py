@@ -9,6 +9,12 @@ from pathlib import Path
 
 from .common import PARTIAL, print_json, unwritten
 from .jobs import checkpoint_writer
+import argparse
+
+from ..limits import MAX_ITERATIONS, MAX_REMOVAL_DEALS, MAX_REMOVAL_ROUNDS, MAX_SEED, MAX_TABLE_HANDS
+from ..policy import DEFAULT_BUILD
+from .common import RULES_HELP
+from .options import Parser, backend_options, device_option, fraction, int_in
 
 
 def _sha256(path: Path) -> str:
@@ -112,3 +118,56 @@ def cmd_tables(args) -> int:
               + status)
         print(f"sha256 {digest}" + ("  (identical to the shipped tables)" if same else ""))
     return PARTIAL if tables.partial else 0
+
+
+def add_tables(commands) -> None:
+    """The ``tables`` command's parser, with its ``build`` and ``info`` actions."""
+    sub = commands.add_parser("tables", help="build or inspect the table policy's tables",
+                              description="build or inspect the table policy's tables",
+                              epilog="example: cpoker tables build --rules 2-4")
+    tables = sub.add_subparsers(dest="tables_command", metavar="ACTION", required=True, parser_class=Parser)
+    build = tables.add_parser("build", help="learn the tables by self-play under some rules (defaults rebuild the "
+                                            "shipped ones)",
+                              epilog="examples: cpoker tables build --rules 2-4\n"
+                                     "          cpoker tables build --rules house.toml --hands 20000 --out house.npz",
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
+    build.add_argument("--hands", type=int_in(1, MAX_TABLE_HANDS), default=None,
+                       help=f"self-play sample size (default {DEFAULT_BUILD['hands']}; resuming: the build's)")
+    build.add_argument("--seed", type=int_in(0, MAX_SEED), default=None,
+                       help=f"seed of the sample, 0 to 2**63-1 (default {DEFAULT_BUILD['seed']}; "
+                            "resuming: the build's)")
+    build.add_argument("--max-iterations", type=int_in(1, MAX_ITERATIONS), default=None,
+                       help=f"iterations of self-play at most (default {DEFAULT_BUILD['max_iterations']}; with "
+                            "--resume, the build's own, as its other options)")
+    build.add_argument("--tolerance", type=fraction, default=None,
+                       help="stop when fewer hands than this share (0 to 1) change arrangement (default "
+                            f"{DEFAULT_BUILD['tolerance']})")
+    build.add_argument("--rules", default=None, help=RULES_HELP + "; the self-play plays under them")
+    build.add_argument("--removal-deals", type=int_in(0, MAX_REMOVAL_DEALS), default=None,
+                       help="deals of four hands from which the policy's card-removal correction (and, under a "
+                            "scoring bonus, the joint model of an opponent's rows) is learned "
+                            f"(default {DEFAULT_BUILD['removal_deals']:,}, about 10 s; a quarter of them in the rounds "
+                            "before the last; 0 for none)")
+    build.add_argument("--removal-rounds", type=int_in(0, MAX_REMOVAL_ROUNDS), default=None,
+                       help="rounds of self-play with the correction, each learning it again (default "
+                            f"{DEFAULT_BUILD['removal_rounds']}, about a minute; 0: learned once, from play "
+                            "without it)")
+    build.add_argument("--out", default=None,
+                       help="output file (default: the shipped file's name, policy_tables.npz for pagat, "
+                            "policy_tables_2-4.npz for 2-4, ...; policy_tables_custom.npz for a rules file)")
+    build.add_argument("--checkpoint", action="store_true",
+                       help="after every iteration, save the tables so far to the output file, which --resume "
+                            "continues: a build killed outright loses one pass at most")
+    build.add_argument("--resume", metavar="FILE", default=None,
+                       help="continue the unfinished build in FILE (a checkpoint, or tables a signal stopped) to the "
+                            "very tables it would have made uninterrupted; its sample and rules are kept, and the "
+                            "output goes to FILE unless --out says otherwise")
+    build.add_argument("--quiet", action="store_true", help="no progress bar")
+    device_option(build)
+    backend_options(build)
+    build.add_argument("--json", action="store_true", help="machine-readable output")
+    info = tables.add_parser("info", help="show the shipped tables' provenance and convergence")
+    info.add_argument("file", nargs="?", default=None, help="a tables file (default: the shipped tables of --rules)")
+    info.add_argument("--rules", default=None, help="the preset whose shipped tables to show (default pagat)")
+    info.add_argument("--json", action="store_true", help="machine-readable output")
+    sub.set_defaults(run=cmd_tables)
