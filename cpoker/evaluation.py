@@ -239,8 +239,7 @@ def _raise_out_of_range(array: np.ndarray) -> None:
 
 
 def _card_masks(array: np.ndarray, check: bool) -> np.ndarray:
-    """1-D card masks as contiguous ``int64``, their dtype checked (their cards are checked by the evaluation's
-    own pass: :func:`_raise_if_bad_masks`)."""
+    """1-D card masks as contiguous ``int64``, their dtype checked (their cards by :func:`_raise_if_bad_masks`)."""
     if check and array.dtype != np.int64:
         raise CardError(f"a 1-D batch must be int64 card masks, got dtype {array.dtype}")
     return np.ascontiguousarray(array, dtype=np.int64)
@@ -334,10 +333,10 @@ def _batch_keys(cards, low: int, high: int, widths: tuple, what: str, check: boo
                 out: "np.ndarray | None" = None) -> np.ndarray:
     """Keys of masks holding ``low..high`` cards (1-D) or of ``(N, k)`` ids, k in ``widths``, on ``device``.
 
-    With ``check``, the ids (or masks) are checked on the evaluation's own pass (a kernel that also flags a
-    bad row); only when one is flagged does a second pass find it and name it.  On a GPU they are checked on a
+    With ``check``, card ids are checked on the evaluation's own pass (a kernel that also flags a bad row); only
+    when one is flagged does a second pass find it and name it.  Masks, and ids bound for a GPU, are checked on a
     pass of their own first."""
-    from ._kernels.evaluate import keys_from_masks, keys_from_masks_checked
+    from ._kernels.evaluate import keys_from_masks
     from ._kernels.lookup import keys_from_ids_checked, keys_from_ids_lookup
     from .devices import check_device, keys_cuda
     from .interrupts import shielded
@@ -346,17 +345,13 @@ def _batch_keys(cards, low: int, high: int, widths: tuple, what: str, check: boo
     array = _as_array(cards)
     on_gpu = check_device(device) == "cuda"
     with shielded():
-        if array.ndim == 1:
+        if array.ndim == 1:  # (their check is a pass of its own: fused, it slowed the bit-sliced kernels)
             masks = _card_masks(array, check)
-            found_bad = (lambda: _raise_if_bad_masks(masks, low, high)) if check else None
-            if on_gpu and check:
-                found_bad()
-            out = _output_for(out, len(masks), found_bad)
+            if check:
+                _raise_if_bad_masks(masks, low, high)
+            out = _checked_out(out, len(masks))
             if on_gpu:
                 out[:] = keys_cuda(masks, high)
-            elif check:
-                if keys_from_masks_checked(masks, low, high, out):
-                    found_bad()
             else:
                 keys_from_masks(masks, high, out)
             return out

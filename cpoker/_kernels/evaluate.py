@@ -192,49 +192,19 @@ def best_front_key(mask):
     return _make_key(HIGH_CARD, _top_ranks(ranks, 3), 0)
 
 
-@jit(inline="always")
-def _keys_from_masks(masks, n_cards, out, low, check):
-    """The loops of :func:`keys_from_masks` (``check`` false) and :func:`keys_from_masks_checked` (true)."""
-    bad = np.int64(0)
-    # the choice is hoisted out of the loop by hand: LLVM does not, and it costs ~15% here
-    if n_cards == 3:
-        for i in range(masks.shape[0]):
-            if check:
-                bad |= mask_problem(masks[i], low, n_cards)
-            out[i] = key3(masks[i])
-    elif n_cards == 5:
-        for i in range(masks.shape[0]):
-            if check:
-                bad |= mask_problem(masks[i], low, n_cards)
-            out[i] = key5(masks[i])
-    else:
-        for i in range(masks.shape[0]):
-            if check:
-                bad |= mask_problem(masks[i], low, n_cards)
-            out[i] = best_key(masks[i])
-    return bad
-
-
 @jit
 def keys_from_masks(masks, n_cards, out):
     """``out[i]`` = key of card mask ``masks[i]`` holding ``n_cards`` (7 means: the best 5 of 5 to 7)."""
-    _keys_from_masks(masks, n_cards, out, n_cards, False)
-
-
-@jit
-def keys_from_masks_checked(masks, low, n_cards, out):
-    """:func:`keys_from_masks`, checking each mask on the same pass: nonzero when some mask has bits above
-    card 51 or holds fewer than ``low`` or more than ``n_cards`` cards (:func:`mask_problem`), else 0."""
-    return _keys_from_masks(masks, n_cards, out, low, True)
-
-
-@jit(inline="always")
-def mask_problem(mask, low, high):
-    """Nonzero if ``mask`` has bits above card 51 (or is negative) or holds fewer than ``low`` or more than
-    ``high`` cards: its four suits' rank counts, no branch."""
-    s, h, d, c = _suit_ranks(mask)
-    count = count_ranks(s) + count_ranks(h) + count_ranks(d) + count_ranks(c)
-    return (mask >> 52) | np.int64(count < low) | np.int64(count > high)
+    # the choice is hoisted out of the loop by hand: LLVM does not, and it costs ~15% here
+    if n_cards == 3:
+        for i in range(masks.shape[0]):
+            out[i] = key3(masks[i])
+    elif n_cards == 5:
+        for i in range(masks.shape[0]):
+            out[i] = key5(masks[i])
+    else:
+        for i in range(masks.shape[0]):
+            out[i] = best_key(masks[i])
 
 
 @jit(inline="always")
