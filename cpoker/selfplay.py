@@ -181,37 +181,171 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
     check_backend(backend, scheduler)
     chunk_given = chunk is not None
     chunk = check_int("chunk", chunk if chunk_given else (2_000 if device == "cpu" else 1_000_000), 1, 10**7)
-    size = len(strength_keys())
-    # each hand's near-best rows, so that a pass searches only the hands whose choice may change (same answers)
-    memory = NearBestMemory(hands, chunk, device) if backend == "local" else None
-    # on a Dask cluster, each worker process keeps the lists of the blocks it ran (nearbest.BlockMemory), and each
-    # pass sends a block back to the worker that ran it: the passes are numbered, and decide to list, here
-    remote_lists = backend == "dask" and device == "cpu"
-    build = uuid.uuid4().hex
-    listed_passes, last_snapshot = 0, None
-    # each hand's last choice: on a GPU that holds the lists, left there by the passes (only counts come back)
-    on_gpu = device == "cuda" and memory is not None and memory.size > 0
-    if on_gpu:
-        previous = hand_choices_cuda(hands)
-    else:
-        previous = np.full(hands, -1, dtype=np.int32)
-    known = 0  # the hands that have one: the sample's first (see played_hands)
-    history: list = []
+    plays = SelfPlay(hands, seed, chunk, device, backend, scheduler, progress)
+    # every pass on one connection: on the embedded Dask cluster, one cluster for the build, not one a pass; the
+    # workers' lists are freed at the end
+    with shielded(), backend_kept(backend, scheduler, functools.partial(nearbest.forget_worker_memory, plays.build)):
+        if backend == "dask" and device == "cpu" and not chunk_given:
+            plays.chunk = cluster_chunk(hands, backend_threads())
+        seen = interrupts.signals_seen()  # a signal in the last block of a pass completes it, then stops the build
+        history: list = []
+        done, average = _first_average(plays, resume, rules, history, seen)
+        before = resume.previous_distribution if resume is not None else None
+        partial, average, before, model = _fictitious_play(plays, average, rules, done, max_iterations, tolerance,
+                                                           history, seen, checkpoint, asked, before)
+        removal, joint, rounds = None, None, []
+        if not partial and removal_deals:
+            if checkpoint is not None:  # the self-play is done: a build killed from here on resumes from here
+                checkpoint(PolicyTables(distribution=average, hands=hands, seed=seed, history=tuple(history),
+                                        partial=True, rules=rules, previous_distribution=before, build=asked))
+            try:
+                average, removal, joint, rounds = _rounds_with_the_correction(plays, model, average, rules,
+                                                                              removal_deals, removal_rounds, seen)
+            except interrupts.Abandoned:
+                partial = True  # the self-play's tables, to resume
+        if partial and len(history) == done:
+            raise Interrupted(interrupts.received() or 2)
+        # a signal between two passes (while the next model is made) stopped the build: it is acted on, so
+        # leaving the shield returns these tables instead of raising Interrupted and losing them
+        interrupts.consume()
+    return PolicyTables(distribution=average, hands=hands, seed=seed, history=tuple(history), partial=partial,
+                        rules=rules, previous_distribution=before if partial else None, removal=removal,
+                        removal_rounds=tuple(rounds), joint=joint, build=asked if partial else None)
 
-    def self_play_pass(model: "RowModel | None", description: str, played: int = hands,
-                       final: bool = False) -> "tuple[np.ndarray, int] | None":
-        """One pass over the sample's first ``played`` hands: each arranged by the policy of ``model`` (greedily
-        when None); ``(their strengths counted, how many of those played before changed their split)``. The
-        ``final`` pass of the build lists no near-best rows."""
-        nonlocal known, listed_passes, last_snapshot
+
+def _first_average(plays: "SelfPlay", resume: "PolicyTables | None", rules: Rules, history: list,
+                   seen: int) -> "tuple[int, np.ndarray]":
+    """``(iterations done, average)`` to start fictitious play from: the greedy start's row strengths, or, for
+    a build to resume, its tables once the last completed iteration is replayed (its choices are the next
+    pass's "previous"); ``history`` gets the resumed build's."""
+    hands = plays.hands
+    if resume is None:
+        played = played_hands(hands, 1)
+        first = plays.play(None, "greedy start", played)
+        if first is None or interrupts.signals_seen() > seen:
+            raise Interrupted(interrupts.received() or 2)
+        return 0, first[0] / played
+    done, before = resume.iterations, resume.previous_distribution
+    history.extend(resume.history)
+    played = played_hands(hands, done)
+    replay = plays.play(RowModel.from_distribution(before, rules), f"replaying iteration {done}", played)
+    if replay is None or interrupts.signals_seen() > seen:
+        raise Interrupted(interrupts.received() or 2)
+    if not np.array_equal(_averaged(before, replay[0] / played, done), resume.distribution):
+        raise OptionError(f"these tables do not continue a build of {hands} hands, seed {plays.seed}, under the "
+                          f"rules {rules.name!r}: replaying iteration {done} gives another distribution "
+                          "(a changed file, or one written by another version of cpoker)")
+    return done, resume.distribution
+
+
+def _fictitious_play(plays: "SelfPlay", average: np.ndarray, rules: Rules, done: int, max_iterations: int,
+                     tolerance: float, history: list, seen: int, checkpoint, asked: dict,
+                     before: "np.ndarray | None") -> tuple:
+    """Fictitious play from iteration ``done + 1``: each iteration a pass of the best response to the average so
+    far, folded into it, until it ends (:func:`self_play_ended`) or a signal stops it.  Returns ``(partial,
+    average, the average before the last iteration, the model of the average)``; ``history`` gets an entry an
+    iteration, and ``checkpoint`` the tables after each."""
+    hands = plays.hands
+    partial = False
+    model = RowModel.from_distribution(average, rules)
+    # resumed tables whose self-play had ended (a signal stopped the rounds with the correction) start those
+    last = done if self_play_ended(history, max_iterations, tolerance) else max_iterations
+    for iteration in range(done + 1, last + 1):
+        values = model.row_values
+        played = played_hands(hands, iteration)
+        result = plays.play(model, f"self-play {iteration}/{max_iterations}", played)
+        if result is None:
+            partial = True
+            break
+        new_average = _averaged(average, result[0] / played, iteration)
+        changed = 1.0 if iteration == 1 else result[1] / played_hands(hands, iteration - 1)
+        new_model = RowModel.from_distribution(new_average, rules)  # the next iteration's model
+        moved = float(np.abs(new_model.row_values - values).max())
+        history.append({"iteration": iteration, "changed": changed, "values_moved": moved})
+        before, average, model = average, new_average, new_model
+        if self_play_ended(history, max_iterations, tolerance):
+            break
+        if interrupts.signals_seen() > seen:
+            partial = True
+            break
+        if checkpoint is not None:
+            checkpoint(PolicyTables(distribution=average, hands=hands, seed=plays.seed, history=tuple(history),
+                                    partial=True, rules=rules, previous_distribution=before, build=asked))
+    return partial, average, before, model
+
+
+def _rounds_with_the_correction(plays: "SelfPlay", model: RowModel, average: np.ndarray, rules: Rules,
+                                removal_deals: int, removal_rounds: int, seen: int) -> tuple:
+    """The card-removal correction learned from the play of ``model``, then ``removal_rounds`` rounds of
+    self-play with it, each a pass over the sample (a fresh average of those passes) and the correction learned
+    again from that play.  Returns ``(average, removal terms, joint grid, the rounds' records)``; raises
+    :class:`~cpoker.interrupts.Abandoned` when a signal stops them."""
+    device, hands = plays.device, plays.hands
+    # the learnings' hands (the same deals each time): their near-best rows too, in what the self-play's
+    # left of the memory budget (not on a GPU, where a learning is a fraction of a second)
+    memory = plays.memory
+    left = nearbest.MEMORY_BYTES - (memory.size * bytes_per_hand(memory.capacity) if memory else 0)
+    learning = None if device != "cpu" or not removal_rounds else learning_lists(max(1, removal_deals // 4),
+                                                                                 max(0, left))
+
+    def learned(played: RowModel, last: bool) -> tuple:
+        # a signal drops the terms in flight (10 s by default, hours at --removal-deals 10**8) and stops
+        # the build: learn_removal never acts on it itself, which would make terms of part of the deals
+        with interrupts.deferred():
+            return learn_removal(played, rules, plays.seed, removal_deals if last else max(1, removal_deals // 4),
+                                 progress=plays.progress, device=device, lists=learning, last=last)
+
+    rounds = []
+    removal, joint = learned(model, not removal_rounds)
+    corrected = average
+    for round_ in range(1, removal_rounds + 1):
+        result = plays.play(RowModel.from_distribution(corrected, rules, removal, joint),
+                            f"self-play with card removal {round_}/{removal_rounds}", final=round_ == removal_rounds)
+        if result is None or interrupts.signals_seen() > seen:
+            raise interrupts.Abandoned()
+        corrected = _averaged(corrected, result[0] / hands, round_)  # a fresh average: round 1 is whole
+        rounds.append({"round": round_, "changed": result[1] / hands})
+        removal, joint = learned(RowModel.from_distribution(corrected, rules, removal, joint),
+                                 round_ == removal_rounds)
+    return corrected, removal, joint, rounds
+
+
+class SelfPlay:
+    """What a build's passes over its sample share: where and in what blocks they run, each hand's last choice,
+    and each hand's near-best rows (:mod:`cpoker.nearbest`), so that a pass searches only the hands whose choice
+    may change (the same answers)."""
+
+    def __init__(self, hands: int, seed: int, chunk: int, device: str, backend: str, scheduler: "str | None",
+                 progress: bool) -> None:
+        self.hands, self.seed, self.chunk, self.device = hands, seed, chunk, device
+        self.backend, self.scheduler, self.progress = backend, scheduler, progress
+        self.size = len(strength_keys())
+        self.memory = NearBestMemory(hands, chunk, device) if backend == "local" else None
+        # on a Dask cluster, each worker process keeps the lists of the blocks it ran (nearbest.BlockMemory), and
+        # each pass sends a block back to the worker that ran it: the passes are numbered, and decide to list, here
+        self.remote_lists = backend == "dask" and device == "cpu"
+        self.build = uuid.uuid4().hex
+        self.listed_passes, self.last_snapshot = 0, None
+        # each hand's last choice: on a GPU that holds the lists, left there by the passes (only counts come back)
+        self.on_gpu = device == "cuda" and self.memory is not None and self.memory.size > 0
+        self.previous = hand_choices_cuda(hands) if self.on_gpu else np.full(hands, -1, dtype=np.int32)
+        self.known = 0  # the hands that have one: the sample's first (see played_hands)
+
+    def play(self, model: "RowModel | None", description: str, played: "int | None" = None,
+             final: bool = False) -> "tuple[np.ndarray, int] | None":
+        """One pass over the sample's first ``played`` hands (all by default): each arranged by the policy of
+        ``model`` (greedily when None); ``(their strengths counted, how many of those played before changed their
+        split)``, or None when a signal stopped it.  The ``final`` pass of the build lists no near-best rows."""
+        played = self.hands if played is None else played
+        memory, chunk, seed, device, size = self.memory, self.chunk, self.seed, self.device, self.size
         counts = np.zeros((3, size), dtype=np.int64)
         changed = 0
         remembering = memory is not None and model is not None and memory.start_pass(model, final)
-        remote = remote_lists and model is not None and listed_passes < nearbest.MAX_PASSES
+        remote = self.remote_lists and model is not None and self.listed_passes < nearbest.MAX_PASSES
         if remote:
             snapshot = model_snapshot(model)
-            number, listing = listed_passes, lists_in_pass(last_snapshot, snapshot, final)
-            listed_passes, last_snapshot = listed_passes + 1, snapshot
+            number, listing = self.listed_passes, lists_in_pass(self.last_snapshot, snapshot, final)
+            self.listed_passes, self.last_snapshot = self.listed_passes + 1, snapshot
 
         def work(block):
             return work_many([block])[0] if remembering else arrange_block(block)
@@ -220,7 +354,7 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
             index, count = block
             if device == "cuda":  # dealt on the GPU too: the hands never cross to it
                 chosen, strengths = self_play_cuda(seed, index * chunk, count, model)
-            elif remote and (kept := worker_memory(build, chunk)).start_pass_once(model, number, listing) and \
+            elif remote and (kept := worker_memory(self.build, chunk)).start_pass_once(model, number, listing) and \
                     kept.covers(index * chunk, count):  # on a Dask worker: its lists of the block, if it ran it
                 chosen, histograms = kept.arrange(seed, index * chunk, count)
                 return chosen, histograms[0]
@@ -237,7 +371,7 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
             if not listed:
                 return summaries
             start = listed[0][0] * chunk
-            chosen, histograms = memory.arrange(seed, start, sum(count for _, count in listed), on_device=on_gpu)
+            chosen, histograms = memory.arrange(seed, start, sum(count for _, count in listed), on_device=self.on_gpu)
             bounds = [0, *itertools.accumulate(count for _, count in listed)]  # (ints: they slice device arrays)
             return [(chosen[a:b], histogram)
                     for a, b, histogram in zip(bounds, bounds[1:], histograms)] + summaries
@@ -247,119 +381,26 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
             index, count = block
             chosen, block_counts = summary
             start = index * chunk
-            both = min(count, max(0, known - start))  # the block's hands played before
-            if on_gpu:
-                changed += replace_choices_cuda(previous, start, chosen, both)
+            both = min(count, max(0, self.known - start))  # the block's hands played before
+            if self.on_gpu:
+                changed += replace_choices_cuda(self.previous, start, chosen, both)
             else:
-                changed += int(np.count_nonzero(previous[start:start + both] != chosen[:both]))
-                previous[start:start + count] = chosen
+                changed += int(np.count_nonzero(self.previous[start:start + both] != chosen[:both]))
+                self.previous[start:start + count] = chosen
             counts += block_counts
 
         try:
-            stopped = run_blocks(blocks_of(played, chunk), work, combine, total=played, progress=progress,
-                                 unit="hand", description=description, backend=backend, scheduler=scheduler,
+            stopped = run_blocks(blocks_of(played, chunk), work, combine, total=played, progress=self.progress,
+                                 unit="hand", description=description, backend=self.backend,
+                                 scheduler=self.scheduler,
                                  group=-(-remembered_group(device, memory.by_pass) // chunk) if remembering else 1,
                                  work_many=work_many)
         except Interrupted:
             return None
         if stopped:
             return None
-        known = max(known, played)
+        self.known = max(self.known, played)
         return counts, changed
-
-    # every pass on one connection: on the embedded Dask cluster, one cluster for the build, not one a pass; the
-    # workers' lists are freed at the end
-    with shielded(), backend_kept(backend, scheduler, functools.partial(nearbest.forget_worker_memory, build)):
-        if backend == "dask" and device == "cpu" and not chunk_given:
-            chunk = cluster_chunk(hands, backend_threads())
-        seen = interrupts.signals_seen()  # a signal in the last block of a pass completes it, then stops the build
-        if resume is None:
-            played = played_hands(hands, 1)
-            first = self_play_pass(None, "greedy start", played)
-            if first is None or interrupts.signals_seen() > seen:
-                raise Interrupted(interrupts.received() or 2)
-            done, average = 0, first[0] / played
-        else:  # replay the last completed iteration: its choices are the next pass's "previous"
-            done, before = resume.iterations, resume.previous_distribution
-            history.extend(resume.history)
-            played = played_hands(hands, done)
-            replay = self_play_pass(RowModel.from_distribution(before, rules), f"replaying iteration {done}", played)
-            if replay is None or interrupts.signals_seen() > seen:
-                raise Interrupted(interrupts.received() or 2)
-            if not np.array_equal(_averaged(before, replay[0] / played, done), resume.distribution):
-                raise OptionError(f"these tables do not continue a build of {hands} hands, seed {seed}, under the "
-                                  f"rules {rules.name!r}: replaying iteration {done} gives another distribution "
-                                  "(a changed file, or one written by another version of cpoker)")
-            average = resume.distribution
-        partial = False
-        model = RowModel.from_distribution(average, rules)
-        # resumed tables whose self-play had ended (a signal stopped the rounds with the correction) start those
-        last = done if self_play_ended(history, max_iterations, tolerance) else max_iterations
-        for iteration in range(done + 1, last + 1):
-            values = model.row_values
-            played = played_hands(hands, iteration)
-            result = self_play_pass(model, f"self-play {iteration}/{max_iterations}", played)
-            if result is None:
-                partial = True
-                break
-            new_average = _averaged(average, result[0] / played, iteration)
-            changed = 1.0 if iteration == 1 else result[1] / played_hands(hands, iteration - 1)
-            new_model = RowModel.from_distribution(new_average, rules)  # the next iteration's model
-            moved = float(np.abs(new_model.row_values - values).max())
-            history.append({"iteration": iteration, "changed": changed, "values_moved": moved})
-            before, average, model = average, new_average, new_model
-            if self_play_ended(history, max_iterations, tolerance):
-                break
-            if interrupts.signals_seen() > seen:
-                partial = True
-                break
-            if checkpoint is not None:
-                checkpoint(PolicyTables(distribution=average, hands=hands, seed=seed, history=tuple(history),
-                                        partial=True, rules=rules, previous_distribution=before, build=asked))
-        removal, joint, rounds = None, None, []
-        if not partial and removal_deals:
-            if checkpoint is not None:  # the self-play is done: a build killed from here on resumes from here
-                checkpoint(PolicyTables(distribution=average, hands=hands, seed=seed, history=tuple(history),
-                                        partial=True, rules=rules, previous_distribution=before, build=asked))
-
-            # the learnings' hands (the same deals each time): their near-best rows too, in what the self-play's
-            # left of the memory budget (not on a GPU, where a learning is a fraction of a second)
-            left = nearbest.MEMORY_BYTES - (memory.size * bytes_per_hand(memory.capacity) if memory else 0)
-            learning = None if device != "cpu" or not removal_rounds else learning_lists(max(1, removal_deals // 4),
-                                                                                         max(0, left))
-
-            def learned(played: RowModel, last: bool) -> tuple:
-                # a signal drops the terms in flight (10 s by default, hours at --removal-deals 10**8) and stops
-                # the build: learn_removal never acts on it itself, which would make terms of part of the deals
-                with interrupts.deferred():
-                    return learn_removal(played, rules, seed, removal_deals if last else max(1, removal_deals // 4),
-                                         progress=progress, device=device, lists=learning, last=last)
-
-            try:
-                removal, joint = learned(model, not removal_rounds)
-                corrected = average
-                for round_ in range(1, removal_rounds + 1):
-                    result = self_play_pass(RowModel.from_distribution(corrected, rules, removal, joint),
-                                            f"self-play with card removal {round_}/{removal_rounds}",
-                                            final=round_ == removal_rounds)
-                    if result is None or interrupts.signals_seen() > seen:
-                        raise interrupts.Abandoned()
-                    corrected = _averaged(corrected, result[0] / hands, round_)  # a fresh average: round 1 is whole
-                    rounds.append({"round": round_, "changed": result[1] / hands})
-                    removal, joint = learned(RowModel.from_distribution(corrected, rules, removal, joint),
-                                             round_ == removal_rounds)
-            except interrupts.Abandoned:
-                partial, removal, joint, rounds = True, None, None, []  # the self-play's tables, to resume
-            if not partial:
-                average = corrected
-        if partial and len(history) == done:
-            raise Interrupted(interrupts.received() or 2)
-        # a signal between two passes (while the next model is made) stopped the build: it is acted on, so
-        # leaving the shield returns these tables instead of raising Interrupted and losing them
-        interrupts.consume()
-    return PolicyTables(distribution=average, hands=hands, seed=seed, history=tuple(history), partial=partial,
-                        rules=rules, previous_distribution=before if partial else None, removal=removal,
-                        removal_rounds=tuple(rounds), joint=joint, build=asked if partial else None)
 
 
 def remembered_group(device: str, by_pass: list) -> int:
