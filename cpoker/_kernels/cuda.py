@@ -167,7 +167,10 @@ cuda = None  # numba.cuda once build_kernels runs: a module global, which the si
 
 def build_kernels(cuda_module) -> dict:
     """CUDA kernels over the device twins, compiled at their first launch or loaded from the disk cache
-    (:func:`cpoker._jit.cache_cuda_kernel`)."""
+    (:func:`cpoker._jit.cache_cuda_kernel`).
+
+    One long function on purpose: each kernel is a closure over the device twins it calls, which exist only once
+    ``numba.cuda`` is loaded (never unless a GPU is asked for)."""
     global cuda
     cuda = cuda_module
     twins = device_twins(cuda)

@@ -129,6 +129,9 @@ def best_split_by_row_values(rank5, rank3, front_values, middles, fronts, row_va
     """The non-fouling split with the largest value, ``(split, value, bounded, first, top)``: its value is its row
     values plus, under a scoring bonus, the bonus (``bounded``, ``first``, ``top``: see ``reach`` below).
 
+    One long function on purpose: it is the inner loop of every hand the policy arranges, and numba does not
+    inline calls that pass arrays, which cost more than the bounds they would compute.
+
     ``row_values``, ``row_bounds``, ``row_wins``, ``row_losses``,
     ``rest_best`` and ``self_bounds`` are those of
     :class:`cpoker.policy.RowModel`: per row and strength, the row's value, a
