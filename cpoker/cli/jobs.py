@@ -12,7 +12,7 @@ from typing import Optional
 from ..errors import CpokerError
 from .common import PARTIAL, percent, print_json, show_progress, unwritten
 from ..limits import MAX_DEALS, MAX_SAMPLES, MAX_SESSIONS
-from .options import command, backend_options, int_in, long_run_options, resume_options, study_options
+from .options import OPPONENT_HELP, command, backend_options, int_in, long_run_options, resume_options, study_options
 
 
 def _check_out(path: Optional[str]) -> None:
@@ -326,8 +326,7 @@ def add_simulate(commands) -> None:
     sub.add_argument("--samples", type=int_in(1, MAX_SAMPLES), default=None,
                      help="deals to simulate (default 10000)")
     sub.add_argument("--opponent", default=None,
-                     help="opponent model: table (default: the tables of the rules in force), table@RULES, greedy, "
-                          "or package.module:function")
+                     help=OPPONENT_HELP)
     long_run_options(sub)
     resume_options(sub, "simulation", "samples")
     sub.set_defaults(run=cmd_simulate)

@@ -10,6 +10,9 @@ import sys
 from ..limits import MAX_SEED
 from .common import EXIT_USAGE, RULES_HELP, drop_stdout
 
+OPPONENT_HELP = ("opponent model: table (default: the tables of the rules in force), table@RULES, greedy, "
+                 "or package.module:function")
+
 
 class Parser(argparse.ArgumentParser):
     """An argparse parser whose errors are one line on stderr and exit status 2."""

@@ -7,7 +7,7 @@ import sys
 
 from .common import PARTIAL, cards_text, fail, percent, print_json, show_progress
 from ..limits import MAX_SAMPLES
-from .options import command, device_option, int_in, seed_option, tables_option
+from .options import OPPONENT_HELP, command, device_option, int_in, seed_option, tables_option
 from .common import RULES_HELP
 
 
@@ -287,8 +287,7 @@ def add_solve(commands) -> None:
     seed_option(sub)
     sub.add_argument("--method", choices=("mc", "table"), default="mc", help="mc (default) or table")
     sub.add_argument("--opponent", default="table",
-                     help="opponent model: table (default: the tables of the rules in force), table@RULES, greedy, "
-                          "or package.module:function")
+                     help=OPPONENT_HELP)
     sub.add_argument("--rules", default=None, help=RULES_HELP)
     sub.add_argument("--compare", metavar="ARRANGEMENT", default=None,
                      help='your own arrangement of the hand, "front / middle / back": scored on the same samples as '
