@@ -107,6 +107,39 @@ def test_oversize_and_malformed_bodies(client):
     assert client.get("/api/deal?seed=-4").status_code == 422
 
 
+def test_the_schema_declares_the_errors_and_the_bounds_the_api_has(client):
+    """Every operation declares cpoker's error body ({"detail": one line}) for its 422s, and the bounds the code
+    enforces are in the schema: a client generated from /openapi.json reads every error and asks valid sizes."""
+    schema = client.get("/openapi.json").json()
+    assert schema["components"]["schemas"]["ErrorBody"]["required"] == ["detail"]
+    assert "HTTPValidationError" not in schema["components"]["schemas"]
+    for path, operations in schema["paths"].items():
+        for operation in operations.values():
+            body = operation["responses"]["422"]["content"]["application/json"]["schema"]
+            assert body == {"$ref": "#/components/schemas/ErrorBody"}, path
+    deal = {p["name"]: p["schema"] for p in schema["paths"]["/api/deal"]["get"]["parameters"]}
+    assert (deal["players"]["minimum"], deal["players"]["maximum"]) == (2, 4)
+    seed = next(s for s in deal["seed"]["anyOf"] if s.get("type") == "integer")
+    assert (seed["minimum"], seed["maximum"]) == (0, 2**63 - 1)
+    solve = schema["components"]["schemas"]["SolveBody"]["properties"]
+    assert (solve["samples"]["minimum"], solve["samples"]["maximum"]) == (1, 20_000)
+    assert (solve["opponents"]["minimum"], solve["opponents"]["maximum"]) == (1, 3)
+
+
+@pytest.mark.parametrize("body,message", [
+    ({"hand": HAND, "seed": False}, "seed: Input should be a valid integer"),
+    ({"hand": HAND, "samples": True}, "samples: Input should be a valid integer"),
+    ({"hand": HAND, "opponents": "2"}, "opponents: Input should be a valid integer"),
+    ({"hand": HAND, "samples": 0, "opponents": 9},
+     "opponents: Input should be less than or equal to 3; samples: Input should be greater than or equal to 1"),
+])
+def test_validation_errors_are_one_line_and_booleans_are_no_numbers(client, body, message):
+    """As the library refuses ``seed=False``, so does the API; FastAPI's own errors come as cpoker's do."""
+    response = client.post("/api/solve", json=body)
+    assert response.status_code == 422 and list(response.json()) == ["detail"]
+    assert response.json()["detail"].startswith(message), response.json()
+
+
 # --- the real server --------------------------------------------------------------------------
 
 def _free_port() -> int:

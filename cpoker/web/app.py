@@ -28,10 +28,11 @@ from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
 from typing import Any, Optional
 
-from fastapi import FastAPI, HTTPException, Request
+from fastapi import FastAPI, HTTPException, Query, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 import cpoker
 from cpoker.errors import CpokerError, InstallationError, out_of_memory
@@ -43,16 +44,38 @@ MAX_OPPONENTS = 3
 TIME_BUDGET = 5.0  # seconds of sampling per request; the answer is partial past it
 QUEUE_WAIT = 10.0  # seconds a request may wait for a free worker before a 503
 HAND_TEXT = 400  # characters: a hand is ~40
+MAX_SEED = 2**63 - 1
 
 
-class RulesField(BaseModel):
+class ErrorBody(BaseModel):
+    """The body of every error the API answers: one line that names the problem."""
+
+    detail: str
+
+
+# the errors every route may answer, each with the body above (FastAPI's own validation errors included)
+ERRORS: dict = {
+    413: {"model": ErrorBody, "description": "the request body is over 64 KiB"},
+    422: {"model": ErrorBody, "description": "the input cannot be used; the message names the problem"},
+    500: {"model": ErrorBody, "description": "cpoker's own data files are missing or damaged"},
+    503: {"model": ErrorBody, "description": "every worker is busy, or the machine is out of memory: try again"},
+}
+
+
+class StrictBody(BaseModel):
+    """Numbers are numbers: ``true`` is not 1, ``"2"`` is not 2 (the library refuses booleans too)."""
+
+    model_config = ConfigDict(strict=True)
+
+
+class RulesField(StrictBody):
     """Rules by preset name, or house rules as TOML text."""
 
     rules: str = Field("pagat", max_length=40, description="pagat, 1-6, 2-4 or seed001-royalties")
     rules_toml: Optional[str] = Field(None, max_length=10_000, description="house rules as TOML text; wins over rules")
 
 
-class EvaluateBody(BaseModel):
+class EvaluateBody(StrictBody):
     cards: str = Field(..., max_length=HAND_TEXT, examples=["As Ks Qs Js Ts"])
 
 
@@ -60,7 +83,7 @@ class SolveBody(RulesField):
     hand: str = Field(..., max_length=HAND_TEXT, examples=["As Kd Qh Jc Ts 9d 8h 7c 6s 5d 4h 3c 2s"])
     opponents: int = Field(1, ge=1, le=MAX_OPPONENTS)
     samples: int = Field(2000, ge=1, le=MAX_SAMPLES)
-    seed: Optional[int] = Field(None, ge=0, le=2**63 - 1)
+    seed: Optional[int] = Field(None, ge=0, le=MAX_SEED)
     method: str = Field("mc", pattern="^(mc|table)$")
     compare: Optional[str] = Field(None, max_length=HAND_TEXT,
                                    description="an arrangement of the hand to score on the same samples")
@@ -70,7 +93,7 @@ class SimulateBody(RulesField):
     arrangement: str = Field(..., max_length=HAND_TEXT, examples=["2s 2h Ad / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac"])
     opponents: int = Field(1, ge=1, le=MAX_OPPONENTS)
     samples: int = Field(10_000, ge=1, le=MAX_SAMPLES)
-    seed: Optional[int] = Field(None, ge=0, le=2**63 - 1)
+    seed: Optional[int] = Field(None, ge=0, le=MAX_SEED)
 
 
 class ScoreBody(RulesField):
@@ -79,7 +102,7 @@ class ScoreBody(RulesField):
                                           "3s 3h 4d / 6c 6d 8s 5c 2d / 9c 9d Th Ts As"]])
 
 
-class CheckBody(BaseModel):
+class CheckBody(StrictBody):
     arrangement: str = Field(..., max_length=HAND_TEXT)
     hand: Optional[str] = Field(None, max_length=HAND_TEXT)
 
@@ -92,6 +115,15 @@ def _rules(body: RulesField) -> cpoker.Rules:
     if body.rules_toml:
         return cpoker.Rules.from_toml_text(body.rules_toml, "rules_toml")
     return cpoker.Rules.preset(body.rules)
+
+
+def validation_message(errors: list) -> str:
+    """FastAPI's validation errors as one line: each field and what is wrong with it (five at most)."""
+    parts = []
+    for error in errors[:5]:
+        where = ".".join(str(part) for part in error.get("loc", ()) if part not in ("body", "query"))
+        parts.append(f"{where}: {error.get('msg')}" if where else str(error.get("msg")))
+    return "; ".join(parts) + (f"; and {len(errors) - 5} more" if len(errors) > 5 else "")
 
 
 def warm_up() -> None:
@@ -109,7 +141,7 @@ def create_app(workers: Optional[int] = None, time_budget: float = TIME_BUDGET) 
     many as numba has threads: :func:`cpoker.environment.kernel_threads`)."""
     app = FastAPI(title="cpoker", version=cpoker.__version__, docs_url=None, redoc_url=None,  # those load a CDN
                   description="Closed 13-card Chinese poker: evaluate, score, solve, simulate. "
-                              "Errors in the input are 422 with a message naming the problem.")
+                              "Errors in the input are 422 with a message naming the problem.", responses=ERRORS)
     count = workers or kernel_threads()  # the cores it may use (os.cpu_count() counts the machine's)
     slots = asyncio.Semaphore(count)  # waiting for a slot holds no thread
     executor = ThreadPoolExecutor(count, thread_name_prefix="cpoker-solve")
@@ -122,6 +154,10 @@ def create_app(workers: Optional[int] = None, time_budget: float = TIME_BUDGET) 
         if length is None and request.method == "POST":
             return JSONResponse({"detail": "a request body needs a Content-Length"}, status_code=411)
         return await call_next(request)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid_request(request: Request, error: RequestValidationError):  # the body cpoker declares
+        return JSONResponse({"detail": validation_message(error.errors())}, status_code=422)
 
     @app.exception_handler(CpokerError)
     async def cpoker_error(request: Request, error: CpokerError):
@@ -189,7 +225,7 @@ def create_app(workers: Optional[int] = None, time_budget: float = TIME_BUDGET) 
         return {"naturals": [n.to_dict() for n in found], "declare": None if declared is None else declared.to_dict()}
 
     @app.get("/api/deal", summary="Deal 2-4 hands, reproducibly (as `cpoker deal --json`)")
-    async def deal(players: int = 2, seed: Optional[int] = None) -> dict:
+    async def deal(players: int = Query(2, ge=2, le=4), seed: Optional[int] = Query(None, ge=0, le=MAX_SEED)) -> dict:
         from cpoker.dealing import new_seed
 
         seed = new_seed() % 2**53 if seed is None else seed  # seeds drawn here stay exact in JavaScript
