@@ -238,21 +238,20 @@ def _raise_out_of_range(array: np.ndarray) -> None:
     raise CardError(f"card ids must lie in 0..51; row {row} is {array[row].tolist()}")
 
 
-def _card_masks(array: np.ndarray, check: bool) -> np.ndarray:
-    """1-D card masks as contiguous ``int64``, their dtype checked (their cards by :func:`_raise_if_bad_masks`)."""
-    if check and array.dtype != np.int64:
-        raise CardError(f"a 1-D batch must be int64 card masks, got dtype {array.dtype}")
-    return np.ascontiguousarray(array, dtype=np.int64)
-
-
-def _raise_if_bad_masks(masks: np.ndarray, low: int, high: int) -> None:
-    """:class:`CardError` naming the first mask with bits above card 51 or not ``low..high`` cards."""
+def _checked_masks(array: np.ndarray, low: int, high: int, check: bool) -> np.ndarray:
+    """1-D card masks as contiguous ``int64``, after one compiled pass that checks each holds ``low..high`` cards
+    of 0..51 (a pass of its own: fused into the bit-sliced kernels, it slowed them)."""
     from ._kernels.evaluate import first_bad_mask
 
-    row = int(first_bad_mask(masks, low, high))
-    if row >= 0:
-        count = "5" if low == high == 5 else f"{low} to {high}" if low != high else str(low)
-        raise CardError(f"mask {row} ({int(masks[row]):#x}) is not {count} cards of 0..51")
+    if check and array.dtype != np.int64:
+        raise CardError(f"a 1-D batch must be int64 card masks, got dtype {array.dtype}")
+    masks = np.ascontiguousarray(array, dtype=np.int64)
+    if check:
+        row = int(first_bad_mask(masks, low, high))
+        if row >= 0:
+            count = "5" if low == high == 5 else f"{low} to {high}" if low != high else str(low)
+            raise CardError(f"mask {row} ({int(masks[row]):#x}) is not {count} cards of 0..51")
+    return masks
 
 
 def evaluate_batch(cards: np.ndarray, check: bool = True, device: str = "cpu",
@@ -345,10 +344,8 @@ def _batch_keys(cards, low: int, high: int, widths: tuple, what: str, check: boo
     array = _as_array(cards)
     on_gpu = check_device(device) == "cuda"
     with shielded():
-        if array.ndim == 1:  # (their check is a pass of its own: fused, it slowed the bit-sliced kernels)
-            masks = _card_masks(array, check)
-            if check:
-                _raise_if_bad_masks(masks, low, high)
+        if array.ndim == 1:
+            masks = _checked_masks(array, low, high, check)
             out = _checked_out(out, len(masks))
             if on_gpu:
                 out[:] = keys_cuda(masks, high)

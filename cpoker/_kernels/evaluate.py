@@ -12,6 +12,9 @@ lower than any real card" holds by construction.
 from __future__ import annotations
 
 import numpy as np
+from llvmlite import ir
+from numba.core import types
+from numba.extending import intrinsic
 
 from .._jit import jit
 
@@ -207,36 +210,43 @@ def keys_from_masks(masks, n_cards, out):
             out[i] = best_key(masks[i])
 
 
-@jit(inline="always")
-def _row_problem(ids, i, width):
-    """Nonzero if row ``i`` of ``ids`` (``width`` ids, a constant at the call) repeats a card or has an id above 51.
+@intrinsic
+def _popcount(typingctx, value):
+    """The number of bits set in an ``int64``: one instruction (LLVM's ``ctpop``)."""
+    if not isinstance(value, types.Integer):
+        return None
+    sig = types.int64(types.int64)
 
-    Four operations a card and no branch: the cards' bits are both ORed and
-    added, and a repeat makes the sum carry, so the two differ; ids 52..63
-    set bits 52..63 of the union, and ids of 64 or more a bit above 5 in the
-    OR of the ids themselves.  (1.3-1.6x faster than testing each card
-    against the cards before it.)
-    """
+    def codegen(context, builder, signature, args):
+        count = builder.module.declare_intrinsic("llvm.ctpop", [ir.IntType(64)])
+        return builder.call(count, args)
+
+    return sig, codegen
+
+
+# each id's card bit, and none for an id above 51: a row's bits then count fewer than its ids when it repeats a
+# card or holds an id that is no card
+CARD_BITS = np.array([1 << card for card in range(52)] + [0] * 204, dtype=np.int64)
+
+
+@jit(inline="always")
+def row_problem(ids, i, width):
+    """Nonzero when row ``i`` of ``ids`` (``width`` ids, a constant at the call) repeats a card or has an id above
+    51: the OR of its cards' bits counts fewer than ``width`` bits.  A load from a 2 KiB table and an OR a card."""
     union = np.int64(0)
-    total = np.int64(0)
-    raw = np.int64(0)
     for j in range(width):
-        card = np.int64(ids[i, j])
-        bit = np.int64(1) << (card & 63)
-        union |= bit
-        total += bit
-        raw |= card
-    return (total ^ union) | (union >> 52) | (raw >> 6)
+        union |= CARD_BITS[ids[i, j]]
+    return _popcount(union) ^ width
 
 
 @jit
 def first_bad_row(ids):
     """Index of the first row of ``(N, k)`` uint8 card ids with an id above 51 or a repeated card, or -1.
 
-    No branch per card, and one loop per width with a constant trip count (a
-    loop over a run-time width costs 3x): the check stays a fraction of the
-    evaluation it guards.  Rows with a problem are rare, so the test is
-    folded over blocks of 256 rows and only a block that fails is searched.
+    The check of :func:`row_problem` as a pass of its own: the GPU path's, and the CPU path's once the
+    evaluation's own check has flagged a row.  One loop per width with a constant trip count (a loop over a
+    run-time width costs 3x); the test is folded over blocks of 256 rows and only a block that fails is
+    searched.
     """
     n, width = ids.shape
     for start in range(0, n, 256):
@@ -244,21 +254,21 @@ def first_bad_row(ids):
         bad = np.int64(0)
         if width == 3:
             for i in range(start, stop):
-                bad |= _row_problem(ids, i, 3)
+                bad |= row_problem(ids, i, 3)
         elif width == 5:
             for i in range(start, stop):
-                bad |= _row_problem(ids, i, 5)
+                bad |= row_problem(ids, i, 5)
         elif width == 6:
             for i in range(start, stop):
-                bad |= _row_problem(ids, i, 6)
+                bad |= row_problem(ids, i, 6)
         elif width == 7:
             for i in range(start, stop):
-                bad |= _row_problem(ids, i, 7)
+                bad |= row_problem(ids, i, 7)
         else:
             bad = 1
         if bad:
             for i in range(start, stop):
-                if _row_problem(ids, i, width):
+                if row_problem(ids, i, width):
                     return i
     return -1
 

@@ -40,6 +40,7 @@ from numba.core import types
 from numba.extending import intrinsic
 
 from .._jit import jit
+from .evaluate import row_problem
 from ..layout import (EVAL_FLUSH_BITS, EVAL_KEY_SHIFT, EVAL_ROWS_AT, EVAL_SUIT_BIAS, FLUSH_KEY_OFFSET, ROW_SHIFT,
                       SUIT_SHIFT)
 
@@ -108,35 +109,6 @@ def _load_pair(typingctx, ids, offset):
     return sig, codegen
 
 
-@intrinsic
-def _popcount(typingctx, value):
-    """The number of bits set in an ``int64``: one instruction (LLVM's ``ctpop``)."""
-    if not isinstance(value, types.Integer):
-        return None
-    sig = types.int64(types.int64)
-
-    def codegen(context, builder, signature, args):
-        count = builder.module.declare_intrinsic("llvm.ctpop", [ir.IntType(64)])
-        return builder.call(count, args)
-
-    return sig, codegen
-
-
-# each id's card bit, and none for an id above 51: a row's bits then count fewer than its ids when it repeats a
-# card or holds an id that is no card
-CARD_BITS = np.array([1 << card for card in range(52)] + [0] * 204, dtype=np.int64)
-
-
-@jit(inline="always")
-def _row_problem(ids, i, width):
-    """Nonzero when row ``i`` of ``ids`` (``width`` ids, a constant at the call) repeats a card or has an id above
-    51: the OR of its cards' bits counts fewer than ``width`` bits.  A load from a 2 KiB table and an OR a card."""
-    union = np.int64(0)
-    for j in range(width):
-        union |= CARD_BITS[ids[i, j]]
-    return _popcount(union) ^ width
-
-
 @jit(inline="always")
 def _eval_code(ids, i, width, eval_codes):
     """The evaluator code of row ``i`` of ``ids`` (``width`` cards, a constant at the call)."""
@@ -165,7 +137,7 @@ def _eval_key(code, ids, i, width, table):
 @jit(inline="always")
 def _keys_pipelined(ids, width, eval_codes, table, out, check):
     """``out[i]`` = key of row ``i`` of ``ids`` (6 or 7 cards: ``width``, a constant at the call); with ``check``
-    (a constant too), nonzero when a row repeats a card or has an id above 51 (:func:`_row_problem`).
+    (a constant too), nonzero when a row repeats a card or has an id above 51 (:func:`.evaluate.row_problem`).
 
     Software-pipelined: each row's code is summed two rows ahead of its
     flush test, so the test's operand is ready when the test issues.  The
@@ -178,7 +150,7 @@ def _keys_pipelined(ids, width, eval_codes, table, out, check):
     if n < 2:
         for i in range(n):
             if check:
-                bad |= _row_problem(ids, i, width)
+                bad |= row_problem(ids, i, width)
             out[i] = _eval_key(_eval_code(ids, i, width, eval_codes), ids, i, width, table)
         return bad
     ahead1 = _eval_code(ids, 0, width, eval_codes)
@@ -188,10 +160,10 @@ def _keys_pipelined(ids, width, eval_codes, table, out, check):
         ahead1 = ahead2
         ahead2 = _eval_code(ids, i + 2, width, eval_codes)
         if check:
-            bad |= _row_problem(ids, i, width)
+            bad |= row_problem(ids, i, width)
         out[i] = _eval_key(code, ids, i, width, table)
     if check:
-        bad |= _row_problem(ids, n - 2, width) | _row_problem(ids, n - 1, width)
+        bad |= row_problem(ids, n - 2, width) | row_problem(ids, n - 1, width)
     out[n - 2] = _eval_key(ahead1, ids, n - 2, width, table)
     out[n - 1] = _eval_key(ahead2, ids, n - 1, width, table)
     return bad
@@ -206,13 +178,13 @@ def _keys_from_ids(ids, eval_codes, pair_codes, table, out, check):
     if width == 3:  # a front: no flushes, no straights, so the rank key is all
         for i in range(ids.shape[0]):
             if check:
-                bad |= _row_problem(ids, i, 3)
+                bad |= row_problem(ids, i, 3)
             code = pair_codes[_load_pair(ids, i * 3)] + eval_codes[ids[i, 2]]
             out[i] = evaluator_value(code >> EVAL_KEY_SHIFT, table)
     elif width == 5:  # flushes are in the table (see the module docstring): no branch
         for i in range(ids.shape[0]):
             if check:
-                bad |= _row_problem(ids, i, 5)
+                bad |= row_problem(ids, i, 5)
             row = i * 5
             code = (pair_codes[_load_pair(ids, row)] + pair_codes[_load_pair(ids, row + 2)]
                     + eval_codes[ids[i, 4]] + np.int64(EVAL_SUIT_BIAS))
@@ -244,7 +216,7 @@ def keys_from_ids_lookup(ids, eval_codes, pair_codes, table, out):
 @jit
 def keys_from_ids_checked(ids, eval_codes, pair_codes, table, out):
     """:func:`keys_from_ids_lookup`, checking the ids on the same pass: nonzero when some row has an id above
-    51 or repeats a card (:func:`_row_problem`: a table load and an OR a card, on the cards the evaluation
+    51 or repeats a card (:func:`.evaluate.row_problem`: a table load and an OR a card, on the cards the evaluation
     reads anyway), else 0.  The caller then finds the row (:func:`.evaluate.first_bad_row`) and refuses the
     batch; the keys already written for it mean nothing."""
     return _keys_from_ids(ids, eval_codes, pair_codes, table, out, True)
