@@ -23,7 +23,7 @@ _EXPORTS = {
     "Card": "cards", "parse_cards": "cards", "format_cards": "cards", "deal": "cards",
     "CpokerError": "errors", "CardError": "errors", "ArrangementError": "errors", "OptionError": "errors",
     "RulesError": "errors", "StrategyError": "errors", "Interrupted": "errors", "InstallationError": "errors",
-    "DeviceError": "errors", "MemoryLimitError": "errors",
+    "DeviceError": "errors", "MemoryLimitError": "errors", "BotBroken": "errors", "Bot": "bots",
     "HandValue": "evaluation", "evaluate": "evaluation", "evaluate_batch": "evaluation",
     "evaluate_masks": "evaluation", "evaluate_best": "evaluation", "evaluate_best_batch": "evaluation",
     "Arrangement": "arrange", "Arrangements": "arrange", "arrangements": "arrange", "is_foul": "arrange",
@@ -37,6 +37,7 @@ _EXPORTS = {
     "simulate": "simulation", "match": "simulation", "SimulationResult": "simulation",
     "MatchResult": "simulation",
     "exploit": "exploitability", "ExploitResult": "exploitability",
+    "tournament": "tournaments", "TournamentResult": "tournaments",
     "compile_kernels": "precompile", "CompiledKernels": "precompile",
 }
 

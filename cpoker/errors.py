@@ -32,6 +32,23 @@ class StrategyError(OptionError):
     """A strategy that cannot be loaded, or that failed or answered nonsense on a hand."""
 
 
+class BotBroken(RuntimeError):
+    """A bot (``cmd:COMMAND``) faulted on several requests in a row: the job stops.
+
+    Not an input error: the bot started and played, then failed.  ``bot`` is its
+    name, ``reason`` the faults, ``stderr`` its last lines of standard error,
+    and ``result`` the job's partial result (its completed blocks, as after
+    Ctrl-C) or None when the job had none.
+    """
+
+    def __init__(self, bot: str, reason: str, stderr: "list[str] | None" = None) -> None:
+        self.bot, self.reason, self.stderr = bot, reason, list(stderr or [])
+        self.result: object = None
+        said = " | ".join(self.stderr)
+        super().__init__(f"bot {bot!r} is broken: {reason}"
+                         + (f"; its last standard error: {said}" if said else "; it wrote nothing to standard error"))
+
+
 class InstallationError(RuntimeError):
     """One of cpoker's own data files (lookup or shipped policy tables) is missing or damaged.
 

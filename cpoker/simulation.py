@@ -36,6 +36,7 @@ from .runner import check_backend, run_blocks
 from .solver import MAX_OPPONENTS
 from .dealing import new_seed
 from .stats import Moments
+from .bots import bot_broken_result, closing_bots, faulted_hands
 from .strategies import StrategyLike, arrange_keys, checked_play_options, tables_fingerprint
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -101,6 +102,8 @@ class SimulationResult:
     seconds: float = 0.0
     # the exact sums so far, for simulate(..., resume=...): see _SimulationTally
     state: Optional[dict] = field(default=None, repr=False, compare=False)
+    # opponents' hands settled as fouls because the opponent model, a bot, faulted
+    bot_faults: int = 0
 
     def to_dict(self) -> dict:
         return {
@@ -110,7 +113,8 @@ class SimulationResult:
             "ev": self.ev, "stderr": self.stderr, "interval_95": list(self.interval), "rows": self.rows,
             "scoop": self.scoop, "scooped": self.scooped,
             "distribution": {str(k): v for k, v in self.distribution.items()},
-            "fouled": self.fouled, "partial": self.partial, "seconds": self.seconds, "state": self.state,
+            "fouled": self.fouled, "partial": self.partial, "seconds": self.seconds, "bot_faults": self.bot_faults,
+            "state": self.state,
         }
 
 
@@ -182,7 +186,8 @@ def simulate(arrangement: ArrangementLike, opponents: int = 1, samples: int = 10
     def work_many(blocks):
         counts = [count for _, count in blocks]
         dealt = deal_seeded(rest, [[seed, index] for index, _ in blocks], counts, opponents)
-        all_keys = arrange_keys(opponent, dealt.reshape(-1, 13), tables, device, rules).reshape(-1, opponents, 3)
+        (all_keys,), (faults,) = arrange_all([opponent], dealt.reshape(-1, opponents, 13), tables, device, rules,
+                                             opponents)
         summaries = []
         for start, count in zip(np.cumsum([0, *counts[:-1]]), counts):
             keys = np.ascontiguousarray(all_keys[start:start + count], dtype=np.int32)
@@ -191,14 +196,16 @@ def simulate(arrangement: ArrangementLike, opponents: int = 1, samples: int = 10
                 totals = sample_totals(ours, keys, *kernel_rules)
             points, point_counts = np.unique(totals[0], return_counts=True)
             summaries.append((totals[0], dict(zip(points.tolist(), point_counts.tolist())), block_outcomes[0],
-                              block_sweeps[0]))
+                              block_sweeps[0], faults))
+            faults = 0  # a group's faults go with its first block
         return summaries
 
     def work(block):
         return work_many([block])[0]
 
     def combine(block, summary):
-        totals, counts, block_outcomes, block_sweeps = summary
+        totals, counts, block_outcomes, block_sweeps, faults = summary
+        tally.bot_faults += faults
         moments.add(totals)
         distribution.update(counts)
         outcomes[:] += block_outcomes
@@ -216,9 +223,11 @@ def simulate(arrangement: ArrangementLike, opponents: int = 1, samples: int = 10
                                 scooped=float(sweeps[1] / (done * opponents)),
                                 distribution=dict(sorted(distribution.items())), fouled=arrangement.is_foul,
                                 partial=partial, requested_samples=samples, seconds=seconds,
-                                state=tally.state(opponent_name, played_tables, seconds))
+                                state=tally.state(opponent_name, played_tables, seconds), bot_faults=tally.bot_faults)
 
-    with shielded(), numba_threads(jobs):
+    started = time.perf_counter()
+    with shielded(), numba_threads(jobs), closing_bots(), bot_broken_result(
+            lambda: result(partial=True) if tally.blocks else None):
         with compile_notice():
             work((0, 2))  # compile (or load) the kernels first, so `seconds` is simulation time only
         started = time.perf_counter()
@@ -247,6 +256,7 @@ class _SimulationTally:
     sweeps: np.ndarray = field(default_factory=lambda: np.zeros(2, dtype=np.int64))
     blocks: int = 0
     seconds: float = 0.0
+    bot_faults: int = 0
 
     def state(self, opponent_name: str, played_tables: str, seconds: float) -> dict:
         """The tally as JSON-ready values, with what a continuation must agree on."""
@@ -254,7 +264,8 @@ class _SimulationTally:
         return {"format": SIMULATION_STATE, "opponent": opponent_name, "tables_sha256": played_tables,
                 "blocks": self.blocks, "moments": [m.count, m.total, m.squares],
                 "distribution": [[int(points), int(n)] for points, n in sorted(self.distribution.items())],
-                "outcomes": self.outcomes.tolist(), "sweeps": self.sweeps.tolist(), "seconds": seconds}
+                "outcomes": self.outcomes.tolist(), "sweeps": self.sweeps.tolist(), "seconds": seconds,
+                "bot_faults": self.bot_faults}
 
     @classmethod
     def resumed(cls, previous: "SimulationResult | dict", arrangement: Arrangement, opponents: int,
@@ -275,7 +286,8 @@ class _SimulationTally:
                         Counter({saved.integer(points): saved.count(k) for points, k in state["distribution"]}),
                         np.array([[saved.count(v) for v in row] for row in state["outcomes"]], dtype=np.int64),
                         np.array([saved.count(v) for v in state["sweeps"]], dtype=np.int64),
-                        saved.count(state["blocks"]), saved.seconds(state["seconds"]))
+                        saved.count(state["blocks"]), saved.seconds(state["seconds"]),
+                        saved.count(state.get("bot_faults", 0)))
             saved_seed = check_seed(saved.count(data["seed"]))
             saved_rules = Rules.from_dict(data["rules"], "the saved simulation's rules")
             saved_arrangement = Arrangement(*(data["arrangement"][row] for row in ROW_NAMES))
@@ -333,6 +345,8 @@ class MatchResult:
     points: Optional[np.ndarray] = field(default=None, repr=False)
     # the exact sums so far, for match(..., resume=...): see _MatchTally
     state: Optional[dict] = field(default=None, repr=False, compare=False)
+    # hands each seat's strategy had settled as fouls because its bot faulted (0 for strategies that are not bots)
+    bot_faults: tuple = ()
 
     def to_dict(self) -> dict:
         return {
@@ -343,11 +357,12 @@ class MatchResult:
                         "interval_95": list(s.interval),
                         "first_place_share": None if np.isnan(s.first_places) else s.first_places,
                         "mean_place": None if np.isnan(s.mean_place) else s.mean_place} for s in self.scores],
+            "bot_faults": list(self.bot_faults),
             "state": self.state,
         }
 
 
-def _seat_points(keys: list[np.ndarray], hand_of_seat: Sequence[int], rules: Rules) -> np.ndarray:
+def seat_points(keys: list[np.ndarray], hand_of_seat: Sequence[int], rules: Rules) -> np.ndarray:
     """Points of each seat for a batch of deals; seat ``i`` plays hand ``hand_of_seat[i]``."""
     from ._kernels.scoring import pair_points_batch
 
@@ -363,18 +378,21 @@ def _seat_points(keys: list[np.ndarray], hand_of_seat: Sequence[int], rules: Rul
     return points
 
 
-def _arrange_all(strategies: Sequence[StrategyLike], hands: np.ndarray, tables, device: str = "cpu",
-                 rules: "Rules | None" = None) -> list[np.ndarray]:
-    """Row keys ``(count, players, 3)`` of every hand as each strategy arranges it (once per distinct strategy)."""
+def arrange_all(strategies: Sequence[StrategyLike], hands: np.ndarray, tables, device: str = "cpu",
+                rules: "Rules | None" = None, opponents: int = 1) -> tuple[list[np.ndarray], list[int]]:
+    """Row keys ``(count, players, 3)`` of every hand as each strategy arranges it (once per distinct strategy),
+    and the hands each strategy's bot had fouled for its faults meanwhile (0 for strategies that are not bots)."""
     done: dict = {}
     out = []
     count, players, _ = hands.shape
+    before = faulted_hands(strategies)
     for strategy in strategies:
         name = strategy if isinstance(strategy, str) else id(strategy)
         if name not in done:
-            done[name] = arrange_keys(strategy, hands.reshape(-1, 13), tables, device, rules).reshape(count, players, 3)
+            done[name] = arrange_keys(strategy, hands.reshape(-1, 13), tables, device, rules,
+                                      opponents).reshape(count, players, 3)
         out.append(done[name])
-    return out
+    return out, [after - was for after, was in zip(faulted_hands(strategies), before)]
 
 
 def seat_names(names: Sequence[str]) -> tuple[str, ...]:
@@ -401,10 +419,11 @@ class _MatchTally:
     deal_blocks: int = 0
     session_blocks: int = 0
     seconds: float = 0.0
+    bot_faults: list = field(default_factory=list)
 
     @classmethod
     def empty(cls, players: int) -> "_MatchTally":
-        return cls([Moments() for _ in range(players)], [0] * players, [0] * players)
+        return cls([Moments() for _ in range(players)], [0] * players, [0] * players, bot_faults=[0] * players)
 
     def state(self, raw_names: list, requested_sessions: int, played_tables: str, seconds: float) -> dict:
         """The tally as JSON-ready values, with what a continuation must agree on."""
@@ -412,7 +431,8 @@ class _MatchTally:
                 "tables_sha256": played_tables, "deal_blocks": self.deal_blocks,
                 "session_blocks": self.session_blocks,
                 "moments": [[m.count, m.total, m.squares] for m in self.moments],
-                "first_places": list(self.first_places), "place_sums": list(self.place_sums), "seconds": seconds}
+                "first_places": list(self.first_places), "place_sums": list(self.place_sums), "seconds": seconds,
+                "bot_faults": list(self.bot_faults)}
 
     @classmethod
     def resumed(cls, previous: "MatchResult | dict", raw_names: list, seed: Optional[int], rules: Rules,
@@ -433,13 +453,15 @@ class _MatchTally:
             moments = [saved.moments(values) for values in state["moments"]]
             tally = cls(moments, [saved.count(v) for v in state["first_places"]],
                         [saved.count(v) for v in state["place_sums"]], saved.count(state["deal_blocks"]),
-                        saved.count(state["session_blocks"]), saved.seconds(state["seconds"]))
+                        saved.count(state["session_blocks"]), saved.seconds(state["seconds"]),
+                        [saved.count(v) for v in state.get("bot_faults", [0] * len(moments))])
             saved_seed = check_seed(saved.count(data["seed"]))
             saved_rules = Rules.from_dict(data["rules"], "the saved match's rules")
             saved_names, digest = list(state["strategies"]), saved.text(state["tables_sha256"])
             done = moments[0].count
             sessions_done = tally.session_blocks
             consistent = (len(moments) == len(tally.first_places) == len(tally.place_sums) == len(saved_names)
+                          == len(tally.bot_faults)
                           and all(m.count == done for m in moments)
                           and all(first <= sessions_done and sessions_done <= total <= len(moments) * sessions_done
                                   for first, total in zip(tally.first_places, tally.place_sums))
@@ -526,26 +548,30 @@ def match(strategies: Sequence[StrategyLike], deals: int = 10_000, seed: Optiona
         # a session draws from a stream apart from the match deals
         seeds = [[seed, index] if index < n_deal_chunks else [seed, 1, index - n_deal_chunks] for index, _ in blocks]
         counts = [count for _, count in blocks]
-        keys = _arrange_all(strategies, deal_seeded(deck, seeds, counts, players), tables, device, rules)
+        keys, faults = arrange_all(strategies, deal_seeded(deck, seeds, counts, players), tables, device, rules,
+                                   players - 1)
         if any(index < n_deal_chunks for index, _ in blocks):
             # summed over the rotations: `players` times the points per deal, an exact integer
-            rotated = sum(_seat_points(keys, [(i + r) % players for i in range(players)], rules)
+            rotated = sum(seat_points(keys, [(i + r) % players for i in range(players)], rules)
                           for r in range(players))
         if any(index >= n_deal_chunks for index, _ in blocks):
-            seated = _seat_points(keys, list(range(players)), rules)
+            seated = seat_points(keys, list(range(players)), rules)
         summaries = []
         for (index, _), start, count in zip(blocks, np.cumsum([0, *counts[:-1]]), counts):
             if index < n_deal_chunks:
-                summaries.append(("deals", rotated[start:start + count]))
+                summaries.append(("deals", rotated[start:start + count], faults))
             else:
-                summaries.append(("session", np.array(places(seated[start:start + count].sum(axis=0).tolist()))))
+                summaries.append(("session", np.array(places(seated[start:start + count].sum(axis=0).tolist())),
+                                  faults))
+            faults = [0] * players  # a group's faults go with its first block
         return summaries
 
     def work(block):
         return work_many([block])[0]
 
     def combine(block, summary):
-        kind, values = summary
+        kind, values, faults = summary
+        tally.bot_faults[:] = [total + new for total, new in zip(tally.bot_faults, faults)]
         if kind == "deals":
             for i in range(players):
                 tally.moments[i].add(values[:, i])
@@ -573,14 +599,17 @@ def match(strategies: Sequence[StrategyLike], deals: int = 10_000, seed: Optiona
                            format="duplicate" if players == 2 else "seat rotation", partial=partial,
                            requested_deals=deals, seconds=seconds,
                            points=np.concatenate(kept) if keep_points and kept else None,
-                           state=tally.state(raw_names, sessions, played_tables, seconds))
+                           state=tally.state(raw_names, sessions, played_tables, seconds),
+                           bot_faults=tuple(tally.bot_faults))
 
     # the blocks this match lacks: a resumed one's first blocks are in its tally already
     work_items = itertools.chain(
         blocks_of(deals - DEAL_CHUNK * tally.deal_blocks, DEAL_CHUNK, tally.deal_blocks),
         ((n_deal_chunks + s, DEALS_PER_SESSION) for s in range(tally.session_blocks, sessions)))
     remaining = deals - tally.moments[0].count + (sessions - tally.session_blocks) * DEALS_PER_SESSION
-    with shielded(), numba_threads(jobs):
+    started = time.perf_counter()
+    with shielded(), numba_threads(jobs), closing_bots(), bot_broken_result(
+            lambda: result(partial=True) if tally.deal_blocks or tally.session_blocks else None):
         with compile_notice():
             work((0, 2))  # compile (or load) the kernels first, so `seconds` is play time only
         started = time.perf_counter()
@@ -591,3 +620,4 @@ def match(strategies: Sequence[StrategyLike], deals: int = 10_000, seed: Optiona
                                  result(partial=tally.deal_blocks < n_deal_chunks or tally.session_blocks < sessions)),
                              checkpoint_seconds=checkpoint_seconds)
     return result(partial)
+

@@ -19,6 +19,7 @@ estimate of its value (learned under 1-point-per-row scoring).
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Optional
@@ -34,6 +35,7 @@ from .naturals import Natural
 from .removal import row_shapes
 from .rules import Rules, resolve_rules
 from .stats import Z95
+from .bots import closing_bots, faulted_hands
 from .strategies import StrategyLike, arrange_keys, checked_play_options
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -114,6 +116,7 @@ class Solution:
     compared: Optional[Candidate] = None  # solve(compare=...): that arrangement scored on the same samples
     ev_lost: Optional[float] = None
     ev_lost_stderr: Optional[float] = None
+    bot_faults: int = 0  # opponents' hands settled as fouls because the opponent model, a bot, faulted
 
     @property
     def interval(self) -> Optional[tuple[float, float]]:
@@ -155,6 +158,7 @@ class Solution:
             "rules": self.rules.to_dict(),
             "non_fouling_candidates": self.candidates,
             "seconds": self.seconds,
+            "bot_faults": self.bot_faults,
             "declare_natural": None if self.natural is None else self.natural.to_dict(),  # type: ignore[attr-defined]
             "compared": None if self.compared is None else {
                 **self.compared.to_dict(), "ev_lost": self.ev_lost, "ev_lost_stderr": self.ev_lost_stderr,
@@ -244,14 +248,16 @@ def solve(hand: CardsLike, opponents: int = 1, samples: int = 2000, seed: Option
     seed, rules, tables, (opponent_name,), device = checked_play_options(seed, rules, tables, [opponent], device)
     compared = _compare_split(hand_ids, compare) if compare is not None else None
     deadline = None if time_budget is None else time.monotonic() + check_seconds("time_budget", time_budget, True)
-    with shielded():
+    with shielded(), closing_bots():
         if method == "table":
             _warm_up_table()
             return _solve_table(hand_ids, opponents, rules, tables, time.perf_counter(), compared)
         seed = new_seed() if seed is None else seed
         _warm_up_mc(hand_ids, rules, opponent, opponent_name, tables, device)
+        (faults_before,) = faulted_hands([opponent])
         solution = _solve_mc(hand_ids, opponents, samples, seed, rules, opponent, opponent_name, tables,
                              time.perf_counter(), progress, device, compared, deadline)
+        solution = dataclasses.replace(solution, bot_faults=faulted_hands([opponent])[0] - faults_before)
         # the blocks are done: a signal since then (during the candidates' statistics) leaves the result as it
         # is, complete or partial, as one after the last block does (see cpoker.runner.run_blocks)
         interrupts.consume()
@@ -399,7 +405,7 @@ def _opponent_block(rest: np.ndarray, opponents: int, seed: int, start: int, cou
     bit_generator = np.random.PCG64(seed)
     bit_generator.advance(len(rest) * start)
     dealt = deal_from(rest, np.random.Generator(bit_generator), count, opponents)
-    keys = arrange_keys(opponent, dealt.reshape(-1, 13), tables, device, rules)
+    keys = arrange_keys(opponent, dealt.reshape(-1, 13), tables, device, rules, opponents)
     return np.ascontiguousarray(keys.reshape(count, opponents, 3), dtype=np.int32)
 
 

@@ -10,6 +10,9 @@ Built in:
 * ``mc`` -- the Monte Carlo solver (:func:`cpoker.solve`) against table-policy opponents
   (:func:`cpoker.solver.mc`, loaded by name: the solver takes strategies as its opponents).
 
+Besides: ``package.module:function`` (a Python callable), and ``cmd:COMMAND``
+(a program in any language that speaks the line protocol, :mod:`cpoker.bots`).
+
 For speed, :func:`arrange_keys` arranges many hands at once and returns only
 their row keys; the built-ins run in numba there, other callables one by one.
 """
@@ -23,6 +26,7 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol, Sequence, Union
 
 import numpy as np
 
+from .bots import PREFIX as BOT_PREFIX, Bot
 from .arrange import Arrangement, arrangement_of_split, arrangement_of_subsets, parse_hand
 from .cards import CardsLike
 from .devices import check_device
@@ -124,6 +128,9 @@ def resolve_strategy(strategy: StrategyLike, tables: "PolicyTables | str | None"
     """
     if callable(strategy):
         return getattr(strategy, "__name__", repr(strategy)), strategy
+    if isinstance(strategy, str) and strategy.startswith(BOT_PREFIX):
+        bot = Bot(strategy)
+        return bot.__name__, bot
     if not isinstance(strategy, str):
         raise StrategyError(f"a strategy is a name or a callable, got {type(strategy).__name__}")
     if strategy == "table" and tables is not None:
@@ -140,7 +147,7 @@ def resolve_strategy(strategy: StrategyLike, tables: "PolicyTables | str | None"
     if ":" in strategy:
         return strategy, load_plugin(strategy)
     raise StrategyError(f"unknown strategy {strategy[:60]!r}; built in: {', '.join(BUILTIN)}, table@RULES, "
-                        "table@FILE.npz, or give package.module:function")
+                        "table@FILE.npz, package.module:function, or cmd:COMMAND (a bot)")
 
 
 class PlayOptions(NamedTuple):
@@ -205,17 +212,21 @@ def _call_strategy(name: str, function: Strategy, hand: list) -> Arrangement:
 
 
 def arrange_keys(strategy: StrategyLike, hands: np.ndarray, tables: "PolicyTables | str | None" = None,
-                 device: str = "cpu", rules: "Rules | str | None" = None) -> np.ndarray:
+                 device: str = "cpu", rules: "Rules | str | None" = None, opponents: int = 1) -> np.ndarray:
     """Row keys ``(N, 3)`` (front, middle, back) of many hands arranged by ``strategy``.
 
     ``hands`` is ``(N, 13)`` card ids.  A fouled arrangement (rows out of
     order) gets key ``-1`` in every row: it loses every row to any valid hand.
+    A bot is asked in batches, told the rules and its ``opponents``; the hands
+    of a request it faulted on are fouls.
 
     Raises
     ------
     StrategyError
         When a plug-in strategy raises, or answers with something that is not an
-        arrangement of the hand it was given.
+        arrangement of the hand it was given; when a bot cannot be started.
+    BotBroken
+        When a bot faulted on several requests in a row.
     """
     from .scoring import row_keys
 
@@ -228,6 +239,8 @@ def arrange_keys(strategy: StrategyLike, hands: np.ndarray, tables: "PolicyTable
     if isinstance(function, TablePolicy):
         return strength_keys()[arrange_by_tables(hands, function.tables, device)[1]]
     keys = np.empty((len(hands), 3), dtype=np.int32)
+    if isinstance(function, Bot):
+        return function.arrange_keys(hands, resolve_rules(rules).name, opponents)
     # a strategy may run cpoker's own jobs (``mc`` solves each hand): a signal is then the enclosing job's, which
     # drops the block these hands belong to at the inner job's next block.  Left to the inner solve, it was taken
     # as that solve's own (a partial answer for one hand, or the end of a complete one) and the enclosing match

@@ -7,8 +7,9 @@ import io
 import sys
 from typing import Optional, Sequence
 
-from ..errors import CpokerError, DeviceError, InstallationError, Interrupted, MemoryLimitError, out_of_memory
-from .common import EXIT_USAGE, PARTIAL, UNWRITTEN, drop_stdout, fail, memory_advice
+from ..errors import (BotBroken, CpokerError, DeviceError, InstallationError, Interrupted, MemoryLimitError,
+                      out_of_memory)
+from .common import BROKEN, EXIT_USAGE, PARTIAL, UNWRITTEN, drop_stdout, fail, memory_advice
 from .parser import make_parser
 
 
@@ -25,9 +26,10 @@ def _run_command(argv: Optional[Sequence[str]]) -> "tuple[int, str]":
     _notice.NOTICE["enabled"] = sys.stderr.isatty()
     output = io.StringIO()
     UNWRITTEN.clear()
+    BROKEN.clear()
     with contextlib.redirect_stdout(output):  # printed once the command is done, or not at all
         status = args.run(args)
-    return ((status or 1) if UNWRITTEN else status), output.getvalue()
+    return (1 if BROKEN else (status or 1) if UNWRITTEN else status), output.getvalue()
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -44,7 +46,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         # leaving the block restored the handlers, or raised Interrupted for a signal that came before any result
     except CpokerError as error:
         return fail(str(error))
-    except (InstallationError, DeviceError) as error:  # not the user's input: status 1
+    except (InstallationError, DeviceError, BotBroken) as error:  # not the user's input: status 1
         fail(str(error))
         return 1
     except MemoryError as error:  # this machine's memory, not the user's input: status 1

@@ -42,6 +42,34 @@ def print_json(data) -> None:
 UNWRITTEN: list = []
 
 
+# a bot that broke during the job, whose partial result the command prints: status 1 (see _run_command)
+BROKEN: list = []
+
+
+def played(job, *args, **kwargs):
+    """``job(*args, **kwargs)``; when a bot breaks (:class:`~cpoker.errors.BotBroken`) after some of the job's
+    blocks, its one line goes to standard error and the partial result is returned for the command to print, the
+    command then ending with status 1.  With nothing to print, the error goes on up."""
+    from ..errors import BotBroken
+
+    try:
+        return job(*args, **kwargs)
+    except BotBroken as broken:
+        if broken.result is None:
+            raise
+        fail(str(broken))
+        BROKEN.append(broken)
+        return broken.result
+
+
+def bot_faults_line(name: str, hands: int) -> "str | None":
+    """The line that reports a bot's faults, or None when it had none."""
+    if not hands:
+        return None
+    return f"bot faults: {name} had {hands:,} hand{'s' * (hands != 1)} settled as fouls (crashed, out of time, " \
+           "or answered nonsense)"
+
+
 def percent(p: float) -> str:
     return f"{100 * p:5.1f}%"
 

@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import Optional
 
 from ..errors import CpokerError
-from .common import PARTIAL, percent, print_json, show_progress, unwritten
+from .common import PARTIAL, bot_faults_line, percent, played, print_json, show_progress, unwritten
 from ..limits import MAX_DEALS, MAX_SAMPLES, MAX_SESSIONS
-from .options import OPPONENT_HELP, command, backend_options, int_in, long_run_options, resume_options, study_options
+from .options import (OPPONENT_HELP, STRATEGY_HELP, backend_options, bot_options, command, int_in, long_run_options,
+                      positive_seconds, resume_options, seed_option, study_options, with_bot_options)
 
 
 def _check_out(path: Optional[str]) -> None:
@@ -104,9 +105,10 @@ def cmd_simulate(args) -> int:
         rows = saved.get("arrangement")
         arrangement = " / ".join(str(rows.get(row)) for row in ("front", "middle", "back")) \
             if isinstance(rows, dict) else str(rows)
-    result = simulate(arrangement, opponents=_given(args.opponents, saved, "opponents", 1),
+    opponent = with_bot_options(args, _given(args.opponent, state, "opponent", "table"))
+    result = played(simulate, arrangement, opponents=_given(args.opponents, saved, "opponents", 1),
                       samples=_given(args.samples, saved, "requested_samples", 10_000), seed=args.seed,
-                      opponent=_given(args.opponent, state, "opponent", "table"), rules=_rules_of(args, saved),
+                      opponent=opponent, rules=_rules_of(args, saved),
                       jobs=args.jobs, progress=show_progress(args), tables=args.tables, device=args.device,
                       backend=args.backend, scheduler=args.scheduler, resume=saved, **_checkpointing(args, out))
     status = _save_and_print_json(args, result, out)
@@ -131,6 +133,9 @@ def cmd_simulate(args) -> int:
               f"{percent(p['loss']):>7}")
     print(f"all three rows won against an opponent: {percent(result.scoop).strip()}; "
           f"all three lost: {percent(result.scooped).strip()}")
+    faults = bot_faults_line(result.opponent_model, result.bot_faults)
+    if faults:
+        print(faults)
     print("net points per deal:")
     print("\n".join(_histogram(result.distribution)))
     return PARTIAL if result.partial else 0
@@ -141,8 +146,8 @@ def cmd_match(args) -> int:
 
     saved, out = _resumed_job(args, "match")
     state = saved["state"] if saved else {}
-    strategies = args.strategies or state.get("strategies", [])
-    result = match(strategies, deals=_given(args.deals, saved, "requested_deals", 10_000), seed=args.seed,
+    strategies = [with_bot_options(args, strategy) for strategy in args.strategies or state.get("strategies", [])]
+    result = played(match, strategies, deals=_given(args.deals, saved, "requested_deals", 10_000), seed=args.seed,
                    sessions=_given(args.sessions, state, "requested_sessions", 0), rules=_rules_of(args, saved),
                    jobs=args.jobs, progress=show_progress(args), tables=args.tables, device=args.device,
                    backend=args.backend, scheduler=args.scheduler, resume=saved, **_checkpointing(args, out))
@@ -170,7 +175,71 @@ def cmd_match(args) -> int:
         print(line)
     if result.sessions:
         print(f"({result.sessions} sessions of 8 deals; tied players share a place)")
+    for name, hands in zip(result.strategies, result.bot_faults):
+        if bot_faults_line(name, hands):
+            print(bot_faults_line(name, hands))
     return PARTIAL if result.partial else 0
+
+
+def cmd_tournament(args) -> int:
+    from ..tournaments import tournament
+
+    saved, out = _resumed_job(args, "tournament")
+    state = saved["state"] if saved else {}
+    strategies = [with_bot_options(args, strategy) for strategy in args.strategies or state.get("strategies", [])]
+    result = played(tournament, strategies, deals=_given(args.deals, saved, "requested_deals", 10_000),
+                    seed=args.seed, rules=_rules_of(args, saved), jobs=args.jobs, progress=show_progress(args),
+                    tables=args.tables, device=args.device, backend=args.backend, scheduler=args.scheduler,
+                    resume=saved, **_checkpointing(args, out))
+    data = result.to_dict()
+    if out:
+        common = {k: data[k] for k in ("version", "format", "deals", "seed", "partial")}
+        common["rules"] = result.rules.name
+        rows = [{**common, "strategy": a, "opponent": b, "points_per_deal": result.points[i, j],
+                 "interval_95": json.dumps(list(result.intervals[i, j]))}
+                for i, a in enumerate(result.strategies) for j, b in enumerate(result.strategies) if i != j]
+        _write_out(out, data, rows)
+    if args.json:
+        print_json(data)
+        return PARTIAL if result.partial else 0
+    status = _partial_status(result.partial, f"{result.deals} of {result.requested_deals} deals", out, "tournament")
+    n = len(result.strategies)
+    print(f"tournament of {n} strategies: every pair in duplicate format on the same {result.deals} deals, "
+          f"seed {result.seed}, rules {result.rules.name}{_resumed_after(saved, 'deals')}{status}")
+    for i, name in enumerate(result.strategies, 1):
+        print(f"  ({i}) {name}")
+    print("points per deal of the row's strategy against the column's, with the 95% interval's half-width:")
+    width = 17
+    print(f"  {'':<4}" + "".join(f"{f'({j})':>{width}}" for j in range(1, n + 1)))
+    half = (result.intervals[..., 1] - result.intervals[..., 0]) / 2
+    for i in range(n):
+        cells = "".join(f"{'.':>{width}}" if i == j
+                        else f"{result.points[i, j]:>+9.4f} ±{half[i, j]:<6.4f}".rjust(width) for j in range(n))
+        print(f"  {f'({i + 1})':<4}{cells}")
+    print("ranking by the mean against the field (points per deal, 95% interval):")
+    number = {name: i for i, name in enumerate(result.strategies, 1)}
+    for place, (name, mean, (low, high)) in enumerate(result.ranking, 1):
+        print(f"  {place:>2}. ({number[name]}) {name:<40}{mean:>+9.4f}   [{low:+.4f}, {high:+.4f}]")
+    for name, hands in zip(result.strategies, result.bot_faults):
+        if bot_faults_line(name, hands):
+            print(bot_faults_line(name, hands))
+    return PARTIAL if result.partial else 0
+
+
+def cmd_bot_check(args) -> int:
+    from ..bots import Bot, check_bot
+
+    checks = check_bot(Bot(args.bot, timeout=args.bot_timeout), seed=args.seed)
+    if args.json:
+        print_json({"bot": args.bot, "passed": all(c.passed for c in checks),
+                    "checks": [c._asdict() for c in checks]})
+    else:
+        print(f"bot {args.bot}: protocol 1 conformance")
+        for check in checks:
+            print(f"  {'PASS' if check.passed else 'FAIL'}  {check.name}: {check.detail}")
+        failed = sum(not c.passed for c in checks)
+        print("all checks passed" if not failed else f"{failed} of {len(checks)} checks failed (docs/bots.md)")
+    return 0 if all(c.passed for c in checks) else 1
 
 
 def _resumed_job(args, kind: str) -> "tuple[Optional[dict], Optional[str]]":
@@ -183,7 +252,7 @@ def _resumed_job(args, kind: str) -> "tuple[Optional[dict], Optional[str]]":
     from ..errors import OptionError
     from ..files import read_json
 
-    noun = {"match": "match", "simulate": "simulation", "exploit": "study"}[kind]
+    noun = {"match": "match", "simulate": "simulation", "exploit": "study", "tournament": "tournament"}[kind]
     saved = None
     if args.resume:
         saved = read_json(args.resume, f"saved {noun}")
@@ -262,7 +331,7 @@ def cmd_exploit(args) -> int:
     saved_counts = state.get("sample_counts")
     saved_trend = isinstance(saved_counts, list) and len(saved_counts) == 3
     with numba_threads(args.jobs):
-        result = exploit(strategy, rules=_rules_of(args, state),
+        result = played(exploit, with_bot_options(args, strategy), rules=_rules_of(args, state),
                          hands=_given(args.hands, saved, _requested(saved, "hands"), 2000),
                          samples=_given(args.samples, saved, "samples", 2000), seed=args.seed, tables=args.tables,
                          trend=args.trend if args.trend is not None else saved_trend, progress=show_progress(args),
@@ -293,6 +362,9 @@ def cmd_exploit(args) -> int:
     print("mean gain by the strategy's back row (most exploitable first):")
     for kind, (count, gain) in list(result.by_kind.items())[:8]:
         print(f"  {kind:<18}{count:>7} hands  {gain:+.4f}")
+    faults = bot_faults_line(result.strategy, result.bot_faults)
+    if faults:
+        print(faults)
     return PARTIAL if result.partial else 0
 
 
@@ -328,6 +400,7 @@ def add_simulate(commands) -> None:
     sub.add_argument("--opponent", default=None,
                      help=OPPONENT_HELP)
     long_run_options(sub)
+    bot_options(sub)
     resume_options(sub, "simulation", "samples")
     sub.set_defaults(run=cmd_simulate)
 
@@ -338,9 +411,7 @@ def add_match(commands) -> None:
                   "cpoker match table greedy --deals 100000 --seed 1\n"
                   "         cpoker match table table@pagat --rules 2-4 --deals 200000\n"
                   "         cpoker match table greedy greedy --sessions 1000 --strategy mybot.play:arrange")
-    sub.add_argument("strategies", nargs="*", metavar="STRATEGY",
-                     help="table, table@RULES (the tables shipped for other rules, e.g. table@pagat), greedy, mc, "
-                          "or package.module:function (one per seat)")
+    sub.add_argument("strategies", nargs="*", metavar="STRATEGY", help=STRATEGY_HELP + " (one per seat)")
     sub.add_argument("--strategy", action="append", default=[], dest="extra_strategies",
                      help="another seat's strategy as package.module:function (repeatable)")
     sub.add_argument("--deals", type=int_in(1, MAX_DEALS), default=None,
@@ -349,8 +420,36 @@ def add_match(commands) -> None:
     sub.add_argument("--sessions", type=int_in(0, MAX_SESSIONS), default=None,
                      help="also play N 8-deal sessions and count first places")
     long_run_options(sub)
+    bot_options(sub)
     resume_options(sub, "match", "deals or --sessions")
     sub.set_defaults(run=cmd_match)
+
+
+def add_tournament(commands) -> None:
+    """The ``tournament`` command's parser."""
+    sub = command(commands, "tournament", "play every pair of 2 to 16 strategies on the same deals",
+                  "cpoker tournament table greedy table@1-6 --deals 20000 --seed 1\n"
+                  '         cpoker tournament table greedy "cmd:./mybot --level 3" --out cross.json')
+    sub.add_argument("strategies", nargs="*", metavar="STRATEGY", help=STRATEGY_HELP)
+    sub.add_argument("--deals", type=int_in(1, MAX_DEALS), default=None,
+                     help="deals every pair plays, both ways round (default 10000; with --resume, the saved one's)")
+    long_run_options(sub)
+    bot_options(sub)
+    resume_options(sub, "tournament", "deals")
+    sub.set_defaults(run=cmd_tournament)
+
+
+def add_bot_check(commands) -> None:
+    """The ``bot-check`` command's parser."""
+    from ..bots import DEFAULT_TIMEOUT
+
+    sub = command(commands, "bot-check", "check that a program speaks the bot protocol (docs/bots.md)",
+                  'cpoker bot-check "cmd:./mybot --level 3"')
+    sub.add_argument("bot", metavar="cmd:COMMAND", help="the bot's command line")
+    sub.add_argument("--bot-timeout", type=positive_seconds, default=DEFAULT_TIMEOUT, metavar="SECONDS",
+                     help=f"seconds the bot has per hand (default {DEFAULT_TIMEOUT:g})")
+    seed_option(sub, default=0, drawn=False)
+    sub.set_defaults(run=cmd_bot_check)
 
 
 def add_exploit(commands) -> None:
@@ -358,13 +457,13 @@ def add_exploit(commands) -> None:
     sub = command(commands, "exploit", "how much a best response wins against a strategy",
                   "cpoker exploit table --hands 2000 --seed 1\n"
                   "         cpoker exploit greedy --rules 2-4 --hands 500 --samples 4000 --trend --json")
-    sub.add_argument("strategy", nargs="?", default=None,
-                     help="table, table@RULES, greedy, or package.module:function")
+    sub.add_argument("strategy", nargs="?", default=None, help=STRATEGY_HELP)
     sub.add_argument("--hands", type=int_in(1, 10**6), default=None, help="random hands to study (default 2000)")
     sub.add_argument("--samples", type=int_in(4, MAX_SAMPLES), default=None,
                      help="deals per hand to choose the best response, and again to score (default 2000)")
     sub.add_argument("--trend", action="store_true", default=None, help="also with 1/4 and 1/2 of the samples")
     study_options(sub)
     backend_options(sub)
+    bot_options(sub)
     resume_options(sub, "study", "hands")
     sub.set_defaults(run=cmd_exploit)

@@ -11,7 +11,9 @@ from ..limits import MAX_SEED
 from .common import EXIT_USAGE, RULES_HELP, drop_stdout
 
 OPPONENT_HELP = ("opponent model: table (default: the tables of the rules in force), table@RULES, greedy, "
-                 "or package.module:function")
+                 "package.module:function, or cmd:COMMAND (a bot, docs/bots.md)")
+STRATEGY_HELP = ("table, table@RULES (the tables shipped for other rules, e.g. table@pagat), greedy, mc, "
+                 "package.module:function, or cmd:COMMAND (a program that speaks the bot protocol, docs/bots.md)")
 
 
 class Parser(argparse.ArgumentParser):
@@ -136,3 +138,32 @@ def long_run_options(sub: argparse.ArgumentParser) -> None:
     study_options(sub)
     device_option(sub)
     backend_options(sub)
+
+
+def bot_options(sub: argparse.ArgumentParser) -> None:
+    """``--bot-timeout`` and ``--bot-batch``: how the job talks to ``cmd:`` strategies."""
+    from ..bots import DEFAULT_BATCH, DEFAULT_TIMEOUT, MAX_BATCH, STARTUP_SECONDS
+
+    sub.add_argument("--bot-timeout", type=positive_seconds, default=DEFAULT_TIMEOUT, metavar="SECONDS",
+                     help=f"seconds a cmd: bot has per hand of a request (default {DEFAULT_TIMEOUT:g}, plus "
+                          f"{STARTUP_SECONDS:g} s for its first answer); a bot out of time faults")
+    sub.add_argument("--bot-batch", type=int_in(1, MAX_BATCH), default=DEFAULT_BATCH, metavar="HANDS",
+                     help=f"hands per request to a cmd: bot (default {DEFAULT_BATCH})")
+
+
+def positive_seconds(text: str) -> float:
+    """An argparse type: a number of seconds above 0."""
+    value = seconds(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds above 0, got {text!r}")
+    return value
+
+
+def with_bot_options(args: argparse.Namespace, strategy):
+    """``strategy``, a :class:`~cpoker.Bot` with the command's ``--bot-timeout`` and ``--bot-batch`` when it is
+    ``cmd:COMMAND``."""
+    from ..bots import PREFIX, Bot
+
+    if isinstance(strategy, str) and strategy.startswith(PREFIX):
+        return Bot(strategy, timeout=args.bot_timeout, batch=args.bot_batch)
+    return strategy

@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 import sys
 
-from .common import PARTIAL, cards_text, fail, percent, print_json, show_progress
+from .common import PARTIAL, bot_faults_line, cards_text, fail, percent, print_json, show_progress
 from ..limits import MAX_SAMPLES
-from .options import OPPONENT_HELP, command, device_option, int_in, seed_option, tables_option
+from .options import (OPPONENT_HELP, bot_options, command, device_option, int_in, seed_option, tables_option,
+                      with_bot_options)
 from .common import RULES_HELP
 
 
@@ -125,7 +126,8 @@ def cmd_solve(args) -> int:
     from ..solver import solve
 
     solution = solve(" ".join(args.hand), opponents=args.opponents, samples=args.samples, seed=args.seed,
-                     rules=args.rules, method=args.method, opponent=args.opponent, tables=args.tables,
+                     rules=args.rules, method=args.method, opponent=with_bot_options(args, args.opponent),
+                     tables=args.tables,
                      progress=show_progress(args), device=args.device, compare=args.compare)
     if args.json:
         print_json(solution.to_dict())
@@ -161,6 +163,8 @@ def cmd_solve(args) -> int:
     if solution.compared is not None:
         _print_compared(solution, sym)
     print(f"({solution.candidates} non-fouling arrangements scored in {solution.seconds:.2f} s)")
+    if bot_faults_line(solution.opponent_model, solution.bot_faults):
+        print(bot_faults_line(solution.opponent_model, solution.bot_faults))
     if solution.declare_natural:
         natural = solution.natural
         print(f"DECLARE the natural {natural.kind}: it wins {natural.payout} from each opponent "
@@ -294,6 +298,7 @@ def add_solve(commands) -> None:
                           "the best one, with what it costs and its 95%% interval")
     tables_option(sub)
     device_option(sub)
+    bot_options(sub)
     sub.add_argument("--quiet", action="store_true", help="no progress bar (none is shown off a terminal)")
     sub.set_defaults(run=cmd_solve)
 
