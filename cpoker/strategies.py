@@ -238,9 +238,9 @@ def arrange_keys(strategy: StrategyLike, hands: np.ndarray, tables: "PolicyTable
         return strength_keys()[arrange_by_tables(hands, default_tables(rules), device)[1]]
     if isinstance(function, TablePolicy):
         return strength_keys()[arrange_by_tables(hands, function.tables, device)[1]]
-    keys = np.empty((len(hands), 3), dtype=np.int32)
     if isinstance(function, Bot):
         return function.arrange_keys(hands, resolve_rules(rules).name, opponents)
+    keys = np.empty((len(hands), 3), dtype=np.int32)
     # a strategy may run cpoker's own jobs (``mc`` solves each hand): a signal is then the enclosing job's, which
     # drops the block these hands belong to at the inner job's next block.  Left to the inner solve, it was taken
     # as that solve's own (a partial answer for one hand, or the end of a complete one) and the enclosing match
