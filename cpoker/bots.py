@@ -162,11 +162,8 @@ class BotProcess:
         self.process: Optional[subprocess.Popen] = None
         self.stderr_tail: collections.deque = collections.deque(maxlen=STDERR_LINES)
         self._stderr_reader: Optional[threading.Thread] = None
-        self.faults = 0  # requests that faulted
-        self.faulted_hands = 0  # hands settled as fouls for those faults
-        self.in_a_row = 0
-        self.starts = 0
-        self.last_fault = ""
+        self.faulted_hands = 0  # hands settled as fouls for the bot's faults
+        self.in_a_row = 0  # faults since its last good answer
         self.last_answer: list = []
 
     # --- the child's life -------------------------------------------------------------------------------------
@@ -178,7 +175,6 @@ class BotProcess:
                 start_new_session=True, preexec_fn=_die_with_parent if sys.platform == "linux" else None)
         except OSError as error:
             raise StrategyError(f"cannot start bot {self.bot.__name__!r}: {error.strerror or error}") from None
-        self.starts += 1
         os.set_blocking(self.process.stdin.fileno(), False)
         self.stderr_tail.clear()
         self._stderr_reader = threading.Thread(target=_keep_tail, args=(self.process.stderr, self.stderr_tail),
@@ -236,10 +232,8 @@ class BotProcess:
         return keys
 
     def _fault(self, reason: str, hands: int) -> None:
-        self.faults += 1
         self.faulted_hands += hands
         self.in_a_row += 1
-        self.last_fault = reason
         self.close()  # restarted by the next request
         if self.in_a_row >= FAULTS_TO_BREAK:
             raise BotBroken(self.bot.__name__, f"{self.in_a_row} faults in a row, the last: {reason}",

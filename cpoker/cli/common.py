@@ -62,12 +62,12 @@ def played(job, *args, **kwargs):
         return broken.result
 
 
-def bot_faults_line(name: str, hands: int) -> "str | None":
-    """The line that reports a bot's faults, or None when it had none."""
-    if not hands:
-        return None
-    return f"bot faults: {name} had {hands:,} hand{'s' * (hands != 1)} settled as fouls (crashed, out of time, " \
-           "or answered nonsense)"
+def print_bot_faults(names, counts) -> None:
+    """A line for each bot that had hands settled as fouls for its faults (``counts[i]`` hands of ``names[i]``)."""
+    for name, hands in zip(names, counts):
+        if hands:
+            print(f"bot faults: {name} had {hands:,} hand{'s' * (hands != 1)} settled as fouls (crashed, out of "
+                  "time, or answered nonsense)")
 
 
 def percent(p: float) -> str:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Optional
 
 from ..errors import CpokerError
-from .common import PARTIAL, bot_faults_line, percent, played, print_json, show_progress, unwritten
+from .common import PARTIAL, percent, played, print_bot_faults, print_json, show_progress, unwritten
 from ..limits import MAX_DEALS, MAX_SAMPLES, MAX_SESSIONS
 from .options import (OPPONENT_HELP, STRATEGY_HELP, backend_options, bot_options, command, int_in, long_run_options,
                       positive_seconds, resume_options, seed_option, study_options, with_bot_options)
@@ -133,9 +133,7 @@ def cmd_simulate(args) -> int:
               f"{percent(p['loss']):>7}")
     print(f"all three rows won against an opponent: {percent(result.scoop).strip()}; "
           f"all three lost: {percent(result.scooped).strip()}")
-    faults = bot_faults_line(result.opponent_model, result.bot_faults)
-    if faults:
-        print(faults)
+    print_bot_faults([result.opponent_model], [result.bot_faults])
     print("net points per deal:")
     print("\n".join(_histogram(result.distribution)))
     return PARTIAL if result.partial else 0
@@ -175,9 +173,7 @@ def cmd_match(args) -> int:
         print(line)
     if result.sessions:
         print(f"({result.sessions} sessions of 8 deals; tied players share a place)")
-    for name, hands in zip(result.strategies, result.bot_faults):
-        if bot_faults_line(name, hands):
-            print(bot_faults_line(name, hands))
+    print_bot_faults(result.strategies, result.bot_faults)
     return PARTIAL if result.partial else 0
 
 
@@ -220,9 +216,7 @@ def cmd_tournament(args) -> int:
     number = {name: i for i, name in enumerate(result.strategies, 1)}
     for place, (name, mean, (low, high)) in enumerate(result.ranking, 1):
         print(f"  {place:>2}. ({number[name]}) {name:<40}{mean:>+9.4f}   [{low:+.4f}, {high:+.4f}]")
-    for name, hands in zip(result.strategies, result.bot_faults):
-        if bot_faults_line(name, hands):
-            print(bot_faults_line(name, hands))
+    print_bot_faults(result.strategies, result.bot_faults)
     return PARTIAL if result.partial else 0
 
 
@@ -362,9 +356,7 @@ def cmd_exploit(args) -> int:
     print("mean gain by the strategy's back row (most exploitable first):")
     for kind, (count, gain) in list(result.by_kind.items())[:8]:
         print(f"  {kind:<18}{count:>7} hands  {gain:+.4f}")
-    faults = bot_faults_line(result.strategy, result.bot_faults)
-    if faults:
-        print(faults)
+    print_bot_faults([result.strategy], [result.bot_faults])
     return PARTIAL if result.partial else 0
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 
-from .common import PARTIAL, bot_faults_line, cards_text, fail, percent, print_json, show_progress
+from .common import PARTIAL, cards_text, fail, percent, print_bot_faults, print_json, show_progress
 from ..limits import MAX_SAMPLES
 from .options import (OPPONENT_HELP, bot_options, command, device_option, int_in, seed_option, tables_option,
                       with_bot_options)
@@ -163,8 +163,7 @@ def cmd_solve(args) -> int:
     if solution.compared is not None:
         _print_compared(solution, sym)
     print(f"({solution.candidates} non-fouling arrangements scored in {solution.seconds:.2f} s)")
-    if bot_faults_line(solution.opponent_model, solution.bot_faults):
-        print(bot_faults_line(solution.opponent_model, solution.bot_faults))
+    print_bot_faults([solution.opponent_model], [solution.bot_faults])
     if solution.declare_natural:
         natural = solution.natural
         print(f"DECLARE the natural {natural.kind}: it wins {natural.payout} from each opponent "
