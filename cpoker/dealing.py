@@ -142,6 +142,12 @@ def sample_block(seed: int, start: int, count: int) -> np.ndarray:
     return deal_stream(*stream_state(seed, start), count, DECK_IDS, 1).reshape(count, 13)
 
 
+def derived_seed(seed: int, *path: int) -> int:
+    """A 63-bit seed for one part of a job (a hand's number, a purpose), from the job's seed alone: the same
+    for any block size, thread count, backend or machine (NumPy's ``SeedSequence`` of ``[seed, *path]``)."""
+    return int(np.random.SeedSequence([seed, *path]).generate_state(1, np.uint64)[0] >> np.uint64(1))
+
+
 def new_seed() -> int:
     """A fresh seed from the operating system's entropy, small enough to print and pass back."""
     return int(np.random.SeedSequence().entropy) % (2**63)  # type: ignore[arg-type]
