@@ -38,6 +38,7 @@ _EXPORTS = {
     "MatchResult": "simulation",
     "exploit": "exploitability", "ExploitResult": "exploitability",
     "tournament": "tournaments", "TournamentResult": "tournaments",
+    "review": "reviews", "ReviewResult": "reviews", "read_played": "played", "PlayedHand": "played",
     "compile_kernels": "precompile", "CompiledKernels": "precompile",
 }
 
@@ -72,4 +73,6 @@ if TYPE_CHECKING:  # pragma: no cover  (names for type checkers; loaded lazily a
     from .solver import Solution, mc, solve  # noqa: F401
     from .strategies import Strategy, TablePolicy, greedy, table  # noqa: F401
     from .exploitability import ExploitResult, exploit  # noqa: F401
+    from .played import PlayedHand, read_played  # noqa: F401
+    from .reviews import ReviewResult, review  # noqa: F401
     from .precompile import CompiledKernels, compile_kernels  # noqa: F401

@@ -40,6 +40,17 @@ def _api(name: str):
     return getattr(cpoker, name)
 
 
+def _one_error(text: str) -> bool:
+    """One line on standard error; or a review's bad lines: ``cpoker: error: ... reviews the others):``, then one
+    indented line for each bad input line (``  line N: reason``, ``  and N more``).  Warnings (``--skip-bad``'s
+    skipped lines) may come before it."""
+    lines = [line for line in text.splitlines() if not line.startswith("cpoker: warning:")]
+    if "Traceback" in text or len(lines) < 1 or not text.endswith("\n"):
+        return False
+    return len(lines) == 1 or (lines[0].startswith("cpoker: error:") and lines[0].endswith("reviews the others):")
+                               and all(line.startswith(("  line ", "  and ")) for line in lines[1:]))
+
+
 def run_case(case: dict) -> dict:
     from cpoker import CpokerError
     from cpoker.cli import main
@@ -57,7 +68,7 @@ def run_case(case: dict) -> dict:
         text = err.getvalue()
         if status == 0 and "Traceback" not in text:
             return {"outcome": "ok"}
-        if status == 2 and text.count("\n") == 1 and "Traceback" not in text:
+        if status == 2 and _one_error(text):
             return {"outcome": "error", "detail": text.strip()}
         return {"outcome": "crash", "detail": f"status {status}: {text[-1500:]}"}
     try:

@@ -181,11 +181,27 @@ def hostile_file(draw) -> str:
 
 
 @st.composite
+def played_file(draw) -> str:
+    """A file of played hands: arrangements (valid, fouled or mis-set), JSON Lines or CSV, comments and noise."""
+    line = st.one_of(arrangement_text(), arrangement_text(), noise,
+                     st.builds(lambda a, o: json.dumps({"arrangement": a, "opponents": o}), arrangement_text(),
+                               st.one_of(st.integers(-1, 5), st.lists(arrangement_text(), max_size=4))),
+                     st.just("# a comment"), st.just(""))
+    lines = draw(st.lists(line, max_size=6))
+    if draw(st.booleans()):
+        lines = ["arrangement,id,opponents"] + [f"{text},{i},{draw(st.sampled_from(['', '1', '3', '9', 'x']))}"
+                                                for i, text in enumerate(lines)]
+    path = Path(tempfile.mkdtemp(prefix="played-", dir=SCRATCH.name)) / "session.txt"
+    path.write_text("\n".join(lines))
+    return str(path)
+
+
+@st.composite
 def out_path(draw) -> str:
     folder = Path(tempfile.mkdtemp(prefix="out-", dir=SCRATCH.name))
     return draw(st.sampled_from([str(folder / "r.json"), str(folder / "r.csv"), str(folder / "r.txt"),
                                  str(folder / "missing" / "r.json"), str(folder), "/proc/r.json", "",
-                                 str(folder / "t.npz")]))
+                                 str(folder / "t.npz"), str(folder / "r.parquet")]))
 
 
 def options(draw, pool: dict) -> list[str]:
@@ -201,7 +217,7 @@ def options(draw, pool: dict) -> list[str]:
 @st.composite
 def cli_case(draw) -> list[str]:
     command = draw(st.sampled_from(["eval", "score", "deal", "solve", "natural", "simulate", "match", "odds",
-                                    "tables build", "tables info", "nonsense"]))
+                                    "review", "tables build", "tables info", "nonsense"]))
     common = {"--json": None, "--symbols": None}
     if command == "eval":
         return ["eval", draw(st.one_of(card_text(7), valid_hand().map(lambda h: _text_of(h[:5]))))] + \
@@ -235,6 +251,10 @@ def cli_case(draw) -> list[str]:
         return ["match", *seats] + options(draw, {
             **common, **long_run, "--deals": st.one_of(st.integers(1, 800).map(str), ABSURD),
             "--sessions": st.one_of(st.integers(0, 30).map(str), ABSURD), "--strategy": strategy_name})
+    if command == "review":
+        return ["review", draw(st.one_of(played_file(), hostile_file()))] + options(draw, {
+            **common, **long_run, "--opponents": number, "--opponent": strategy_name, "--top": number,
+            "--skip-bad": None, "--samples": st.one_of(st.integers(1, 300).map(str), ABSURD)})
     if command == "odds":
         return ["odds"] + options(draw, {**common, "--row": st.sampled_from(["front", "middle", "back", "side"]),
                                          "--hand": card_text(6), "--csv": None, "--tables": hostile_file()})
@@ -270,7 +290,8 @@ size_value = st.one_of(st.integers(-2, 300), st.sampled_from([10**12, 2**63, 1.5
 def api_case(draw) -> dict:
     name = draw(st.sampled_from(["evaluate", "parse_cards", "Arrangement.parse", "settle", "solve", "simulate",
                                  "match", "natural", "Rules", "evaluate_batch_array", "deal", "evaluate_best",
-                                 "Session", "arrangements", "greedy", "table", "find_naturals", "build_tables"]))
+                                 "Session", "arrangements", "greedy", "table", "find_naturals", "build_tables",
+                                 "review", "read_played"]))
     if name == "Session":
         return {"api": name, "kwargs": {"players": draw(size_value), "deals": draw(size_value),
                                         "first_dealer": draw(size_value), "rules": draw(rules_name)}}
@@ -287,6 +308,13 @@ def api_case(draw) -> dict:
         args = [draw(st.one_of(card_text(8), st.lists(st.one_of(st.integers(-2, 60), st.floats(), st.none(),
                                                                  card_token), max_size=8), json_value))]
         return {"api": name, "args": args}
+    if name == "review":
+        return {"api": name, "args": [draw(st.one_of(st.lists(st.one_of(arrangement_text(), json_value), max_size=4),
+                                                     json_value))],
+                "kwargs": {"samples": draw(st.one_of(st.integers(1, 200), size_value)), "seed": draw(size_value),
+                           "opponents": draw(size_value), "top": draw(size_value), "rules": draw(rules_name)}}
+    if name == "read_played":
+        return {"api": name, "args": [draw(st.one_of(st.text(max_size=200), arrangement_text(), json_value))]}
     if name == "Arrangement.parse":
         return {"api": name, "args": [draw(st.one_of(arrangement_text(), json_value))]}
     if name == "settle":
