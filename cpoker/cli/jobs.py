@@ -39,7 +39,7 @@ def _write_out(path: str, data: dict, rows: list[dict]) -> None:
     from ..files import atomic_write
 
     if Path(path).suffix.lower() == ".json":
-        text = _json_text(data)
+        text = json_text(data)
     else:
         buffer = io.StringIO(newline="")
         writer = csv.DictWriter(buffer, fieldnames=list(rows[0]))
@@ -52,7 +52,7 @@ def _write_out(path: str, data: dict, rows: list[dict]) -> None:
         unwritten(f"{error}; the result is printed instead")
 
 
-def _json_text(data: dict) -> str:
+def json_text(data: dict) -> str:
     """A result as the JSON text of an ``--out FILE.json``."""
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
@@ -105,12 +105,12 @@ def cmd_simulate(args) -> int:
         rows = saved.get("arrangement")
         arrangement = " / ".join(str(rows.get(row)) for row in ("front", "middle", "back")) \
             if isinstance(rows, dict) else str(rows)
-    opponent = with_bot_options(args, _given(args.opponent, state, "opponent", "table"))
-    result = played(simulate, arrangement, opponents=_given(args.opponents, saved, "opponents", 1),
-                      samples=_given(args.samples, saved, "requested_samples", 10_000), seed=args.seed,
-                      opponent=opponent, rules=_rules_of(args, saved),
+    opponent = with_bot_options(args, given(args.opponent, state, "opponent", "table"))
+    result = played(simulate, arrangement, opponents=given(args.opponents, saved, "opponents", 1),
+                      samples=given(args.samples, saved, "requested_samples", 10_000), seed=args.seed,
+                      opponent=opponent, rules=rules_of(args, saved),
                       jobs=args.jobs, progress=show_progress(args), tables=args.tables, device=args.device,
-                      backend=args.backend, scheduler=args.scheduler, resume=saved, **_checkpointing(args, out))
+                      backend=args.backend, scheduler=args.scheduler, resume=saved, **checkpointing(args, out))
     status = _save_and_print_json(args, result, out)
     if status is not None:
         return status
@@ -145,10 +145,10 @@ def cmd_match(args) -> int:
     saved, out = _resumed_job(args, "match")
     state = saved["state"] if saved else {}
     strategies = [with_bot_options(args, strategy) for strategy in args.strategies or state.get("strategies", [])]
-    result = played(match, strategies, deals=_given(args.deals, saved, "requested_deals", 10_000), seed=args.seed,
-                   sessions=_given(args.sessions, state, "requested_sessions", 0), rules=_rules_of(args, saved),
+    result = played(match, strategies, deals=given(args.deals, saved, "requested_deals", 10_000), seed=args.seed,
+                   sessions=given(args.sessions, state, "requested_sessions", 0), rules=rules_of(args, saved),
                    jobs=args.jobs, progress=show_progress(args), tables=args.tables, device=args.device,
-                   backend=args.backend, scheduler=args.scheduler, resume=saved, **_checkpointing(args, out))
+                   backend=args.backend, scheduler=args.scheduler, resume=saved, **checkpointing(args, out))
     data = result.to_dict()
     if out:
         common = {k: data[k] for k in ("version", "format", "deals", "sessions", "seed", "partial")}
@@ -183,10 +183,10 @@ def cmd_tournament(args) -> int:
     saved, out = _resumed_job(args, "tournament")
     state = saved["state"] if saved else {}
     strategies = [with_bot_options(args, strategy) for strategy in args.strategies or state.get("strategies", [])]
-    result = played(tournament, strategies, deals=_given(args.deals, saved, "requested_deals", 10_000),
-                    seed=args.seed, rules=_rules_of(args, saved), jobs=args.jobs, progress=show_progress(args),
+    result = played(tournament, strategies, deals=given(args.deals, saved, "requested_deals", 10_000),
+                    seed=args.seed, rules=rules_of(args, saved), jobs=args.jobs, progress=show_progress(args),
                     tables=args.tables, device=args.device, backend=args.backend, scheduler=args.scheduler,
-                    resume=saved, **_checkpointing(args, out))
+                    resume=saved, **checkpointing(args, out))
     data = result.to_dict()
     if out:
         common = {k: data[k] for k in ("version", "format", "deals", "seed", "partial")}
@@ -260,7 +260,7 @@ def _resumed_job(args, kind: str) -> "tuple[Optional[dict], Optional[str]]":
     return saved, out
 
 
-def _rules_of(args, saved: Optional[dict]):
+def rules_of(args, saved: Optional[dict]):
     """``--rules`` as given, else a resumed job's rules (``saved``: a result, or the state holding its rules)."""
     from ..rules import Rules
 
@@ -285,7 +285,7 @@ def _resumed_after(saved: Optional[dict], unit: str) -> str:
     return f", resumed after {done} {unit}" if isinstance(done, int) else ", resumed"
 
 
-def _given(value, saved: "dict | None", key: str, default):
+def given(value, saved: "dict | None", key: str, default):
     """An option's value: as given, else the saved run's (a resumed run keeps its size), else the default."""
     if value is not None:
         return value
@@ -298,7 +298,7 @@ def _requested(saved: "dict | None", unit: str) -> str:
     return f"requested_{unit}" if saved and f"requested_{unit}" in saved else unit
 
 
-def _checkpointing(args, out: Optional[str]) -> dict:
+def checkpointing(args, out: Optional[str]) -> dict:
     """A job's ``checkpoint``/``checkpoint_seconds`` from ``--checkpoint``/``--checkpoint-seconds``."""
     if not args.checkpoint:
         return {"checkpoint": None}
@@ -309,7 +309,7 @@ def json_checkpoint(out: Path):
     """Save each partial result over ``out`` as JSON (atomically); a failed write is reported once, the job goes on."""
     from ..files import atomic_write
 
-    return checkpoint_writer(out, lambda result: atomic_write(out, _json_text(result.to_dict()).encode("utf-8")))
+    return checkpoint_writer(out, lambda result: atomic_write(out, json_text(result.to_dict()).encode("utf-8")))
 
 
 def cmd_exploit(args) -> int:
@@ -325,11 +325,11 @@ def cmd_exploit(args) -> int:
     saved_counts = state.get("sample_counts")
     saved_trend = isinstance(saved_counts, list) and len(saved_counts) == 3
     with numba_threads(args.jobs):
-        result = played(exploit, with_bot_options(args, strategy), rules=_rules_of(args, state),
-                         hands=_given(args.hands, saved, _requested(saved, "hands"), 2000),
-                         samples=_given(args.samples, saved, "samples", 2000), seed=args.seed, tables=args.tables,
+        result = played(exploit, with_bot_options(args, strategy), rules=rules_of(args, state),
+                         hands=given(args.hands, saved, _requested(saved, "hands"), 2000),
+                         samples=given(args.samples, saved, "samples", 2000), seed=args.seed, tables=args.tables,
                          trend=args.trend if args.trend is not None else saved_trend, progress=show_progress(args),
-                         backend=args.backend, scheduler=args.scheduler, resume=saved, **_checkpointing(args, out))
+                         backend=args.backend, scheduler=args.scheduler, resume=saved, **checkpointing(args, out))
     status = _save_and_print_json(args, result, out)
     if status is not None:
         return status

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 
 from .._version import __version__
-from . import jobs, play, serve, tables
+from . import jobs, play, review, serve, tables
 from .options import Parser
 
 
@@ -18,7 +18,7 @@ def make_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"cpoker {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for add in (play.add_eval, play.add_score, play.add_natural, play.add_deal, play.add_solve, jobs.add_simulate,
-                jobs.add_match, jobs.add_tournament, jobs.add_exploit, jobs.add_bot_check, play.add_odds,
-                serve.add_compile, serve.add_serve, tables.add_tables):
+                jobs.add_match, jobs.add_tournament, jobs.add_exploit, review.add_review, jobs.add_bot_check,
+                play.add_odds, serve.add_compile, serve.add_serve, tables.add_tables):
         add(commands)
     return parser

@@ -1,0 +1,206 @@
+"""``cpoker review FILE``: what each played hand of a session cost, and the session's sum."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Optional
+
+from .common import EXIT_USAGE, PARTIAL, played, print_bot_faults, print_json, show_progress, unwritten
+from .options import (OPPONENT_HELP, backend_options, bot_options, command, int_in, resume_options, study_options,
+                      with_bot_options)
+from ..limits import MAX_SAMPLES
+
+OUT_SUFFIXES = (".json", ".csv", ".parquet")
+SHOWN_HANDS = 50  # hands a terminal table lists; --out and --json carry them all
+
+
+def cmd_review(args) -> int:
+    from ..errors import OptionError
+    from ..files import read_json
+    from ..played import PROBLEMS_SHOWN, PlayedHandsError, problem_heading, read_played
+    from ..reviews import review
+
+    saved = None
+    if args.resume:
+        saved = read_json(args.resume, "saved review")
+        if not isinstance(saved, dict) or saved.get("kind") != "review" or not isinstance(saved.get("state"), dict):
+            raise OptionError(f"{args.resume} is not a review that can be resumed "
+                              "(cpoker review FILE --out REVIEW.json writes one)")
+    out = args.out or args.resume
+    if args.checkpoint and not (out and Path(out).suffix.lower() == ".json"):
+        raise OptionError("--checkpoint saves the review so far to its --out FILE.json; give one")
+    _check_out(out)
+    text, source = _read_input(args.file)
+    try:
+        hands, skipped = read_played(text, source, skip_bad=args.skip_bad)
+    except PlayedHandsError as error:
+        if not error.problems:  # no hand at all: one line
+            raise
+        print(f"cpoker: error: {problem_heading(error.problems, error.source)}", file=sys.stderr)
+        for line, reason in error.problems[:PROBLEMS_SHOWN]:
+            print(f"  line {line}: {' '.join(reason.split())}", file=sys.stderr)
+        if len(error.problems) > PROBLEMS_SHOWN:
+            print(f"  and {len(error.problems) - PROBLEMS_SHOWN} more", file=sys.stderr)
+        return EXIT_USAGE
+    for line, reason in skipped:
+        print(f"cpoker: warning: skipped line {line}: {' '.join(reason.split())}", file=sys.stderr)
+    from .jobs import checkpointing, given, rules_of
+
+    opponent = with_bot_options(args, args.opponent or (saved or {}).get("opponent_model", "table"))
+    result = played(review, hands, rules=rules_of(args, (saved or {}).get("state")),
+                    opponents=given(args.opponents, saved, "opponents", 1),
+                    samples=given(args.samples, saved, "samples", 2000), seed=args.seed, opponent=opponent,
+                    tables=args.tables, jobs=args.jobs, top=given(args.top, saved, "top", 10),
+                    progress=show_progress(args), backend=args.backend, scheduler=args.scheduler, resume=saved,
+                    skipped=tuple(skipped), **checkpointing(args, out))
+    if out:
+        _write(out, result)
+    if args.json:
+        print_json(result.to_dict())
+        return PARTIAL if result.partial else 0
+    _print_review(result, source, args.symbols, out)
+    return PARTIAL if result.partial else 0
+
+
+def _read_input(path: str) -> "tuple[str, str]":
+    """The text of FILE (``-``: standard input), and its name for messages."""
+    from ..files import MAX_INPUT_BYTES, read_text
+
+    if path != "-":
+        return read_text(path, "file of played hands"), path
+    from ..errors import OptionError
+
+    data = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
+    if len(data) > MAX_INPUT_BYTES:
+        raise OptionError(f"standard input is larger than {MAX_INPUT_BYTES // 2**20} MiB; is it the right file?")
+    try:
+        return data.decode("utf-8"), "standard input"
+    except UnicodeDecodeError as failure:
+        raise OptionError(f"standard input is not UTF-8 text (byte {failure.start})") from None
+
+
+def _check_out(path: Optional[str]) -> None:
+    """Refuse a bad ``--out`` before the review, not after it (Parquet without pyarrow included)."""
+    from ..errors import OptionError
+    from ..files import check_writable
+
+    if path is None:
+        return
+    suffix = Path(path).suffix.lower()
+    if suffix not in OUT_SUFFIXES:
+        raise OptionError(f"--out must end in .json, .csv or .parquet, got {path!r}")
+    if suffix == ".parquet":
+        try:
+            import pyarrow  # noqa: F401
+        except ImportError:
+            raise OptionError("--out FILE.parquet needs pyarrow: pip install 'cpoker[parquet]' "
+                              "(or write .csv or .json)") from None
+    check_writable(path)
+
+
+def _write(path: str, result) -> None:
+    """The review to ``path``: all of it as JSON, or one row per hand as CSV or Parquet (atomically)."""
+    import csv
+    import io
+
+    from ..errors import OptionError
+    from ..files import atomic_write
+    from .jobs import json_text
+
+    suffix = Path(path).suffix.lower()
+    rows = [_flat_row(h.to_dict(), result) for h in result.hands]
+    if suffix == ".json":
+        data = json_text(result.to_dict()).encode("utf-8")
+    elif suffix == ".csv":
+        buffer = io.StringIO(newline="")
+        writer = csv.DictWriter(buffer, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+        data = buffer.getvalue().encode("utf-8")
+    else:
+        import pyarrow
+        import pyarrow.parquet
+
+        sink = pyarrow.BufferOutputStream()
+        pyarrow.parquet.write_table(pyarrow.Table.from_pylist(rows), sink)
+        data = sink.getvalue().to_pybytes()
+    try:
+        atomic_write(path, data)
+    except OptionError as error:  # checked before the review, failed after it (a full disk): keep the result
+        unwritten(f"{error}; the result is printed instead")
+
+
+def _flat_row(hand: dict, result) -> dict:
+    """A hand's fields as one flat row, with the review's parameters to rerun it."""
+    low, high = hand.pop("ev_lost_interval_95")
+    return {**hand, "ev_lost_low": low, "ev_lost_high": high, "rows_differ": " ".join(hand["rows_differ"]),
+            "opponent_model": result.opponent_model, "review_seed": result.seed}
+
+
+def _print_review(result, source: str, symbols: bool, out: Optional[str]) -> None:
+    def text(arrangement) -> str:
+        return arrangement.format(symbols=symbols)
+
+    summary = result.summary
+    status = ""
+    if result.partial:
+        status = f"  (PARTIAL: stopped after {len(result.hands)} of {result.requested_hands} hands" + (
+            f"; 'cpoker review {source} --resume {out}' continues it)" if out and out.endswith(".json") else ")")
+    print(f"review of {len(result.hands)} hands from {source}: rules {result.rules.name}, against "
+          f"'{result.opponent_model}' opponents, {result.samples} samples a hand, seed {result.seed}{status}")
+    print(f"  {'#':>4} {'line':>5}  {'played':<46}{'EV':>8}{'best EV':>9}{'EV lost':>9}  {'95% interval':<18} rows")
+    for hand in result.hands[:SHOWN_HANDS]:
+        low, high = hand.ev_lost_interval
+        rows = "FOUL" if hand.fouled else ",".join(hand.rows_differ) or "same"
+        print(f"  {hand.number:>4} {hand.line:>5}  {text(hand.played):<46}{hand.ev_played:>+8.3f}{hand.ev_best:>+9.3f}"
+              f"{hand.ev_lost:>9.3f}  [{low:+.3f}, {high:+.3f}] {rows}")
+    if len(result.hands) > SHOWN_HANDS:
+        print(f"  ... and {len(result.hands) - SHOWN_HANDS} more hands (--out FILE.csv or --json lists them all)")
+    if summary.costliest:
+        print(f"the {len(summary.costliest)} costliest hands:")
+        for number in summary.costliest:
+            hand = result.hands[number]
+            name = f" ({hand.id})" if hand.id else ""
+            print(f"  #{number}{name}, line {hand.line}: lost {hand.ev_lost:.3f}; played {text(hand.played)}; "
+                  f"best {text(hand.best)}")
+    low, high = summary.total_ev_lost_interval
+    mean_low, mean_high = summary.mean_ev_lost_interval
+    print(f"hands reviewed: {summary.hands}; fouled: {summary.fouls}; played as well as the best within the noise: "
+          f"{summary.as_well_as_best}")
+    print(f"EV lost: {summary.total_ev_lost:.3f} in all [{low:.3f}, {high:.3f}], {summary.mean_ev_lost:.4f} a hand "
+          f"[{mean_low:.4f}, {mean_high:.4f}] (95%)")
+    if summary.real_deals:
+        print(f"on the {summary.real_deals} real deals: won {summary.total_actual:+d} points, EV "
+              f"{summary.total_ev:+.3f}, luck {summary.total_luck:+.3f}")
+    if result.skipped:
+        print(f"skipped {len(result.skipped)} bad lines: "
+              + ", ".join(str(line) for line, _ in result.skipped[:20]) + (" ..." if len(result.skipped) > 20 else ""))
+    print_bot_faults([result.opponent_model], [result.bot_faults])
+
+
+def add_review(commands) -> None:
+    """The ``review`` command's parser."""
+    sub = command(commands, "review", "what each hand of a played session cost against the best arrangement",
+                  "cpoker review session.txt --seed 1 --out review.csv\n"
+                  "         cpoker review hands.jsonl --opponents 3 --samples 4000 --top 5 --json")
+    sub.add_argument("file", metavar="FILE",
+                     help="played hands, one a line (- reads standard input): 'front / middle / back' text, JSON "
+                          "Lines with \"arrangement\" (and \"id\", \"rules\", \"opponents\": a count or the real "
+                          "opponents' arrangements), or CSV with an arrangement column")
+    sub.add_argument("--opponents", type=int_in(1, 3), default=None,
+                     help="opponents of the hands that do not say (default 1)")
+    sub.add_argument("--samples", type=int_in(1, MAX_SAMPLES), default=None,
+                     help="deals a hand is solved on (default 2000)")
+    sub.add_argument("--top", type=int_in(0, 10**5), default=None, help="costliest hands to list (default 10)")
+    sub.add_argument("--opponent", default=None, help=OPPONENT_HELP)
+    sub.add_argument("--skip-bad", action="store_true",
+                     help="review the good lines and list the bad ones (default: a bad line stops everything)")
+    study_options(sub)
+    backend_options(sub)
+    bot_options(sub)
+    resume_options(sub, "review", "lines")
+    for action in sub._actions:  # the review writes Parquet too
+        if action.dest == "out":
+            action.help = "save the review to FILE.json (all of it), FILE.csv or FILE.parquet (a row a hand)"
+    sub.set_defaults(run=cmd_review)
