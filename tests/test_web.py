@@ -120,7 +120,7 @@ def test_the_schema_declares_the_errors_and_the_bounds_the_api_has(client):
     deal = {p["name"]: p["schema"] for p in schema["paths"]["/api/deal"]["get"]["parameters"]}
     assert (deal["players"]["minimum"], deal["players"]["maximum"]) == (2, 4)
     seed = next(s for s in deal["seed"]["anyOf"] if s.get("type") == "integer")
-    assert (seed["minimum"], seed["maximum"]) == (0, 2**63 - 1)
+    assert (seed["minimum"], seed["maximum"]) == (0, 2**53 - 1) and float(2**53 - 1) == 2**53 - 1
     solve = schema["components"]["schemas"]["SolveBody"]["properties"]
     assert (solve["samples"]["minimum"], solve["samples"]["maximum"]) == (1, 20_000)
     assert (solve["opponents"]["minimum"], solve["opponents"]["maximum"]) == (1, 3)
@@ -226,6 +226,23 @@ def test_a_burst_of_solves_is_served_without_errors(server):
     assert _post(f"{server}/api/evaluate", {"cards": "As Ks Qs Js Ts"})[0] == 200
 
 
+@pytest.mark.slow
+@pytest.mark.subprocess
+def test_a_schema_driven_fuzzer_finds_no_failure(server, tmp_path):
+    """schemathesis with every check, on a bounded number of examples an operation, against the real server:
+    no server error, every status and body as the schema declares, bounds and strict types as enforced
+    (tests/schemathesis.toml says which statuses a request that fits the schema but not the cards may get)."""
+    st = shutil.which("st", path=str(Path(sys.executable).parent)) or shutil.which("st")
+    if st is None:
+        pytest.skip("schemathesis is not installed (pip install 'cpoker[test]')")
+    done = subprocess.run([st, "--config-file", str(ROOT / "tests" / "schemathesis.toml"), "run",
+                           f"{server}/openapi.json", "--checks", "all", "--max-examples", "25", "--seed", "1",
+                           "--request-timeout", "120", "--no-color", "--report", "junit",
+                           "--report-dir", str(tmp_path)], capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-2000:]
+    assert "No issues found" in done.stdout or " passed" in done.stdout, done.stdout[-3000:]
+
+
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CARDS = "els => els.map(e => e.dataset.card)"  # the cards shown by a selector, as 'As'-style text
 
@@ -291,11 +308,109 @@ def test_the_page_in_a_real_browser(server, tmp_path):
         assert "1 hand(s)" in page.inner_text("[data-testid=session]")
         page.screenshot(path=str(shots / "train.png"), full_page=True)
 
+        _review_in_the_page(page, shots)
+        _play_in_the_page(page, shots)
+
         phone = browser.new_page(viewport={"width": 390, "height": 844})  # a phone-sized screen
         phone.goto(server)
         assert phone.evaluate("document.documentElement.scrollWidth") <= 390 + 1
         browser.close()
     assert not errors, errors
+
+
+SESSION = ["2s 2h Ad / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac",  # a mediocre arrangement
+           str(cpoker.table(cpoker.deal(2, 11)[0])),  # the table policy's: near the best
+           "As Ad Kc / Kd Qs Jh Th 9c / 7s 6d 4h 3c 2s"]  # a foul
+
+
+def _review_in_the_page(page, shots: Path) -> None:
+    """Review: pasted hands reviewed in the page show the numbers of cpoker.review, sorted by EV lost, and a
+    clicked hand shows its rows next to the best's."""
+    page.click("[data-testid=tab-review]")
+    page.fill("[data-testid=review-text]", "\n".join(SESSION))
+    page.fill("[data-testid=review-samples]", "400")
+    page.fill("[data-testid=review-seed]", "3")
+    page.click("[data-testid=review-run]")
+    page.wait_for_selector("[data-testid=review-table]:not([hidden]) tbody tr", timeout=60_000)
+    expected = cpoker.review(SESSION, samples=400, seed=3)
+    assert page.inner_text("[data-testid=review-total]") == f"{expected.summary.total_ev_lost:.3f}"
+    assert page.inner_text("[data-testid=review-fouls]") == "1"
+    page.click("[data-testid=sort-ev-lost]")  # costliest first
+    lost = [float(x) for x in page.eval_on_selector_all("[data-testid=review-table] td.lost",
+                                                          "els => els.map(e => e.textContent)")]
+    assert lost == sorted((round(h.ev_lost, 3) for h in expected.hands), reverse=True)
+    page.click("[data-testid=review-table] tbody tr:first-child")  # the foul, the costliest
+    foul = expected.hands[2]
+    for row, cards in zip(("front", "middle", "back"), foul.best.rows):
+        shown = page.eval_on_selector_all(f"[data-testid=review-best] .arr-row[data-row={row}] .card", CARDS)
+        assert sorted(shown) == sorted(str(c) for c in cards), (row, shown)
+    page.screenshot(path=str(shots / "review.png"), full_page=True)
+
+
+def _play_in_the_page(page, shots: Path) -> None:
+    """Play: a seeded 3-player deal arranged by the player is settled as cpoker.settle settles it, and the
+    ledger and standings follow."""
+    page.click("[data-testid=tab-play]")
+    page.select_option("[data-testid=play-players]", "3")
+    page.fill("[data-testid=play-seed]", "21")
+    page.click("[data-testid=play-new]")
+    page.wait_for_selector("[data-testid=play-hand] .card")
+    hands = cpoker.deal(3, 21)
+    shown = page.eval_on_selector_all("[data-testid=play-hand] .card", CARDS)
+    assert sorted(shown) == sorted(str(c) for c in hands[0])
+    mine = cpoker.greedy(hands[0])
+    for row, cards in zip(("front", "middle", "back"), mine.rows):
+        for card in cards:
+            page.click(f"[data-testid=play-hand] .card[data-card='{card}']")
+            page.click(f"[data-testid=play-row-{row}]")
+    page.wait_for_selector("[data-testid=play-submit]:not([disabled])")
+    page.click("[data-testid=play-submit]")
+    page.wait_for_selector("[data-testid=play-matrix]", timeout=60_000)
+    others = [cpoker.table(hand) for hand in hands[1:]]
+    results = cpoker.settle([mine, *others])
+    assert [int(page.inner_text(f"[data-testid=play-total-{i}]")) for i in range(3)] == results
+    assert int(page.inner_text("[data-testid=play-actual]")) == results[0]
+    assert [int(page.inner_text(f"[data-testid=ledger-total-{i}]")) for i in range(3)] == results
+    places = [int(page.inner_text(f"[data-testid=place-{i}]")[:-2]) for i in range(3)]
+    assert places == [1 + sum(other > mine for other in results) for mine in results]  # ties share a place
+    for seat, arrangement in enumerate(others, 1):  # the opponents are revealed
+        back = page.eval_on_selector_all(f"[data-testid=play-seat-{seat}] .arr-row[data-row=back] .card", CARDS)
+        assert sorted(back) == sorted(str(c) for c in arrangement.back)
+    page.screenshot(path=str(shots / "play.png"), full_page=True)
+    page.click("[data-testid=play-next]")  # the next deal of the session: the next seed, the next dealer
+    page.wait_for_function("document.querySelector('[data-testid=play-dealt]').textContent.includes('deal 2 of 8')")
+    assert "seed 22" in page.inner_text("[data-testid=play-dealt]")
+
+
+def test_review_and_play_routes_answer_what_the_library_answers(client):
+    response = client.post("/api/review", json={"text": "\n".join(SESSION), "samples": 300, "seed": 4})
+    assert response.status_code == 200, response.json()
+    expected = cpoker.review(SESSION, samples=300, seed=4).to_dict()
+    data = response.json()
+    assert data["hands"] == json.loads(json.dumps(expected["hands"]))
+    assert data["summary"] == json.loads(json.dumps(expected["summary"]))
+    hands = cpoker.deal(4, 8)
+    mine = cpoker.greedy(hands[0])
+    played = client.post("/api/play", json={"players": 4, "seed": 8, "arrangement": str(mine)}).json()
+    others = [cpoker.table(hand) for hand in hands[1:]]
+    assert played["results"] == cpoker.settle([mine, *others])
+    assert played["matrix"] == cpoker.settle_matrix([mine, *others]).tolist()
+    review = played["review"]
+    assert review["actual"] == played["results"][0]
+    assert review["luck"] == pytest.approx(review["actual"] - review["ev_played"])
+    assert review["ev_lost"] >= 0
+
+
+@pytest.mark.parametrize("path, body, message", [
+    ("/api/review", {"text": "2s 2h Ad / 7c 7d"}, "the pasted text: 1 bad line"),
+    ("/api/review", {"text": "\n".join([SESSION[0]] * 501)}, "the pasted text holds more than 500 hands"),
+    ("/api/review", {"text": ""}, "the pasted text holds no played hand"),
+    ("/api/play", {"players": 2, "seed": 1, "arrangement": SESSION[0]}, "not a valid arrangement"),
+    ("/api/play", {"players": 5, "seed": 1, "arrangement": SESSION[0]}, "players: Input should be less"),
+])
+def test_bad_review_and_play_requests_are_422_with_the_message(client, path, body, message):
+    response = client.post(path, json=body)
+    assert response.status_code == 422 and response.json()["detail"].startswith(message), response.json()
 
 
 def test_a_damaged_installation_is_a_500_that_names_the_file(client, monkeypatch):

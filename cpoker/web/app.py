@@ -44,7 +44,12 @@ MAX_OPPONENTS = 3
 TIME_BUDGET = 5.0  # seconds of sampling per request; the answer is partial past it
 QUEUE_WAIT = 10.0  # seconds a request may wait for a free worker before a 503
 HAND_TEXT = 400  # characters: a hand is ~40
-MAX_SEED = 2**63 - 1
+MAX_REVIEW_HANDS = 500  # played hands a review request may hold
+MAX_REVIEW_TEXT = 60_000  # characters of them: 500 hands of ~45, inside the 64 KiB body
+REVIEW_BUDGET = 60.0  # seconds a review request may take; the answer covers the hands done by then
+# seeds the API takes: the integers a JSON number holds exactly everywhere (JavaScript's, and every JSON Schema
+# validator that reads numbers as doubles, where 2**63 - 1 rounds up to 2**63); the library takes up to 2**63 - 1
+MAX_SEED = 2**53 - 1
 
 
 class ErrorBody(BaseModel):
@@ -55,6 +60,8 @@ class ErrorBody(BaseModel):
 
 # the errors every route may answer, each with the body above (FastAPI's own validation errors included)
 ERRORS: dict = {
+    400: {"model": ErrorBody, "description": "the body cannot be read as the JSON it declares"},
+    411: {"model": ErrorBody, "description": "a request body without a Content-Length"},
     413: {"model": ErrorBody, "description": "the request body is over 64 KiB"},
     422: {"model": ErrorBody, "description": "the input cannot be used; the message names the problem"},
     500: {"model": ErrorBody, "description": "cpoker's own data files are missing or damaged"},
@@ -100,6 +107,23 @@ class ScoreBody(RulesField):
     players: list[str] = Field(..., min_length=2, max_length=4,
                                examples=[["2s 2h Ad / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac",
                                           "3s 3h 4d / 6c 6d 8s 5c 2d / 9c 9d Th Ts As"]])
+
+
+class ReviewBody(RulesField):
+    text: str = Field(..., max_length=MAX_REVIEW_TEXT, description="played hands, one a line, in any format "
+                      "`cpoker review` reads (text, JSON Lines, CSV)",
+                      examples=["2s 2h Ad / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac"])
+    opponents: int = Field(1, ge=1, le=MAX_OPPONENTS, description="for the hands that do not say")
+    samples: int = Field(1000, ge=1, le=MAX_SAMPLES)
+    seed: Optional[int] = Field(None, ge=0, le=MAX_SEED)
+    skip_bad: bool = Field(False, description="review the good lines and list the bad ones")
+
+
+class PlayBody(RulesField):
+    players: int = Field(..., ge=2, le=4)
+    seed: int = Field(..., ge=0, le=MAX_SEED, description="the deal is cpoker.deal(players, seed)")
+    arrangement: str = Field(..., max_length=HAND_TEXT, description="the player's arrangement of the first hand")
+    samples: int = Field(1000, ge=1, le=MAX_SAMPLES)
 
 
 class CheckBody(StrictBody):
@@ -224,11 +248,32 @@ def create_app(workers: Optional[int] = None, time_budget: float = TIME_BUDGET) 
         declared = cpoker.natural(body.hand, rules)
         return {"naturals": [n.to_dict() for n in found], "declare": None if declared is None else declared.to_dict()}
 
+    @app.post("/api/review", summary="What each played hand cost (as `cpoker review --json`; at most "
+                                     f"{MAX_REVIEW_HANDS} hands)")
+    async def review(body: ReviewBody) -> dict:
+        from cpoker.played import read_played
+
+        rules = _rules(body)
+        hands, skipped = read_played(body.text, "the pasted text", skip_bad=body.skip_bad, limit=MAX_REVIEW_HANDS)
+        result = await limited(cpoker.review, hands, rules=rules, opponents=body.opponents, samples=body.samples,
+                               seed=body.seed, jobs=1, time_budget=REVIEW_BUDGET, skipped=tuple(skipped))
+        return result.to_dict()
+
+    @app.post("/api/play", summary="Play a seeded deal at a full table: the opponents play the table policy; "
+                                   "the deal settled and the player's hand reviewed")
+    async def play(body: PlayBody) -> dict:
+        from cpoker.reviews import table_deal
+
+        rules = _rules(body)
+        played = await limited(table_deal, body.arrangement, body.players, body.seed, rules=rules,
+                               samples=body.samples)
+        return played.to_dict()
+
     @app.get("/api/deal", summary="Deal 2-4 hands, reproducibly (as `cpoker deal --json`)")
     async def deal(players: int = Query(2, ge=2, le=4), seed: Optional[int] = Query(None, ge=0, le=MAX_SEED)) -> dict:
         from cpoker.dealing import new_seed
 
-        seed = new_seed() % 2**53 if seed is None else seed  # seeds drawn here stay exact in JavaScript
+        seed = new_seed() % (MAX_SEED + 1) if seed is None else seed  # seeds drawn here stay exact in JavaScript
         hands = cpoker.deal(players, seed)
         return {"seed": seed, "players": [cpoker.format_cards(hand) for hand in hands]}
 

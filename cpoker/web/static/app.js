@@ -162,9 +162,100 @@ function renderSolution(solution) {
   }
 }
 
+// --- arranging a dealt hand (Train and Play) --------------------------------------------------------
+// makeArranger(root, names, onChange): the cards to place and the three rows, built inside `root`; `names`
+// gives the test ids of the hand, each row's button (name(row)) and the foul line.
+function makeArranger(root, names, onChange) {
+  const state = { hand: [], rows: { front: [], middle: [], back: [] }, selected: null };
+  root.innerHTML = `<div class="hand" data-testid="${names.hand}" aria-label="Cards to place"></div>` +
+    `<div class="rows">${ROWS.map((row) => `<div class="row-target" data-row="${row}"><button class="row-name" ` +
+      `data-row="${row}" data-testid="${names.row(row)}">${row[0].toUpperCase() + row.slice(1)} (${SIZES[row]})</button>` +
+      `<div class="row-cards"></div></div>`).join("")}</div>` +
+    `<p class="status" role="status" aria-live="polite" data-testid="${names.foul}"></p>`;
+  const handArea = root.querySelector(".hand");
+  const foul = root.querySelector(".status");
+  const placed = () => ROWS.flatMap((row) => state.rows[row]);
+  const text = () => ROWS.map((row) => state.rows[row].join(" ")).join(" / ");
+  let checking = 0;
+
+  async function checkFoul() {
+    const complete = placed().length === 13;
+    foul.classList.remove("foul");
+    onChange(complete);
+    if (!complete) {
+      foul.textContent = state.hand.length ? `${13 - placed().length} card(s) left to place` : "";
+      return;
+    }
+    const mine = ++checking;
+    try {
+      const result = await api("/api/check", { arrangement: text(), hand: state.hand.join(" ") });
+      if (mine !== checking) return;
+      foul.textContent = result.foul ? `FOUL: ${result.foul}` : "Valid arrangement: no foul.";
+      if (result.foul) foul.classList.add("foul");
+    } catch (error) {
+      foul.textContent = error.message;
+    }
+  }
+
+  function render() {
+    handArea.innerHTML = "";
+    for (const card of state.hand.filter((c) => !placed().includes(c))) {
+      handArea.appendChild(cardButton(card, (button) => {
+        button.draggable = true;
+        if (card === state.selected) button.classList.add("selected");
+        button.addEventListener("click", () => { state.selected = state.selected === card ? null : card; render(); });
+        button.addEventListener("dragstart", (event) => event.dataTransfer.setData("text/plain", card));
+      }));
+    }
+    for (const row of ROWS) {
+      const cards = root.querySelector(`.row-target[data-row=${row}] .row-cards`);
+      cards.innerHTML = "";
+      for (const card of state.rows[row]) {
+        cards.appendChild(cardButton(card, (button) => {
+          button.title = "take back";
+          button.addEventListener("click", () => { state.rows[row] = state.rows[row].filter((c) => c !== card); render(); });
+        }));
+      }
+    }
+    checkFoul();
+  }
+
+  function place(row, card) {
+    if (!card || state.rows[row].length >= SIZES[row]) return;
+    for (const r of ROWS) state.rows[r] = state.rows[r].filter((c) => c !== card);
+    state.rows[row].push(card);
+    state.selected = null;
+    render();
+  }
+
+  for (const target of root.querySelectorAll(".row-target")) {
+    const row = target.dataset.row;
+    target.querySelector(".row-name").addEventListener("click", () => place(row, state.selected));
+    target.addEventListener("dragover", (event) => { event.preventDefault(); target.classList.add("over"); });
+    target.addEventListener("dragleave", () => target.classList.remove("over"));
+    target.addEventListener("drop", (event) => { event.preventDefault(); target.classList.remove("over"); place(row, event.dataTransfer.getData("text/plain")); });
+  }
+  return {
+    deal(cards) { state.hand = cards; state.rows = { front: [], middle: [], back: [] }; state.selected = null; render(); },
+    hand: () => state.hand,
+    text,
+  };
+}
+
+function splitArrangement(text) {
+  const [front, middle, back] = text.split("/").map((part) => part.trim());
+  return { front, middle, back };
+}
+
+function signed(x, digits = 3) {
+  return `${x >= 0 ? "+" : ""}${x.toFixed(digits)}`;
+}
+
 // --- train -----------------------------------------------------------------------------------------
-const train = { hand: [], rows: { front: [], middle: [], back: [] }, selected: null, seed: null };
+const train = { seed: null };
 const SESSION_KEY = "cpoker-training";
+const trainer = makeArranger($("train-arranger"), { hand: "train-hand", row: (row) => `row-${row}`, foul: "foul" },
+  (complete) => { $("submit").disabled = !complete; });
 
 function session() {
   return JSON.parse(localStorage.getItem(SESSION_KEY) || '{"hands": 0, "lost": 0}');
@@ -176,93 +267,22 @@ function showSession() {
     `(${(s.lost / s.hands).toFixed(3)} per hand; kept in this browser only)` : "";
 }
 
-function placed() {
-  return ROWS.flatMap((row) => train.rows[row]);
-}
-
-function renderTrain() {
-  const hand = $("train-hand");
-  hand.innerHTML = "";
-  for (const card of train.hand.filter((c) => !placed().includes(c))) {
-    hand.appendChild(cardButton(card, (button) => {
-      button.draggable = true;
-      if (card === train.selected) button.classList.add("selected");
-      button.addEventListener("click", () => { train.selected = train.selected === card ? null : card; renderTrain(); });
-      button.addEventListener("dragstart", (event) => event.dataTransfer.setData("text/plain", card));
-    }));
-  }
-  for (const row of ROWS) {
-    const cards = document.querySelector(`.row-target[data-row=${row}] .row-cards`);
-    cards.innerHTML = "";
-    for (const card of train.rows[row]) {
-      cards.appendChild(cardButton(card, (button) => {
-        button.title = "take back";
-        button.addEventListener("click", () => { train.rows[row] = train.rows[row].filter((c) => c !== card); renderTrain(); });
-      }));
-    }
-  }
-  checkFoul();
-}
-
-function place(row, card) {
-  if (!card || train.rows[row].length >= SIZES[row]) return;
-  for (const r of ROWS) train.rows[r] = train.rows[r].filter((c) => c !== card);
-  train.rows[row].push(card);
-  train.selected = null;
-  renderTrain();
-}
-
-for (const target of document.querySelectorAll(".row-target")) {
-  const row = target.dataset.row;
-  target.querySelector(".row-name").addEventListener("click", () => place(row, train.selected));
-  target.addEventListener("dragover", (event) => { event.preventDefault(); target.classList.add("over"); });
-  target.addEventListener("dragleave", () => target.classList.remove("over"));
-  target.addEventListener("drop", (event) => { event.preventDefault(); target.classList.remove("over"); place(row, event.dataTransfer.getData("text/plain")); });
-}
-
-function arrangementText() {
-  return ROWS.map((row) => train.rows[row].join(" ")).join(" / ");
-}
-
-let checking = 0;
-async function checkFoul() {
-  const foul = $("foul");
-  const complete = placed().length === 13;
-  $("submit").disabled = !complete;
-  foul.classList.remove("foul");
-  if (!complete) {
-    foul.textContent = train.hand.length ? `${13 - placed().length} card(s) left to place` : "";
-    return;
-  }
-  const mine = ++checking;
-  try {
-    const result = await api("/api/check", { arrangement: arrangementText(), hand: train.hand.join(" ") });
-    if (mine !== checking) return;
-    foul.textContent = result.foul ? `FOUL: ${result.foul}` : "Valid arrangement: no foul.";
-    if (result.foul) foul.classList.add("foul");
-  } catch (error) {
-    foul.textContent = error.message;
-  }
-}
-
 $("deal").addEventListener("click", async () => {
   const seed = $("train-seed").value;
   const dealt = await api(`/api/deal?players=2${seed !== "" ? `&seed=${seed}` : ""}`);
-  train.hand = rowCards(dealt.players[0]);
-  train.rows = { front: [], middle: [], back: [] };
-  train.selected = null;
   train.seed = dealt.seed;
   $("dealt-seed").textContent = `seed ${dealt.seed}`;
   $("verdict").innerHTML = "";
   $("train-status").textContent = "";
-  renderTrain();
+  trainer.deal(rowCards(dealt.players[0]));
 });
 
 $("submit").addEventListener("click", async () => {
   const status = $("train-status");
   try {
     const solution = await withProgress(status, api("/api/solve", {
-      hand: train.hand.join(" "), samples: 2000, seed: train.seed, compare: arrangementText(),
+      hand: trainer.hand().join(" "), samples: 2000, seed: train.seed, compare: trainer.text(),
+      opponents: Number($("train-opponents").value), rules: $("train-rules").value,
     }));
     status.textContent = "";
     const yours = solution.compared;
@@ -272,7 +292,8 @@ $("submit").addEventListener("click", async () => {
       `best EV <span data-testid="train-best-ev">${solution.ev.toFixed(3)}</span> · ` +
       `EV lost <span data-testid="ev-lost">${lost.toFixed(3)}</span> ` +
       `<span class="interval" data-testid="ev-lost-interval">[${low.toFixed(3)}, ${high.toFixed(3)}]</span></p>` +
-      `<p>The best arrangement:</p><div id="train-best"></div>`;
+      `<p>Against ${solution.opponents} opponent(s), rules ${solution.rules.name}. The best arrangement:</p>` +
+      `<div id="train-best"></div>`;
     showArrangement($("train-best"), solution.best, solution.row_probabilities);
     const s = session();
     localStorage.setItem(SESSION_KEY, JSON.stringify({ hands: s.hands + 1, lost: s.lost + lost }));
@@ -284,3 +305,206 @@ $("submit").addEventListener("click", async () => {
 });
 
 showSession();
+
+// --- review ------------------------------------------------------------------------------------------
+const reviewed = { hands: [], key: "number", descending: false };
+
+$("review-file").addEventListener("change", async () => {
+  const file = $("review-file").files[0];
+  if (!file) return;
+  if (file.size > 60 * 1024) {
+    $("review-status").textContent = `${file.name} is ${Math.round(file.size / 1024)} KiB; a request takes at most ` +
+      "60 KiB (about 500 hands): review it in parts, or with `cpoker review` on the command line";
+    $("review-status").classList.add("error");
+    return;
+  }
+  $("review-text").value = await file.text();
+});
+
+$("review-run").addEventListener("click", async () => {
+  const status = $("review-status");
+  const body = {
+    text: $("review-text").value, opponents: Number($("review-opponents").value),
+    samples: Number($("review-samples").value), rules: $("review-rules").value, skip_bad: $("review-skip").checked,
+  };
+  if ($("review-seed").value !== "") body.seed = Number($("review-seed").value);
+  try {
+    const result = await withProgress(status, api("/api/review", body));
+    status.textContent = `Reviewed ${result.hands_reviewed} hand(s) in ${result.seconds.toFixed(1)} s, seed ${result.seed}` +
+      (result.partial ? ` (PARTIAL: ${result.hands_reviewed} of ${result.requested_hands}; the time budget ran out)` : "") +
+      (result.skipped.length ? `; skipped lines ${result.skipped.map((s) => s.line).join(", ")}` : "") + ".";
+    reviewed.hands = result.hands;
+    showSummary(result.summary);
+    renderReview();
+  } catch (error) {
+    status.textContent = error.message;
+    status.classList.add("error");
+  }
+});
+
+function showSummary(summary) {
+  const [low, high] = summary.total_ev_lost_interval_95;
+  let html = `<p class="ev">EV lost <span data-testid="review-total">${summary.total_ev_lost.toFixed(3)}</span> ` +
+    `[${low.toFixed(3)}, ${high.toFixed(3)}] over <span data-testid="review-hands">${summary.hands}</span> hand(s): ` +
+    `${summary.mean_ev_lost.toFixed(4)} a hand</p>` +
+    `<p>Fouls <span data-testid="review-fouls">${summary.fouls}</span> · played as well as the best within the noise ` +
+    `<span data-testid="review-as-well">${summary.as_well_as_best}</span></p>`;
+  if (summary.real_deals) {
+    html += `<p>On the ${summary.real_deals} real deal(s): won ${signed(summary.total_actual, 0)} · EV ` +
+      `${signed(summary.total_ev)} · luck <span data-testid="review-luck">${signed(summary.total_luck)}</span></p>`;
+  }
+  $("review-summary").innerHTML = html;
+}
+
+function renderReview() {
+  const table = $("review-table");
+  const body = table.querySelector("tbody");
+  const { key, descending } = reviewed;
+  const rows = [...reviewed.hands].sort((a, b) => (descending ? b[key] - a[key] : a[key] - b[key]) || a.number - b.number);
+  body.innerHTML = "";
+  for (const hand of rows) {
+    const line = document.createElement("tr");
+    line.dataset.number = hand.number;
+    if (hand.fouled) line.className = "foul";
+    const [low, high] = hand.ev_lost_interval_95;
+    line.innerHTML = `<td>${hand.number}</td><td>${hand.line}</td><td class="text">${hand.played}</td>` +
+      `<td>${signed(hand.ev_played)}</td><td>${signed(hand.ev_best)}</td><td class="lost">${hand.ev_lost.toFixed(3)}</td>` +
+      `<td>[${low.toFixed(3)}, ${high.toFixed(3)}]</td>` +
+      `<td class="text">${hand.fouled ? "FOUL" : hand.rows_differ.join(", ") || "same"}</td>`;
+    line.tabIndex = 0;
+    const show = () => showReviewedHand(hand, line);
+    line.addEventListener("click", show);
+    line.addEventListener("keydown", (event) => { if (event.key === "Enter") show(); });
+    body.appendChild(line);
+  }
+  table.hidden = false;
+}
+
+for (const button of document.querySelectorAll("#review-table .sort")) {
+  button.addEventListener("click", () => {
+    reviewed.descending = reviewed.key === button.dataset.key ? !reviewed.descending : true;
+    reviewed.key = button.dataset.key;
+    for (const other of document.querySelectorAll("#review-table .sort")) other.removeAttribute("aria-sort");
+    button.setAttribute("aria-sort", reviewed.descending ? "descending" : "ascending");
+    renderReview();
+  });
+}
+
+function showReviewedHand(hand, line) {
+  for (const row of $("review-table").querySelectorAll("tr.chosen")) row.classList.remove("chosen");
+  line.classList.add("chosen");
+  const detail = $("review-detail");
+  detail.innerHTML = `<h3>Hand ${hand.number} (line ${hand.line}${hand.id ? `, ${hand.id}` : ""}): EV lost ` +
+    `${hand.ev_lost.toFixed(3)}</h3><div class="pair"><div><h4>Played: EV ${signed(hand.ev_played)}` +
+    `${hand.fouled ? " (FOUL)" : ""}</h4><div data-testid="review-played"></div></div>` +
+    `<div><h4>Best: EV ${signed(hand.ev_best)}</h4><div data-testid="review-best"></div></div></div>` +
+    (hand.actual === null ? "" : `<p>Actual deal: ${signed(hand.actual, 0)} · luck ${signed(hand.luck)}</p>`);
+  showArrangement(detail.querySelector("[data-testid=review-played]"), splitArrangement(hand.played));
+  showArrangement(detail.querySelector("[data-testid=review-best]"), splitArrangement(hand.best));
+}
+
+// --- play: a full table -------------------------------------------------------------------------------
+const DEALS_PER_SESSION = 8;
+const table = { players: 4, seed: 0, rules: "pagat", deal: 0, ledger: [], dealt: null, played: false };
+const player = makeArranger($("play-arranger"), { hand: "play-hand", row: (row) => `play-row-${row}`, foul: "play-foul" },
+  (complete) => { $("play-submit").disabled = !complete || table.played; });
+const seatName = (seat) => (seat === 0 ? "You" : `Opponent ${seat}`);
+const ordinal = (n) => `${n}${n % 100 >= 11 && n % 100 <= 13 ? "th" : { 1: "st", 2: "nd", 3: "rd" }[n % 10] || "th"}`;
+
+function places(totals) {
+  return totals.map((total) => 1 + totals.filter((other) => other > total).length);  // ties share a place
+}
+
+async function dealTable() {
+  const seed = table.seed + table.deal;
+  table.dealt = await api(`/api/deal?players=${table.players}&seed=${seed}`);
+  table.played = false;
+  $("play-dealt").textContent = `deal ${table.deal + 1} of ${DEALS_PER_SESSION}, seed ${seed}, dealer ` +
+    `${seatName(table.deal % table.players)}`;
+  $("play-result").innerHTML = "";
+  $("play-status").textContent = "";
+  $("play-next").hidden = true;
+  player.deal(rowCards(table.dealt.players[0]));
+}
+
+$("play-new").addEventListener("click", async () => {
+  const seed = $("play-seed").value;
+  table.players = Number($("play-players").value);
+  table.rules = $("play-rules").value;
+  table.seed = seed !== "" ? Number(seed) : Math.floor(Math.random() * 2 ** 40);
+  table.deal = 0;
+  table.ledger = [];
+  showLedger();
+  await dealTable();
+});
+
+$("play-next").addEventListener("click", async () => {
+  table.deal += 1;
+  await dealTable();
+});
+
+$("play-submit").addEventListener("click", async () => {
+  const status = $("play-status");
+  try {
+    $("play-submit").disabled = true;
+    const deal = await withProgress(status, api("/api/play", {
+      players: table.players, seed: table.dealt.seed, arrangement: player.text(), rules: table.rules,
+    }));
+    table.played = true;
+    status.textContent = "";
+    showDeal(deal);
+    table.ledger.push(deal.results);
+    showLedger();
+    if (table.deal + 1 < DEALS_PER_SESSION) $("play-next").hidden = false;
+    else status.textContent = "Session over: the standings are final.";
+  } catch (error) {
+    $("play-submit").disabled = false;
+    status.textContent = error.message;
+    status.classList.add("error");
+  }
+});
+
+function showDeal(deal) {
+  const review = deal.review;
+  const n = deal.results.length;
+  let html = `<p class="ev">You won <span data-testid="play-actual">${signed(deal.results[0], 0)}</span> · your EV ` +
+    `<span data-testid="play-your-ev">${signed(review.ev_played)}</span> · best EV ` +
+    `<span data-testid="play-best-ev">${signed(review.ev_best)}</span> · luck ` +
+    `<span data-testid="play-luck">${signed(review.luck)}</span></p>` +
+    `<table class="data" data-testid="play-matrix"><thead><tr><th class="text">won from →</th>` +
+    deal.results.map((_, j) => `<th>${seatName(j)}</th>`).join("") + "<th>Total</th></tr></thead><tbody>";
+  for (let i = 0; i < n; i++) {
+    html += `<tr><td class="text">${seatName(i)}</td>` + deal.matrix[i].map((x, j) => `<td>${i === j ? "·" : signed(x, 0)}</td>`).join("") +
+      `<td data-testid="play-total-${i}">${signed(deal.results[i], 0)}</td></tr>`;
+  }
+  html += `</tbody></table><div class="pair">` + deal.arrangements.map((_, i) => `<div class="seat"><h4>${seatName(i)}` +
+    `${deal.arrangements[i].foul ? " (FOUL)" : ""}</h4><div data-testid="play-seat-${i}"></div></div>`).join("") +
+    `<div class="seat"><h4>Best for you (EV ${signed(review.ev_best)})</h4><div data-testid="play-best"></div></div></div>`;
+  $("play-result").innerHTML = html;
+  deal.arrangements.forEach((arrangement, i) => showArrangement($("play-result").querySelector(`[data-testid=play-seat-${i}]`), arrangement));
+  showArrangement($("play-result").querySelector("[data-testid=play-best]"), splitArrangement(review.best));
+}
+
+function showLedger() {
+  const ledger = $("play-ledger");
+  if (!table.ledger.length) {
+    ledger.innerHTML = "";
+    $("play-standings").innerHTML = "";
+    return;
+  }
+  const totals = Array(table.players).fill(0);
+  let html = `<thead><tr><th>Deal</th><th class="text">Dealer</th>` +
+    Array.from({ length: table.players }, (_, i) => `<th>${seatName(i)}</th>`).join("") + "</tr></thead><tbody>";
+  table.ledger.forEach((results, d) => {
+    results.forEach((x, i) => { totals[i] += x; });
+    html += `<tr><td>${d + 1}</td><td class="text">${seatName(d % table.players)}</td>` +
+      results.map((x) => `<td>${signed(x, 0)}</td>`).join("") + "</tr>";
+  });
+  html += `<tr><th>Total</th><th></th>` + totals.map((t, i) => `<th data-testid="ledger-total-${i}">${signed(t, 0)}</th>`).join("") +
+    "</tr></tbody>";
+  ledger.innerHTML = html;
+  const place = places(totals);
+  const order = totals.map((_, i) => i).sort((a, b) => place[a] - place[b] || a - b);
+  $("play-standings").innerHTML = `<p data-testid="standings">Standings after ${table.ledger.length} deal(s): ` +
+    order.map((i) => `<span data-testid="place-${i}">${ordinal(place[i])}</span> ${seatName(i)} (${signed(totals[i], 0)})`).join(" · ") + "</p>";
+}
