@@ -267,3 +267,24 @@ def test_the_check_finds_the_first_bad_row(width):
             evaluate(ids)
         assert message in str(error.value)
         assert evaluate(np.delete(ids, row, axis=0)).shape == (999,)  # and without that row, no complaint
+
+
+@pytest.mark.parametrize("width", [3, 5, 6, 7])
+def test_the_vectorised_check_finds_every_repeat_and_every_unknown_id(width):
+    """The check reads 32 rows a step in vector code, and the rows its vectors would overrun one by one: a repeat
+    of any two positions, and an id above 51 at any position, is found in every row of either part."""
+    import itertools
+
+    from cpoker._kernels.evaluate import GROUP_ROWS, rows_problem
+
+    ids = random_hands(2 * GROUP_ROWS + 7, width, seed=width)  # whole groups, then the rows after them
+    assert rows_problem(ids) == 0 and rows_problem(ids[:0]) == 0 and rows_problem(ids[:1]) == 0
+    for row in range(len(ids)):
+        for a, b in itertools.permutations(range(width), 2):
+            bad = ids.copy()
+            bad[row, b] = bad[row, a]
+            assert rows_problem(bad), (row, a, b)
+        for position, value in zip(range(width), (52, 63, 64, 255, 128, 100, 200)):
+            bad = ids.copy()
+            bad[row, position] = value
+            assert rows_problem(bad), (row, position, value)

@@ -239,37 +239,131 @@ def row_problem(ids, i, width):
     return _popcount(union) ^ width
 
 
+# rows a vectorised check takes at a time: one 32-byte vector of card ids per 32 bytes of rows
+GROUP_ROWS = 32
+
+
+def _group_check(width: int):
+    """An intrinsic ``group_problem(flat, offset)``: nonzero when one of the 32 rows of ``width`` card ids that
+    start at byte ``offset`` (a row's start) of the C-contiguous ``uint8`` array ``flat`` repeats a card or has
+    an id above 51.  It reads ``width - 1`` bytes past the rows: the caller keeps them inside the array.
+
+    Explicit vector code, as LLVM does not vectorise a loop over rows of 5 or 7 bytes: the 32 rows are ``width``
+    vectors of 32 bytes, each compared with itself shifted by 1 to ``width - 1`` bytes.  A constant mask leaves
+    out the lanes whose shifted byte is in the next row, and the unsigned minimum of the XORs finds a zero (a
+    repeat); the maximum finds an id above 51.  About 3 vector operations a 5-card row, against some 12 scalar
+    ones for :func:`row_problem`; the flags are read once per 32 rows.
+    """
+    vector = ir.VectorType(ir.IntType(8), GROUP_ROWS)
+
+    @intrinsic
+    def group_problem(typingctx, flat, offset):
+        if not (isinstance(flat, types.Array) and flat.dtype == types.uint8 and flat.layout == "C"
+                and isinstance(offset, types.Integer)):
+            return None
+        sig = types.int64(flat, types.intp)
+
+        def codegen(context, builder, signature, args):
+            data = context.make_array(signature.args[0])(context, builder, args[0]).data
+            start = args[1]
+
+            def load(at: int):
+                where = builder.gep(data, [builder.add(start, ir.Constant(start.type, at))])
+                return builder.load(builder.bitcast(where, vector.as_pointer()), align=1)
+
+            def pick(a, b, smaller: bool):  # the unsigned minimum or maximum, lane by lane (vpminub, vpmaxub)
+                return builder.select(builder.icmp_unsigned("<" if smaller else ">", a, b), a, b)
+
+            least = most = None
+            for k in range(width):
+                cards = load(GROUP_ROWS * k)
+                most = cards if most is None else pick(most, cards, False)
+                for shift in range(1, width):
+                    # 0xFF where the card ``shift`` places on belongs to the next row: never a zero there
+                    next_row = [0 if (GROUP_ROWS * k + j) % width + shift < width else 0xFF
+                                for j in range(GROUP_ROWS)]
+                    if all(next_row):
+                        continue
+                    differ = builder.or_(builder.xor(cards, load(GROUP_ROWS * k + shift)),
+                                         ir.Constant(vector, next_row))
+                    least = differ if least is None else pick(least, differ, True)
+            repeated = builder.icmp_unsigned("==", least, ir.Constant(vector, [0] * GROUP_ROWS))
+            unknown = builder.icmp_unsigned(">", most, ir.Constant(vector, [51] * GROUP_ROWS))
+            flags = builder.bitcast(builder.or_(repeated, unknown), ir.IntType(GROUP_ROWS))
+            return builder.zext(flags, ir.IntType(64))
+
+        return sig, codegen
+
+    return group_problem
+
+
+_group_problem_3, _group_problem_5, _group_problem_6, _group_problem_7 = (_group_check(w) for w in (3, 5, 6, 7))
+
+
+@jit(inline="always")
+def _group_problem(flat, offset, width):
+    """:func:`_group_check`'s test for ``width`` (a constant at the call)."""
+    if width == 3:
+        return _group_problem_3(flat, offset)
+    if width == 5:
+        return _group_problem_5(flat, offset)
+    if width == 6:
+        return _group_problem_6(flat, offset)
+    return _group_problem_7(flat, offset)
+
+
+@jit(inline="always")
+def _rows_problem(ids, width):
+    """Nonzero when a row of ``ids`` (``width`` ids, a constant at the call) repeats a card or has an id above
+    51: 32 rows at a time in vector code, the last rows (whose vectors would read past the array) one by one."""
+    n = ids.shape[0]
+    flat = ids.reshape(-1)
+    groups = (n - 1) // GROUP_ROWS if n else 0  # a group's vectors read width - 1 bytes into the next row
+    bad = np.int64(0)
+    for group in range(groups):
+        bad |= _group_problem(flat, group * GROUP_ROWS * width, width)
+    for i in range(groups * GROUP_ROWS, n):
+        bad |= row_problem(ids, i, width)
+    return bad
+
+
+@jit
+def rows_problem(ids):
+    """Nonzero when a row of ``(N, k)`` uint8 card ids (k = 3, 5, 6 or 7) has an id above 51 or repeats a card:
+    the check of a batch, one vectorised pass (about a tenth of the evaluation's time for 5-card rows)."""
+    width = ids.shape[1]
+    if width == 3:
+        return _rows_problem(ids, 3)
+    if width == 5:
+        return _rows_problem(ids, 5)
+    if width == 6:
+        return _rows_problem(ids, 6)
+    if width == 7:
+        return _rows_problem(ids, 7)
+    return np.int64(1)
+
+
 @jit
 def first_bad_row(ids):
     """Index of the first row of ``(N, k)`` uint8 card ids with an id above 51 or a repeated card, or -1.
 
-    The check of :func:`row_problem` as a pass of its own: the GPU path's, and the CPU path's once the
-    evaluation's own check has flagged a row.  One loop per width with a constant trip count (a loop over a
-    run-time width costs 3x); the test is folded over blocks of 256 rows and only a block that fails is
-    searched.
+    Run once :func:`rows_problem` has flagged a batch, to name the row: the row tests of :func:`row_problem`,
+    one loop per width with a constant trip count (a loop over a run-time width costs 3x).
     """
-    n, width = ids.shape
-    for start in range(0, n, 256):
-        stop = min(n, start + 256)
-        bad = np.int64(0)
+    width = ids.shape[1]
+    for i in range(ids.shape[0]):
         if width == 3:
-            for i in range(start, stop):
-                bad |= row_problem(ids, i, 3)
+            bad = row_problem(ids, i, 3)
         elif width == 5:
-            for i in range(start, stop):
-                bad |= row_problem(ids, i, 5)
+            bad = row_problem(ids, i, 5)
         elif width == 6:
-            for i in range(start, stop):
-                bad |= row_problem(ids, i, 6)
+            bad = row_problem(ids, i, 6)
         elif width == 7:
-            for i in range(start, stop):
-                bad |= row_problem(ids, i, 7)
+            bad = row_problem(ids, i, 7)
         else:
             bad = 1
         if bad:
-            for i in range(start, stop):
-                if row_problem(ids, i, width):
-                    return i
+            return i
     return -1
 
 

@@ -40,7 +40,7 @@ from numba.core import types
 from numba.extending import intrinsic
 
 from .._jit import jit
-from .evaluate import row_problem
+from .evaluate import rows_problem
 from ..layout import (EVAL_FLUSH_BITS, EVAL_KEY_SHIFT, EVAL_ROWS_AT, EVAL_SUIT_BIAS, FLUSH_KEY_OFFSET, ROW_SHIFT,
                       SUIT_SHIFT)
 
@@ -91,11 +91,11 @@ def flagged_suit_ranks(flags, mask):
 def _load_pair(typingctx, ids, offset):
     """The two card ids at byte ``offset`` of C-contiguous ``uint8`` ``ids``, as one ``uint16`` (one load).
 
-    The 5-card loop reads its rows two cards at a time and looks each pair up
-    in ``pair_codes`` (:func:`cpoker.tables.evaluator_pair_codes`): 6 loads
-    for a row's cards instead of 10, 1.10-1.17x its rate.  The pair table is symmetric, so
-    the byte order of the machine does not matter.  (Not for 6 and 7 cards:
-    there it gained nothing.)
+    The 3-card loop reads a row's first two cards at once and looks the pair up
+    in ``pair_codes`` (:func:`cpoker.tables.evaluator_pair_codes`): 1.07x its
+    rate card by card.  The pair table is symmetric, so the byte order of the
+    machine does not matter.  (Not for 5 to 7 cards: on a Zen 4 the 512 KiB
+    table cost more than the loads it saved.)
     """
     if not (isinstance(ids, types.Array) and ids.dtype == types.uint8 and ids.layout == "C"):
         return None
@@ -135,9 +135,8 @@ def _eval_key(code, ids, i, width, table):
 
 
 @jit(inline="always")
-def _keys_pipelined(ids, width, eval_codes, table, out, check):
-    """``out[i]`` = key of row ``i`` of ``ids`` (6 or 7 cards: ``width``, a constant at the call); with ``check``
-    (a constant too), nonzero when a row repeats a card or has an id above 51 (:func:`.evaluate.row_problem`).
+def _keys_pipelined(ids, width, eval_codes, table, out):
+    """``out[i]`` = key of row ``i`` of ``ids`` (6 or 7 cards: ``width``, a constant at the call).
 
     Software-pipelined: each row's code is summed two rows ahead of its
     flush test, so the test's operand is ready when the test issues.  The
@@ -146,55 +145,38 @@ def _keys_pipelined(ids, width, eval_codes, table, out, check):
     let the processor run far ahead before each misprediction was found.
     """
     n = ids.shape[0]
-    bad = np.int64(0)
     if n < 2:
         for i in range(n):
-            if check:
-                bad |= row_problem(ids, i, width)
             out[i] = _eval_key(_eval_code(ids, i, width, eval_codes), ids, i, width, table)
-        return bad
+        return
     ahead1 = _eval_code(ids, 0, width, eval_codes)
     ahead2 = _eval_code(ids, 1, width, eval_codes)
     for i in range(n - 2):
         code = ahead1
         ahead1 = ahead2
         ahead2 = _eval_code(ids, i + 2, width, eval_codes)
-        if check:
-            bad |= row_problem(ids, i, width)
         out[i] = _eval_key(code, ids, i, width, table)
-    if check:
-        bad |= row_problem(ids, n - 2, width) | row_problem(ids, n - 1, width)
     out[n - 2] = _eval_key(ahead1, ids, n - 2, width, table)
     out[n - 1] = _eval_key(ahead2, ids, n - 1, width, table)
-    return bad
 
 
 @jit(inline="always")
-def _keys_from_ids(ids, eval_codes, pair_codes, table, out, check):
-    """The loops of :func:`keys_from_ids_lookup` (``check`` false) and :func:`keys_from_ids_checked` (true): a
-    constant at each call, so that each kernel compiles only its own loops."""
+def _keys_from_ids(ids, eval_codes, pair_codes, table, out):
+    """The loops of :func:`keys_from_ids_lookup` and :func:`keys_from_ids_checked`, one per row width."""
     width = ids.shape[1]
-    bad = np.int64(0)
     if width == 3:  # a front: no flushes, no straights, so the rank key is all
         for i in range(ids.shape[0]):
-            if check:
-                bad |= row_problem(ids, i, 3)
             code = pair_codes[_load_pair(ids, i * 3)] + eval_codes[ids[i, 2]]
             out[i] = evaluator_value(code >> EVAL_KEY_SHIFT, table)
     elif width == 5:  # flushes are in the table (see the module docstring): no branch
         for i in range(ids.shape[0]):
-            if check:
-                bad |= row_problem(ids, i, 5)
-            row = i * 5
-            code = (pair_codes[_load_pair(ids, row)] + pair_codes[_load_pair(ids, row + 2)]
-                    + eval_codes[ids[i, 4]] + np.int64(EVAL_SUIT_BIAS))
+            code = _eval_code(ids, i, 5, eval_codes)
             key = (code >> EVAL_KEY_SHIFT) + np.int64((code & EVAL_FLUSH_BITS) != 0) * FLUSH_KEY_OFFSET
             out[i] = evaluator_value(key, table)
     elif width == 6:
-        bad = _keys_pipelined(ids, 6, eval_codes, table, out, check)
+        _keys_pipelined(ids, 6, eval_codes, table, out)
     else:
-        bad = _keys_pipelined(ids, 7, eval_codes, table, out, check)
-    return bad
+        _keys_pipelined(ids, 7, eval_codes, table, out)
 
 
 @jit
@@ -203,23 +185,27 @@ def keys_from_ids_lookup(ids, eval_codes, pair_codes, table, out):
 
     ``eval_codes`` give each card its rank constant and suit counter
     (:func:`cpoker.tables.eval_codes`), ``pair_codes`` each pair of bytes
-    the sum of their codes (:func:`cpoker.tables.evaluator_pair_codes`);
-    ``table`` is k's :func:`cpoker.tables.evaluator_table` (flush keys, row
-    displacements, values).  One loop per row width, each with a constant
-    inner trip count that LLVM unrolls (a loop over a run-time width costs
-    3x), and nothing but scalars and a few arrays on the common path.  Ids
-    are not checked: any id below 256 reads a padded table, never outside it.
+    the sum of their codes (:func:`cpoker.tables.evaluator_pair_codes`: the
+    3-card loop reads its rows a pair and a card at a time, see
+    :func:`_load_pair`); ``table`` is k's
+    :func:`cpoker.tables.evaluator_table` (flush keys, row displacements,
+    values).  One loop per row width, each with a constant inner trip count
+    that LLVM unrolls (a loop over a run-time width costs 3x), and nothing but
+    scalars and a few arrays on the common path.  Ids are not checked: any id
+    below 256 reads a padded table, never outside it.
     """
-    _keys_from_ids(ids, eval_codes, pair_codes, table, out, False)
+    _keys_from_ids(ids, eval_codes, pair_codes, table, out)
 
 
 @jit
 def keys_from_ids_checked(ids, eval_codes, pair_codes, table, out):
-    """:func:`keys_from_ids_lookup`, checking the ids on the same pass: nonzero when some row has an id above
-    51 or repeats a card (:func:`.evaluate.row_problem`: a table load and an OR a card, on the cards the evaluation
-    reads anyway), else 0.  The caller then finds the row (:func:`.evaluate.first_bad_row`) and refuses the
-    batch; the keys already written for it mean nothing."""
-    return _keys_from_ids(ids, eval_codes, pair_codes, table, out, True)
+    """:func:`keys_from_ids_lookup` after the batch's check, in the same call: nonzero when some row has an id
+    above 51 or repeats a card (:func:`.evaluate.rows_problem`, one vectorised pass over the ids, 32 rows a step),
+    else 0.  The caller then finds the row (:func:`.evaluate.first_bad_row`) and refuses the batch; the keys
+    written for it mean nothing."""
+    bad = rows_problem(ids)
+    _keys_from_ids(ids, eval_codes, pair_codes, table, out)
+    return bad
 
 
 @jit
