@@ -153,6 +153,16 @@ def test_bad_json_lines_are_named(text, reason):
     assert caught.value.problems[0][0] == 2 and reason in caught.value.problems[0][1]
 
 
+def test_the_examples_of_the_docs_read_as_they_say():
+    import re
+
+    text = (ROOT / "docs" / "review.md").read_text()
+    blocks = re.findall(r"```\n(.*?)```", text, flags=re.S)
+    plain, jsonl = read_played(blocks[0])[0], read_played(blocks[1])[0]
+    assert len(plain) == 2 and not any(h.arrangement.is_foul for h in plain)
+    assert jsonl[0].id == "deal 7" and len(jsonl[0].real_opponents) == 1
+
+
 def test_absurd_input_gets_one_clear_line():
     with pytest.raises(OptionError, match="binary"):
         read_played("\x00\x01\x02" * 100)
