@@ -240,7 +240,8 @@ def review(hands: "Iterable | PlayedHand", rules: "Rules | str | None" = None, o
     seed
         Seeds every hand's deals (hand ``i`` uses ``derived_seed(seed, i)``); ``None`` draws one, recorded.
     opponent, tables
-        The opponent model of the deals and its tables, as for :func:`cpoker.solve`.
+        The opponent model of the deals and its tables, as for :func:`cpoker.solve`: by default the tables of
+        each hand's rules (a hand whose line sets other rules plays theirs); tables given serve every hand.
     jobs
         Threads (default: every core); the numbers do not depend on it.
     top
@@ -276,7 +277,10 @@ def review(hands: "Iterable | PlayedHand", rules: "Rules | str | None" = None, o
     opponents = check_int("opponents", opponents, 1, MAX_OPPONENTS)
     samples = check_int("samples", samples, 1, MAX_SAMPLES)
     top = check_int("top", top, 0, MAX_HANDS)
+    given_tables = tables is not None
     seed, rules, tables, (opponent_name,), _ = checked_play_options(seed, rules, tables, [opponent])
+    # tables given are every hand's; by default a hand with rules of its own plays its rules' shipped tables
+    hand_tables = tables if given_tables else None
     check_backend(backend, scheduler)
     time_budget = None if time_budget is None else check_seconds("time_budget", time_budget, True)
     check_checkpoint(checkpoint, checkpoint_seconds)
@@ -300,7 +304,7 @@ def review(hands: "Iterable | PlayedHand", rules: "Rules | str | None" = None, o
         (before,) = faulted_hands([opponent])
         with deferred():  # a signal drops the block in flight; the hands' own solves never see it
             reviewed = _side_by_side(lambda i: _review_hand(played[i], i, rules, opponents, samples, seed, opponent,
-                                                            tables),
+                                                            hand_tables),
                                      range(first, first + block[1]), shareable)
         return reviewed, faulted_hands([opponent])[0] - before
 

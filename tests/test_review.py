@@ -327,3 +327,26 @@ def test_a_real_ctrl_c_gives_the_partial_review_and_resume_continues_it(tmp_path
     unbroken = review(hands, samples=2000, seed=4)
     assert finished["hands"] == json.loads(json.dumps([h.to_dict() for h in unbroken.hands]))
     assert not finished["partial"] and os.path.getsize(out) > 0
+
+
+def test_a_line_rules_and_opponents_are_that_hand_own():
+    line = json.dumps({"arrangement": MEDIOCRE, "rules": "2-4", "opponents": 2})
+    result = review(read_played(line + "\n" + json.dumps({"arrangement": FOUL}))[0], samples=150, seed=8)
+    own, default = result.hands
+    assert (own.rules, own.opponents, default.rules, default.opponents) == ("2-4", 2, "pagat", 1)
+    alone = solve([int(c) for c in cpoker.Arrangement.parse(MEDIOCRE).cards], opponents=2, samples=150,
+                  seed=derived_seed(8, 0), rules="2-4", compare=MEDIOCRE)
+    assert (own.ev_best, own.ev_lost) == (alone.ev, alone.ev_lost) and own.seed == derived_seed(8, 0)
+
+
+@pytest.mark.subprocess
+def test_a_bot_opponent_reviews_as_the_strategy_it_plays():
+    """cmd: bots are opponents too (one hand at a time): a bot playing cpoker's greedy gives greedy's numbers."""
+    import shlex
+
+    script = shlex.quote(str(ROOT / "examples" / "bots" / "python_bot.py"))
+    bot = f"cmd:{shlex.quote(sys.executable)} {script} --strategy greedy"
+    by_bot = review([MEDIOCRE, FOUL], samples=120, seed=6, opponent=bot)
+    built_in = review([MEDIOCRE, FOUL], samples=120, seed=6, opponent="greedy")
+    assert [h.ev_lost for h in by_bot.hands] == [h.ev_lost for h in built_in.hands]
+    assert by_bot.bot_faults == 0 and by_bot.opponent_model.startswith("cmd:")
