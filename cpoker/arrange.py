@@ -27,7 +27,8 @@ ROW_SIZES = (3, 5, 5)
 MISSET_POLICIES = ("error", "foul")
 
 
-def _short(value: object) -> str:
+def short_repr(value: object) -> str:
+    """``repr(value)``, cut to 60 characters: a value quoted in an error message."""
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 
@@ -97,11 +98,11 @@ class Arrangement:
         if isinstance(text, Arrangement):
             return text
         if not isinstance(text, str):
-            raise ArrangementError(f"an arrangement is text 'front / middle / back', got {_short(text)}")
+            raise ArrangementError(f"an arrangement is text 'front / middle / back', got {short_repr(text)}")
         parts = text.split("/")
         if len(parts) != 3:
             raise ArrangementError(
-                f"an arrangement is 'front / middle / back' with two '/', got {_short(text)}")
+                f"an arrangement is 'front / middle / back' with two '/', got {short_repr(text)}")
         return cls(*parts, hand=hand, misset=misset)
 
     def _find_misset(self) -> Optional[str]:
@@ -218,7 +219,7 @@ def as_arrangement(item: ArrangementLike, misset: str = "error") -> Arrangement:
     if isinstance(item, str):
         return Arrangement.parse(item, misset=misset)
     if not isinstance(item, (list, tuple)):
-        raise ArrangementError(f"an arrangement is 'front / middle / back' text or 3 rows, got {_short(item)}")
+        raise ArrangementError(f"an arrangement is 'front / middle / back' text or 3 rows, got {short_repr(item)}")
     if len(item) != 3:
         raise ArrangementError(f"an arrangement needs 3 rows (front, middle, back), got {len(item)}")
     return Arrangement(*item, misset=misset)

@@ -24,14 +24,13 @@ from typing import Iterable, Optional
 from .arrange import ROW_NAMES, Arrangement
 from .errors import CpokerError, OptionError
 from .limits import MAX_SAMPLES, check_int, check_seconds, check_seed
-from .played import MAX_HANDS, PlayedHand, actual_points, checked_hands
+from .played import MAX_HANDS, MAX_OPPONENTS, PlayedHand, actual_points, checked_hands
 from .rules import Rules, resolve_rules
 from .stats import Z95
 
 BLOCK_HANDS = 16  # hands a block: a Dask task, the step of a checkpoint, and the hands solved side by side
 REVIEW_STATE = "cpoker review state 1"
 DEFAULT_TOP = 10
-MAX_OPPONENTS = 3
 
 
 @dataclass(frozen=True)
@@ -103,6 +102,8 @@ class ReviewedHand:
     @classmethod
     def from_dict(cls, data: dict) -> "ReviewedHand":
         """A hand of a saved review read back (``resume=``); ``ValueError``/``KeyError``/``TypeError`` if damaged."""
+        from .saved import count
+
         numbers = {name: _number(data[name]) for name in ("ev_played", "ev_best", "ev_lost", "ev_lost_stderr")}
         actual, luck = data["actual"], data["luck"]
         if (actual is None) != (luck is None):
@@ -110,10 +111,10 @@ class ReviewedHand:
         rows = tuple(data["rows_differ"])
         if not set(rows) <= set(ROW_NAMES):
             raise ValueError(f"{rows!r} are not rows")
-        return cls(number=_count(data["number"]), id=None if data["id"] is None else str(data["id"]),
-                   line=_count(data["line"]), played=Arrangement.parse(data["played"]),
-                   best=Arrangement.parse(data["best"]), rows_differ=rows, opponents=_count(data["opponents"]),
-                   rules=str(data["rules"]), seed=_count(data["seed"]), samples=_count(data["samples"]),
+        return cls(number=count(data["number"]), id=None if data["id"] is None else str(data["id"]),
+                   line=count(data["line"]), played=Arrangement.parse(data["played"]),
+                   best=Arrangement.parse(data["best"]), rows_differ=rows, opponents=count(data["opponents"]),
+                   rules=str(data["rules"]), seed=count(data["seed"]), samples=count(data["samples"]),
                    actual=None if actual is None else int(_number(actual)),
                    luck=None if luck is None else _number(luck), **numbers)
 
@@ -250,7 +251,7 @@ def review(hands: "Iterable | PlayedHand", rules: "Rules | str | None" = None, o
         A progress bar on standard error; seconds after which no new block of hands starts (the review is
         then ``partial``).
     backend, scheduler
-        ``"local"`` or ``"dask"`` (blocks of 8 hands on a Dask cluster); the same numbers.
+        ``"local"`` or ``"dask"`` (blocks of 16 hands on a Dask cluster); the same numbers.
     resume, checkpoint, checkpoint_seconds
         Continue a saved partial review of the same hands and settings to the numbers of an unbroken one;
         save the partial result with ``checkpoint(result)`` at most every ``checkpoint_seconds``.
@@ -454,12 +455,6 @@ def _number(value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise ValueError(f"{value!r} is not a number")
     return float(value)
-
-
-def _count(value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ValueError(f"{value!r} is not a count")
-    return value
 
 
 @dataclass(frozen=True)

@@ -16,38 +16,58 @@ from .options import (OPPONENT_HELP, STRATEGY_HELP, backend_options, bot_options
                       positive_seconds, resume_options, seed_option, study_options, with_bot_options)
 
 
-def _check_out(path: Optional[str]) -> None:
-    """Refuse a bad ``--out`` before a long job, not after it."""
+OUT_SUFFIXES = (".json", ".csv")  # what --out writes; cpoker review writes Parquet too
+
+
+def check_out(path: Optional[str], suffixes: tuple = OUT_SUFFIXES) -> None:
+    """Refuse a bad ``--out`` before a long job, not after it (Parquet without pyarrow included)."""
     from ..errors import OptionError
     from ..files import check_writable
 
     if path is None:
         return
-    if Path(path).suffix.lower() not in (".json", ".csv"):
-        raise OptionError(f"--out must end in .json or .csv, got {path!r}")
+    suffix = Path(path).suffix.lower()
+    if suffix not in suffixes:
+        listed = ", ".join(suffixes[:-1]) + " or " + suffixes[-1]
+        raise OptionError(f"--out must end in {listed}, got {path!r}")
+    if suffix == ".parquet":
+        try:
+            import pyarrow  # noqa: F401
+        except ImportError:
+            raise OptionError("--out FILE.parquet needs pyarrow: pip install 'cpoker[parquet]' "
+                              "(or write .csv or .json)") from None
     check_writable(path)
 
 
-def _write_out(path: str, data: dict, rows: list[dict]) -> None:
-    """Save results atomically: ``.json`` gets ``data``; ``.csv`` gets ``rows`` (one dict per line).
+def write_out(path: str, data: dict, rows: list[dict]) -> None:
+    """Save results atomically: ``.json`` gets ``data``; ``.csv`` and ``.parquet`` get ``rows`` (one dict per
+    line).
 
-    The path was checked by :func:`_check_out` before the job started.
+    The path was checked by :func:`check_out` before the job started.
     """
     import csv
 
     from ..errors import OptionError
     from ..files import atomic_write
 
-    if Path(path).suffix.lower() == ".json":
-        text = json_text(data)
+    suffix = Path(path).suffix.lower()
+    if suffix == ".json":
+        data_bytes = json_text(data).encode("utf-8")
+    elif suffix == ".parquet":
+        import pyarrow
+        import pyarrow.parquet
+
+        sink = pyarrow.BufferOutputStream()
+        pyarrow.parquet.write_table(pyarrow.Table.from_pylist(rows), sink)
+        data_bytes = sink.getvalue().to_pybytes()
     else:
         buffer = io.StringIO(newline="")
         writer = csv.DictWriter(buffer, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
-        text = buffer.getvalue()
+        data_bytes = buffer.getvalue().encode("utf-8")
     try:
-        atomic_write(path, text.encode("utf-8"))
+        atomic_write(path, data_bytes)
     except OptionError as error:  # checked before the job, failed after it (a full disk): keep the result
         unwritten(f"{error}; the result is printed instead")
 
@@ -85,7 +105,7 @@ def _save_and_print_json(args, result, out: Optional[str] = None) -> Optional[in
     data = result.to_dict()
     out = out or args.out
     if out:
-        _write_out(out, data, _flatten(data))
+        write_out(out, data, _flatten(data))
     if args.json:
         print_json(data)
         return PARTIAL if result.partial else 0
@@ -96,7 +116,7 @@ def cmd_simulate(args) -> int:
     from ..errors import OptionError
     from ..simulation import simulate
 
-    saved, out = _resumed_job(args, "simulate")
+    saved, out = resumed_job(args, "simulate")
     state = saved["state"] if saved else {}
     arrangement = args.arrangement
     if arrangement is None:
@@ -142,7 +162,7 @@ def cmd_simulate(args) -> int:
 def cmd_match(args) -> int:
     from ..simulation import match
 
-    saved, out = _resumed_job(args, "match")
+    saved, out = resumed_job(args, "match")
     state = saved["state"] if saved else {}
     strategies = [with_bot_options(args, strategy) for strategy in args.strategies or state.get("strategies", [])]
     result = played(match, strategies, deals=given(args.deals, saved, "requested_deals", 10_000), seed=args.seed,
@@ -155,7 +175,7 @@ def cmd_match(args) -> int:
         common["strategies"] = " ".join(result.strategies)
         common["rules"] = result.rules.name
         rows = [{**common, **score, "interval_95": json.dumps(score["interval_95"])} for score in data["scores"]]
-        _write_out(out, data, rows)
+        write_out(out, data, rows)
     if args.json:
         print_json(data)
         return PARTIAL if result.partial else 0
@@ -180,7 +200,7 @@ def cmd_match(args) -> int:
 def cmd_tournament(args) -> int:
     from ..tournaments import tournament
 
-    saved, out = _resumed_job(args, "tournament")
+    saved, out = resumed_job(args, "tournament")
     state = saved["state"] if saved else {}
     strategies = [with_bot_options(args, strategy) for strategy in args.strategies or state.get("strategies", [])]
     result = played(tournament, strategies, deals=given(args.deals, saved, "requested_deals", 10_000),
@@ -194,7 +214,7 @@ def cmd_tournament(args) -> int:
         rows = [{**common, "strategy": a, "opponent": b, "points_per_deal": result.points[i, j],
                  "interval_95": json.dumps(list(result.intervals[i, j]))}
                 for i, a in enumerate(result.strategies) for j, b in enumerate(result.strategies) if i != j]
-        _write_out(out, data, rows)
+        write_out(out, data, rows)
     if args.json:
         print_json(data)
         return PARTIAL if result.partial else 0
@@ -236,8 +256,9 @@ def cmd_bot_check(args) -> int:
     return 0 if all(c.passed for c in checks) else 1
 
 
-def _resumed_job(args, kind: str) -> "tuple[Optional[dict], Optional[str]]":
-    """``(saved result or None, output path)`` of a ``match``/``simulate``/``exploit`` command, checked first.
+def resumed_job(args, kind: str, suffixes: tuple = OUT_SUFFIXES) -> "tuple[Optional[dict], Optional[str]]":
+    """``(saved result or None, output path)`` of a ``match``/``simulate``/``exploit``/``tournament``/``review``
+    command, checked first (``--out`` must end in one of ``suffixes``).
 
     With ``--resume FILE`` the saved result is read (and checked further by the
     job), and the result goes to FILE unless ``--out`` says otherwise;
@@ -246,7 +267,8 @@ def _resumed_job(args, kind: str) -> "tuple[Optional[dict], Optional[str]]":
     from ..errors import OptionError
     from ..files import read_json
 
-    noun = {"match": "match", "simulate": "simulation", "exploit": "study", "tournament": "tournament"}[kind]
+    noun = {"match": "match", "simulate": "simulation", "exploit": "study", "tournament": "tournament",
+            "review": "review"}[kind]
     saved = None
     if args.resume:
         saved = read_json(args.resume, f"saved {noun}")
@@ -256,7 +278,7 @@ def _resumed_job(args, kind: str) -> "tuple[Optional[dict], Optional[str]]":
     out = args.out or args.resume  # a resumed job's file becomes the continued one's
     if args.checkpoint and not (out and Path(out).suffix.lower() == ".json"):
         raise OptionError(f"--checkpoint saves the {noun} so far to its --out FILE.json; give one")
-    _check_out(out)
+    check_out(out, suffixes)
     return saved, out
 
 
@@ -317,7 +339,7 @@ def cmd_exploit(args) -> int:
     from ..exploitability import exploit
     from ..simulation import numba_threads
 
-    saved, out = _resumed_job(args, "exploit")
+    saved, out = resumed_job(args, "exploit")
     state = saved["state"] if saved else {}
     strategy = args.strategy or (saved or {}).get("strategy")
     if not strategy:

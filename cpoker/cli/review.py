@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import Optional
 
-from .common import EXIT_USAGE, PARTIAL, played, print_bot_faults, print_json, show_progress, unwritten
+from .common import EXIT_USAGE, PARTIAL, played, print_bot_faults, print_json, show_progress
 from .options import (OPPONENT_HELP, backend_options, bot_options, command, int_in, resume_options, study_options,
                       with_bot_options)
 from ..limits import MAX_SAMPLES
@@ -16,21 +15,11 @@ SHOWN_HANDS = 50  # hands a terminal table lists; --out and --json carry them al
 
 
 def cmd_review(args) -> int:
-    from ..errors import OptionError
-    from ..files import read_json
     from ..played import PROBLEMS_SHOWN, PlayedHandsError, problem_heading, read_played
     from ..reviews import review
+    from .jobs import checkpointing, given, resumed_job, rules_of, write_out
 
-    saved = None
-    if args.resume:
-        saved = read_json(args.resume, "saved review")
-        if not isinstance(saved, dict) or saved.get("kind") != "review" or not isinstance(saved.get("state"), dict):
-            raise OptionError(f"{args.resume} is not a review that can be resumed "
-                              "(cpoker review FILE --out REVIEW.json writes one)")
-    out = args.out or args.resume
-    if args.checkpoint and not (out and Path(out).suffix.lower() == ".json"):
-        raise OptionError("--checkpoint saves the review so far to its --out FILE.json; give one")
-    _check_out(out)
+    saved, out = resumed_job(args, "review", OUT_SUFFIXES)
     text, source = _read_input(args.file)
     try:
         hands, skipped = read_played(text, source, skip_bad=args.skip_bad)
@@ -45,8 +34,6 @@ def cmd_review(args) -> int:
         return EXIT_USAGE
     for line, reason in skipped:
         print(f"cpoker: warning: skipped line {line}: {' '.join(reason.split())}", file=sys.stderr)
-    from .jobs import checkpointing, given, rules_of
-
     opponent = with_bot_options(args, args.opponent or (saved or {}).get("opponent_model", "table"))
     result = played(review, hands, rules=rules_of(args, (saved or {}).get("state")),
                     opponents=given(args.opponents, saved, "opponents", 1),
@@ -55,7 +42,7 @@ def cmd_review(args) -> int:
                     progress=show_progress(args), backend=args.backend, scheduler=args.scheduler, resume=saved,
                     skipped=tuple(skipped), **checkpointing(args, out))
     if out:
-        _write(out, result)
+        write_out(out, result.to_dict(), [_flat_row(h.to_dict(), result) for h in result.hands])
     if args.json:
         print_json(result.to_dict())
         return PARTIAL if result.partial else 0
@@ -78,57 +65,6 @@ def _read_input(path: str) -> "tuple[str, str]":
         return data.decode("utf-8"), "standard input"
     except UnicodeDecodeError as failure:
         raise OptionError(f"standard input is not UTF-8 text (byte {failure.start})") from None
-
-
-def _check_out(path: Optional[str]) -> None:
-    """Refuse a bad ``--out`` before the review, not after it (Parquet without pyarrow included)."""
-    from ..errors import OptionError
-    from ..files import check_writable
-
-    if path is None:
-        return
-    suffix = Path(path).suffix.lower()
-    if suffix not in OUT_SUFFIXES:
-        raise OptionError(f"--out must end in .json, .csv or .parquet, got {path!r}")
-    if suffix == ".parquet":
-        try:
-            import pyarrow  # noqa: F401
-        except ImportError:
-            raise OptionError("--out FILE.parquet needs pyarrow: pip install 'cpoker[parquet]' "
-                              "(or write .csv or .json)") from None
-    check_writable(path)
-
-
-def _write(path: str, result) -> None:
-    """The review to ``path``: all of it as JSON, or one row per hand as CSV or Parquet (atomically)."""
-    import csv
-    import io
-
-    from ..errors import OptionError
-    from ..files import atomic_write
-    from .jobs import json_text
-
-    suffix = Path(path).suffix.lower()
-    rows = [_flat_row(h.to_dict(), result) for h in result.hands]
-    if suffix == ".json":
-        data = json_text(result.to_dict()).encode("utf-8")
-    elif suffix == ".csv":
-        buffer = io.StringIO(newline="")
-        writer = csv.DictWriter(buffer, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-        data = buffer.getvalue().encode("utf-8")
-    else:
-        import pyarrow
-        import pyarrow.parquet
-
-        sink = pyarrow.BufferOutputStream()
-        pyarrow.parquet.write_table(pyarrow.Table.from_pylist(rows), sink)
-        data = sink.getvalue().to_pybytes()
-    try:
-        atomic_write(path, data)
-    except OptionError as error:  # checked before the review, failed after it (a full disk): keep the result
-        unwritten(f"{error}; the result is printed instead")
 
 
 def _flat_row(hand: dict, result) -> dict:
