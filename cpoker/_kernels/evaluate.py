@@ -330,7 +330,7 @@ def _rows_problem(ids, width):
 @jit
 def rows_problem(ids):
     """Nonzero when a row of ``(N, k)`` uint8 card ids (k = 3, 5, 6 or 7) has an id above 51 or repeats a card:
-    the check of a batch, one vectorised pass (about a tenth of the evaluation's time for 5-card rows)."""
+    the check of a batch, one vectorised pass (about a tenth of the scalar evaluation's time for 5-card rows)."""
     width = ids.shape[1]
     if width == 3:
         return _rows_problem(ids, 3)

@@ -40,7 +40,9 @@ from numba.core import types
 from numba.extending import intrinsic
 
 from .._jit import jit
-from .evaluate import rows_problem
+from .avx512 import (LANES, checked_rank_keys_5, checked_rank_keys_6, checked_rank_keys_7, lowest_bit, rank_keys_5,
+                     rank_keys_6, rank_keys_7)
+from .evaluate import row_problem, rows_problem
 from ..layout import (EVAL_FLUSH_BITS, EVAL_KEY_SHIFT, EVAL_ROWS_AT, EVAL_SUIT_BIAS, FLUSH_KEY_OFFSET, ROW_SHIFT,
                       SUIT_SHIFT)
 
@@ -177,6 +179,91 @@ def _keys_from_ids(ids, eval_codes, pair_codes, table, out):
         _keys_pipelined(ids, 6, eval_codes, table, out)
     else:
         _keys_pipelined(ids, 7, eval_codes, table, out)
+
+
+@jit(inline="always")
+def _rank_keys(ids, row, out, width, checked):
+    """:func:`.avx512.rank_key_group`'s kernel for ``width`` and ``checked`` (constants at the call)."""
+    if checked:
+        if width == 5:
+            return checked_rank_keys_5(ids, row, out)
+        if width == 6:
+            return checked_rank_keys_6(ids, row, out)
+        return checked_rank_keys_7(ids, row, out)
+    if width == 5:
+        return rank_keys_5(ids, row, out)
+    if width == 6:
+        return rank_keys_6(ids, row, out)
+    return rank_keys_7(ids, row, out)
+
+
+@jit(inline="always")
+def _keys_by_vector(ids, width, checked, eval_codes, table, out):
+    """``out[i]`` = key of row ``i`` of ``ids`` (5 to 7 cards: ``width``, a constant at the call): the rank keys
+    of 16 rows at a time in AVX-512 code (:mod:`.avx512`), then their values by scalar loads.  With ``checked``
+    (a constant), nonzero when a row has an id above 51 or repeats a card, checked on the same vectors; else 0.
+
+    The keys of the next 16 rows are computed before the values of these are looked up: reading back keys just
+    stored as a vector stalled each load on the store (1.3x the scalar loop's rate; 1.8x ahead of it).  The rows
+    of six or seven cards that hold a flush (the vector code flags them) are then evaluated one by one.
+    """
+    n = ids.shape[0]
+    groups = n // LANES
+    bad = np.int64(0)
+    upcoming = _rank_keys(ids, 0, out, width, checked) if groups else 0
+    for group in range(groups):
+        start = group * LANES
+        flushes = upcoming & 0xFFFF
+        bad |= upcoming >> LANES
+        if group + 1 < groups:
+            upcoming = _rank_keys(ids, start + LANES, out, width, checked)
+        for i in range(start, start + LANES):
+            out[i] = evaluator_value(np.int64(out[i]), table)
+        while flushes:
+            i = start + lowest_bit(flushes)
+            flushes &= flushes - 1
+            out[i] = _eval_key(_eval_code(ids, i, width, eval_codes), ids, i, width, table)
+    for i in range(groups * LANES, n):
+        if checked:
+            bad |= row_problem(ids, i, width)
+        code = _eval_code(ids, i, width, eval_codes)
+        if width == 5:
+            key = (code >> EVAL_KEY_SHIFT) + np.int64((code & EVAL_FLUSH_BITS) != 0) * FLUSH_KEY_OFFSET
+            out[i] = evaluator_value(key, table)
+        else:
+            out[i] = _eval_key(code, ids, i, width, table)
+    return bad
+
+
+# One kernel per row width, the check chosen by an argument: a first call compiles only its width (about 0.6 s
+# each; one kernel for every width took 8.5 s against the scalar kernel's 3.1)
+@jit
+def keys_from_ids_avx512_5(ids, check, eval_codes, table, out):
+    """:func:`keys_from_ids_lookup` of C-contiguous ``(N, 5)`` ids into C-contiguous ``out``, on a processor with
+    AVX-512 VBMI (:func:`.avx512.available`): the same keys, about 1.8x as fast.  With ``check``, the batch's
+    check on the same vectors, as :func:`keys_from_ids_checked` returns it; else 0."""
+    if check:
+        return _keys_by_vector(ids, 5, True, eval_codes, table, out)
+    return _keys_by_vector(ids, 5, False, eval_codes, table, out)
+
+
+@jit
+def keys_from_ids_avx512_6(ids, check, eval_codes, table, out):
+    """:func:`keys_from_ids_avx512_5` for rows of 6 cards (the best five)."""
+    if check:
+        return _keys_by_vector(ids, 6, True, eval_codes, table, out)
+    return _keys_by_vector(ids, 6, False, eval_codes, table, out)
+
+
+@jit
+def keys_from_ids_avx512_7(ids, check, eval_codes, table, out):
+    """:func:`keys_from_ids_avx512_5` for rows of 7 cards (the best five)."""
+    if check:
+        return _keys_by_vector(ids, 7, True, eval_codes, table, out)
+    return _keys_by_vector(ids, 7, False, eval_codes, table, out)
+
+
+AVX512_KERNELS = {5: keys_from_ids_avx512_5, 6: keys_from_ids_avx512_6, 7: keys_from_ids_avx512_7}
 
 
 @jit
