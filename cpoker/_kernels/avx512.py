@@ -218,18 +218,5 @@ def rank_key_group(width: int, checked: bool):
     return rank_keys
 
 
-@intrinsic
-def lowest_bit(typingctx, value):
-    """The index of the lowest set bit of a nonzero ``int64`` (LLVM's ``cttz``: one instruction)."""
-    if not isinstance(value, types.Integer):
-        return None
-    sig = types.int64(types.int64)
-
-    def codegen(context, builder, signature, args):
-        return _call(builder, "llvm.cttz.i64", ir.IntType(64), args[0], ir.Constant(ir.IntType(1), 1))
-
-    return sig, codegen
-
-
 rank_keys_5, rank_keys_6, rank_keys_7 = (rank_key_group(width, False) for width in (5, 6, 7))
 checked_rank_keys_5, checked_rank_keys_6, checked_rank_keys_7 = (rank_key_group(width, True) for width in (5, 6, 7))

@@ -210,18 +210,31 @@ def keys_from_masks(masks, n_cards, out):
             out[i] = best_key(masks[i])
 
 
-@intrinsic
-def _popcount(typingctx, value):
-    """The number of bits set in an ``int64``: one instruction (LLVM's ``ctpop``)."""
-    if not isinstance(value, types.Integer):
-        return None
-    sig = types.int64(types.int64)
+def _bit_count(llvm_name: str, *flags: int):
+    """An intrinsic ``f(value)``: LLVM's ``llvm_name`` (a bit count, one instruction) of an ``int64``, with the
+    ``i1`` arguments ``flags`` after it."""
 
-    def codegen(context, builder, signature, args):
-        count = builder.module.declare_intrinsic("llvm.ctpop", [ir.IntType(64)])
-        return builder.call(count, args)
+    @intrinsic
+    def bit_count(typingctx, value):
+        if not isinstance(value, types.Integer):
+            return None
+        sig = types.int64(types.int64)
 
-    return sig, codegen
+        def codegen(context, builder, signature, args):
+            arguments = [args[0], *(ir.Constant(ir.IntType(1), flag) for flag in flags)]
+            function = builder.module.globals.get(llvm_name)
+            if function is None:
+                function = ir.Function(builder.module, ir.FunctionType(ir.IntType(64), [a.type for a in arguments]),
+                                       llvm_name)
+            return builder.call(function, arguments)
+
+        return sig, codegen
+
+    return bit_count
+
+
+_popcount = _bit_count("llvm.ctpop.i64")  # the number of bits set
+lowest_bit = _bit_count("llvm.cttz.i64", 1)  # the index of the lowest bit set, of a nonzero value
 
 
 # each id's card bit, and none for an id above 51: a row's bits then count fewer than its ids when it repeats a

@@ -40,9 +40,9 @@ from numba.core import types
 from numba.extending import intrinsic
 
 from .._jit import jit
-from .avx512 import (LANES, checked_rank_keys_5, checked_rank_keys_6, checked_rank_keys_7, lowest_bit, rank_keys_5,
-                     rank_keys_6, rank_keys_7)
-from .evaluate import row_problem, rows_problem
+from .avx512 import (LANES, checked_rank_keys_5, checked_rank_keys_6, checked_rank_keys_7, rank_keys_5, rank_keys_6,
+                     rank_keys_7)
+from .evaluate import lowest_bit, row_problem, rows_problem
 from ..layout import (EVAL_FLUSH_BITS, EVAL_KEY_SHIFT, EVAL_ROWS_AT, EVAL_SUIT_BIAS, FLUSH_KEY_OFFSET, ROW_SHIFT,
                       SUIT_SHIFT)
 
