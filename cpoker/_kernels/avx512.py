@@ -66,7 +66,12 @@ def available() -> bool:
         return False
     else:
         features = llvm.get_host_cpu_features().flatten()
-    enabled = {flag[1:] for flag in features.split(",") if flag.startswith("+")}
+    enabled: set = set()
+    for flag in features.split(","):  # in order: LLVM lets a later flag undo an earlier one
+        if flag[:1] == "+":
+            enabled.add(flag[1:])
+        elif flag[:1] == "-":
+            enabled.discard(flag[1:])
     return all(feature in enabled for feature in FEATURES)
 
 
