@@ -128,9 +128,8 @@ def test_a_strided_out_takes_the_scalar_loop():
 
 
 def test_a_named_processor_without_vbmi_gets_the_scalar_loop():
-    """``NUMBA_CPU_NAME`` and ``NUMBA_CPU_FEATURES`` make numba compile for another processor: cpoker then emits
-    AVX-512 only where that processor has VBMI, and the batch calls give the same keys.  The processors named are
-    this one without VBMI (a later ``-`` undoes a ``+``), and one named without its features."""
+    """``NUMBA_CPU_FEATURES`` makes numba compile for another processor: here this one without VBMI (a later ``-``
+    undoes a ``+``).  cpoker then emits no AVX-512 VBMI, and the batch calls give the same keys."""
     import llvmlite.binding as llvm
 
     from cpoker import evaluate_best_batch
@@ -138,12 +137,30 @@ def test_a_named_processor_without_vbmi_gets_the_scalar_loop():
     code = ("import numpy as np; from cpoker._kernels import avx512; from cpoker import evaluate_best_batch;"
             "print(avx512.available(), evaluate_best_batch(np.array([[0, 1, 2, 3, 4, 13, 26]])).tolist())")
     expected = evaluate_best_batch(np.array([[0, 1, 2, 3, 4, 13, 26]])).tolist()
-    without_vbmi = {"NUMBA_CPU_NAME": llvm.get_host_cpu_name(),
-                    "NUMBA_CPU_FEATURES": llvm.get_host_cpu_features().flatten() + ",-avx512vbmi"}
-    for settings in (without_vbmi, {"NUMBA_CPU_NAME": "generic"}):
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                             env={**os.environ, **settings}, check=True)
-        assert out.stdout.strip() == f"False {expected}", settings
+    settings = {"NUMBA_CPU_NAME": llvm.get_host_cpu_name(),
+                "NUMBA_CPU_FEATURES": llvm.get_host_cpu_features().flatten() + ",-avx512vbmi"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={**os.environ, **settings}, check=True)
+    assert out.stdout.strip() == f"False {expected}"
+
+
+def test_a_processor_named_without_its_features_is_not_trusted_with_avx512(monkeypatch):
+    """``NUMBA_CPU_NAME`` alone: cpoker cannot tell that processor's features, and takes the scalar loop."""
+    from numba.core import config
+
+    monkeypatch.setattr(config, "CPU_NAME", "generic")
+    monkeypatch.setattr(config, "CPU_FEATURES", None)
+    avx512.available.cache_clear()
+    try:
+        assert not avx512.available()
+        monkeypatch.setattr(config, "CPU_FEATURES", "+avx512f,+avx512bw,+avx512vbmi,-avx512bw")
+        avx512.available.cache_clear()
+        assert not avx512.available()
+        monkeypatch.setattr(config, "CPU_FEATURES", "-avx512vbmi,+avx512f,+avx512bw,+avx512vbmi")
+        avx512.available.cache_clear()
+        assert avx512.available()
+    finally:
+        avx512.available.cache_clear()
 
 
 @needs_vbmi
