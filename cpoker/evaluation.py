@@ -305,7 +305,7 @@ def evaluate_batch(cards: np.ndarray, check: bool = True, device: str = "cpu",
     On a processor with AVX-512 VBMI (Ice Lake, Zen 4 and later) the sums
     and flush tests of 16 rows at a time are vector code, with every card's
     table in a register (:mod:`cpoker._kernels.avx512`): the same keys, about
-    1.6x (7 cards) to 1.8x (5 cards) the rate of the scalar loop, which
+    1.6x (7 cards) to 1.8x (3 and 5 cards) the rate of the scalar loop, which
     serves other processors and an ``out`` that is not contiguous.
     """
     return _batch_keys(cards, 5, 5, (3, 5), "evaluate_batch", check, device, out)

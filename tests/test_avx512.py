@@ -41,8 +41,9 @@ def random_hands(n: int, k: int, seed: int) -> np.ndarray:
 
 
 @needs_vbmi
-def test_every_five_card_hand_gets_the_scalar_key():
-    hands = all_combinations(5)
+@pytest.mark.parametrize("width", [3, 5])
+def test_every_five_and_three_card_hand_gets_the_scalar_key(width):
+    hands = all_combinations(width)
     scalar, vector = both_kernels(hands)
     assert np.array_equal(vector, scalar)
     checked = np.empty(len(hands), dtype=np.int32)
@@ -51,9 +52,10 @@ def test_every_five_card_hand_gets_the_scalar_key():
 
 
 @needs_vbmi
-@pytest.mark.parametrize("width", [5, 6, 7])
+@pytest.mark.parametrize("width", [3, 5, 6, 7])
 def test_every_length_of_the_last_group(width):
-    """16 rows a step, then the rows after the last whole group one by one: every count from 0 to 50."""
+    """16 rows a step, then the rows after the last whole group one by one: every count from 0 to 50 (3-card
+    groups also leave out a last group whose 64-byte load would read past the ids)."""
     hands = random_hands(50, width, seed=width)
     for n in range(51):
         scalar, vector = both_kernels(np.ascontiguousarray(hands[:n]))
@@ -91,7 +93,7 @@ def test_a_flush_in_every_lane(width):
 
 
 @needs_vbmi
-@pytest.mark.parametrize("width", [5, 6, 7])
+@pytest.mark.parametrize("width", [3, 5, 6, 7])
 def test_random_hands_and_the_checked_kernel(width):
     hands = random_hands(300_001, width, seed=width)
     scalar, vector = both_kernels(hands)
@@ -104,7 +106,7 @@ def test_random_hands_and_the_checked_kernel(width):
 
 
 @needs_vbmi
-@pytest.mark.parametrize("width", [5, 6, 7])
+@pytest.mark.parametrize("width", [3, 5, 6, 7])
 def test_garbage_reads_inside_the_tables(width):
     """Unchecked ids above 63 read their low six bits: a meaningless key, never a read outside the table.  Every
     key is then one of the table's values."""
@@ -164,7 +166,7 @@ def test_a_processor_named_without_its_features_is_not_trusted_with_avx512(monke
 
 
 @needs_vbmi
-@pytest.mark.parametrize("width", [5, 6, 7])
+@pytest.mark.parametrize("width", [3, 5, 6, 7])
 def test_the_fused_check_finds_every_repeat_and_every_unknown_id(width):
     """The checked kernel tests 16 rows on the vectors it evaluates, and the rows after the last group one by one:
     a repeat of any two positions, and an id above 51 at any position, is found in every row of either part."""

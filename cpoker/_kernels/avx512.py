@@ -2,7 +2,7 @@
 
 :mod:`.lookup`'s scalar loop spends most of a 5-card row on its cards: five
 byte loads, five code loads and four adds before the two table loads that
-give the key.  Here the cards of 16 rows are read as two 64-byte vectors and
+give the key.  Here the cards of 16 rows are read as 64-byte vectors and
 every per-card table lives in a register:
 
 * one two-source byte shuffle (``vpermt2b``) turns the row-major bytes into
@@ -12,7 +12,8 @@ every per-card table lives in a register:
   rank, and another to its suit;
 * a 16-entry dword table (``vpermd``) maps each rank to its constant
   (``layout.RANK_CONSTANTS``), and 16 lanes of sums of those are the rows'
-  rank keys, the very keys the scalar loop computes;
+  rank keys, the very keys the scalar loop computes (all a front of three
+  cards needs: one 64-byte load holds its 16 rows);
 * five cards hold a flush when all five share a suit: the AND of their suit
   bits, which adds ``FLUSH_KEY_OFFSET`` to the key (the 5-card table holds the
   flushes at that offset).  Six or seven cards hold one when a suit counts
@@ -36,6 +37,7 @@ from llvmlite import ir
 from numba.core import types
 from numba.extending import intrinsic
 
+from .._jit import jit
 from ..layout import FLUSH_KEY_OFFSET, RANK_CONSTANTS
 
 LANES = 16  # rows a step: one 512-bit vector of int32 keys
@@ -101,8 +103,20 @@ def _position(builder: ir.IRBuilder, chunks: list, position: int):
                                   ir.Constant(_vector(_I32), list(range(first, first + LANES))))
 
 
+@jit
+def group_count(rows, width):
+    """How many groups of 16 rows the kernels of :func:`rank_key_group` can take from ``rows`` rows of ``width``
+    cards: the whole groups, less those whose 64-byte load would read past the ids (3 cards: 48 bytes a group)."""
+    groups = rows // LANES
+    if width * LANES < 64:
+        ends = rows * width - 64  # the last byte a group may start at
+        groups = min(groups, ends // (width * LANES) + 1 if ends >= 0 else 0)
+    return groups
+
+
 # the positions held by the four 16-lane blocks of each 64-byte chunk: cards 0-3, then the rest (repeated to fill)
-CHUNK_POSITIONS = {5: ((0, 1, 2, 3), (4, 4, 4, 4)), 6: ((0, 1, 2, 3), (4, 5, 4, 5)), 7: ((0, 1, 2, 3), (4, 5, 6, 4))}
+CHUNK_POSITIONS = {3: ((0, 1, 2, 0),), 5: ((0, 1, 2, 3), (4, 4, 4, 4)), 6: ((0, 1, 2, 3), (4, 5, 4, 5)),
+                   7: ((0, 1, 2, 3), (4, 5, 6, 4))}
 
 
 def _repeat_comparisons(width: int) -> list:
@@ -113,6 +127,8 @@ def _repeat_comparisons(width: int) -> list:
     met, comparisons = set(), []
     for chunk, other, turn in ((0, 0, 1), (0, 0, 2), (0, 1, 0), (1, 1, 1), (1, 1, 2), (0, 1, 1), (0, 1, 2),
                                (0, 1, 3)):
+        if other >= len(chunks):
+            continue
         pairs = [(chunks[chunk][block], chunks[other][(block + turn) % 4]) for block in range(4)]
         new = {frozenset(pair) for pair in pairs if pair[0] != pair[1]} - met
         if new:
@@ -125,18 +141,21 @@ def _repeat_comparisons(width: int) -> list:
 
 def rank_key_group(width: int, checked: bool):
     """An intrinsic ``rank_keys(ids, row, out)``: writes to ``out[row:row + 16]`` the rank keys of rows ``row`` to
-    ``row + 15`` of the C-contiguous ``(N, width)`` ``uint8`` card ids ``ids`` (``width`` 5, 6 or 7) and
+    ``row + 15`` of the C-contiguous ``(N, width)`` ``uint8`` card ids ``ids`` (``width`` 3, 5, 6 or 7) and
     returns, for six or seven cards, a bit mask of the rows that hold a flush (lane ``l`` is row ``row + l``).
 
-    Five cards' keys include the flush offset (the 5-card table holds the flushes), and the mask is 0.
+    Five cards' keys include the flush offset (the 5-card table holds the flushes), and the mask is 0; three
+    cards (a front) have no flush.
     ``checked`` adds the batch's check, on the vectors already loaded: bit 16 of the result is set when one of
     the rows has an id above 51 (a compare of the bytes as loaded) or repeats a card (each position compared
-    with every other, 64 lanes at a time: 3 compares for 5 cards, 8 for 7).  The rows must lie inside ``ids``,
-    and ``out`` must be C-contiguous.
+    with every other, 64 lanes at a time: 3 compares for 5 cards, 8 for 7; the 16 ids past a 3-card group are
+    checked too, and they are rows of the batch).  The group's bytes must lie inside ``ids`` (see
+    :func:`group_count`), and ``out`` must be C-contiguous.
     """
     if width not in CHUNK_POSITIONS:
         raise ValueError(f"rows of {width} cards")
     size = LANES * width  # 80, 96 or 112 bytes: two 64-byte loads, the second ending at the group's end
+    # 48 bytes for 3 cards: one 64-byte load, which reads 16 bytes past the group (see group_count)
     comparisons = _repeat_comparisons(width) if checked else []
 
     @intrinsic
@@ -158,7 +177,8 @@ def rank_key_group(width: int, checked: bool):
                 where = builder.gep(start, [ir.Constant(row.type, at)])
                 return builder.load(builder.bitcast(where, _vector(_I8, 64).as_pointer()), align=1)
 
-            early, tail = load(0), load(late)
+            early = load(0)
+            tail = load(late) if late > 0 else early
             chunks = []
             for positions in CHUNK_POSITIONS[width]:
                 picks = []
@@ -175,7 +195,9 @@ def rank_key_group(width: int, checked: bool):
                 constant = _call(builder, "llvm.x86.avx512.permvar.si.512", _vector(_I32), constants, rank)
                 keys = constant if keys is None else builder.add(keys, constant)
             zero = ir.Constant(_vector(_I8), [0] * LANES)
-            if width == 5:
+            if width == 3:  # a front: no flushes, no straights, so the rank key is all
+                result = ir.Constant(ir.IntType(64), 0)
+            elif width == 5:
                 suits = [_lookup_bytes(builder, SUIT_BIT_OF_ID, chunk) for chunk in chunks]
                 shared = _position(builder, suits, 0)
                 for position in range(1, width):
@@ -223,5 +245,6 @@ def rank_key_group(width: int, checked: bool):
     return rank_keys
 
 
-rank_keys_5, rank_keys_6, rank_keys_7 = (rank_key_group(width, False) for width in (5, 6, 7))
-checked_rank_keys_5, checked_rank_keys_6, checked_rank_keys_7 = (rank_key_group(width, True) for width in (5, 6, 7))
+rank_keys_3, rank_keys_5, rank_keys_6, rank_keys_7 = (rank_key_group(width, False) for width in (3, 5, 6, 7))
+checked_rank_keys_3, checked_rank_keys_5, checked_rank_keys_6, checked_rank_keys_7 = (
+    rank_key_group(width, True) for width in (3, 5, 6, 7))

@@ -40,8 +40,8 @@ from numba.core import types
 from numba.extending import intrinsic
 
 from .._jit import jit
-from .avx512 import (LANES, checked_rank_keys_5, checked_rank_keys_6, checked_rank_keys_7, rank_keys_5, rank_keys_6,
-                     rank_keys_7)
+from .avx512 import (LANES, checked_rank_keys_3, checked_rank_keys_5, checked_rank_keys_6, checked_rank_keys_7,
+                     group_count, rank_keys_3, rank_keys_5, rank_keys_6, rank_keys_7)
 from .evaluate import lowest_bit, row_problem, rows_problem
 from ..layout import (EVAL_FLUSH_BITS, EVAL_KEY_SHIFT, EVAL_ROWS_AT, EVAL_SUIT_BIAS, FLUSH_KEY_OFFSET, ROW_SHIFT,
                       SUIT_SHIFT)
@@ -185,11 +185,15 @@ def _keys_from_ids(ids, eval_codes, pair_codes, table, out):
 def _rank_keys(ids, row, out, width, checked):
     """:func:`.avx512.rank_key_group`'s kernel for ``width`` and ``checked`` (constants at the call)."""
     if checked:
+        if width == 3:
+            return checked_rank_keys_3(ids, row, out)
         if width == 5:
             return checked_rank_keys_5(ids, row, out)
         if width == 6:
             return checked_rank_keys_6(ids, row, out)
         return checked_rank_keys_7(ids, row, out)
+    if width == 3:
+        return rank_keys_3(ids, row, out)
     if width == 5:
         return rank_keys_5(ids, row, out)
     if width == 6:
@@ -199,7 +203,7 @@ def _rank_keys(ids, row, out, width, checked):
 
 @jit(inline="always")
 def _keys_by_vector(ids, width, checked, eval_codes, table, out):
-    """``out[i]`` = key of row ``i`` of ``ids`` (5 to 7 cards: ``width``, a constant at the call): the rank keys
+    """``out[i]`` = key of row ``i`` of ``ids`` (3, 5, 6 or 7 cards: ``width``, a constant at the call): the rank keys
     of 16 rows at a time in AVX-512 code (:mod:`.avx512`), then their values by scalar loads.  With ``checked``
     (a constant), nonzero when a row has an id above 51 or repeats a card, checked on the same vectors; else 0.
 
@@ -208,7 +212,7 @@ def _keys_by_vector(ids, width, checked, eval_codes, table, out):
     of six or seven cards that hold a flush (the vector code flags them) are then evaluated one by one.
     """
     n = ids.shape[0]
-    groups = n // LANES
+    groups = group_count(n, width)
     bad = np.int64(0)
     upcoming = _rank_keys(ids, 0, out, width, checked) if groups else 0
     for group in range(groups):
@@ -256,6 +260,14 @@ def keys_from_ids_avx512_6(ids, check, eval_codes, table, out):
 
 
 @jit
+def keys_from_ids_avx512_3(ids, check, eval_codes, table, out):
+    """:func:`keys_from_ids_avx512_5` for rows of 3 cards (fronts)."""
+    if check:
+        return _keys_by_vector(ids, 3, True, eval_codes, table, out)
+    return _keys_by_vector(ids, 3, False, eval_codes, table, out)
+
+
+@jit
 def keys_from_ids_avx512_7(ids, check, eval_codes, table, out):
     """:func:`keys_from_ids_avx512_5` for rows of 7 cards (the best five)."""
     if check:
@@ -263,7 +275,8 @@ def keys_from_ids_avx512_7(ids, check, eval_codes, table, out):
     return _keys_by_vector(ids, 7, False, eval_codes, table, out)
 
 
-AVX512_KERNELS = {5: keys_from_ids_avx512_5, 6: keys_from_ids_avx512_6, 7: keys_from_ids_avx512_7}
+AVX512_KERNELS = {3: keys_from_ids_avx512_3, 5: keys_from_ids_avx512_5, 6: keys_from_ids_avx512_6,
+                  7: keys_from_ids_avx512_7}
 
 
 @jit
