@@ -39,6 +39,7 @@ from numba.extending import intrinsic
 
 from .._jit import jit
 from ..layout import FLUSH_KEY_OFFSET, RANK_CONSTANTS
+from .evaluate import call_intrinsic
 
 LANES = 16  # rows a step: one 512-bit vector of int32 keys
 FEATURES = ("avx512f", "avx512bw", "avx512vbmi")
@@ -81,18 +82,10 @@ def _vector(element: ir.Type, count: int = LANES) -> ir.VectorType:
     return ir.VectorType(element, count)
 
 
-def _call(builder: ir.IRBuilder, name: str, result: ir.Type, *args):
-    """A call of the LLVM intrinsic ``name`` (declared once per module)."""
-    function = builder.module.globals.get(name)
-    if function is None:
-        function = ir.Function(builder.module, ir.FunctionType(result, [arg.type for arg in args]), name)
-    return builder.call(function, args)
-
-
 def _lookup_bytes(builder: ir.IRBuilder, table: list, ids):
     """``table[id & 63]`` for each of 64 byte lanes (``vpermb``)."""
-    return _call(builder, "llvm.x86.avx512.permvar.qi.512", _vector(_I8, 64), ir.Constant(_vector(_I8, 64), table),
-                 ids)
+    return call_intrinsic(builder, "llvm.x86.avx512.permvar.qi.512", _vector(_I8, 64),
+                          ir.Constant(_vector(_I8, 64), table), ids)
 
 
 def _position(builder: ir.IRBuilder, chunks: list, position: int):
@@ -192,7 +185,7 @@ def rank_key_group(width: int, checked: bool):
             keys = None
             for position in range(width):
                 rank = builder.zext(_position(builder, ranks, position), _vector(_I32))
-                constant = _call(builder, "llvm.x86.avx512.permvar.si.512", _vector(_I32), constants, rank)
+                constant = call_intrinsic(builder, "llvm.x86.avx512.permvar.si.512", _vector(_I32), constants, rank)
                 keys = constant if keys is None else builder.add(keys, constant)
             zero = ir.Constant(_vector(_I8), [0] * LANES)
             if width == 3:  # a front: no flushes, no straights, so the rank key is all

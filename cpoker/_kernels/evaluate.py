@@ -210,6 +210,15 @@ def keys_from_masks(masks, n_cards, out):
             out[i] = best_key(masks[i])
 
 
+def call_intrinsic(builder: ir.IRBuilder, name: str, result: ir.Type, *args):
+    """A call of the LLVM intrinsic ``name`` returning ``result`` (declared once per module, with the types of
+    ``args``: llvmlite's ``declare_intrinsic`` knows the argument lists of only some)."""
+    function = builder.module.globals.get(name)
+    if function is None:
+        function = ir.Function(builder.module, ir.FunctionType(result, [arg.type for arg in args]), name)
+    return builder.call(function, args)
+
+
 def _bit_count(llvm_name: str, *flags: int):
     """An intrinsic ``f(value)``: LLVM's ``llvm_name`` (a bit count, one instruction) of an ``int64``, with the
     ``i1`` arguments ``flags`` after it."""
@@ -221,12 +230,8 @@ def _bit_count(llvm_name: str, *flags: int):
         sig = types.int64(types.int64)
 
         def codegen(context, builder, signature, args):
-            arguments = [args[0], *(ir.Constant(ir.IntType(1), flag) for flag in flags)]
-            function = builder.module.globals.get(llvm_name)
-            if function is None:
-                function = ir.Function(builder.module, ir.FunctionType(ir.IntType(64), [a.type for a in arguments]),
-                                       llvm_name)
-            return builder.call(function, arguments)
+            return call_intrinsic(builder, llvm_name, ir.IntType(64), args[0],
+                                  *(ir.Constant(ir.IntType(1), flag) for flag in flags))
 
         return sig, codegen
 

@@ -137,6 +137,23 @@ def _eval_key(code, ids, i, width, table):
 
 
 @jit(inline="always")
+def _five_card_key(code, table):
+    """Key of five cards whose evaluator code is ``code``: a flush reads the table at an offset (see the module
+    docstring), chosen without a branch."""
+    key = (code >> EVAL_KEY_SHIFT) + np.int64((code & EVAL_FLUSH_BITS) != 0) * FLUSH_KEY_OFFSET
+    return evaluator_value(key, table)
+
+
+@jit(inline="always")
+def _row_key(ids, i, width, eval_codes, table):
+    """Key of row ``i`` of ``ids`` (``width`` cards, a constant at the call), one row alone."""
+    code = _eval_code(ids, i, width, eval_codes)
+    if width == 5:
+        return _five_card_key(code, table)
+    return _eval_key(code, ids, i, width, table)
+
+
+@jit(inline="always")
 def _keys_pipelined(ids, width, eval_codes, table, out):
     """``out[i]`` = key of row ``i`` of ``ids`` (6 or 7 cards: ``width``, a constant at the call).
 
@@ -172,9 +189,7 @@ def _keys_from_ids(ids, eval_codes, pair_codes, table, out):
             out[i] = evaluator_value(code >> EVAL_KEY_SHIFT, table)
     elif width == 5:  # flushes are in the table (see the module docstring): no branch
         for i in range(ids.shape[0]):
-            code = _eval_code(ids, i, 5, eval_codes)
-            key = (code >> EVAL_KEY_SHIFT) + np.int64((code & EVAL_FLUSH_BITS) != 0) * FLUSH_KEY_OFFSET
-            out[i] = evaluator_value(key, table)
+            out[i] = _five_card_key(_eval_code(ids, i, 5, eval_codes), table)
     elif width == 6:
         _keys_pipelined(ids, 6, eval_codes, table, out)
     else:
@@ -226,16 +241,11 @@ def _keys_by_vector(ids, width, checked, eval_codes, table, out):
         while flushes:
             i = start + lowest_bit(flushes)
             flushes &= flushes - 1
-            out[i] = _eval_key(_eval_code(ids, i, width, eval_codes), ids, i, width, table)
+            out[i] = _row_key(ids, i, width, eval_codes, table)
     for i in range(groups * LANES, n):
         if checked:
             bad |= row_problem(ids, i, width)
-        code = _eval_code(ids, i, width, eval_codes)
-        if width == 5:
-            key = (code >> EVAL_KEY_SHIFT) + np.int64((code & EVAL_FLUSH_BITS) != 0) * FLUSH_KEY_OFFSET
-            out[i] = evaluator_value(key, table)
-        else:
-            out[i] = _eval_key(code, ids, i, width, table)
+        out[i] = _row_key(ids, i, width, eval_codes, table)
     return bad
 
 
