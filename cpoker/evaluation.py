@@ -275,9 +275,8 @@ def evaluate_batch(cards: np.ndarray, check: bool = True, device: str = "cpu",
         of 7 (measured in ``docs/performance.md``).  ``check=False`` skips it
         for input known to be valid: invalid input then gives meaningless keys
         (never a crash: ids index a padded table).  When the check fails, a
-        ``CardError``
-        names the first bad row, and what was written into ``out`` means
-        nothing.
+        ``CardError`` names the first bad row, and what was written into
+        ``out`` means nothing.
     device
         ``"cpu"`` or ``"cuda"`` (an NVIDIA GPU; the same keys, see :mod:`cpoker.devices`).
     out
@@ -372,14 +371,14 @@ def _batch_keys(cards, low: int, high: int, widths: tuple, what: str, check: boo
         if on_gpu:
             out[:] = keys_cuda(ids)
             return out
-        arguments = (ids, lookup_tables().eval_codes, evaluator_pair_codes(), evaluator_table(ids.shape[1]), out)
+        eval_codes, table = lookup_tables().eval_codes, evaluator_table(ids.shape[1])
         vector = AVX512_KERNELS.get(ids.shape[1]) if avx512.available() and out.flags.c_contiguous else None
         if vector is not None:
-            flagged = vector(ids, check, arguments[1], arguments[3], out)
+            flagged = vector(ids, check, eval_codes, table, out)
         elif check:
-            flagged = keys_from_ids_checked(*arguments)
+            flagged = keys_from_ids_checked(ids, eval_codes, evaluator_pair_codes(), table, out)
         else:
-            flagged = keys_from_ids_lookup(*arguments)
+            flagged = keys_from_ids_lookup(ids, eval_codes, evaluator_pair_codes(), table, out)
         if check and flagged:
             found_bad()
         return out
