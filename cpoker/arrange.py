@@ -17,7 +17,7 @@ from typing import Optional, Union
 
 import numpy as np
 
-from .cards import CARDS, Card, CardsLike, format_cards, parse_cards
+from .cards import CARDS, Card, CardsLike, format_cards, parse_cards, short_repr
 from .errors import ArrangementError, CardError
 from .evaluation import HandValue, value_of_cards
 from .tables import SPLITS_PER_BACK, split_tables
@@ -25,12 +25,6 @@ from .tables import SPLITS_PER_BACK, split_tables
 ROW_NAMES = ("front", "middle", "back")
 ROW_SIZES = (3, 5, 5)
 MISSET_POLICIES = ("error", "foul")
-
-
-def short_repr(value: object) -> str:
-    """``repr(value)``, cut to 60 characters: a value quoted in an error message."""
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 class Arrangement:
@@ -98,11 +92,11 @@ class Arrangement:
         if isinstance(text, Arrangement):
             return text
         if not isinstance(text, str):
-            raise ArrangementError(f"an arrangement is text 'front / middle / back', got {short_repr(text)}")
+            raise ArrangementError(f"an arrangement is text 'front / middle / back', got {short_repr(text, 60)}")
         parts = text.split("/")
         if len(parts) != 3:
             raise ArrangementError(
-                f"an arrangement is 'front / middle / back' with two '/', got {short_repr(text)}")
+                f"an arrangement is 'front / middle / back' with two '/', got {short_repr(text, 60)}")
         return cls(*parts, hand=hand, misset=misset)
 
     def _find_misset(self) -> Optional[str]:
@@ -219,7 +213,7 @@ def as_arrangement(item: ArrangementLike, misset: str = "error") -> Arrangement:
     if isinstance(item, str):
         return Arrangement.parse(item, misset=misset)
     if not isinstance(item, (list, tuple)):
-        raise ArrangementError(f"an arrangement is 'front / middle / back' text or 3 rows, got {short_repr(item)}")
+        raise ArrangementError(f"an arrangement is 'front / middle / back' text or 3 rows, got {short_repr(item, 60)}")
     if len(item) != 3:
         raise ArrangementError(f"an arrangement needs 3 rows (front, middle, back), got {len(item)}")
     return Arrangement(*item, misset=misset)

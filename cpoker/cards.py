@@ -186,7 +186,7 @@ def parse_cards(cards: CardsLike, count: int | None = None, unique: bool = True)
     elif isinstance(cards, (int, np.integer)) and not isinstance(cards, (bool, np.bool_)):
         parsed = [Card(cards)]
     elif isinstance(cards, (bytes, bytearray, dict)) or not isinstance(cards, Iterable):
-        raise CardError(f"cannot read {_short_repr(cards)} as cards: give text such as 'As Kd Th' or card ids")
+        raise CardError(f"cannot read {short_repr(cards)} as cards: give text such as 'As Kd Th' or card ids")
     else:
         parsed = []
         for item in cards:
@@ -195,7 +195,7 @@ def parse_cards(cards: CardsLike, count: int | None = None, unique: bool = True)
             elif isinstance(item, (int, np.integer)) and not isinstance(item, (bool, np.bool_)):
                 parsed.append(Card(item))
             else:
-                raise CardError(f"cannot read {_short_repr(item)} as a card")
+                raise CardError(f"cannot read {short_repr(item)} as a card")
             if len(parsed) > DECK_SIZE:
                 raise CardError(f"more than {DECK_SIZE} cards given")
     if unique:
@@ -231,9 +231,10 @@ def _plain_cards(text: str) -> "list[Card] | None":
         return None
 
 
-def _short_repr(value: object) -> str:
+def short_repr(value: object, width: int = 40) -> str:
+    """``repr(value)``, cut to ``width`` characters: a value quoted in an error message."""
     text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
+    return text if len(text) <= width else text[:width - 3] + "..."
 
 
 def format_cards(cards: Iterable[int], symbols: bool = False, sort: bool = True) -> str:

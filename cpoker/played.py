@@ -23,7 +23,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
-from .arrange import Arrangement, short_repr
+from .arrange import Arrangement
+from .cards import short_repr
 from .errors import ArrangementError, CpokerError, OptionError
 from .rules import Rules
 
@@ -176,14 +177,14 @@ def played_hand(item: object, line: int = 0) -> PlayedHand:
     arrangement = _arrangement(item["arrangement"], "the arrangement")
     hand_id = item.get("id")
     if hand_id is not None and (isinstance(hand_id, bool) or not isinstance(hand_id, (str, int))):
-        raise ArrangementError(f"id must be text or a whole number, got {short_repr(hand_id)}")
+        raise ArrangementError(f"id must be text or a whole number, got {short_repr(hand_id, 60)}")
     rules = item.get("rules")
     if rules in (None, ""):
         rules = None
     elif isinstance(rules, str):
         rules = Rules.preset(rules.strip())
     else:
-        raise ArrangementError(f"rules must be a preset name, got {short_repr(rules)}")
+        raise ArrangementError(f"rules must be a preset name, got {short_repr(rules, 60)}")
     count, real = _opponents(item.get("opponents"), arrangement)
     if real and rules is not None:
         _settled_deal(arrangement, real, rules)  # a deal that cannot be settled under its rules is a bad line
@@ -219,7 +220,7 @@ def _opponents(value: object, arrangement: Arrangement) -> "tuple[Optional[int],
         return value, ()
     if not isinstance(value, list) or not 1 <= len(value) <= MAX_OPPONENTS:
         raise ArrangementError(f"opponents must be a count or a list of 1 to {MAX_OPPONENTS} arrangements, "
-                               f"got {short_repr(value)}")
+                               f"got {short_repr(value, 60)}")
     real = tuple(_arrangement(a, f"opponent {i}'s arrangement") for i, a in enumerate(value, 1))
     seen = {card: 0 for card in arrangement.cards}
     for number, other in enumerate(real, 1):
@@ -242,7 +243,7 @@ def _arrangement(value: object, what: str) -> Arrangement:
             raise ArrangementError(f"{what}'s rows must be text")
         return Arrangement(*rows)
     if not isinstance(value, str):
-        raise ArrangementError(f"{what} is text 'front / middle / back', got {short_repr(value)}")
+        raise ArrangementError(f"{what} is text 'front / middle / back', got {short_repr(value, 60)}")
     return Arrangement.parse(value)
 
 

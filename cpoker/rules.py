@@ -28,6 +28,7 @@ from typing import Mapping, Optional
 import numpy as np
 
 from .arrange import ROW_NAMES
+from .cards import short_repr
 from .errors import RulesError
 from .evaluation import CATEGORIES
 
@@ -57,8 +58,7 @@ def _fail(source: str, message: str) -> RulesError:
 def _units(value, where: str, source: str) -> int:
     if (isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer))
             or not 0 <= value <= MAX_UNITS):
-        shown = repr(value) if len(repr(value)) < 40 else repr(value)[:37] + "..."
-        raise _fail(source, f"{where} must be a whole number of units from 0 to {MAX_UNITS:,}, got {shown}")
+        raise _fail(source, f"{where} must be a whole number of units from 0 to {MAX_UNITS:,}, got {short_repr(value)}")
     return int(value)
 
 
