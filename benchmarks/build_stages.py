@@ -3,10 +3,10 @@
     python benchmarks/build_stages.py [--events FILE.jsonl] [--report FILE.json] -- tables build ARGS...
 
 The arguments after ``--`` are the ``cpoker`` command's own (``tables build --device cuda --hands 100000000``,
-say: the issue-11 target).  Every pass over blocks (:func:`cpoker.runner.run_blocks`: the greedy start, each
+say: the issue-11 target).  Every pass over blocks (:func:`cpoker.run.runner.run_blocks`: the greedy start, each
 self-play iteration, each round with the card-removal correction, each learning of the correction) is timed
 from its start to its end, with the hands its near-best rows certified and those it searched
-(:mod:`cpoker.nearbest`); the time between passes (making the next model, fitting the correction's terms)
+(:mod:`cpoker.jobs.nearbest`); the time between passes (making the next model, fitting the correction's terms)
 and before the first (starting Python, importing cpoker, reading the tables) is reported as such.  Nothing
 else changes: the command writes its tables and prints what it prints, and this adds timestamps only.
 
@@ -57,13 +57,13 @@ def main(argv: list) -> int:
     if events:
         open(events, "w").close()
 
-    import cpoker.nearbest
-    import cpoker.runner
+    import cpoker.jobs.nearbest
+    import cpoker.run.runner
     from cpoker.cli import main as cpoker_main
 
     passes: list = []
     memories: list = []  # the build's near-best rows (one, on the local backend)
-    run_blocks, make_memory = cpoker.runner.run_blocks, cpoker.nearbest.NearBestMemory.__init__
+    run_blocks, make_memory = cpoker.run.runner.run_blocks, cpoker.jobs.nearbest.NearBestMemory.__init__
 
     def remembered(self, *args, **kwargs):
         make_memory(self, *args, **kwargs)
@@ -92,8 +92,8 @@ def main(argv: list) -> int:
                 with open(events, "a") as file:
                     file.write(json.dumps(step) + "\n")
 
-    cpoker.runner.run_blocks = timed  # read at call time by build_tables and learn_removal
-    cpoker.nearbest.NearBestMemory.__init__ = remembered
+    cpoker.run.runner.run_blocks = timed  # read at call time by build_tables and learn_removal
+    cpoker.jobs.nearbest.NearBestMemory.__init__ = remembered
     status = cpoker_main(command)
     result = {"command": command, "status": status, "passes": passes,
               "summary": summary(passes, time.perf_counter() - STARTED)}

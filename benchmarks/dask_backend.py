@@ -21,8 +21,8 @@ import time
 import numba
 
 import cpoker
-from cpoker.backends.dask import blocks_per_task
-from cpoker.simulation import DEAL_CHUNK
+from cpoker.run.backends.dask import blocks_per_task
+from cpoker.jobs.simulate import DEAL_CHUNK
 
 
 def timed(function):
@@ -68,7 +68,7 @@ def builds(hands: int, iterations: int = 20) -> dict:
     """Seconds of one build locally and on 2 workers, with and without the workers' lists (same tables)."""
     from distributed import Client, LocalCluster
 
-    from cpoker import nearbest
+    from cpoker.jobs import nearbest
 
     options = {"hands": hands, "seed": 3, "max_iterations": iterations, "tolerance": 0, "removal_deals": 0}
     local, local_seconds = timed(lambda: cpoker.build_tables(**options).to_bytes())

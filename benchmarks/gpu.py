@@ -8,7 +8,7 @@ against the CPU on small inputs, then runs issue 11's build, ``cpoker tables
 build --device cuda --hands 100000000``, in a fresh process timed pass by
 pass (``build_stages.py``; at most ``TARGET_SECONDS``, its passes so far kept
 in ``FILE.json.events.jsonl``), and last makes a build run out of the GPU's
-memory (``tests/test_cuda.py``'s real-GPU test): the first run to make on a
+memory (``tests/kernels/test_cuda.py``'s real-GPU test): the first run to make on a
 GPU lent for a few minutes.  ``--target --build-first`` gives that build all
 the time but ``BUILD_FIRST_KEEP`` seconds, then checks the GPU against the
 CPU and times a late pass's floor with what is left: the run that times the
@@ -62,7 +62,7 @@ def best_of(function, repeats=3):
 def measure_evaluation(cuda, kernels, name: str, masks: np.ndarray, n_cards: int, tile: int) -> dict:
     import cpoker
     from cpoker._kernels.cuda import THREADS
-    from cpoker.tables import keys_of_masks
+    from cpoker.game.lookup_tables import keys_of_masks
 
     device_masks = cuda.to_device(np.tile(masks, tile))
     keys = cuda.device_array(len(masks) * tile, dtype=np.int32)
@@ -101,8 +101,8 @@ def table_policy_speeds(cuda, kernels, tables, values, hands: np.ndarray, cpu_po
     """The table policy's hands/s on the GPU (through the API, under search budgets, one launch of the kernel on
     device data per variant) and on the CPU; a GPU figure whose choices differ from the CPU's says so instead."""
     from cpoker._kernels.search import UNLIMITED_SEARCHES
-    from cpoker.devices import arrange_cuda
-    from cpoker.policy import arrange_by_tables
+    from cpoker.game.devices import arrange_cuda
+    from cpoker.strategies.policy import arrange_by_tables
 
     out = {}
     arrange_by_tables(hands[:1000], values, "cuda")
@@ -148,7 +148,7 @@ def table_policy_speeds(cuda, kernels, tables, values, hands: np.ndarray, cpu_po
 
 def self_play_speeds(values, hands: int) -> dict:
     """A self-play pass's hands/s, dealt on the GPU from the seeded stream: the greedy start, then the policy."""
-    from cpoker.devices import self_play_cuda
+    from cpoker.game.devices import self_play_cuda
 
     self_play_cuda(1, 0, min(1000, hands), None)  # compiled or loaded
     self_play_cuda(1, 0, min(1000, hands), values.model)
@@ -163,7 +163,7 @@ def timed_build(options: dict, lists: bool) -> tuple:
     near-best rows or with none (``memory=0``: every hand searched in every pass)."""
     from cuda_check import memories_made
 
-    from cpoker.selfplay import build_tables
+    from cpoker.jobs.selfplay import build_tables
 
     with memories_made(**({} if lists else {"memory": 0})) as made:
         started = time.perf_counter()
@@ -198,12 +198,13 @@ START_SECONDS = 240
 BUILD_FIRST_KEEP = 110
 TARGET_CHECK_FIRST = (2_000, 50)
 # the test that fills the GPU from another process and expects a build to stop in one line (skipped without a GPU)
-OUT_OF_MEMORY_TEST = "tests/test_cuda.py::test_a_build_on_a_gpu_another_process_fills_stops_in_one_line_with_status_1"
+OUT_OF_MEMORY_TEST = ("tests/kernels/test_cuda.py::"
+                      "test_a_build_on_a_gpu_another_process_fills_stops_in_one_line_with_status_1")
 CUDA_CACHE_FILES = "cuda.build_kernels.*"  # the CUDA kernels' index and data files in numba-cuda's cache folder
 
 
 class _TimedKernel:
-    """A kernel of :func:`cpoker.devices.cuda_runtime` that adds the seconds of each launch, the GPU synchronized
+    """A kernel of :func:`cpoker.game.devices.cuda_runtime` that adds the seconds of each launch, the GPU synchronized
     before and after, to ``seconds[name]``."""
 
     def __init__(self, cuda, kernel, name: str, seconds: dict) -> None:
@@ -225,7 +226,7 @@ class _TimedKernel:
 def kernel_seconds(function) -> tuple[float, dict]:
     """``(seconds, seconds by kernel)`` of one call of ``function``: its whole time, and that of the launches of
     each of cpoker's CUDA kernels in it (the rest is the host's: transfers, allocations, Python)."""
-    from cpoker.devices import cuda_runtime
+    from cpoker.game.devices import cuda_runtime
 
     cuda, kernels, _ = cuda_runtime()
     seconds: dict = {}
@@ -249,7 +250,7 @@ def late_pass_floor(models: list, hands: int) -> dict:
     a column at a time and as the CPU sums them (``cpoker._kernels.cuda.DRIFT_BY_COLUMN``).  Then the same in a
     pass after those, under the same model: the splits certified are kept (``kept_split``), nothing valued."""
     from cpoker._kernels import cuda as cuda_kernels
-    from cpoker.nearbest import NearBestMemory, corrected, model_snapshot
+    from cpoker.jobs.nearbest import NearBestMemory, corrected, model_snapshot
 
     out = {}
     for name, listing, model in models:
@@ -295,7 +296,7 @@ def timed_pass(memory, listed: tuple, hands: int) -> tuple:
 def floor_models(values) -> list:
     """:func:`late_pass_floor`'s models for tables ``values``: their distribution's without the correction, and
     theirs after a model's with the correction's terms 2% apart (cuda_check's change of terms)."""
-    from cpoker.policy import RowModel
+    from cpoker.strategies.policy import RowModel
 
     plain = RowModel.from_distribution(values.distribution, values.rules)
     nearby = RowModel.from_distribution(values.distribution, values.rules, values.model.removal * np.float32(1.02),
@@ -313,7 +314,7 @@ def versions() -> dict:
         out["numba-cuda"] = version("numba-cuda")
     except Exception:  # noqa: BLE001 -- the simulator needs no numba-cuda
         out["numba-cuda"] = None
-    from cpoker.devices import cuda_runtime
+    from cpoker.game.devices import cuda_runtime
 
     cuda = cuda_runtime()[0]
     try:
@@ -329,7 +330,7 @@ def cold_and_warm_start(options: list, left=lambda: START_SECONDS) -> dict:
     disk cache (each compiled at its first launch: a first run), then again (each loaded): seconds of each, the
     cache's size, and whether both wrote the same tables.  The CPU kernels' cache is left as it is (on a fresh
     machine the first run compiles them too).  Each run is let run ``min(START_SECONDS, left())`` seconds."""
-    from cpoker.devices import cuda_runtime
+    from cpoker.game.devices import cuda_runtime
 
     stats = getattr(cuda_runtime()[1]["table_policy"], "stats", None)  # the simulator's kernels have none
     folder = Path(stats.cache_path) if stats is not None and stats.cache_path else None  # None: no disk cache
@@ -387,7 +388,7 @@ def target_build(size: str, path: "str | None", seconds: float) -> dict:
 
 
 def target_check(size: str, seconds: float, rows_and_hands: tuple = TARGET_CHECK) -> dict:
-    """``tests/cuda_check.py`` (the GPU against the CPU) in a fresh process for at most ``seconds``: its report,
+    """``tests/support/cuda_check.py`` (the GPU against the CPU) in a fresh process for at most ``seconds``: its report,
     or its status and the end of its errors."""
     rows, check_hands = rows_and_hands if size != "tiny" else SIZES["tiny"][:2]
     check = bounded([str(ROOT / "tests" / "cuda_check.py"), str(rows), str(check_hands)], seconds)
@@ -422,7 +423,7 @@ def target(size: str, path: "str | None", seconds: float, build_first: bool = Fa
         out["correctness"] = target_check(size, left(50), TARGET_CHECK_FIRST)
         started = stage(out, "checked against the CPU", started, path)
         if left() > 20:  # (the kernels the build compiled are loaded from the disk cache)
-            from cpoker.policy import default_tables
+            from cpoker.strategies.policy import default_tables
 
             out.update(late_pass_floor(floor_models(default_tables()), FLOOR_HANDS[size]))
             stage(out, "a late pass's floor", started, path)
@@ -444,9 +445,9 @@ def target(size: str, path: "str | None", seconds: float, build_first: bool = Fa
         started = stage(out, "a build on a GPU another process fills", started, path)
 
     # the kernels' speeds, in this process, a stage at a time while time is left (the JSON kept after each)
-    from cpoker.devices import cuda_runtime
-    from cpoker.policy import default_tables
-    from cpoker.dealing import sample_hands
+    from cpoker.game.devices import cuda_runtime
+    from cpoker.strategies.policy import default_tables
+    from cpoker.game.dealing import sample_hands
 
     quick = SIZES["quick" if size != "tiny" else "tiny"]
     cuda, kernels, tables = cuda_runtime()
@@ -474,9 +475,9 @@ def target(size: str, path: "str | None", seconds: float, build_first: bool = Fa
 def main(size: str, path: "str | None" = None) -> dict:
     import cuda_check
 
-    from cpoker.devices import cuda_runtime
-    from cpoker.policy import arrange_by_tables, default_tables
-    from cpoker.dealing import sample_hands
+    from cpoker.game.devices import cuda_runtime
+    from cpoker.strategies.policy import arrange_by_tables, default_tables
+    from cpoker.game.dealing import sample_hands
 
     started = time.perf_counter()
     out = versions()
@@ -507,9 +508,9 @@ def main(size: str, path: "str | None" = None) -> dict:
     # self-play passes: hands dealt on the GPU from the seeded stream (greedy start, then the policy)
     out.update(self_play_speeds(values, self_play_hands))
     from cpoker._kernels.search import UNLIMITED_SEARCHES
-    from cpoker.devices import self_play_cuda
-    from cpoker.policy import RowModel, arrange_greedy
-    from cpoker.dealing import sample_block
+    from cpoker.game.devices import self_play_cuda
+    from cpoker.strategies.policy import RowModel, arrange_greedy
+    from cpoker.game.dealing import sample_block
 
     full_deck = RowModel.from_distribution(values.distribution, values.rules)  # the passes before the correction
     for budget in (8, 16, 32, UNLIMITED_SEARCHES):
@@ -522,7 +523,7 @@ def main(size: str, path: "str | None" = None) -> dict:
             if not np.array_equal(self_play_cuda(2026, 0, count, model, budget)[0],
                                   arrange_by_tables(sample_block(2026, 0, count), model)[0]):
                 out[key] = "differs from the CPU"
-    # self-play with near-best rows (cpoker.nearbest): iterations of a build with the lists on the GPU, then two
+    # self-play with near-best rows (cpoker.jobs.nearbest): iterations of a build with the lists on the GPU, then two
     # rounds with the card-removal correction, then the same with none (every hand searched in every pass): the
     # same tables, checked, and the time of each, with the share of hands certified pass by pass
     iterations = 3 if size == "tiny" else 20

@@ -19,10 +19,10 @@ import time
 import numpy as np
 
 from cpoker._kernels.montecarlo import candidate_results
-from cpoker.arrange import parse_hand
-from cpoker.dealing import sample_hands
-from cpoker.solver import deal_opponents, solve
-from cpoker.strategies import arrange_keys
+from cpoker.game.arrangements import parse_hand
+from cpoker.game.dealing import sample_hands
+from cpoker.jobs.solve import deal_opponents, solve
+from cpoker.strategies.strategy import arrange_keys
 
 
 def mean_interval(points: np.ndarray) -> tuple[float, float]:

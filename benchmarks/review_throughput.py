@@ -19,7 +19,7 @@ import time
 import numba
 
 import cpoker
-from cpoker.dealing import derived_seed, sample_hands
+from cpoker.game.dealing import derived_seed, sample_hands
 
 
 def main() -> int:

@@ -16,9 +16,9 @@ from conftest import random_cards, report_rate
 
 from cpoker import evaluate_batch, evaluate_masks, solve
 from cpoker._kernels.subsets import valid_splits
-from cpoker.policy import arrange_by_tables, arrange_greedy, default_tables
-from cpoker.simulation import numba_threads
-from cpoker.tables import split_tables
+from cpoker.strategies.policy import arrange_by_tables, arrange_greedy, default_tables
+from cpoker.jobs.simulate import numba_threads
+from cpoker.game.lookup_tables import split_tables
 
 N_ROWS = 1_000_000
 ALL = numba.config.NUMBA_NUM_THREADS

@@ -17,9 +17,9 @@ from conftest import random_cards, report_rate
 
 import cpoker
 from cpoker import evaluate_batch, evaluate_best_batch
-from cpoker.arrange import parse_hand
-from cpoker.policy import arrange_by_tables, default_tables
-from cpoker.simulation import numba_threads
+from cpoker.game.arrangements import parse_hand
+from cpoker.strategies.policy import arrange_by_tables, default_tables
+from cpoker.jobs.simulate import numba_threads
 
 BIG = 10_000_000
 BLOCK = 1_000_000
@@ -87,7 +87,7 @@ def test_table_policy_batch_per_hand(benchmark, hands, rules, removal):
     """Each preset's tables: a scoring bonus adds its term to every split searched, and loosens the bounds;
     so does the card-removal correction (``full-deck``: the same tables without it and without the joint model
     of the rows, as self-play plays)."""
-    from cpoker.policy import RowModel
+    from cpoker.strategies.policy import RowModel
 
     tables = default_tables(rules)
     model = tables.model if removal == "card-removal" else RowModel.from_distribution(tables.distribution, tables.rules)
@@ -110,7 +110,7 @@ def test_arrangements(benchmark, hands):
 
 def test_arrangements_kernel(benchmark, hands):
     from cpoker._kernels.subsets import arrangement_arrays
-    from cpoker.tables import split_tables
+    from cpoker.game.lookup_tables import split_tables
 
     t = split_tables()
     _per_hand(benchmark, lambda hand: arrangement_arrays(hand, t.subsets5, t.subsets3, t.middles, t.fronts),

@@ -6,8 +6,8 @@ import pytest
 from conftest import random_cards, report_rate
 
 from cpoker._kernels.montecarlo import candidate_results
-from cpoker.simulation import match, simulate
-from cpoker.strategies import arrange_keys
+from cpoker.jobs.simulate import match, simulate
+from cpoker.strategies.strategy import arrange_keys
 
 ARRANGEMENT = "2s 2h Ad / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac"
 ALL = numba.config.NUMBA_NUM_THREADS

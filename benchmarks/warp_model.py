@@ -140,8 +140,8 @@ def report() -> None:
     parser.add_argument("--against", metavar="REV", help="also count the kernel of this git revision, in lockstep")
     arguments = parser.parse_args()
 
-    from cpoker.dealing import sample_block
-    from cpoker.policy import RowModel, default_tables
+    from cpoker.game.dealing import sample_block
+    from cpoker.strategies.policy import RowModel, default_tables
 
     current = traced_kernels(kernel_source(), "current")
     earlier = traced_kernels(kernel_source(arguments.against), "earlier") if arguments.against else None

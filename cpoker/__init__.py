@@ -17,30 +17,30 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from ._version import __version__
+from cpoker._version import __version__
 
-_EXPORTS = {
-    "Card": "cards", "parse_cards": "cards", "format_cards": "cards", "deal": "cards",
-    "CpokerError": "errors", "CardError": "errors", "ArrangementError": "errors", "OptionError": "errors",
-    "RulesError": "errors", "StrategyError": "errors", "Interrupted": "errors", "InstallationError": "errors",
-    "DeviceError": "errors", "MemoryLimitError": "errors", "BotBroken": "errors", "Bot": "bots",
-    "HandValue": "evaluation", "evaluate": "evaluation", "evaluate_batch": "evaluation",
-    "evaluate_masks": "evaluation", "evaluate_best": "evaluation", "evaluate_best_batch": "evaluation",
-    "Arrangement": "arrange", "Arrangements": "arrange", "arrangements": "arrange", "is_foul": "arrange",
-    "Rules": "rules", "Royalties": "rules", "Naturals": "rules",
-    "natural": "naturals", "Natural": "naturals", "find_naturals": "naturals",
-    "settle": "scoring", "settle_matrix": "scoring", "settle_details": "scoring", "Session": "scoring",
-    "Strategy": "strategies", "greedy": "strategies", "table": "strategies", "mc": "solver",
-    "solve": "solver", "Solution": "solver",
-    "PolicyTables": "policy", "build_tables": "selfplay", "default_tables": "policy", "RowModel": "policy",
-    "TablePolicy": "strategies",
-    "simulate": "simulation", "match": "simulation", "SimulationResult": "simulation",
-    "MatchResult": "simulation",
-    "exploit": "exploitability", "ExploitResult": "exploitability",
-    "tournament": "tournaments", "TournamentResult": "tournaments",
-    "review": "reviews", "ReviewResult": "reviews", "read_played": "played", "PlayedHand": "played",
-    "compile_kernels": "precompile", "CompiledKernels": "precompile",
-}
+_EXPORTS = {name: module for module, names in {
+    "game.cards": ("Card", "parse_cards", "format_cards", "deal"),
+    "system.errors": ("CpokerError", "CardError", "ArrangementError", "OptionError", "RulesError", "StrategyError",
+                      "Interrupted", "InstallationError", "DeviceError", "MemoryLimitError", "BotBroken"),
+    "strategies.bots": ("Bot",),
+    "game.evaluation": ("HandValue", "evaluate", "evaluate_batch", "evaluate_masks", "evaluate_best",
+                        "evaluate_best_batch"),
+    "game.arrangements": ("Arrangement", "Arrangements", "arrangements", "is_foul"),
+    "game.rules": ("Rules", "Royalties", "Naturals"),
+    "game.naturals": ("natural", "Natural", "find_naturals"),
+    "game.scoring": ("settle", "settle_matrix", "settle_details", "Session"),
+    "strategies.strategy": ("Strategy", "greedy", "table", "TablePolicy"),
+    "jobs.solve": ("mc", "solve", "Solution"),
+    "strategies.policy": ("PolicyTables", "default_tables", "RowModel"),
+    "jobs.selfplay": ("build_tables",),
+    "jobs.simulate": ("simulate", "match", "SimulationResult", "MatchResult"),
+    "jobs.exploit": ("exploit", "ExploitResult"),
+    "jobs.tournament": ("tournament", "TournamentResult"),
+    "jobs.review": ("review", "ReviewResult"),
+    "jobs.played": ("read_played", "PlayedHand"),
+    "jobs.precompile": ("compile_kernels", "CompiledKernels"),
+}.items() for name in names}
 
 __all__ = sorted(_EXPORTS) + ["__version__"]
 
@@ -59,20 +59,32 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover  (names for type checkers; loaded lazily above)
-    from .arrange import Arrangement, Arrangements, arrangements, is_foul  # noqa: F401
-    from .cards import Card, deal, format_cards, parse_cards  # noqa: F401
-    from .errors import (ArrangementError, CardError, CpokerError, DeviceError, InstallationError,  # noqa: F401
-                         Interrupted, MemoryLimitError, OptionError, RulesError, StrategyError)
-    from .evaluation import HandValue, evaluate, evaluate_batch, evaluate_best, evaluate_best_batch, evaluate_masks  # noqa: F401
-    from .policy import PolicyTables, RowModel, default_tables  # noqa: F401
-    from .selfplay import build_tables  # noqa: F401
-    from .naturals import Natural, find_naturals, natural  # noqa: F401
-    from .rules import Naturals, Royalties, Rules  # noqa: F401
-    from .scoring import Session, settle, settle_details, settle_matrix  # noqa: F401
-    from .simulation import MatchResult, SimulationResult, match, simulate  # noqa: F401
-    from .solver import Solution, mc, solve  # noqa: F401
-    from .strategies import Strategy, TablePolicy, greedy, table  # noqa: F401
-    from .exploitability import ExploitResult, exploit  # noqa: F401
-    from .played import PlayedHand, read_played  # noqa: F401
-    from .reviews import ReviewResult, review  # noqa: F401
-    from .precompile import CompiledKernels, compile_kernels  # noqa: F401
+    from cpoker.game.cards import Card as Card, deal as deal, format_cards as format_cards, parse_cards as parse_cards
+    from cpoker.system.errors import (ArrangementError as ArrangementError, BotBroken as BotBroken,
+                                      CardError as CardError, CpokerError as CpokerError, DeviceError as DeviceError,
+                                      InstallationError as InstallationError, Interrupted as Interrupted,
+                                      MemoryLimitError as MemoryLimitError, OptionError as OptionError,
+                                      RulesError as RulesError, StrategyError as StrategyError)
+    from cpoker.strategies.bots import Bot as Bot
+    from cpoker.game.evaluation import (evaluate as evaluate, evaluate_batch as evaluate_batch,
+                                        evaluate_best as evaluate_best, evaluate_best_batch as evaluate_best_batch,
+                                        evaluate_masks as evaluate_masks, HandValue as HandValue)
+    from cpoker.game.arrangements import (Arrangement as Arrangement, Arrangements as Arrangements,
+                                          arrangements as arrangements, is_foul as is_foul)
+    from cpoker.game.rules import Naturals as Naturals, Royalties as Royalties, Rules as Rules
+    from cpoker.game.naturals import find_naturals as find_naturals, natural as natural, Natural as Natural
+    from cpoker.game.scoring import (Session as Session, settle as settle, settle_details as settle_details,
+                                     settle_matrix as settle_matrix)
+    from cpoker.strategies.strategy import (greedy as greedy, Strategy as Strategy, table as table,
+                                            TablePolicy as TablePolicy)
+    from cpoker.jobs.solve import mc as mc, Solution as Solution, solve as solve
+    from cpoker.strategies.policy import (default_tables as default_tables, PolicyTables as PolicyTables,
+                                          RowModel as RowModel)
+    from cpoker.jobs.selfplay import build_tables as build_tables
+    from cpoker.jobs.simulate import (match as match, MatchResult as MatchResult, simulate as simulate,
+                                      SimulationResult as SimulationResult)
+    from cpoker.jobs.exploit import exploit as exploit, ExploitResult as ExploitResult
+    from cpoker.jobs.tournament import tournament as tournament, TournamentResult as TournamentResult
+    from cpoker.jobs.review import review as review, ReviewResult as ReviewResult
+    from cpoker.jobs.played import PlayedHand as PlayedHand, read_played as read_played
+    from cpoker.jobs.precompile import compile_kernels as compile_kernels, CompiledKernels as CompiledKernels

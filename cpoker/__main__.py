@@ -1,5 +1,5 @@
 """``python -m cpoker``: the command-line interface."""
 
-from ._entry import run
+from cpoker._entry import run
 
 run()

@@ -4,7 +4,7 @@
 interrupted`` and status 128 + the signal number -- nothing has been computed
 yet, so nothing is lost -- and only then imports the command line (argparse,
 json, numpy...).  :func:`cpoker.cli.main` replaces that handler with the
-shield that lets long jobs stop cleanly (see :mod:`cpoker.interrupts`).
+shield that lets long jobs stop cleanly (see :mod:`cpoker.system.interrupts`).
 
 It also raises the garbage collector's first threshold from 700 to 200,000
 new container objects, as mypy's command line does: importing numba and
@@ -61,7 +61,7 @@ def run() -> None:
         if signal.getsignal(signum) != signal.SIG_IGN:  # one the process ignores (a shell's `cpoker ... &`) stays so
             signal.signal(signum, _interrupted_while_starting)
     gc.set_threshold(200_000, 30, 30)
-    from .cli import run as cli_run
+    from cpoker.cli import run as cli_run
 
     try:
         cli_run()

@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 
 import cpoker
-from cpoker.policy import RowModel
-from cpoker.removal import n_buckets, strength_buckets
-from cpoker.rules import Rules
-from cpoker.tables import split_tables, strength_keys
+from cpoker.strategies.policy import RowModel
+from cpoker.strategies.policy.removal import n_buckets, strength_buckets
+from cpoker.game.rules import Rules
+from cpoker.game.lookup_tables import split_tables, strength_keys
 
 PACKAGE = Path(cpoker.__file__).resolve().parent
 ROOT = PACKAGE.parent
@@ -43,7 +43,7 @@ def few_rank_hands(count: int, seed: int) -> np.ndarray:
 
 def skewed_distribution(seed: int, power: float = 8) -> np.ndarray:
     """A random distribution over the dense strengths of each row (``power`` concentrates it on a few)."""
-    from cpoker.tables import strength_keys
+    from cpoker.game.lookup_tables import strength_keys
 
     weights = np.random.default_rng(seed).random((3, len(strength_keys()))) ** power
     return weights / weights.sum(axis=1, keepdims=True)
@@ -67,7 +67,7 @@ def flush_odds(held: int) -> float:
 
 
 def slow_features(hand) -> np.ndarray:
-    """The 69 features of a hand, from their definition (cpoker.removal's docstring)."""
+    """The 69 features of a hand, from their definition (cpoker.strategies.policy.removal's docstring)."""
     ranks = [int(card) % 13 for card in hand]
     suits = [int(card) // 13 for card in hand]
     features = np.zeros(N_FEATURES)
@@ -166,7 +166,7 @@ def brute_force_table_choice(hand, model):
     t = split_tables()
     found = cpoker.arrangements(hand)
     index = np.searchsorted(strength_keys(), np.stack([found.front_keys, found.middle_keys, found.back_keys]))
-    total = model.split_values(index[0], index[1], index[2], cpoker.cards.parse_cards(hand))
+    total = model.split_values(index[0], index[1], index[2], cpoker.game.cards.parse_cards(hand))
     best = np.flatnonzero(total == total.max())
     assert t.splits.shape[0] == 72_072
     return int(found.split_ids[best.min()])

@@ -29,7 +29,7 @@ def test_a_real_signal_test_passes_in_a_suite_started_with_sigint_ignored():
     """``setsid bash -c "trap '' INT; python -m pytest ..."``: SIGINT ignored, no controlling terminal.  The
     real-signal test of a simulation still sees its Ctrl-C acted on, because the suite puts SIGINT back to its
     default for itself and so for every child it starts."""
-    test = "tests/test_interrupts.py::test_real_signals_at_several_moments_give_only_clean_outcomes[simulate]"
+    test = "tests/system/test_interrupts.py::test_real_signals_at_several_moments_give_only_clean_outcomes[simulate]"
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", test], cwd=ROOT,
                           capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL,
                           preexec_fn=_ignoring_sigint, start_new_session=True)

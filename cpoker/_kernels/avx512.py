@@ -33,13 +33,13 @@ from __future__ import annotations
 
 import functools
 
+from cpoker.system.jit import jit  # first: it checks the environment before numba loads
 from llvmlite import ir
 from numba.core import types
 from numba.extending import intrinsic
 
-from .._jit import jit
-from ..layout import FLUSH_KEY_OFFSET, RANK_CONSTANTS
-from .evaluate import call_intrinsic
+from cpoker._kernels.layout import FLUSH_KEY_OFFSET, RANK_CONSTANTS
+from cpoker._kernels.evaluate import call_intrinsic
 
 LANES = 16  # rows a step: one 512-bit vector of int32 keys
 FEATURES = ("avx512f", "avx512bw", "avx512vbmi")

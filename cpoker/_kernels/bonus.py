@@ -8,16 +8,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._jit import jit
-from .removal import N_SHAPES, hand_correction
-from .subsets import REST_SLACK
+from cpoker.system.jit import jit
+from cpoker._kernels.removal import N_SHAPES, hand_correction
+from cpoker._kernels.subsets import REST_SLACK
 
 
 @jit
 def joint_below(joint, side, u, v, w):
     """The probability that an opponent's three rows all lie below coordinates ``(u, v, w)`` (front, middle, back).
 
-    ``joint[side]`` (:mod:`cpoker.joint`) is the joint distribution function
+    ``joint[side]`` (:mod:`cpoker.strategies.policy.joint`) is the joint distribution function
     of the opponent's rows' coordinates on a grid of ``cells + 1`` points per
     axis, read here by multilinear interpolation.  Side 0: a row's
     coordinate is the share of rows strictly weaker than it, so a row of

@@ -24,8 +24,8 @@ import types
 
 import numpy as np
 
-from .._jit import cache_cuda_kernel
-from . import bonus, deal, evaluate, lookup, nearbest, policy, removal, scoring, search, subsets
+from cpoker.system.jit import cache_cuda_kernel
+from cpoker._kernels import bonus, deal, evaluate, lookup, nearbest, policy, removal, scoring, search, subsets
 
 TWINNED = {
     deal: ("_mul_high", "_mul128", "_add128", "pcg_step", "pcg_output", "pcg_advance", "deal_hands"),
@@ -167,7 +167,7 @@ cuda = None  # numba.cuda once build_kernels runs: a module global, which the si
 
 def build_kernels(cuda_module) -> dict:
     """CUDA kernels over the device twins, compiled at their first launch or loaded from the disk cache
-    (:func:`cpoker._jit.cache_cuda_kernel`).
+    (:func:`cpoker.system.jit.cache_cuda_kernel`).
 
     One long function on purpose: each kernel is a closure over the device twins it calls, which exist only once
     ``numba.cuda`` is loaded (never unless a GPU is asked for)."""

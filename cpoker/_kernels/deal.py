@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._jit import jit
+from cpoker.system.jit import jit
 
 MULTIPLIER_HIGH = np.uint64(2549297995355413924)  # PCG's default 128-bit multiplier
 MULTIPLIER_LOW = np.uint64(4865540595714422341)

@@ -12,11 +12,11 @@ lower than any real card" holds by construction.
 from __future__ import annotations
 
 import numpy as np
+from cpoker.system.jit import jit  # first: it checks the environment before numba loads
 from llvmlite import ir
 from numba.core import types
 from numba.extending import intrinsic
 
-from .._jit import jit
 
 CATEGORY_SHIFT = 26
 MAJOR_SHIFT = 13

@@ -19,14 +19,14 @@ for cpoker's cards and keys:
   and the flush test only decides whether the offset is added (a branch
   that is almost never taken still cost 12% of the 5-card rate);
 * the flush keys, displacements and values of one hand size are one array
-  (:func:`cpoker.tables.evaluator_table`).
+  (:func:`cpoker.game.lookup_tables.evaluator_table`).
 
 The table policy (:mod:`.subsets`) counts ranks instead, with ``card_codes``:
 ``8 ** rank`` (a 3-bit counter per rank, bits 0..38) plus the suit counters
 from bit 40; its rank-count words go through a *perfect hash* (multiply,
 shift, one displacement per bucket), :func:`perfect_hash_value`.
 
-The tables (:func:`cpoker.tables.lookup_tables`) hold cpoker's own keys, so
+The tables (:func:`cpoker.game.lookup_tables.lookup_tables`) hold cpoker's own keys, so
 every answer is exactly the key of :mod:`.evaluate` (the tests compare all
 5-card and 3-card hands).  Everything here is a plain function of scalars
 and small arrays, like the rest of ``_kernels``.
@@ -36,15 +36,16 @@ from __future__ import annotations
 
 import numpy as np
 from llvmlite import ir
+from cpoker.system.jit import jit  # first: it checks the environment before numba loads
 from numba.core import types
 from numba.extending import intrinsic
 
-from .._jit import jit
-from .avx512 import (LANES, checked_rank_keys_3, checked_rank_keys_5, checked_rank_keys_6, checked_rank_keys_7,
-                     group_count, rank_keys_3, rank_keys_5, rank_keys_6, rank_keys_7)
-from .evaluate import lowest_bit, row_problem, rows_problem
-from ..layout import (EVAL_FLUSH_BITS, EVAL_KEY_SHIFT, EVAL_ROWS_AT, EVAL_SUIT_BIAS, FLUSH_KEY_OFFSET, ROW_SHIFT,
-                      SUIT_SHIFT)
+from cpoker._kernels.avx512 import (LANES, checked_rank_keys_3, checked_rank_keys_5, checked_rank_keys_6,
+                                    checked_rank_keys_7, group_count, rank_keys_3, rank_keys_5, rank_keys_6,
+                                    rank_keys_7)
+from cpoker._kernels.evaluate import lowest_bit, row_problem, rows_problem
+from cpoker._kernels.layout import (EVAL_FLUSH_BITS, EVAL_KEY_SHIFT, EVAL_ROWS_AT, EVAL_SUIT_BIAS, FLUSH_KEY_OFFSET,
+                                    ROW_SHIFT, SUIT_SHIFT)
 
 
 @jit
@@ -61,7 +62,7 @@ def perfect_hash_slot(counts, multiplier, bucket_shift, slot_mask, displacements
 
 @jit
 def perfect_hash_value(counts, multiplier, bucket_shift, slot_mask, displacements, values):
-    """``values`` at the slot of the rank-count word ``counts`` (see :func:`cpoker.tables.perfect_hash`).
+    """``values`` at the slot of the rank-count word ``counts`` (see :func:`cpoker.game.lookup_tables.perfect_hash`).
 
     ``slot_mask`` (``len(values) - 1``) is passed in rather than read from the
     array: LLVM cannot hoist that read out of a loop that stores keys.
@@ -94,7 +95,7 @@ def _load_pair(typingctx, ids, offset):
     """The two card ids at byte ``offset`` of C-contiguous ``uint8`` ``ids``, as one ``uint16`` (one load).
 
     The 3-card loop reads a row's first two cards at once and looks the pair up
-    in ``pair_codes`` (:func:`cpoker.tables.evaluator_pair_codes`): 1.07x its
+    in ``pair_codes`` (:func:`cpoker.game.lookup_tables.evaluator_pair_codes`): 1.07x its
     rate card by card.  The pair table is symmetric, so the byte order of the
     machine does not matter.  (Not for 5 to 7 cards: on a Zen 4 the 512 KiB
     table cost more than the loads it saved.)
@@ -294,11 +295,11 @@ def keys_from_ids_lookup(ids, eval_codes, pair_codes, table, out):
     """``out[i]`` = key of row ``i`` of C-contiguous ``(N, k)`` card ids, k = 3, 5, 6 or 7 (the best five).
 
     ``eval_codes`` give each card its rank constant and suit counter
-    (:func:`cpoker.tables.eval_codes`), ``pair_codes`` each pair of bytes
-    the sum of their codes (:func:`cpoker.tables.evaluator_pair_codes`: the
+    (:func:`cpoker.game.lookup_tables.eval_codes`), ``pair_codes`` each pair of bytes
+    the sum of their codes (:func:`cpoker.game.lookup_tables.evaluator_pair_codes`: the
     3-card loop reads its rows a pair and a card at a time, see
     :func:`_load_pair`); ``table`` is k's
-    :func:`cpoker.tables.evaluator_table` (flush keys, row displacements,
+    :func:`cpoker.game.lookup_tables.evaluator_table` (flush keys, row displacements,
     values).  One loop per row width, each with a constant inner trip count
     that LLVM unrolls (a loop over a run-time width costs 3x), and nothing but
     scalars and a few arrays on the common path.  Ids are not checked: any id

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._jit import jit
-from .scoring import ONE_SIX, TWO_FOUR
+from cpoker.system.jit import jit
+from cpoker._kernels.scoring import ONE_SIX, TWO_FOUR
 
 
 @jit
@@ -130,7 +130,7 @@ def bonus_totals_part(candidate_keys, front, middle, back, scoring, start, stop,
 
     The bonus depends on the three rows together.  The opponents' rows are given as three contiguous columns,
     so the loop over them is plain comparisons and adds, which the compiler vectorises.  Parts of the
-    candidates run side by side (:func:`cpoker.solver.bonus_totals`).
+    candidates run side by side (:func:`cpoker.jobs.solve.bonus_totals`).
     """
     n = front.shape[0]
     for c in range(start, stop):

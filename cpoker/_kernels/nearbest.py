@@ -1,6 +1,6 @@
 """Near-best rows: what a hand remembers of one table-policy search, to skip its searches in later passes.
 
-Self-play (:func:`cpoker.selfplay.build_tables`) arranges the same sample of
+Self-play (:func:`cpoker.jobs.selfplay.build_tables`) arranges the same sample of
 hands again and again under models that move less and less, and most hands'
 choices stop changing long before the last pass.  After a hand's search
 (:func:`.search.best_split_by_row_values`), :func:`near_best_rows` lists
@@ -9,7 +9,7 @@ the distinct row strengths (front, middle, back) of its splits within
 lowest index of a split that has them, and a *ceiling*: a value that no
 other split of the hand reaches.  In a later pass, :func:`certified_split`
 values those rows under the new model; a split's value moves by at most the
-model's *drift* since the search (:mod:`cpoker.nearbest`), so when the best
+model's *drift* since the search (:mod:`cpoker.jobs.nearbest`), so when the best
 of them beats the ceiling plus the drift, no split outside the list can
 reach it, and the best of the list -- ties to the lowest split index -- is
 the search's own answer, found without dealing or searching the hand.
@@ -30,21 +30,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._jit import jit
-from .deal import deal_hands
-from .removal import (N_SHAPES, hand_correction, hand_correction_at, hand_correction_column, hand_correction_rows,
-                      suit_counts)
-from .bonus import BONUS_SLACK, bonus_ceiling, corrected_row, hand_removal, joint_slope, rows_bonus
-from .policy import CORRECTIONS, policy_scratch
-from .search import UNLIMITED_SEARCHES, best_split_by_row_values
-from .subsets import hand_subsets
+from cpoker.system.jit import jit
+from cpoker._kernels.deal import deal_hands
+from cpoker._kernels.removal import (N_SHAPES, hand_correction, hand_correction_at, hand_correction_column,
+                                     hand_correction_rows, suit_counts)
+from cpoker._kernels.bonus import BONUS_SLACK, bonus_ceiling, corrected_row, hand_removal, joint_slope, rows_bonus
+from cpoker._kernels.policy import CORRECTIONS, policy_scratch
+from cpoker._kernels.search import UNLIMITED_SEARCHES, best_split_by_row_values
+from cpoker._kernels.subsets import hand_subsets
 
 # rows listed a hand at most, the most any list holds (a CUDA thread's scratch for them has a fixed size; a build's
-# lists hold as many as its memory allows, cpoker.nearbest.list_capacity).  A full list's ceiling is the best split
+# lists hold as many as its memory allows, cpoker.jobs.nearbest.list_capacity).  A full list's ceiling is the best split
 # it left out, often close to the best: at 8, a third of pagat's hands had full lists, and most of a build's
-# searches after the first were of them (cpoker.nearbest.DELTA says what more saved)
+# searches after the first were of them (cpoker.jobs.nearbest.DELTA says what more saved)
 CAPACITY = 32
-# the arrays of a hand's list that a search writes (cpoker.nearbest.empty_lists), before those of its last certificate
+# the arrays of a hand's list that a search writes (cpoker.jobs.nearbest.empty_lists), before those of its last
+# certificate
 LISTED = 6
 COLUMNS = CAPACITY * 3 * 3  # the correction's columns a certificate reads at most: listed rows x rows x quantities
 # added to hand_drift_bound: it sums the same terms as hand_drift in another order, so it may round below a
@@ -200,7 +201,7 @@ def near_best_rows(rank5, rank3, front_values, best_value, delta, row_values, ro
 @jit
 def hand_drift(hand_mask, delta_terms, shape_rises, slope_units, out, by_column):
     """The most any split of the hand ``hand_mask`` can gain from one corrected model to another, beyond the part
-    that does not depend on the hand (:func:`cpoker.nearbest.drift`).
+    that does not depend on the hand (:func:`cpoker.jobs.nearbest.drift`).
 
     A row's corrected value at strength ``s`` is its table's plus the hand's correction of the shape of ``s``;
     ``shape_rises[row, shape]`` is the largest rise of the table's part over the strengths of that shape (under
@@ -252,7 +253,7 @@ def hand_drift_bound(hand_mask, drift_bounds):
 
     A hand's features are non-negative (:func:`.removal.hand_correction`), so the largest over shapes of a sum
     of features times terms is at most the sum of the features times each one's largest over shapes: those
-    largest are ``drift_bounds`` (:func:`cpoker.nearbest.drift_bounds`), laid out as terms are with a column a
+    largest are ``drift_bounds`` (:func:`cpoker.jobs.nearbest.drift_bounds`), laid out as terms are with a column a
     row (row 0 the table's rise plus the constant term's change, row ``1 + f`` feature ``f``'s change, each
     with the bonus's part under a bonus), so that each row's bound is a column of the hand's correction of them
     (:func:`.removal.hand_correction_rows`, the three at once).  A certificate tries it before the exact one,
@@ -272,7 +273,7 @@ def certified_split(kept_rows, kept_splits, count, ceiling, drift, hand_mask, de
     leads every other split of the hand under this model (the next listed, and the bound of the others), which
     :func:`kept_split` reads in later passes.
 
-    ``drift`` bounds how much any split's value has risen since the list was made (:mod:`cpoker.nearbest`;
+    ``drift`` bounds how much any split's value has risen since the list was made (:mod:`cpoker.jobs.nearbest`;
     ``inf``: no list, and nothing is read): a split not listed is now worth at most ``ceiling + drift``, so a
     listed one worth more is the best, and the best listed (ties to the lowest split index) is the split the
     search would choose.  Under a card-removal correction (``removal_terms`` of more than one row) the listed
@@ -343,7 +344,7 @@ def kept_split(h, kept_rows, kept_splits, masks, checked, margins, leaders, slot
     have *swung* since by less than the margin its leader had then (``margins[h]``, ``leaders[h]``: see
     :func:`certified_split`), that split is still the best of all, read from the list with nothing valued.
     ``swings[p]`` bounds how much any split's value can have moved, up plus down, since pass ``p``'s model
-    (:func:`cpoker.nearbest.swing`; ``inf``: not kept), and when ``corrected`` (by card removal), the part common
+    (:func:`cpoker.jobs.nearbest.swing`; ``inf``: not kept), and when ``corrected`` (by card removal), the part common
     to all hands, the hand's own bounded by :func:`hand_drift_bound` of ``swing_bounds[slots[p, 2]]``.  A rise of
     another split and a fall of the leader, each less than what separated them, leave it ahead: the answer a
     certificate, and the search, would give.
@@ -424,8 +425,8 @@ def certify_block(start, stop, kept_rows, kept_splits, counts, ceilings, since, 
                    chosen_strengths):
     """:func:`kept_split` or else :func:`recertified` of hands ``start .. stop``: each one's split into ``chosen``
     (-1 where a search is needed) and its rows' strengths into ``chosen_strengths``; returns how many splits were
-    kept (unchanged since their last certificate).  ``cpoker.nearbest`` runs it on parts of a batch side by side
-    (:func:`cpoker.threads.in_parts`): it writes only its own hands' rows.
+    kept (unchanged since their last certificate).  ``cpoker.jobs.nearbest`` runs it on parts of a batch side by side
+    (:func:`cpoker.system.threads.in_parts`): it writes only its own hands' rows.
 
     ``since[i]``: the pass whose model listed hand ``i``'s rows (-1: none), ``masks[i]`` its cards; ``drifts[p]``
     the drift of the pass's model since pass ``p``'s (``inf`` for a pass forgotten), and under a card-removal

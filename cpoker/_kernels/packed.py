@@ -7,7 +7,7 @@ Packed once per model into a numba structure (a ``StructRef``), they cross
 into the kernel as one pointer.
 
 The fields are those of :func:`cpoker._kernels.policy.table_policy_unpacked`, in
-its order, then the strength keys (:func:`cpoker.tables.strength_keys`, so
+its order, then the strength keys (:func:`cpoker.game.lookup_tables.strength_keys`, so
 that the kernel answers with the rows' keys), with fixed types (read-only
 C-contiguous arrays, 64-bit scalars): one compiled kernel serves every model;
 :func:`pack` converts to them.
@@ -16,11 +16,11 @@ C-contiguous arrays, 64-bit scalars): one compiled kernel serves every model;
 from __future__ import annotations
 
 import numpy as np
+from cpoker.system.jit import jit  # first: it checks the environment before numba loads
 from numba.core import types
 from numba.experimental import structref
 
-from .._jit import jit
-from .policy import table_policy_unpacked
+from cpoker._kernels.policy import table_policy_unpacked
 
 
 def _array(dtype, ndim: int) -> types.Array:

@@ -1,19 +1,19 @@
 """The table policy's and the greedy policy's kernels: one hand, and a range of a batch of hands.
 
 A block kernel (:func:`table_policy_block`, :func:`greedy_block`) arranges hands ``start .. stop`` of a batch
-with its own scratch; :func:`cpoker.threads.in_parts` runs ranges side by side.
+with its own scratch; :func:`cpoker.system.threads.in_parts` runs ranges side by side.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .._jit import jit
-from ..layout import SUIT_BIAS
-from .removal import N_SHAPES
-from .bonus import corrected_row, hand_removal, rows_bonus
-from .search import UNLIMITED_SEARCHES, best_split_by_row_values, tight_bound
-from .subsets import hand_subsets, row_shape, subset_strengths
+from cpoker.system.jit import jit
+from cpoker._kernels.layout import SUIT_BIAS
+from cpoker._kernels.removal import N_SHAPES
+from cpoker._kernels.bonus import corrected_row, hand_removal, rows_bonus
+from cpoker._kernels.search import UNLIMITED_SEARCHES, best_split_by_row_values, tight_bound
+from cpoker._kernels.subsets import hand_subsets, row_shape, subset_strengths
 
 
 BLOCK = 64  # hands per parallel work item (the fewest a part of a batch of arrange_by_tables): each owns its scratch
@@ -34,7 +34,7 @@ def table_policy_hand(hand, row_values, row_bounds, row_wins, row_losses, scoop,
     ``cuda.py``.  The lookup arguments are those of :func:`subset_strengths`
     and, ``rest_*``, the 8-card table of :func:`best_split_by_row_values`.
     ``removal_terms`` and ``buckets`` are the card-removal correction of
-    :class:`cpoker.policy.RowModel` (one row of terms: none).  A hand whose
+    :class:`cpoker.strategies.policy.RowModel` (one row of terms: none).  A hand whose
     search needs more than ``search_budget`` backs gets split -1 and strengths 0
     (see :func:`best_split_by_row_values`; the CPU passes :data:`UNLIMITED_SEARCHES`).
     """
@@ -190,10 +190,10 @@ def table_policy_block(hands, start, stop, row_values, row_bounds, row_wins, row
     probabilities, which price the ``scoop``/``majority`` bonus;
     ``rest_best`` the best middle and front of each 8-card rank multiset and
     ``self_bounds`` the backs' cheap bounds by strength (see
-    :class:`cpoker.policy.RowModel` and :func:`best_split_by_row_values`).
+    :class:`cpoker.strategies.policy.RowModel` and :func:`best_split_by_row_values`).
     The scratch arrays are allocated once a call.  Each hand's answer is
-    independent of the others, so :func:`cpoker.policy.arrange_by_tables`
-    runs calls on parts of a batch side by side (:mod:`cpoker.threads`) and
+    independent of the others, so :func:`cpoker.strategies.policy.arrange_by_tables`
+    runs calls on parts of a batch side by side (:mod:`cpoker.system.threads`) and
     the thread count never changes a result.
     """
     index5, index3, masks5, codes5, front_values, candidates, candidate_bounds, corrections = policy_scratch()
@@ -263,7 +263,8 @@ def greedy_hand(hand, card_codes, multiplier, bucket_shift, slot_mask, displacem
 def greedy_block(hands, start, stop, card_codes, multiplier, bucket_shift, slot_mask, displacements, strengths,
                   flush_strengths, middles, fronts, chosen, chosen_strengths):
     """Greedy split of ``hands[start:stop]`` (see :func:`greedy_hand`), stored at each hand's row of ``chosen`` and
-    ``chosen_strengths`` (:func:`cpoker.policy.arrange_greedy` runs calls on parts of a batch side by side)."""
+    ``chosen_strengths`` (:func:`cpoker.strategies.policy.arrange_greedy` runs calls on parts of a batch side by
+    side)."""
     index5, index3, masks5, codes5, _, _, _, _ = policy_scratch()
     for h in range(start, stop):
         best, front, middle, back = greedy_hand(hands[h], card_codes, multiplier, bucket_shift, slot_mask,

@@ -1,4 +1,5 @@
-"""Kernels of the card-removal correction (:mod:`cpoker.removal`): a hand's features, its correction, the learning sums.
+"""Kernels of the card-removal correction (:mod:`cpoker.strategies.policy.removal`): a hand's features, its
+correction, the learning sums.
 
 A hand's features are small integers read off its card mask (no arrays), so
 :func:`hand_correction` runs on the CPU and as a CUDA device function.
@@ -10,10 +11,11 @@ from math import comb
 
 import numpy as np
 
-from .._jit import jit
-from .evaluate import count_ranks
+from cpoker.system.jit import jit
+from cpoker._kernels.evaluate import count_ranks
 
-N_SHAPES = 259  # correction shapes (cpoker.removal.strength_buckets): the correction's resolution in strength
+# correction shapes (cpoker.strategies.policy.removal.strength_buckets): the correction's resolution in strength
+N_SHAPES = 259
 RANK_FEATURES = 52  # per rank (13): holding 0, 2, 3 or 4 cards of it (1 is the reference)
 SUIT_FEATURES = 12  # then per suit (4): its count, its count squared; the counts sorted (4)
 BLOCKER_RANKS = 5  # then per rank A, K, Q, J, T: the hand's cards of it, weighted by FLUSH_WEIGHT of their suit
@@ -89,7 +91,8 @@ def suit_feature(suit, a, b, c, d, s0, s1, s2, s3):
 def hand_correction(mask, terms, out):
     """``out[:] = terms[0] + sum over features f of x_f * terms[1 + f]``: the correction of the hand ``mask``.
 
-    ``terms`` is ``(1 + N_FEATURES, K)`` (see :mod:`cpoker.removal`); ``out`` has at least ``K`` entries, of
+    ``terms`` is ``(1 + N_FEATURES, K)`` (see :mod:`cpoker.strategies.policy.removal`); ``out`` has at least ``K``
+    entries, of
     which the first ``K`` are set.  At most 13 rank features, 12 suit features and 5 blocker features are
     non-zero, so this is at most 30 passes over ``K``.
     """
@@ -138,7 +141,7 @@ def hand_correction_column(mask, terms, column, a, b, c, d, s0, s1, s2, s3):
 @jit
 def hand_correction_rows(mask, terms):
     """The three columns of :func:`hand_correction` of a ``(1 + N_FEATURES, 3)`` table ``terms`` (one a row of
-    the hand: :func:`cpoker.nearbest.drift_bounds`), each summed in a register, the hand's features computed
+    the hand: :func:`cpoker.jobs.nearbest.drift_bounds`), each summed in a register, the hand's features computed
     once for the three (not a third as many operations as three :func:`hand_correction_column`, whose order of
     sums is not this one's)."""
     a, b, c, d, s0, s1, s2, s3 = suit_counts(mask)
@@ -244,7 +247,7 @@ def gram_part(deals, start, stop, active, values, n_active, gram):
     (a hand's features ``x``, counted once for each other seat) added to the upper triangle of ``gram``.
 
     ``deals`` ``(D, P, 13)`` card ids; hand ``d * P + mine`` is seat ``mine`` of deal ``d``.  Parts of the deals
-    run side by side, each on a ``gram`` of its own (:func:`cpoker.removal_learning.accumulate_removal`).
+    run side by side, each on a ``gram`` of its own (:func:`cpoker.jobs.removal_learning.accumulate_removal`).
     """
     players, width = deals.shape[1], gram.shape[0]
     x = np.zeros(width, dtype=np.int64)

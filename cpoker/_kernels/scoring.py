@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._jit import jit
+from cpoker.system.jit import jit
 
 PAGAT, ONE_SIX, TWO_FOUR = 0, 1, 2
 

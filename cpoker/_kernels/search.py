@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._jit import jit
-from ..layout import FLUSH_BITS, RANK_FIELD, SUIT_BIAS
-from .evaluate import count_ranks
-from .lookup import flush_ranks, perfect_hash_slot
-from .removal import N_SHAPES
-from .bonus import BONUS_SLACK, bonus_ceiling, corrected_row, joint_slope, rows_bonus
-from .subsets import REST_SLACK, rest_caps
+from cpoker.system.jit import jit
+from cpoker._kernels.layout import FLUSH_BITS, RANK_FIELD, SUIT_BIAS
+from cpoker._kernels.evaluate import count_ranks
+from cpoker._kernels.lookup import flush_ranks, perfect_hash_slot
+from cpoker._kernels.removal import N_SHAPES
+from cpoker._kernels.bonus import BONUS_SLACK, bonus_ceiling, corrected_row, joint_slope, rows_bonus
+from cpoker._kernels.subsets import REST_SLACK, rest_caps
 
 
 @jit(inline="always")  # numba's IR inlining: a call passing arrays costs more than the bound (near_best_rows)
@@ -60,7 +60,7 @@ def tight_bound(rest_code, rest_mask, back_rank, back_value, back_win, back_loss
 def strength_threshold(self_bounds, top_front, best_value):
     """The weakest back strength whose cheap bound reaches ``best_value`` (binary search).
 
-    ``self_bounds`` (:class:`cpoker.policy.RowModel`) are non-decreasing in
+    ``self_bounds`` (:class:`cpoker.strategies.policy.RowModel`) are non-decreasing in
     strength: a back of strength ``s`` bounds its splits by
     ``min(self_bounds[0, s], self_bounds[1, s] + top_front)`` (its value, the
     middle and front bounds at its strength, the bonus of three rows that
@@ -134,7 +134,7 @@ def best_split_by_row_values(rank5, rank3, front_values, middles, fronts, row_va
 
     ``row_values``, ``row_bounds``, ``row_wins``, ``row_losses``,
     ``rest_best`` and ``self_bounds`` are those of
-    :class:`cpoker.policy.RowModel`: per row and strength, the row's value, a
+    :class:`cpoker.strategies.policy.RowModel`: per row and strength, the row's value, a
     non-decreasing bound of it (the very same array when the values do not
     decrease), and its win and loss probabilities, which price the
     ``scoop``/``majority`` bonus (:func:`rows_bonus`; both 0 for a sum of row

@@ -1,6 +1,6 @@
 """Kernels over the subsets of a 13-card hand: the 1,287 five-card and 286 three-card rows, and the splits.
 
-Each hand is 13 card ids; the split tables (``cpoker.tables.split_tables``) say which positions go to which
+Each hand is 13 card ids; the split tables (``cpoker.game.lookup_tables.split_tables``) say which positions go to which
 row.  Every subset is evaluated once (1,287 + 286 keys), then the 72,072 back/middle/front splits only look
 keys up.  Also the best middle and front that the 8 cards a back leaves can make (:func:`rest_row_values`).
 """
@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._jit import jit
-from ..layout import FLUSH_BITS, RANK_FIELD, SUIT_BIAS
-from .evaluate import key3, key5, top_rank
-from .lookup import flush_ranks, perfect_hash_slot, perfect_hash_value
+from cpoker.system.jit import jit
+from cpoker._kernels.layout import FLUSH_BITS, RANK_FIELD, SUIT_BIAS
+from cpoker._kernels.evaluate import key3, key5, top_rank
+from cpoker._kernels.lookup import flush_ranks, perfect_hash_slot, perfect_hash_value
 
 # added to the best middle + front value of 8 cards: a split's value is summed in another order (an ulp or two)
 REST_SLACK = 1e-9
@@ -42,7 +42,7 @@ def subset_strengths(hand, card_codes, multiplier, bucket_shift, slot_mask, disp
     The subsets come in ``itertools.combinations`` order (the order of the
     split tables) from nested loops that carry partial sums of the card codes
     and masks, so each subset costs one add and one lookup in the rows' perfect
-    hash (:func:`cpoker.tables.lookup_tables`, ``hashes["rows"]``).  Dense
+    hash (:func:`cpoker.game.lookup_tables.lookup_tables`, ``hashes["rows"]``).  Dense
     strengths order rows exactly as their keys do.  ``masks5`` and ``codes5``
     receive the card mask and the code of each 5-subset.  Scalars and small arrays
     only, as a CUDA device function needs.

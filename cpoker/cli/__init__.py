@@ -17,8 +17,8 @@ The package: :mod:`.parser` (the commands and their options), :mod:`.play`
 (statuses, signals, encodings) and :mod:`.common`.
 """
 
-from .common import EXIT_USAGE, PARTIAL
-from .command import main, run
-from .parser import make_parser
+from cpoker.cli.common import EXIT_USAGE, PARTIAL
+from cpoker.cli.command import main, run
+from cpoker.cli.parser import make_parser
 
 __all__ = ["EXIT_USAGE", "PARTIAL", "main", "make_parser", "run"]

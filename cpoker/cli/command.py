@@ -7,15 +7,15 @@ import io
 import sys
 from typing import Optional, Sequence
 
-from ..errors import (BotBroken, CpokerError, DeviceError, InstallationError, Interrupted, MemoryLimitError,
+from cpoker.system.errors import (BotBroken, CpokerError, DeviceError, InstallationError, Interrupted, MemoryLimitError,
                       out_of_memory)
-from .common import BROKEN, EXIT_USAGE, PARTIAL, UNWRITTEN, drop_stdout, fail, memory_advice
-from .parser import make_parser
+from cpoker.cli.common import BROKEN, EXIT_USAGE, PARTIAL, UNWRITTEN, drop_stdout, fail, memory_advice
+from cpoker.cli.parser import make_parser
 
 
 def _run_command(argv: Optional[Sequence[str]]) -> "tuple[int, str]":
     """Parse ``argv`` and run the command; returns its status and what it printed."""
-    from .. import _notice
+    from cpoker.system import notice as _notice
 
     parser = make_parser()
     args = parser.parse_args(argv)
@@ -34,8 +34,8 @@ def _run_command(argv: Optional[Sequence[str]]) -> "tuple[int, str]":
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the ``cpoker`` command; returns the exit status (see the module docstring)."""
-    from .. import interrupts
-    from ..interrupts import shielded
+    from cpoker.system import interrupts
+    from cpoker.system.interrupts import shielded
 
     try:
         with shielded(hard_exit=True) as shield:

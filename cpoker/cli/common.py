@@ -6,7 +6,7 @@ import json
 import os
 import sys
 
-from ..environment import address_space_advice, address_space_limit, address_space_needed
+from cpoker.system.environment import address_space_advice, address_space_limit, address_space_needed
 
 EXIT_USAGE = 2
 PARTIAL = -1  # returned by a command whose result is partial: main turns it into 128 + the signal number
@@ -29,7 +29,7 @@ def memory_advice() -> str:
 
 
 def cards_text(cards, symbols: bool) -> str:
-    from ..cards import format_cards
+    from cpoker.game.cards import format_cards
 
     return format_cards(cards, symbols=symbols)
 
@@ -47,10 +47,10 @@ BROKEN: list = []
 
 
 def played(job, *args, **kwargs):
-    """``job(*args, **kwargs)``; when a bot breaks (:class:`~cpoker.errors.BotBroken`) after some of the job's
+    """``job(*args, **kwargs)``; when a bot breaks (:class:`~cpoker.BotBroken`) after some of the job's
     blocks, its one line goes to standard error and the partial result is returned for the command to print, the
     command then ending with status 1.  With nothing to print, the error goes on up."""
-    from ..errors import BotBroken
+    from cpoker.system.errors import BotBroken
 
     try:
         return job(*args, **kwargs)
@@ -71,7 +71,7 @@ def print_bot_faults(names, counts) -> None:
 
 
 def percent(p: float) -> str:
-    return f"{100 * p:5.1f}%"
+    return f"{fixed(100 * p, '5.1f')}%"
 
 
 def unwritten(message: str) -> None:
@@ -93,3 +93,12 @@ def drop_stdout() -> None:
         os.close(null)
     except (OSError, ValueError, AttributeError):  # (no file descriptor: nothing will be flushed to one)
         pass
+
+
+def fixed(value: float, spec: str) -> str:
+    """``value`` formatted with ``spec`` (``"+.3f"``, ``">9.4f"``), never as a negative zero: a value that rounds
+    to zero is shown as zero (``+0.000``, ``0.0000``), not ``-0.000``."""
+    text = format(value, spec)
+    if "-" in text and not any(digit in text for digit in "123456789"):
+        text = format(0.0, spec)
+    return text

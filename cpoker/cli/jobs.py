@@ -9,11 +9,12 @@ import sys
 from pathlib import Path
 from typing import Optional
 
-from ..errors import CpokerError
-from .common import PARTIAL, percent, played, print_bot_faults, print_json, show_progress, unwritten
-from ..limits import MAX_DEALS, MAX_SAMPLES, MAX_SESSIONS
-from .options import (OPPONENT_HELP, STRATEGY_HELP, backend_options, bot_options, command, int_in, long_run_options,
-                      positive_seconds, resume_options, seed_option, study_options, with_bot_options)
+from cpoker.system.errors import CpokerError
+from cpoker.cli.common import fixed, PARTIAL, percent, played, print_bot_faults, print_json, show_progress, unwritten
+from cpoker.system.limits import MAX_DEALS, MAX_SAMPLES, MAX_SESSIONS
+from cpoker.cli.options import (OPPONENT_HELP, STRATEGY_HELP, backend_options, bot_options, command, int_in,
+                                long_run_options, positive_seconds, resume_options, seed_option, silence_option,
+                                study_options, with_bot_options)
 
 
 OUT_SUFFIXES = (".json", ".csv")  # what --out writes; cpoker review writes Parquet too
@@ -21,8 +22,8 @@ OUT_SUFFIXES = (".json", ".csv")  # what --out writes; cpoker review writes Parq
 
 def check_out(path: Optional[str], suffixes: tuple = OUT_SUFFIXES) -> None:
     """Refuse a bad ``--out`` before a long job, not after it (Parquet without pyarrow included)."""
-    from ..errors import OptionError
-    from ..files import check_writable
+    from cpoker.system.errors import OptionError
+    from cpoker.system.files import check_writable
 
     if path is None:
         return
@@ -47,8 +48,8 @@ def write_out(path: str, data: dict, rows: list[dict]) -> None:
     """
     import csv
 
-    from ..errors import OptionError
-    from ..files import atomic_write
+    from cpoker.system.errors import OptionError
+    from cpoker.system.files import atomic_write
 
     suffix = Path(path).suffix.lower()
     if suffix == ".json":
@@ -95,7 +96,7 @@ def _histogram(distribution: dict, width: int = 40) -> list[str]:
     for points in range(min(distribution), max(distribution) + 1):
         count = distribution.get(points, 0)
         bar = "█" * round(width * count / peak)
-        lines.append(f"  {points:+3d} | {bar:<{width}} {100 * count / total:5.1f}%")
+        lines.append(f"  {points:+3d} | {bar:<{width}} {fixed(100 * count / total, '5.1f')}%")
     return lines
 
 
@@ -113,8 +114,8 @@ def _save_and_print_json(args, result, out: Optional[str] = None) -> Optional[in
 
 
 def cmd_simulate(args) -> int:
-    from ..errors import OptionError
-    from ..simulation import simulate
+    from cpoker.system.errors import OptionError
+    from cpoker.jobs.simulate import simulate
 
     saved, out = resumed_job(args, "simulate")
     state = saved["state"] if saved else {}
@@ -138,12 +139,14 @@ def cmd_simulate(args) -> int:
     print(f"arrangement: {arrangement.format(symbols=args.symbols)}")
     if result.fouled:
         print(f"FOUL: {arrangement.foul_reason}")
-        print(f"exact value: {result.ev:+.0f} points per deal ({result.opponents} opponent(s) each win every row)")
+        print(f"exact value: {fixed(result.ev, '+.0f')} points per deal ("
+              f"{result.opponents} opponent(s) each win every row)")
         return 0
     status = _partial_status(result.partial, f"{result.samples} of {result.requested_samples} samples", out,
                              "simulate")
     low, high = result.interval
-    print(f"EV {result.ev:+.4f} points per deal, 95% interval [{low:+.4f}, {high:+.4f}], against "
+    print(f"EV {fixed(result.ev, '+.4f')} points per deal, 95% interval [{fixed(low, '+.4f')}, "
+          f"{fixed(high, '+.4f')}], against "
           f"{result.opponents} '{result.opponent_model}' opponent(s), {result.samples} samples, "
           f"seed {result.seed}{_resumed_after(saved, 'samples')}{status}")
     print(f"  {'row':<8}{'hand':<46}{'win':>7}{'tie':>7}{'loss':>7}")
@@ -160,7 +163,7 @@ def cmd_simulate(args) -> int:
 
 
 def cmd_match(args) -> int:
-    from ..simulation import match
+    from cpoker.jobs.simulate import match
 
     saved, out = resumed_job(args, "match")
     state = saved["state"] if saved else {}
@@ -187,9 +190,10 @@ def cmd_match(args) -> int:
         header += f"{'first place':>12}{'mean place':>12}"
     print(header)
     for score in result.scores:
-        line = f"  {score.name:<28}{score.points:>+12.4f}   [{score.interval[0]:+.4f}, {score.interval[1]:+.4f}]"
+        line = (f"  {score.name:<28}{fixed(score.points, '>+12.4f')}   [{fixed(score.interval[0], '+.4f')}, "
+                f"{fixed(score.interval[1], '+.4f')}]")
         if result.sessions:
-            line += f"{percent(score.first_places):>12}{score.mean_place:>12.2f}"
+            line += f"{percent(score.first_places):>12}{fixed(score.mean_place, '>12.2f')}"
         print(line)
     if result.sessions:
         print(f"({result.sessions} sessions of 8 deals; tied players share a place)")
@@ -198,7 +202,7 @@ def cmd_match(args) -> int:
 
 
 def cmd_tournament(args) -> int:
-    from ..tournaments import tournament
+    from cpoker.jobs.tournament import tournament
 
     saved, out = resumed_job(args, "tournament")
     state = saved["state"] if saved else {}
@@ -230,20 +234,22 @@ def cmd_tournament(args) -> int:
     half = (result.intervals[..., 1] - result.intervals[..., 0]) / 2
     for i in range(n):
         cells = "".join(f"{'.':>{width}}" if i == j
-                        else f"{result.points[i, j]:>+9.4f} ±{half[i, j]:<6.4f}".rjust(width) for j in range(n))
+                        else f"{fixed(result.points[i, j], '>+9.4f')} ±"
+                             f"{fixed(half[i, j], '<6.4f')}".rjust(width) for j in range(n))
         print(f"  {f'({i + 1})':<4}{cells}")
     print("ranking by the mean against the field (points per deal, 95% interval):")
     number = {name: i for i, name in enumerate(result.strategies, 1)}
     for place, (name, mean, (low, high)) in enumerate(result.ranking, 1):
-        print(f"  {place:>2}. ({number[name]}) {name:<40}{mean:>+9.4f}   [{low:+.4f}, {high:+.4f}]")
+        print(f"  {place:>2}. ({number[name]}) {name:<40}{fixed(mean, '>+9.4f')}   [{fixed(low, '+.4f')}, "
+              f"{fixed(high, '+.4f')}]")
     print_bot_faults(result.strategies, result.bot_faults)
     return PARTIAL if result.partial else 0
 
 
 def cmd_bot_check(args) -> int:
-    from ..bots import Bot, check_bot
+    from cpoker.strategies.bots import Bot, check_bot
 
-    checks = check_bot(Bot(args.bot, timeout=args.bot_timeout), seed=args.seed)
+    checks = check_bot(Bot(args.bot, timeout=args.bot_timeout, silence=args.bot_silence), seed=args.seed)
     if args.json:
         print_json({"bot": args.bot, "passed": all(c.passed for c in checks),
                     "checks": [c._asdict() for c in checks]})
@@ -264,8 +270,8 @@ def resumed_job(args, kind: str, suffixes: tuple = OUT_SUFFIXES) -> "tuple[Optio
     job), and the result goes to FILE unless ``--out`` says otherwise;
     ``--checkpoint`` needs a JSON output.
     """
-    from ..errors import OptionError
-    from ..files import read_json
+    from cpoker.system.errors import OptionError
+    from cpoker.system.files import read_json
 
     noun = {"match": "match", "simulate": "simulation", "exploit": "study", "tournament": "tournament",
             "review": "review"}[kind]
@@ -284,7 +290,7 @@ def resumed_job(args, kind: str, suffixes: tuple = OUT_SUFFIXES) -> "tuple[Optio
 
 def rules_of(args, saved: Optional[dict]):
     """``--rules`` as given, else a resumed job's rules (``saved``: a result, or the state holding its rules)."""
-    from ..rules import Rules
+    from cpoker.game.rules import Rules
 
     if args.rules is not None or not saved:
         return args.rules
@@ -329,15 +335,15 @@ def checkpointing(args, out: Optional[str]) -> dict:
 
 def json_checkpoint(out: Path):
     """Save each partial result over ``out`` as JSON (atomically); a failed write is reported once, the job goes on."""
-    from ..files import atomic_write
+    from cpoker.system.files import atomic_write
 
     return checkpoint_writer(out, lambda result: atomic_write(out, json_text(result.to_dict()).encode("utf-8")))
 
 
 def cmd_exploit(args) -> int:
-    from ..errors import OptionError
-    from ..exploitability import exploit
-    from ..simulation import numba_threads
+    from cpoker.system.errors import OptionError
+    from cpoker.jobs.exploit import exploit
+    from cpoker.jobs.simulate import numba_threads
 
     saved, out = resumed_job(args, "exploit")
     state = saved["state"] if saved else {}
@@ -360,14 +366,17 @@ def cmd_exploit(args) -> int:
     print(f"best response against '{result.strategy}' under {result.rules.name}: {result.hands} hands, "
           f"{result.samples} samples to choose and {result.samples} fresh samples to score each, "
           f"seed {result.seed}{_resumed_after(saved, 'hands')}{status}")
-    print(f"gain {result.gain:+.4f} points per hand, 95% interval [{low:+.4f}, {high:+.4f}]; the choices differ "
+    print(f"gain {fixed(result.gain, '+.4f')} points per hand, 95% interval [{fixed(low, '+.4f')}, "
+          f"{fixed(high, '+.4f')}]; the choices differ "
           f"in value on {percent(result.differ).strip()} of hands")
     print("a lower bound: a solver with more samples can only find more"
           + ("" if result.trend else " (--trend shows how it grows with the samples)"))
     for samples, (gain, (trend_low, trend_high)) in sorted(result.trend.items()):
-        print(f"  with {samples} samples: {gain:+.4f}  [{trend_low:+.4f}, {trend_high:+.4f}]")
+        print(f"  with {samples} samples: {fixed(gain, '+.4f')}  [{fixed(trend_low, '+.4f')}, "
+              f"{fixed(trend_high, '+.4f')}]")
     if result.trend:
-        print(f"  with {result.samples} samples: {result.gain:+.4f}  [{low:+.4f}, {high:+.4f}]")
+        print(f"  with {result.samples} samples: {fixed(result.gain, '+.4f')}  [{fixed(low, '+.4f')}, "
+              f"{fixed(high, '+.4f')}]")
     print("gain per hand:")
     peak = max(n for _, _, n in result.histogram) or 1
     for bin_low, bin_high, count in result.histogram:
@@ -377,7 +386,7 @@ def cmd_exploit(args) -> int:
         print(f"  {label:>16} | {'█' * round(30 * count / peak):<30} {count}")
     print("mean gain by the strategy's back row (most exploitable first):")
     for kind, (count, gain) in list(result.by_kind.items())[:8]:
-        print(f"  {kind:<18}{count:>7} hands  {gain:+.4f}")
+        print(f"  {kind:<18}{count:>7} hands  {fixed(gain, '+.4f')}")
     print_bot_faults([result.strategy], [result.bot_faults])
     return PARTIAL if result.partial else 0
 
@@ -455,13 +464,14 @@ def add_tournament(commands) -> None:
 
 def add_bot_check(commands) -> None:
     """The ``bot-check`` command's parser."""
-    from ..bots import DEFAULT_TIMEOUT
+    from cpoker.strategies.bots import DEFAULT_TIMEOUT
 
     sub = command(commands, "bot-check", "check that a program speaks the bot protocol (docs/bots.md)",
                   'cpoker bot-check "cmd:./mybot --level 3"')
     sub.add_argument("bot", metavar="cmd:COMMAND", help="the bot's command line")
     sub.add_argument("--bot-timeout", type=positive_seconds, default=DEFAULT_TIMEOUT, metavar="SECONDS",
                      help=f"seconds the bot has per hand (default {DEFAULT_TIMEOUT:g})")
+    silence_option(sub)
     seed_option(sub, default=0, drawn=False)
     sub.set_defaults(run=cmd_bot_check)
 

@@ -7,8 +7,8 @@ import argparse
 import math
 import sys
 
-from ..limits import MAX_SEED
-from .common import EXIT_USAGE, RULES_HELP, drop_stdout
+from cpoker.system.limits import MAX_SEED
+from cpoker.cli.common import EXIT_USAGE, RULES_HELP, drop_stdout
 
 OPPONENT_HELP = ("opponent model: table (default: the tables of the rules in force), table@RULES, greedy, "
                  "package.module:function, or cmd:COMMAND (a bot, docs/bots.md)")
@@ -141,14 +141,25 @@ def long_run_options(sub: argparse.ArgumentParser) -> None:
 
 
 def bot_options(sub: argparse.ArgumentParser) -> None:
-    """``--bot-timeout`` and ``--bot-batch``: how the job talks to ``cmd:`` strategies."""
-    from ..bots import DEFAULT_BATCH, DEFAULT_TIMEOUT, MAX_BATCH, STARTUP_SECONDS
+    """``--bot-timeout``, ``--bot-silence`` and ``--bot-batch``: how the job talks to ``cmd:`` strategies."""
+    from cpoker.strategies.bots import DEFAULT_BATCH, DEFAULT_TIMEOUT, MAX_BATCH, STARTUP_SECONDS
 
     sub.add_argument("--bot-timeout", type=positive_seconds, default=DEFAULT_TIMEOUT, metavar="SECONDS",
                      help=f"seconds a cmd: bot has per hand of a request (default {DEFAULT_TIMEOUT:g}, plus "
                           f"{STARTUP_SECONDS:g} s for its first answer); a bot out of time faults")
+    silence_option(sub)
     sub.add_argument("--bot-batch", type=int_in(1, MAX_BATCH), default=DEFAULT_BATCH, metavar="HANDS",
                      help=f"hands per request to a cmd: bot (default {DEFAULT_BATCH})")
+
+
+def silence_option(sub: argparse.ArgumentParser) -> None:
+    """``--bot-silence``: how long a ``cmd:`` bot may work without a sign of life before it is taken for hung."""
+    from cpoker.strategies.bots import SILENCE_SECONDS
+
+    sub.add_argument("--bot-silence", type=positive_seconds, default=SILENCE_SECONDS, metavar="SECONDS",
+                     help=f"seconds a cmd: bot may work on a request without a sign of life (a line on its "
+                          f"standard error, a {{\"alive\": true}} line, processor time) before it faults as hung "
+                          f"(default {SILENCE_SECONDS:g})")
 
 
 def positive_seconds(text: str) -> float:
@@ -162,8 +173,8 @@ def positive_seconds(text: str) -> float:
 def with_bot_options(args: argparse.Namespace, strategy):
     """``strategy``, a :class:`~cpoker.Bot` with the command's ``--bot-timeout`` and ``--bot-batch`` when it is
     ``cmd:COMMAND``."""
-    from ..bots import PREFIX, Bot
+    from cpoker.strategies.bots import PREFIX, Bot
 
     if isinstance(strategy, str) and strategy.startswith(PREFIX):
-        return Bot(strategy, timeout=args.bot_timeout, batch=args.bot_batch)
+        return Bot(strategy, timeout=args.bot_timeout, batch=args.bot_batch, silence=args.bot_silence)
     return strategy

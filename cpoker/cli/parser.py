@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import argparse
 
-from .._version import __version__
-from . import jobs, play, review, serve, tables
-from .options import Parser
+from cpoker._version import __version__
+from cpoker.cli import jobs, play, review, serve, tables
+from cpoker.cli.options import Parser
 
 
 def make_parser() -> argparse.ArgumentParser:

@@ -5,16 +5,16 @@ from __future__ import annotations
 import json
 import sys
 
-from .common import PARTIAL, cards_text, fail, percent, print_bot_faults, print_json, show_progress
-from ..limits import MAX_SAMPLES
-from .options import (OPPONENT_HELP, bot_options, command, device_option, int_in, seed_option, tables_option,
+from cpoker.cli.common import fixed, PARTIAL, cards_text, fail, percent, print_bot_faults, print_json, show_progress
+from cpoker.system.limits import MAX_SAMPLES
+from cpoker.cli.options import (OPPONENT_HELP, bot_options, command, device_option, int_in, seed_option, tables_option,
                       with_bot_options)
-from .common import RULES_HELP
+from cpoker.cli.common import RULES_HELP
 
 
 def cmd_eval(args) -> int:
-    from ..cards import parse_cards
-    from ..evaluation import evaluate
+    from cpoker.game.cards import parse_cards
+    from cpoker.game.evaluation import evaluate
 
     cards = parse_cards(" ".join(args.cards))
     value = evaluate(cards)  # table lookups in Python: no kernel, so numba is never loaded
@@ -34,8 +34,8 @@ def _read_deal_file(path: str) -> list:
     or ``{"front": ..., "middle": ..., "back": ...}``; anything else is an
     :class:`ArrangementError` naming the player.
     """
-    from ..errors import ArrangementError
-    from ..files import read_json
+    from cpoker.system.errors import ArrangementError
+    from cpoker.system.files import read_json
 
     data = read_json(path, "deal file", ArrangementError)
     players = data.get("players") if isinstance(data, dict) else data
@@ -59,9 +59,9 @@ def _read_deal_file(path: str) -> list:
 
 
 def cmd_score(args) -> int:
-    from ..naturals import Natural
-    from ..rules import resolve_rules
-    from ..scoring import pair_breakdown, row_results, settle_details
+    from cpoker.game.naturals import Natural
+    from cpoker.game.rules import resolve_rules
+    from cpoker.game.scoring import pair_breakdown, row_results, settle_details
 
     if bool(args.player) == bool(args.file):
         return fail("give each player's rows with --player (2 to 4 times) or a JSON file with --file")
@@ -108,8 +108,8 @@ def cmd_score(args) -> int:
 
 
 def cmd_deal(args) -> int:
-    from ..cards import deal
-    from ..dealing import new_seed
+    from cpoker.game.cards import deal
+    from cpoker.game.dealing import new_seed
 
     seed = new_seed() if args.seed is None else args.seed
     hands = deal(args.players, seed)
@@ -123,7 +123,7 @@ def cmd_deal(args) -> int:
 
 
 def cmd_solve(args) -> int:
-    from ..solver import solve
+    from cpoker.jobs.solve import solve
 
     solution = solve(" ".join(args.hand), opponents=args.opponents, samples=args.samples, seed=args.seed,
                      rules=args.rules, method=args.method, opponent=with_bot_options(args, args.opponent),
@@ -138,11 +138,13 @@ def cmd_solve(args) -> int:
         low, high = solution.interval
         status = (f"  (PARTIAL: stopped after {solution.samples} of {solution.requested_samples} samples)"
                   if solution.partial else "")
-        print(f"best arrangement: EV {solution.ev:+.3f} points per deal, 95% interval [{low:+.3f}, {high:+.3f}], "
+        print(f"best arrangement: EV {fixed(solution.ev, '+.3f')} points per deal, 95% interval ["
+              f"{fixed(low, '+.3f')}, {fixed(high, '+.3f')}], "
               f"against {solution.opponents} '{solution.opponent_model}' opponent(s), {solution.samples} samples, "
               f"seed {solution.seed}{status}")
     else:
-        print(f"best arrangement by the table policy: table value {solution.ev:+.3f} (the sum of its row values "
+        print(f"best arrangement by the table policy: table value "
+              f"{fixed(solution.ev, '+.3f')} (the sum of its row values "
               f"against the average self-play opponent: a score to rank by, not an EV; "
               f"'--method mc' simulates the EV)")
     for name, row, value in zip(("front", "middle", "back"), solution.best.rows, solution.best.values):
@@ -157,12 +159,13 @@ def cmd_solve(args) -> int:
             shown = candidate.arrangement.format(symbols=sym)
             if candidate.interval is not None:
                 low, high = candidate.interval
-                print(f"  {i}. {shown:<50} EV {candidate.ev:+.3f}  [{low:+.3f}, {high:+.3f}]")
+                print(f"  {i}. {shown:<50} EV {fixed(candidate.ev, '+.3f')}  [{fixed(low, '+.3f')}, "
+                      f"{fixed(high, '+.3f')}]")
             else:
-                print(f"  {i}. {shown:<50} table value {candidate.ev:+.3f}")
+                print(f"  {i}. {shown:<50} table value {fixed(candidate.ev, '+.3f')}")
     if solution.compared is not None:
         _print_compared(solution, sym)
-    print(f"({solution.candidates} non-fouling arrangements scored in {solution.seconds:.2f} s)")
+    print(f"({solution.candidates} non-fouling arrangements scored in {fixed(solution.seconds, '.2f')} s)")
     print_bot_faults([solution.opponent_model], [solution.bot_faults])
     if solution.declare_natural:
         natural = solution.natural
@@ -176,24 +179,27 @@ def _print_compared(solution, symbols: bool) -> None:
     yours = solution.compared
     shown = yours.arrangement.format(symbols=symbols)
     if solution.method == "table":
-        print(f"your arrangement: {shown}  table value {yours.ev:+.3f}, {solution.ev_lost:.3f} below the best"
+        print(f"your arrangement: {shown}  table value {fixed(yours.ev, '+.3f')}, "
+              f"{fixed(solution.ev_lost, '.3f')} below the best"
               + (f" (it fouls: {yours.arrangement.foul_reason})" if yours.arrangement.is_foul else ""))
         return
     if yours.arrangement.is_foul:
-        print(f"your arrangement: {shown}  fouls ({yours.arrangement.foul_reason}): {yours.ev:+.3f} points per deal")
+        print(f"your arrangement: {shown}  fouls ({yours.arrangement.foul_reason}): "
+              f"{fixed(yours.ev, '+.3f')} points per deal")
     else:
         low, high = yours.interval
-        print(f"your arrangement: {shown}  EV {yours.ev:+.3f}  [{low:+.3f}, {high:+.3f}]")
+        print(f"your arrangement: {shown}  EV {fixed(yours.ev, '+.3f')}  [{fixed(low, '+.3f')}, {fixed(high, '+.3f')}]")
     low, high = solution.ev_lost_interval
     verdict = ("it scores as the best one on every sample" if solution.ev_lost == 0 == solution.ev_lost_stderr
-               else f"it costs {solution.ev_lost:.3f} points per deal, 95% interval [{low:.3f}, {high:.3f}] "
+               else f"it costs {fixed(solution.ev_lost, '.3f')} points per deal, 95% interval ["
+                    f"{fixed(low, '.3f')}, {fixed(high, '.3f')}] "
                     "(both scored on the same samples)")
     print(f"  {verdict}")
 
 
 def cmd_natural(args) -> int:
-    from ..naturals import find_naturals, natural
-    from ..rules import resolve_rules
+    from cpoker.game.naturals import find_naturals, natural
+    from cpoker.game.rules import resolve_rules
 
     hand = " ".join(args.hand)
     rules = resolve_rules(args.rules) if args.rules else None
@@ -214,7 +220,7 @@ def cmd_natural(args) -> int:
 
 
 def cmd_odds(args) -> int:
-    from ..odds import hand_odds, odds_table
+    from cpoker.jobs.odds import hand_odds, odds_table
 
     entries = (hand_odds(" ".join(args.hand), args.row, tables=args.tables, rules=args.rules) if args.hand
                else odds_table(args.row, tables=args.tables, rules=args.rules))

@@ -5,19 +5,19 @@ from __future__ import annotations
 import sys
 from typing import Optional
 
-from .common import EXIT_USAGE, PARTIAL, played, print_bot_faults, print_json, show_progress
-from .options import (OPPONENT_HELP, backend_options, bot_options, command, int_in, resume_options, study_options,
-                      with_bot_options)
-from ..limits import MAX_SAMPLES
+from cpoker.cli.common import fixed, EXIT_USAGE, PARTIAL, played, print_bot_faults, print_json, show_progress
+from cpoker.cli.options import (OPPONENT_HELP, backend_options, bot_options, command, int_in, resume_options,
+                                study_options, with_bot_options)
+from cpoker.system.limits import MAX_SAMPLES
 
 OUT_SUFFIXES = (".json", ".csv", ".parquet")
 SHOWN_HANDS = 50  # hands a terminal table lists; --out and --json carry them all
 
 
 def cmd_review(args) -> int:
-    from ..played import PROBLEMS_SHOWN, PlayedHandsError, problem_heading, read_played
-    from ..reviews import review
-    from .jobs import checkpointing, given, resumed_job, rules_of, write_out
+    from cpoker.jobs.played import PROBLEMS_SHOWN, PlayedHandsError, problem_heading, read_played
+    from cpoker.jobs.review import review
+    from cpoker.cli.jobs import checkpointing, given, resumed_job, rules_of, write_out
 
     saved, out = resumed_job(args, "review", OUT_SUFFIXES)
     text, source = _read_input(args.file)
@@ -52,11 +52,11 @@ def cmd_review(args) -> int:
 
 def _read_input(path: str) -> "tuple[str, str]":
     """The text of FILE (``-``: standard input), and its name for messages."""
-    from ..files import MAX_INPUT_BYTES, read_text
+    from cpoker.system.files import MAX_INPUT_BYTES, read_text
 
     if path != "-":
         return read_text(path, "file of played hands"), path
-    from ..errors import OptionError
+    from cpoker.system.errors import OptionError
 
     data = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
     if len(data) > MAX_INPUT_BYTES:
@@ -89,8 +89,9 @@ def _print_review(result, source: str, symbols: bool, out: Optional[str]) -> Non
     for hand in result.hands[:SHOWN_HANDS]:
         low, high = hand.ev_lost_interval
         rows = "FOUL" if hand.fouled else ",".join(hand.rows_differ) or "same"
-        print(f"  {hand.number:>4} {hand.line:>5}  {text(hand.played):<46}{hand.ev_played:>+8.3f}{hand.ev_best:>+9.3f}"
-              f"{hand.ev_lost:>9.3f}  [{low:+.3f}, {high:+.3f}] {rows}")
+        print(f"  {hand.number + 1:>4} {hand.line:>5}  {text(hand.played):<46}{fixed(hand.ev_played, '>+8.3f')}"
+              f"{fixed(hand.ev_best, '>+9.3f')}"
+              f"{fixed(hand.ev_lost, '>9.3f')}  [{fixed(low, '+.3f')}, {fixed(high, '+.3f')}] {rows}")
     if len(result.hands) > SHOWN_HANDS:
         print(f"  ... and {len(result.hands) - SHOWN_HANDS} more hands (--out FILE.csv or --json lists them all)")
     if summary.costliest:
@@ -98,17 +99,19 @@ def _print_review(result, source: str, symbols: bool, out: Optional[str]) -> Non
         for number in summary.costliest:
             hand = result.hands[number]
             name = f" ({hand.id})" if hand.id else ""
-            print(f"  #{number}{name}, line {hand.line}: lost {hand.ev_lost:.3f}; played {text(hand.played)}; "
+            print(f"  #{number + 1}{name}, line {hand.line}: lost {fixed(hand.ev_lost, '.3f')}; played "
+                  f"{text(hand.played)}; "
                   f"best {text(hand.best)}")
     low, high = summary.total_ev_lost_interval
     mean_low, mean_high = summary.mean_ev_lost_interval
     print(f"hands reviewed: {summary.hands}; fouled: {summary.fouls}; played as well as the best within the noise: "
           f"{summary.as_well_as_best}")
-    print(f"EV lost: {summary.total_ev_lost:.3f} in all [{low:.3f}, {high:.3f}], {summary.mean_ev_lost:.4f} a hand "
-          f"[{mean_low:.4f}, {mean_high:.4f}] (95%)")
+    print(f"EV lost: {fixed(summary.total_ev_lost, '.3f')} in all [{fixed(low, '.3f')}, {fixed(high, '.3f')}], "
+          f"{fixed(summary.mean_ev_lost, '.4f')} a hand "
+          f"[{fixed(mean_low, '.4f')}, {fixed(mean_high, '.4f')}] (95%)")
     if summary.real_deals:
         print(f"on the {summary.real_deals} real deals: won {summary.total_actual:+d} points, EV "
-              f"{summary.total_ev:+.3f}, luck {summary.total_luck:+.3f}")
+              f"{fixed(summary.total_ev, '+.3f')}, luck {fixed(summary.total_luck, '+.3f')}")
     if result.skipped:
         print(f"skipped {len(result.skipped)} bad lines: "
               + ", ".join(str(line) for line, _ in result.skipped[:20]) + (" ..." if len(result.skipped) > 20 else ""))

@@ -5,24 +5,24 @@ from __future__ import annotations
 import contextlib
 import sys
 
-from .. import interrupts
-from ..environment import check_kernel_environment
-from ..errors import Interrupted
-from .common import print_json
-from .options import command, int_in
+from cpoker.system import interrupts
+from cpoker.system.environment import check_kernel_environment
+from cpoker.system.errors import Interrupted
+from cpoker.cli.common import fixed, print_json
+from cpoker.cli.options import command, int_in
 
 
 def cmd_serve(args) -> int:
     """Run the web page and API until Ctrl-C (see :mod:`cpoker.web.app`)."""
-    from ..errors import OptionError
+    from cpoker.system.errors import OptionError
 
     try:
         import uvicorn
 
-        from ..web.app import create_app, warm_up
+        from cpoker.web.app import create_app, warm_up
     except ImportError as error:
         raise OptionError(f"cpoker serve needs the web extra: pip install 'cpoker[web]' ({error})") from None
-    check_kernel_environment()  # before numba is loaded (as cpoker._jit does)
+    check_kernel_environment()  # before numba is loaded (as cpoker.system.jit does)
     import numba
 
     workers = None
@@ -81,12 +81,14 @@ def _server_class():
 
 
 def cmd_compile(args) -> int:
-    """Compile every kernel into numba's cache, a line on stderr per job as it ends (see :mod:`cpoker.precompile`)."""
-    from ..precompile import compile_kernels
+    """Compile every kernel into numba's cache, a line on stderr per job as it ends
+    (see :mod:`cpoker.jobs.precompile`)."""
+    from cpoker.jobs.precompile import compile_kernels
 
     def report(job: str, seconds: float, compiled: int) -> None:
         if not args.quiet:
-            print(f"cpoker: {job}: {_kernels(compiled)} compiled, {seconds:.1f} s", file=sys.stderr, flush=True)
+            print(f"cpoker: {job}: {_kernels(compiled)} compiled, "
+                  f"{fixed(seconds, '.1f')} s", file=sys.stderr, flush=True)
 
     done = compile_kernels(rules=args.rules or None, device=args.device, report=report)
     if args.json:
@@ -97,7 +99,8 @@ def cmd_compile(args) -> int:
         return 0
     where = (f"cached in {done.cache_dir}" if done.cache_dir is not None
              else "not cached: no writable cache directory (set NUMBA_CACHE_DIR)")
-    print(f"{_kernels(done.compiled)} compiled in {done.seconds:.1f} s, the others loaded from the cache; {where}")
+    print(f"{_kernels(done.compiled)} compiled in "
+          f"{fixed(done.seconds, '.1f')} s, the others loaded from the cache; {where}")
     return 0
 
 

@@ -7,14 +7,14 @@ import os
 import sys
 from pathlib import Path
 
-from .common import PARTIAL, print_json, unwritten
-from .jobs import checkpoint_writer
+from cpoker.cli.common import fixed, PARTIAL, print_json, unwritten
+from cpoker.cli.jobs import checkpoint_writer
 import argparse
 
-from ..limits import MAX_ITERATIONS, MAX_REMOVAL_DEALS, MAX_REMOVAL_ROUNDS, MAX_SEED, MAX_TABLE_HANDS
-from ..policy import DEFAULT_BUILD
-from .common import RULES_HELP
-from .options import Parser, backend_options, device_option, fraction, int_in
+from cpoker.system.limits import MAX_ITERATIONS, MAX_REMOVAL_DEALS, MAX_REMOVAL_ROUNDS, MAX_SEED, MAX_TABLE_HANDS
+from cpoker.strategies.policy import DEFAULT_BUILD
+from cpoker.cli.common import RULES_HELP
+from cpoker.cli.options import Parser, backend_options, device_option, fraction, int_in
 
 
 def _sha256(path: Path) -> str:
@@ -23,19 +23,19 @@ def _sha256(path: Path) -> str:
 
 def _shipped_tables_path(rules) -> "Path | None":
     """The shipped tables file of ``rules`` (a preset), or ``None`` for other rules."""
-    from ..policy import shipped_tables_path
-    from ..rules import PRESETS
+    from cpoker.strategies.policy import shipped_tables_path
+    from cpoker.game.rules import PRESETS
 
     return shipped_tables_path(rules.name) if rules.name in PRESETS else None
 
 
 def cmd_tables(args) -> int:
-    from ..errors import OptionError
-    from ..files import check_writable
-    from ..policy import PolicyTables, tables_file
-    from ..rules import resolve_rules
-    from ..policy import DEFAULT_BUILD
-    from ..selfplay import build_tables, self_play_ended
+    from cpoker.system.errors import OptionError
+    from cpoker.system.files import check_writable
+    from cpoker.strategies.policy import PolicyTables, tables_file
+    from cpoker.game.rules import resolve_rules
+    from cpoker.strategies.policy import DEFAULT_BUILD
+    from cpoker.jobs.selfplay import build_tables, self_play_ended
 
     rules = resolve_rules(args.rules)
     if args.tables_command == "info":
@@ -59,10 +59,11 @@ def cmd_tables(args) -> int:
                   f"seed {tables.seed}, {tables.iterations} iterations{unfinished}; {removal} a card-removal "
                   f"correction{joint}")
             for step in tables.history:
-                print(f"  iteration {step['iteration']:3d}: {100 * step['changed']:6.2f}% of hands changed "
-                      f"arrangement, row values moved {step['values_moved']:.4f}")
+                print(f"  iteration {step['iteration']:3d}: {fixed(100 * step['changed'], '6.2f')}% of hands changed "
+                      f"arrangement, row values moved {fixed(step['values_moved'], '.4f')}")
             for step in tables.removal_rounds:
-                print(f"  with card removal, round {step['round']:3d}: {100 * step['changed']:6.2f}% of hands "
+                print(f"  with card removal, round {step['round']:3d}: "
+                      f"{fixed(100 * step['changed'], '6.2f')}% of hands "
                       "changed arrangement")
         return 0
     show_progress = not args.quiet and sys.stderr.isatty()
@@ -110,11 +111,12 @@ def cmd_tables(args) -> int:
                   if tables.partial else "")
         if tables.removal_rounds:
             status += (f"; then {len(tables.removal_rounds)} rounds with the card-removal correction (last: "
-                       f"{100 * tables.removal_rounds[-1]['changed']:.2f}% changed)")
+                       f"{fixed(100 * tables.removal_rounds[-1]['changed'], '.2f')}% changed)")
         resumed = f", resumed after iteration {resume.iterations}" if resume else ""
         print(f"wrote {out} ({rules.name} rules) after {tables.iterations} iterations on {tables.hands} hands, "
               f"seed {tables.seed}{resumed} "
-              f"(last: {100 * last['changed']:.2f}% of hands changed, values moved {last['values_moved']:.4f})"
+              f"(last: {fixed(100 * last['changed'], '.2f')}% of hands changed, values moved "
+              f"{fixed(last['values_moved'], '.4f')})"
               + status)
         print(f"sha256 {digest}" + ("  (identical to the shipped tables)" if same else ""))
     return PARTIAL if tables.partial else 0

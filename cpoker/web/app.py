@@ -35,8 +35,8 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
 
 import cpoker
-from cpoker.errors import CpokerError, InstallationError, out_of_memory
-from cpoker.environment import kernel_threads
+from cpoker.system.errors import CpokerError, InstallationError, out_of_memory
+from cpoker.system.environment import kernel_threads
 
 MAX_BODY = 64 * 1024
 MAX_SAMPLES = 20_000
@@ -162,7 +162,7 @@ def warm_up() -> None:
 
 def create_app(workers: Optional[int] = None, time_budget: float = TIME_BUDGET) -> FastAPI:
     """The ASGI application (``uvicorn.run(create_app())``); ``workers`` solves run at once (by default as
-    many as numba has threads: :func:`cpoker.environment.kernel_threads`)."""
+    many as numba has threads: :func:`cpoker.system.environment.kernel_threads`)."""
     app = FastAPI(title="cpoker", version=cpoker.__version__, docs_url=None, redoc_url=None,  # those load a CDN
                   description="Closed 13-card Chinese poker: evaluate, score, solve, simulate. "
                               "Errors in the input are 422 with a message naming the problem.", responses=ERRORS)
@@ -251,7 +251,7 @@ def create_app(workers: Optional[int] = None, time_budget: float = TIME_BUDGET) 
     @app.post("/api/review", summary="What each played hand cost (as `cpoker review --json`; at most "
                                      f"{MAX_REVIEW_HANDS} hands)")
     async def review(body: ReviewBody) -> dict:
-        from cpoker.played import read_played
+        from cpoker.jobs.played import read_played
 
         rules = _rules(body)
         hands, skipped = read_played(body.text, "the pasted text", skip_bad=body.skip_bad, limit=MAX_REVIEW_HANDS)
@@ -262,7 +262,7 @@ def create_app(workers: Optional[int] = None, time_budget: float = TIME_BUDGET) 
     @app.post("/api/play", summary="Play a seeded deal at a full table: the opponents play the table policy; "
                                    "the deal settled and the player's hand reviewed")
     async def play(body: PlayBody) -> dict:
-        from cpoker.reviews import table_deal
+        from cpoker.jobs.review import table_deal
 
         rules = _rules(body)
         played = await limited(table_deal, body.arrangement, body.players, body.seed, rules=rules,
@@ -271,7 +271,7 @@ def create_app(workers: Optional[int] = None, time_budget: float = TIME_BUDGET) 
 
     @app.get("/api/deal", summary="Deal 2-4 hands, reproducibly (as `cpoker deal --json`)")
     async def deal(players: int = Query(2, ge=2, le=4), seed: Optional[int] = Query(None, ge=0, le=MAX_SEED)) -> dict:
-        from cpoker.dealing import new_seed
+        from cpoker.game.dealing import new_seed
 
         seed = new_seed() % (MAX_SEED + 1) if seed is None else seed  # seeds drawn here stay exact in JavaScript
         hands = cpoker.deal(players, seed)

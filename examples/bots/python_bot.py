@@ -13,7 +13,7 @@ import json
 import sys
 
 from cpoker import parse_cards
-from cpoker.strategies import resolve_strategy
+from cpoker.strategies.strategy import resolve_strategy
 
 
 def main() -> int:

@@ -8,6 +8,12 @@ const ROWS = ["front", "middle", "back"];
 const SIZES = { front: 3, middle: 5, back: 5 };
 const $ = (id) => document.getElementById(id);
 
+// x with `digits` decimals, never a negative zero: a value that rounds to zero shows as 0.000, not -0.000
+function fixed(x, digits) {
+  const text = x.toFixed(digits);
+  return /^-[0.]*$/.test(text) ? text.slice(1) : text;
+}
+
 function cardButton(card, extra) {
   const button = document.createElement("button");
   const suit = SUIT[card[1]];
@@ -110,7 +116,7 @@ function showArrangement(target, arrangement, probabilities) {
 
 function evText(candidate) {
   const [low, high] = candidate.interval_95 || [candidate.ev, candidate.ev];
-  return `EV ${candidate.ev >= 0 ? "+" : ""}${candidate.ev.toFixed(3)} [${low.toFixed(3)}, ${high.toFixed(3)}]`;
+  return `EV ${signed(candidate.ev)} [${fixed(low, 3)}, ${fixed(high, 3)}]`;
 }
 
 async function withProgress(status, promise) {
@@ -135,7 +141,7 @@ $("solve-form").addEventListener("submit", async (event) => {
   if ($("seed").value !== "") body.seed = Number($("seed").value);
   try {
     const solution = await withProgress(status, api("/api/solve", body));
-    status.textContent = `Done in ${solution.seconds.toFixed(2)} s: ${solution.non_fouling_candidates} non-fouling arrangements, ` +
+    status.textContent = `Done in ${fixed(solution.seconds, 2)} s: ${solution.non_fouling_candidates} non-fouling arrangements, ` +
       `${solution.samples} samples, seed ${solution.seed}${solution.partial ? " (PARTIAL: time budget reached)" : ""}.`;
     renderSolution(solution);
   } catch (error) {
@@ -248,7 +254,8 @@ function splitArrangement(text) {
 }
 
 function signed(x, digits = 3) {
-  return `${x >= 0 ? "+" : ""}${x.toFixed(digits)}`;
+  const text = fixed(x, digits);
+  return text.startsWith("-") ? text : `+${text}`;
 }
 
 // --- train -----------------------------------------------------------------------------------------
@@ -263,8 +270,8 @@ function session() {
 
 function showSession() {
   const s = session();
-  $("session").textContent = s.hands ? `Session: ${s.hands} hand(s), total EV lost ${s.lost.toFixed(3)} ` +
-    `(${(s.lost / s.hands).toFixed(3)} per hand; kept in this browser only)` : "";
+  $("session").textContent = s.hands ? `Session: ${s.hands} hand(s), total EV lost ${fixed(s.lost, 3)} ` +
+    `(${fixed(s.lost / s.hands, 3)} per hand; kept in this browser only)` : "";
 }
 
 $("deal").addEventListener("click", async () => {
@@ -288,10 +295,10 @@ $("submit").addEventListener("click", async () => {
     const yours = solution.compared;
     const lost = yours.ev_lost;
     const [low, high] = yours.ev_lost_interval_95;  // paired: both arrangements scored on the same samples
-    $("verdict").innerHTML = `<p class="ev">Your EV <span data-testid="your-ev">${yours.ev.toFixed(3)}</span> · ` +
-      `best EV <span data-testid="train-best-ev">${solution.ev.toFixed(3)}</span> · ` +
-      `EV lost <span data-testid="ev-lost">${lost.toFixed(3)}</span> ` +
-      `<span class="interval" data-testid="ev-lost-interval">[${low.toFixed(3)}, ${high.toFixed(3)}]</span></p>` +
+    $("verdict").innerHTML = `<p class="ev">Your EV <span data-testid="your-ev">${fixed(yours.ev, 3)}</span> · ` +
+      `best EV <span data-testid="train-best-ev">${fixed(solution.ev, 3)}</span> · ` +
+      `EV lost <span data-testid="ev-lost">${fixed(lost, 3)}</span> ` +
+      `<span class="interval" data-testid="ev-lost-interval">[${fixed(low, 3)}, ${fixed(high, 3)}]</span></p>` +
       `<p>Against ${solution.opponents} opponent(s), rules ${solution.rules.name}. The best arrangement:</p>` +
       `<div id="train-best"></div>`;
     showArrangement($("train-best"), solution.best, solution.row_probabilities);
@@ -330,7 +337,7 @@ $("review-run").addEventListener("click", async () => {
   if ($("review-seed").value !== "") body.seed = Number($("review-seed").value);
   try {
     const result = await withProgress(status, api("/api/review", body));
-    status.textContent = `Reviewed ${result.hands_reviewed} hand(s) in ${result.seconds.toFixed(1)} s, seed ${result.seed}` +
+    status.textContent = `Reviewed ${result.hands_reviewed} hand(s) in ${fixed(result.seconds, 1)} s, seed ${result.seed}` +
       (result.partial ? ` (PARTIAL: ${result.hands_reviewed} of ${result.requested_hands}; the time budget ran out)` : "") +
       (result.skipped.length ? `; skipped lines ${result.skipped.map((s) => s.line).join(", ")}` : "") + ".";
     reviewed.hands = result.hands;
@@ -344,9 +351,9 @@ $("review-run").addEventListener("click", async () => {
 
 function showSummary(summary) {
   const [low, high] = summary.total_ev_lost_interval_95;
-  let html = `<p class="ev">EV lost <span data-testid="review-total">${summary.total_ev_lost.toFixed(3)}</span> ` +
-    `[${low.toFixed(3)}, ${high.toFixed(3)}] over <span data-testid="review-hands">${summary.hands}</span> hand(s): ` +
-    `${summary.mean_ev_lost.toFixed(4)} a hand</p>` +
+  let html = `<p class="ev">EV lost <span data-testid="review-total">${fixed(summary.total_ev_lost, 3)}</span> ` +
+    `[${fixed(low, 3)}, ${fixed(high, 3)}] over <span data-testid="review-hands">${summary.hands}</span> hand(s): ` +
+    `${fixed(summary.mean_ev_lost, 4)} a hand</p>` +
     `<p>Fouls <span data-testid="review-fouls">${summary.fouls}</span> · played as well as the best within the noise ` +
     `<span data-testid="review-as-well">${summary.as_well_as_best}</span></p>`;
   if (summary.real_deals) {
@@ -367,9 +374,9 @@ function renderReview() {
     line.dataset.number = hand.number;
     if (hand.fouled) line.className = "foul";
     const [low, high] = hand.ev_lost_interval_95;
-    line.innerHTML = `<td>${hand.number}</td><td>${hand.line}</td><td class="text">${hand.played}</td>` +
-      `<td>${signed(hand.ev_played)}</td><td>${signed(hand.ev_best)}</td><td class="lost">${hand.ev_lost.toFixed(3)}</td>` +
-      `<td>[${low.toFixed(3)}, ${high.toFixed(3)}]</td>` +
+    line.innerHTML = `<td>${hand.number + 1}</td><td>${hand.line}</td><td class="text">${hand.played}</td>` +
+      `<td>${signed(hand.ev_played)}</td><td>${signed(hand.ev_best)}</td><td class="lost">${fixed(hand.ev_lost, 3)}</td>` +
+      `<td>[${fixed(low, 3)}, ${fixed(high, 3)}]</td>` +
       `<td class="text">${hand.fouled ? "FOUL" : hand.rows_differ.join(", ") || "same"}</td>`;
     line.tabIndex = 0;
     const show = () => showReviewedHand(hand, line);
@@ -394,8 +401,8 @@ function showReviewedHand(hand, line) {
   for (const row of $("review-table").querySelectorAll("tr.chosen")) row.classList.remove("chosen");
   line.classList.add("chosen");
   const detail = $("review-detail");
-  detail.innerHTML = `<h3>Hand ${hand.number} (line ${hand.line}${hand.id ? `, ${hand.id}` : ""}): EV lost ` +
-    `${hand.ev_lost.toFixed(3)}</h3><div class="pair"><div><h4>Played: EV ${signed(hand.ev_played)}` +
+  detail.innerHTML = `<h3>Hand ${hand.number + 1} (line ${hand.line}${hand.id ? `, ${hand.id}` : ""}): EV lost ` +
+    `${fixed(hand.ev_lost, 3)}</h3><div class="pair"><div><h4>Played: EV ${signed(hand.ev_played)}` +
     `${hand.fouled ? " (FOUL)" : ""}</h4><div data-testid="review-played"></div></div>` +
     `<div><h4>Best: EV ${signed(hand.ev_best)}</h4><div data-testid="review-best"></div></div></div>` +
     (hand.actual === null ? "" : `<p>Actual deal: ${signed(hand.actual, 0)} · luck ${signed(hand.luck)}</p>`);

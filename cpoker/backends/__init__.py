@@ -1,1 +1,0 @@
-"""Backends of :func:`cpoker.runner.run_blocks` other than the local one; each is imported only when used."""

@@ -1,0 +1,309 @@
+"""Rules of the game being scored (docs/rules.md).
+
+``Rules()`` is the Pagat base game of docs/rules.md §05: 1 point per row, no scoop
+bonus, no royalties, no naturals.  Variants (docs/rules.md "Variants", seeds 001-003) are
+opt-in fields:
+
+* ``scoring``: ``"pagat"``; ``"1-6"`` (a scoop pays 6 instead of 3);
+  ``"2-4"`` (one more unit to whoever wins two or more rows: 2 for two wins
+  and a loss, 4 for a scoop).  A foul loses all three rows, so the valid hand
+  is paid a scoop.  Seeds 001 and 003.
+* ``royalties``: bonus units by (row, category); by default paid only by an
+  opponent whose same row loses (seeds 002/003); a fouled hand earns none and
+  pays the opponents' (seed 001, *Pénalité de faute*).
+* ``naturals``: hands declared instead of arranging, with their payouts per
+  opponent (seeds 001/002/003); natural against natural as in seed 003.
+
+Presets: ``Rules.preset("pagat" | "1-6" | "2-4" | "seed001-royalties")``; house rules
+from a TOML file with ``Rules.from_toml(path)`` (see ``Rules.to_toml``).
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping, Optional
+
+import numpy as np
+
+from cpoker.game.arrangements import ROW_NAMES
+from cpoker.game.cards import short_repr
+from cpoker.system.errors import RulesError
+from cpoker.game.evaluation import CATEGORIES
+
+SCORING_METHODS = ("pagat", "1-6", "2-4")
+ROWS = ROW_NAMES
+FRONT_CATEGORIES = ("high card", "pair", "three of a kind")
+# strongest first: the order in which naturals beat each other (seed 003: "the stronger natural wins")
+# |units| bound of every royalty and natural: a deal's points then stay far from int64 overflow
+# (4 players x 3 rows x 10**6 x 10**10 deals < 2**63), and no real table pays more
+MAX_UNITS = 10**6
+NATURAL_KINDS = ("dragon", "four trips", "three flushes", "three straights", "six pairs", "no people")
+
+SEED001_ROYALTIES = {
+    "back": {"straight flush": 10, "flush": 4, "straight": 2},
+    "middle": {"four of a kind": 8, "full house": 2},
+    "front": {"three of a kind": 3},
+}
+# seed 001: 3 units for three flushes / three straights / six pairs, 4 for four trips; the dragon
+# "pays a fixed bonus (3 units per opponent) plus the scoop": 3 + 6 under 1-6 scoring
+SEED001_NATURALS = {"dragon": 9, "four trips": 4, "three flushes": 3, "three straights": 3, "six pairs": 3}
+
+
+def _fail(source: str, message: str) -> RulesError:
+    return RulesError(f"{source}: {message}" if source else message)
+
+
+def _units(value, where: str, source: str) -> int:
+    if (isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer))
+            or not 0 <= value <= MAX_UNITS):
+        raise _fail(source, f"{where} must be a whole number of units from 0 to {MAX_UNITS:,}, got {short_repr(value)}")
+    return int(value)
+
+
+@dataclass(frozen=True)
+class Royalties:
+    """Bonus units by row and hand category.
+
+    Parameters
+    ----------
+    table
+        ``{"back": {"straight flush": 10, ...}, "middle": {...}, "front": {...}}``.
+    require_win
+        Pay a royalty only when the row beats the opponent's same row (default);
+        otherwise each player is paid their own royalties by every opponent.
+    """
+
+    table: tuple = ()
+    require_win: bool = True
+
+    @classmethod
+    def from_mapping(cls, table: Mapping, require_win: bool = True, source: str = "") -> "Royalties":
+        if not isinstance(table, Mapping):
+            raise _fail(source, "royalties must map rows (front, middle, back) to {category: units} tables")
+        if not isinstance(require_win, bool):
+            raise _fail(source, f"royalties.require_win must be true or false, got {require_win!r}")
+        items = []
+        for row, categories in table.items():
+            if row not in ROWS:
+                raise _fail(source, f"royalties: unknown row {row!r} (rows are front, middle, back)")
+            if not isinstance(categories, Mapping):
+                raise _fail(source, f"royalties.{row} must map hand categories to units")
+            allowed = FRONT_CATEGORIES if row == "front" else CATEGORIES
+            for category, units in categories.items():
+                if category not in allowed:
+                    raise _fail(source, f"royalties.{row}: unknown category {category!r}; "
+                                        f"one of: {', '.join(allowed)}")
+                items.append((row, category, _units(units, f"royalties.{row}.{category}", source)))
+        return cls(tuple(sorted(items)), require_win)
+
+    def as_array(self) -> np.ndarray:
+        """``(3, 9)`` int64 units by row (front, middle, back) and category index."""
+        array = np.zeros((3, len(CATEGORIES)), dtype=np.int64)
+        for row, category, units in self.table:
+            array[ROWS.index(row), CATEGORIES.index(category)] = units
+        return array
+
+    def to_mapping(self) -> dict:
+        out: dict = {}
+        for row, category, units in self.table:
+            out.setdefault(row, {})[category] = units
+        return out
+
+
+@dataclass(frozen=True)
+class Naturals:
+    """Naturals that count and what each pays per opponent."""
+
+    payouts: tuple = ()
+
+    @classmethod
+    def from_mapping(cls, payouts: Mapping, source: str = "") -> "Naturals":
+        if not isinstance(payouts, Mapping):
+            raise _fail(source, "naturals must map natural names to units")
+        items = []
+        for kind, units in payouts.items():
+            if kind not in NATURAL_KINDS:
+                raise _fail(source, f"naturals: unknown natural {kind!r}; one of: {', '.join(NATURAL_KINDS)}")
+            items.append((kind, _units(units, f"naturals.{kind}", source)))
+        return cls(tuple(sorted(items, key=lambda item: NATURAL_KINDS.index(item[0]))))
+
+    def payout(self, kind: str) -> Optional[int]:
+        return dict(self.payouts).get(kind)
+
+    def to_mapping(self) -> dict:
+        return dict(self.payouts)
+
+
+@dataclass(frozen=True)
+class Rules:
+    """Scoring rules; ``Rules()`` is the Pagat base game.
+
+    Parameters
+    ----------
+    scoring
+        ``"pagat"`` (default), ``"1-6"`` or ``"2-4"``.
+    royalties
+        A :class:`Royalties`, a mapping ``{row: {category: units}}``, or ``None``.
+    naturals
+        A :class:`Naturals`, a mapping ``{kind: units}``, or ``None``.
+    """
+
+    scoring: str = "pagat"
+    royalties: Optional[Royalties] = None
+    naturals: Optional[Naturals] = None
+    source: str = field(default="", compare=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.scoring, str) or self.scoring not in SCORING_METHODS:
+            raise _fail(self.source, f"unknown scoring method {self.scoring!r}; known: {', '.join(SCORING_METHODS)}")
+        if isinstance(self.royalties, Mapping):
+            object.__setattr__(self, "royalties", Royalties.from_mapping(self.royalties, source=self.source))
+        if isinstance(self.naturals, Mapping):
+            object.__setattr__(self, "naturals", Naturals.from_mapping(self.naturals, source=self.source))
+        if self.royalties is not None and not isinstance(self.royalties, Royalties):
+            raise _fail(self.source, "royalties must be a Royalties object or a mapping")
+        if self.naturals is not None and not isinstance(self.naturals, Naturals):
+            raise _fail(self.source, "naturals must be a Naturals object or a mapping")
+
+    @classmethod
+    def preset(cls, name: str) -> "Rules":
+        """Rules by name: ``pagat``, ``1-6``, ``2-4``, ``seed001-royalties`` (1-6, seed 001 royalties, naturals)."""
+        if not isinstance(name, str) or name not in PRESETS:
+            raise RulesError(f"unknown rules preset {name!r}; known: {', '.join(PRESETS)}, or a .toml file")
+        return PRESETS[name]
+
+    @classmethod
+    def from_toml(cls, path: "str | Path") -> "Rules":
+        """House rules from a TOML file (the format :meth:`to_toml` writes)."""
+        from cpoker.system.files import read_text
+
+        text = read_text(path, "rules file", RulesError)
+        if not text.strip():  # every field has a default, so an empty file would silently mean pagat
+            raise RulesError(f"rules file {path} is empty; write at least scoring = \"pagat\" (or 1-6, 2-4) "
+                             "for the base game, or use --rules pagat")
+        return cls.from_toml_text(text, str(path))
+
+    @classmethod
+    def from_toml_text(cls, text: str, source: str = "rules") -> "Rules":
+        """House rules from TOML text (the web page's rules box, a string in a script)."""
+        if sys.version_info >= (3, 11):
+            import tomllib
+        else:  # pragma: no cover
+            import tomli as tomllib
+        if not isinstance(text, str) or len(text) > 100_000:
+            raise RulesError(f"{source}: rules are TOML text of at most 100,000 characters")
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as error:
+            raise RulesError(f"rules file {source} is not valid TOML: {error}") from None
+        except (ValueError, RecursionError) as error:  # e.g. a 5,000-digit number, absurd nesting
+            raise RulesError(f"rules file {source} cannot be read: {str(error)[:120]}") from None
+        unknown = set(data) - {"scoring", "royalties", "naturals"}
+        if unknown:
+            raise _fail(source, f"unknown field {sorted(unknown)[0]!r} (fields: scoring, royalties, naturals)")
+        royalties = data.get("royalties")
+        if royalties is not None:
+            if not isinstance(royalties, Mapping):
+                raise _fail(source, "royalties must be a table")
+            royalties = dict(royalties)
+            require_win = royalties.pop("require_win", True)
+            royalties = Royalties.from_mapping(royalties, require_win, source)
+        naturals = data.get("naturals")
+        if naturals is not None:
+            if not isinstance(naturals, Mapping):
+                raise _fail(source, "naturals must be a table")
+            naturals = Naturals.from_mapping(naturals, source)
+        scoring = data.get("scoring", "pagat")
+        if not isinstance(scoring, str):
+            raise _fail(source, f"scoring must be a string, got {scoring!r}")
+        return cls(scoring, royalties, naturals, source)
+
+    def to_toml(self) -> str:
+        lines = [f'scoring = "{self.scoring}"']
+        if self.royalties is not None:
+            lines += ["", "[royalties]", f"require_win = {str(self.royalties.require_win).lower()}"]
+            for row, categories in self.royalties.to_mapping().items():
+                pairs = ", ".join(f'"{c}" = {u}' for c, u in categories.items())
+                lines.append(f"{row} = {{ {pairs} }}")
+        if self.naturals is not None:
+            lines += ["", "[naturals]"] + [f'"{kind}" = {units}' for kind, units in self.naturals.payouts]
+        return "\n".join(lines) + "\n"
+
+    @property
+    def is_row_additive(self) -> bool:
+        """True when a deal's points are the sum of independent row results (the fast solver path)."""
+        return self.scoring == "pagat" and self.royalties is None
+
+    @property
+    def scoring_code(self) -> int:
+        return SCORING_METHODS.index(self.scoring)
+
+    def kernel_arguments(self) -> tuple:
+        """``(scoring, royalties array, require_win)`` for the settlement kernels."""
+        royalties = self.royalties.as_array() if self.royalties else np.zeros((3, len(CATEGORIES)), dtype=np.int64)
+        require_win = self.royalties.require_win if self.royalties else True
+        return self.scoring_code, royalties, require_win
+
+    @property
+    def name(self) -> str:
+        for name, preset in PRESETS.items():
+            if preset is self or preset == self:
+                return name
+        return self.source or "custom"
+
+    @classmethod
+    def from_dict(cls, data: object, source: str = "rules") -> "Rules":
+        """The rules :meth:`to_dict` wrote (a saved result's ``rules``): a preset by its name, others field by field.
+
+        Raises
+        ------
+        RulesError
+            Unless ``data`` is such a mapping, with known fields and values.
+        """
+        if not isinstance(data, Mapping) or not isinstance(data.get("scoring"), str):
+            raise RulesError(f"{source}: not a rules record (a mapping with scoring, royalties, naturals)")
+        royalties = data.get("royalties")
+        if royalties is not None:
+            if not isinstance(royalties, Mapping) or set(royalties) != {"table", "require_win"}:
+                raise RulesError(f"{source}: royalties must be a mapping with table and require_win")
+            royalties = Royalties.from_mapping(royalties["table"], royalties["require_win"], source)
+        name = data.get("name") if isinstance(data.get("name"), str) else ""
+        rules = cls(data["scoring"], royalties, data.get("naturals"), source=name or source)
+        preset = PRESETS.get(name)
+        return preset if preset == rules else rules
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "scoring": self.scoring,
+                "royalties": None if self.royalties is None else {
+                    "table": self.royalties.to_mapping(), "require_win": self.royalties.require_win},
+                "naturals": None if self.naturals is None else self.naturals.to_mapping()}
+
+
+PRESETS = {
+    "pagat": Rules(),
+    "1-6": Rules(scoring="1-6"),
+    "2-4": Rules(scoring="2-4"),
+    "seed001-royalties": Rules("1-6", Royalties.from_mapping(SEED001_ROYALTIES),
+                               Naturals.from_mapping(SEED001_NATURALS)),
+}
+DEFAULT_RULES = PRESETS["pagat"]
+
+
+def resolve_rules(rules: "Rules | str | None") -> Rules:
+    """``None`` → the default; a preset name or a ``.toml`` path → those rules; a :class:`Rules` → itself."""
+    if rules is None:
+        return DEFAULT_RULES
+    if isinstance(rules, Rules):
+        return rules
+    if isinstance(rules, (str, Path)):
+        text = str(rules)
+        if text in PRESETS:
+            return PRESETS[text]
+        if "\0" in text or len(text) > 4096:
+            raise RulesError(f"unknown rules {text[:40]!r}; known: {', '.join(PRESETS)}, or a .toml file")
+        if text.endswith(".toml") or Path(text).is_file():
+            return Rules.from_toml(text)
+        return Rules.preset(text)
+    raise RulesError(f"rules must be a Rules object, a preset name or a .toml file, got {type(rules).__name__}")

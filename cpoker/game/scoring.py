@@ -1,0 +1,271 @@
+"""Settlement of a deal between 2-4 players, and 8-deal sessions (docs/rules.md §05).
+
+>>> from cpoker import settle
+>>> settle(["2s 2h Ad / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac",
+...         "3s 3h 4d / 6c 6d 8s 5c 2d / 9c 9d Th Ts As"])
+[1, -1]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Optional, Union
+
+import numpy as np
+
+from cpoker.game.arrangements import ROW_NAMES, Arrangement, ArrangementLike, as_arrangement
+from cpoker.game.cards import format_cards
+from cpoker.system.errors import ArrangementError, CpokerError, OptionError
+from cpoker.game.naturals import Natural
+from cpoker.game.rules import Rules, resolve_rules
+
+MIN_PLAYERS, MAX_PLAYERS = 2, 4
+
+
+def row_results(a: Arrangement, b: Arrangement) -> tuple[int, int, int]:
+    """Front, middle and back results (+1 / 0 / -1) of ``a`` against ``b``.
+
+    A valid hand wins every row against a fouled one; two fouled hands tie.
+    """
+    ka, kb = row_keys(a), row_keys(b)
+    return tuple((x > y) - (x < y) for x, y in zip(ka, kb))  # type: ignore[return-value]
+
+
+def row_keys(arrangement: Arrangement) -> tuple[int, int, int]:
+    """Keys of front, middle and back; ``-1`` in every row for a fouled arrangement."""
+    if arrangement.is_foul:
+        return (-1, -1, -1)
+    return tuple(v.key for v in arrangement.values)  # type: ignore[return-value,union-attr]
+
+
+def fouled_hand_points(rules: Rules) -> int:
+    """What a fouled hand scores against one valid opponent when no royalties are paid: a lost scoop."""
+    from cpoker._kernels.scoring import pair_points
+
+    return int(pair_points(-1, -1, -1, 0, 0, 0, *rules.kernel_arguments()))
+
+
+def fouled_rows() -> dict[str, dict[str, float]]:
+    """Each row's chances of a fouled hand against valid ones, as results report them: every row lost."""
+    return {name: {"win": 0.0, "tie": 0.0, "loss": 1.0} for name in ROW_NAMES}
+
+
+def pair_breakdown(a: "Arrangement | Natural", b: "Arrangement | Natural",
+                   rules: Optional[Rules] = None) -> dict[str, int]:
+    """What ``a`` wins from ``b``: ``{"rows", "scoring_bonus", "royalties", "naturals", "total"}``.
+
+    A declared natural wins its payout from a player without one (and pays a
+    stronger one's); otherwise rows, the scoring method's bonus and royalties
+    are settled by the one kernel every simulation uses.
+    """
+    from cpoker._kernels.scoring import pair_parts
+
+    rules = resolve_rules(rules)
+    parts = {"rows": 0, "scoring_bonus": 0, "royalties": 0, "naturals": 0}
+    a_natural, b_natural = isinstance(a, Natural), isinstance(b, Natural)
+    if a_natural or b_natural:
+        if a_natural and b_natural:
+            outcome = a.compare(b)  # type: ignore[union-attr]
+            parts["naturals"] = (a.payout if outcome > 0 else b.payout if outcome < 0 else 0) * outcome  # type: ignore
+        else:
+            parts["naturals"] = a.payout if a_natural else -b.payout  # type: ignore[union-attr,operator]
+    else:
+        scoring, royalties, require_win = rules.kernel_arguments()
+        rows, bonus, royalty = pair_parts(*row_keys(a), *row_keys(b), scoring, royalties, require_win)  # type: ignore
+        parts.update(rows=int(rows), scoring_bonus=int(bonus), royalties=int(royalty))
+    parts["total"] = sum(parts.values())
+    return parts
+
+
+def pair_points(a: "Arrangement | Natural", b: "Arrangement | Natural", rules: Optional[Rules] = None) -> int:
+    """Points ``a`` wins from ``b`` under ``rules`` (default: the sum of row results)."""
+    return pair_breakdown(a, b, rules)["total"]
+
+
+Entry = Union[ArrangementLike, Natural]
+
+
+def _as_entry(item: Entry, rules: Rules, misset: str = "error") -> "Arrangement | Natural":
+    if isinstance(item, Natural):
+        if rules.naturals is None or rules.naturals.payout(item.kind) is None:
+            raise ArrangementError(f"the rules ({rules.name}) do not count the natural '{item.kind}'")
+        if item.payout is None:
+            item = Natural(item.kind, item.hand, rules.naturals.payout(item.kind), item.arrangement, item.tiebreak)
+        return item
+    if isinstance(item, str) and item.strip().lower().startswith("natural:"):
+        from cpoker.game.naturals import natural
+
+        hand = item.split(":", 1)[1]
+        declared = natural(hand, rules)
+        if declared is None:
+            raise ArrangementError(f"no natural that the rules ({rules.name}) count in {hand.strip()!r}")
+        return declared
+    return as_arrangement(item, misset=misset)
+
+
+def _check_deal(arrangements: Sequence[Entry], rules: Rules, misset: str = "error") -> list:
+    if isinstance(arrangements, (str, Arrangement, Natural)) or not isinstance(arrangements, Sequence):
+        raise ArrangementError("settle takes a list of arrangements, one per player")
+    if not MIN_PLAYERS <= len(arrangements) <= MAX_PLAYERS:
+        raise OptionError(f"a deal has {MIN_PLAYERS} to {MAX_PLAYERS} players, got {len(arrangements)}")
+    deal = []
+    for player, entry in enumerate(arrangements, 1):
+        try:
+            deal.append(_as_entry(entry, rules, misset))
+        except CpokerError as error:
+            raise type(error)(f"player {player}: {error}") from None
+    owner: dict[int, int] = {}
+    for player, entry in enumerate(deal):
+        cards = entry.hand if isinstance(entry, Natural) else entry.cards
+        for card in set(cards):
+            if card in owner:
+                raise ArrangementError(
+                    f"card {format_cards([card])} is held by both player {owner[card] + 1} and player {player + 1}")
+            owner[card] = player
+    return deal
+
+
+@dataclass(frozen=True)
+class Settlement:
+    """A settled deal: what each player won from each other, in parts.
+
+    Every matrix is ``(players, players)``, entry ``[i, j]`` being what player
+    ``i`` wins from player ``j``: ``rows``, ``scoring_bonus`` (scoops and the
+    2-4 bonus), ``royalties``, ``naturals`` and their sum ``total``.
+    """
+
+    entries: tuple
+    rows: np.ndarray
+    scoring_bonus: np.ndarray
+    royalties: np.ndarray
+    naturals: np.ndarray
+    total: np.ndarray
+
+    @property
+    def results(self) -> list[int]:
+        return [int(x) for x in self.total.sum(axis=1)]
+
+
+def settle_details(arrangements: Sequence[Entry], rules: Optional[Rules] = None,
+                   misset: str = "error") -> Settlement:
+    """Settle a deal and keep each part of every pairwise result (see :class:`Settlement`).
+
+    ``misset="foul"`` settles a mis-set arrangement (wrong counts, a repeated
+    card) as a foul, as docs/rules.md §04 does at the table; by default it is an error.
+    """
+    rules = resolve_rules(rules)
+    deal = _check_deal(arrangements, rules, misset)
+    n = len(deal)
+    parts = {name: np.zeros((n, n), dtype=np.int64) for name in ("rows", "scoring_bonus", "royalties", "naturals",
+                                                                  "total")}
+    for i in range(n):
+        for j in range(i + 1, n):
+            for name, value in pair_breakdown(deal[i], deal[j], rules).items():
+                parts[name][i, j], parts[name][j, i] = value, -value
+    return Settlement(tuple(deal), **parts)
+
+
+def settle_matrix(arrangements: Sequence[Entry], rules: Optional[Rules] = None, misset: str = "error") -> np.ndarray:
+    """Pairwise settlement: entry ``[i, j]`` is what player ``i`` wins from player ``j``.
+
+    The matrix is antisymmetric (the game is zero-sum) and its row sums are
+    :func:`settle`'s results; :func:`settle_details` splits it into its parts.
+    """
+    return settle_details(arrangements, rules, misset).total
+
+
+def settle(arrangements: Sequence[Entry], rules: Optional[Rules] = None, misset: str = "error") -> list[int]:
+    """Net points of each player for one deal of 2-4 players (zero-sum).
+
+    Entries are arrangements (objects, ``"front / middle / back"`` text or
+    three rows), or naturals declared instead (:func:`cpoker.natural`, or the
+    text ``"natural: <13 cards>"``) when the rules count them.
+
+    Raises
+    ------
+    OptionError
+        For fewer than 2 or more than 4 players.
+    ArrangementError, CardError
+        For unreadable arrangements, a card held by two players, or a natural the rules do not count.
+    """
+    return settle_details(arrangements, rules, misset).results
+
+
+def places(totals: Sequence[int]) -> list[int]:
+    """Competition places of totals (highest first); ties share a place: 1, 1, 3, 4."""
+    return [1 + sum(other > total for other in totals) for total in totals]
+
+
+@dataclass(frozen=True)
+class DealRecord:
+    """One played deal of a session."""
+
+    number: int  # 1-based
+    dealer: int  # 0-based player index
+    arrangements: tuple[Arrangement, ...]
+    results: tuple[int, ...]
+    ledger: tuple[int, ...]  # running totals after this deal
+
+
+@dataclass
+class Session:
+    """A session of ``deals`` deals; the dealer passes to the left (next index) after each.
+
+    >>> s = Session(players=2, deals=8)
+    >>> _ = s.play(["2s 2h Ad / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac",
+    ...             "3s 3h 4d / 6c 6d 8s 5c 2d / 9c 9d Th Ts As"])
+    >>> s.ledger, s.dealer, s.standings()
+    ([1, -1], 1, [(1, 0, 1), (2, 1, -1)])
+    """
+
+    players: int = 4
+    deals: int = 8
+    rules: Optional[Rules] = None
+    first_dealer: int = 0
+    history: list[DealRecord] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        from cpoker.system.limits import MAX_DEALS, check_int
+
+        self.players = check_int("players", self.players, MIN_PLAYERS, MAX_PLAYERS, " (a session has 2 to 4 players)")
+        self.deals = check_int("deals", self.deals, 1, MAX_DEALS)
+        self.first_dealer = check_int("first_dealer", self.first_dealer, 0, self.players - 1)
+        self.rules = resolve_rules(self.rules)
+
+    @property
+    def dealer(self) -> int:
+        """Index of the player dealing the next deal."""
+        return (self.first_dealer + len(self.history)) % self.players
+
+    @property
+    def is_over(self) -> bool:
+        return len(self.history) >= self.deals
+
+    @property
+    def ledger(self) -> list[int]:
+        """Running total of each player, starting from 0."""
+        return list(self.history[-1].ledger) if self.history else [0] * self.players
+
+    def play(self, arrangements: Sequence[ArrangementLike]) -> DealRecord:
+        """Settle the next deal and add it to the ledger."""
+        if self.is_over:
+            raise ArrangementError(f"the session is over: all {self.deals} deals were played")
+        if len(arrangements) != self.players:
+            raise ArrangementError(f"this session has {self.players} players, got {len(arrangements)} arrangements")
+        deal = _check_deal(arrangements, self.rules)  # type: ignore[arg-type]
+        results = settle(deal, self.rules)
+        ledger = tuple(t + r for t, r in zip(self.ledger, results))
+        record = DealRecord(len(self.history) + 1, self.dealer, tuple(deal), tuple(results), ledger)
+        self.history.append(record)
+        return record
+
+    def standings(self) -> list[tuple[int, int, int]]:
+        """``(place, player, total)`` best first; tied totals share a place."""
+        totals = self.ledger
+        ranked = sorted(zip(places(totals), range(self.players), totals))
+        return [(place, player, total) for place, player, total in ranked]
+
+
+__all__ = ["DealRecord", "Session", "Settlement", "pair_breakdown", "pair_points", "places", "row_keys", "row_results",
+           "settle", "settle_details", "settle_matrix", "ROW_NAMES"]

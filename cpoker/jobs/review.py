@@ -1,0 +1,517 @@
+"""What a session of real hands cost: ``cpoker.review`` and ``cpoker review``.
+
+Each played hand (:mod:`cpoker.jobs.played`) is solved as ``solve(hand, compare=played)`` does it: the best
+arrangement and the player's own are scored on the very same Monte Carlo deals, so the **EV lost**
+(best minus played, never negative) has the small interval of a paired difference.  When the line gives
+the real opponents' arrangements, the deal is settled as it was played: the **actual** points, and the
+**luck**, actual minus the player's EV.  The summary adds the hands up.
+
+Every hand's deals derive from ``(seed, hand number)`` (:func:`cpoker.game.dealing.derived_seed`), so a review
+gives the same numbers for any ``jobs``, block order or backend; hands run in blocks through
+:func:`cpoker.run.runner.run_blocks` (progress, Ctrl-C, time budget, Dask), and a partial review continues
+to the numbers of an unbroken one (``resume=``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Iterable, Optional
+
+from cpoker.game.arrangements import ROW_NAMES, Arrangement
+from cpoker.system.errors import CpokerError, OptionError
+from cpoker.system.limits import MAX_SAMPLES, check_int, check_seconds, check_seed
+from cpoker.jobs.played import MAX_HANDS, MAX_OPPONENTS, PlayedHand, actual_points, checked_hands
+from cpoker.game.rules import Rules, resolve_rules
+from cpoker.run.stats import Z95
+
+BLOCK_HANDS = 16  # hands a block: a Dask task, the step of a checkpoint, and the hands solved side by side
+REVIEW_STATE = "cpoker review state 1"
+DEFAULT_TOP = 10
+
+
+@dataclass(frozen=True)
+class ReviewedHand:
+    """One played hand next to the best arrangement (see :func:`review`).
+
+    Attributes
+    ----------
+    number, id, line
+        Its position in the review (0-based), the input's own id, and its input line.
+    played, best
+        The player's arrangement and the best one found.
+    ev_played, ev_best
+        Their EVs (points per deal, summed over the opponents), on the same deals.
+    ev_lost, ev_lost_stderr
+        ``ev_best - ev_played`` (never negative) and the standard error of that paired difference.
+    rows_differ
+        The rows of ``played`` whose cards differ from ``best``'s.
+    opponents, rules, seed, samples
+        How it was solved: ``solve(hand, opponents=, rules=, seed=, samples=, compare=played)`` again gives it.
+    actual, luck
+        With the real opponents' arrangements: the points the player won on the deal, and ``actual -
+        ev_played``; otherwise ``None``.
+    """
+
+    number: int
+    id: Optional[str]
+    line: int
+    played: Arrangement
+    best: Arrangement
+    ev_played: float
+    ev_best: float
+    ev_lost: float
+    ev_lost_stderr: float
+    rows_differ: tuple
+    opponents: int
+    rules: str
+    seed: int
+    samples: int
+    actual: Optional[int] = None
+    luck: Optional[float] = None
+
+    @property
+    def fouled(self) -> bool:
+        """Whether the played arrangement fouls."""
+        return self.played.is_foul
+
+    @property
+    def ev_lost_interval(self) -> tuple[float, float]:
+        """95% interval of :attr:`ev_lost`."""
+        half = Z95 * self.ev_lost_stderr
+        return self.ev_lost - half, self.ev_lost + half
+
+    @property
+    def as_well_as_best(self) -> bool:
+        """Played as well as the best within the noise: the EV lost's 95% interval reaches 0."""
+        return self.ev_lost_interval[0] <= 0.0
+
+    def to_dict(self) -> dict:
+        """One hand's fields as plain data (a line of ``--out review.csv``, an entry of ``--json``)."""
+        return {"number": self.number, "id": self.id, "line": self.line, "played": str(self.played),
+                "best": str(self.best), "fouled": self.fouled, "foul_reason": self.played.foul_reason,
+                "ev_played": self.ev_played, "ev_best": self.ev_best, "ev_lost": self.ev_lost,
+                "ev_lost_stderr": self.ev_lost_stderr, "ev_lost_interval_95": list(self.ev_lost_interval),
+                "as_well_as_best": self.as_well_as_best, "rows_differ": list(self.rows_differ),
+                "opponents": self.opponents, "rules": self.rules, "seed": self.seed, "samples": self.samples,
+                "actual": self.actual, "luck": self.luck}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "ReviewedHand":
+        """A hand of a saved review read back (``resume=``); ``ValueError``/``KeyError``/``TypeError`` if damaged."""
+        from cpoker.run.saved import count
+
+        numbers = {name: _number(data[name]) for name in ("ev_played", "ev_best", "ev_lost", "ev_lost_stderr")}
+        actual, luck = data["actual"], data["luck"]
+        if (actual is None) != (luck is None):
+            raise ValueError("actual and luck go together")
+        rows = tuple(data["rows_differ"])
+        if not set(rows) <= set(ROW_NAMES):
+            raise ValueError(f"{rows!r} are not rows")
+        return cls(number=count(data["number"]), id=None if data["id"] is None else str(data["id"]),
+                   line=count(data["line"]), played=Arrangement.parse(data["played"]),
+                   best=Arrangement.parse(data["best"]), rows_differ=rows, opponents=count(data["opponents"]),
+                   rules=str(data["rules"]), seed=count(data["seed"]), samples=count(data["samples"]),
+                   actual=None if actual is None else int(_number(actual)),
+                   luck=None if luck is None else _number(luck), **numbers)
+
+
+@dataclass(frozen=True)
+class ReviewSummary:
+    """The hands of a review added up.
+
+    Attributes
+    ----------
+    hands, fouls, as_well_as_best
+        Hands reviewed, hands whose played arrangement fouled, and hands played as well as the best within
+        the noise.
+    total_ev_lost, total_ev_lost_interval
+        The sum of the hands' EV lost, and its 95% interval (the hands' Monte Carlo errors are independent).
+    mean_ev_lost, mean_ev_lost_interval
+        The same per hand.
+    costliest
+        The numbers of the ``top`` hands that lost the most EV, costliest first.
+    real_deals, total_actual, total_ev, total_luck
+        The hands with the real opponents given, and over them: the points actually won, the played
+        arrangements' EV, and the luck (their difference); ``None`` without any such hand.
+    """
+
+    hands: int
+    fouls: int
+    as_well_as_best: int
+    total_ev_lost: float
+    total_ev_lost_interval: tuple
+    mean_ev_lost: float
+    mean_ev_lost_interval: tuple
+    costliest: tuple
+    real_deals: int = 0
+    total_actual: Optional[int] = None
+    total_ev: Optional[float] = None
+    total_luck: Optional[float] = None
+
+    @classmethod
+    def of(cls, hands: "list[ReviewedHand]", top: int) -> "ReviewSummary":
+        total = math.fsum(h.ev_lost for h in hands)
+        half = Z95 * math.sqrt(math.fsum(h.ev_lost_stderr ** 2 for h in hands))
+        n = max(len(hands), 1)
+        costliest = tuple(h.number for h in sorted(hands, key=lambda h: (-h.ev_lost, h.number))[:top])
+        real = [h for h in hands if h.actual is not None]
+        actual = sum(h.actual for h in real) if real else None  # type: ignore[misc]
+        ev = math.fsum(h.ev_played for h in real) if real else None
+        return cls(hands=len(hands), fouls=sum(h.fouled for h in hands),
+                   as_well_as_best=sum(h.as_well_as_best for h in hands), total_ev_lost=total,
+                   total_ev_lost_interval=(total - half, total + half), mean_ev_lost=total / n,
+                   mean_ev_lost_interval=((total - half) / n, (total + half) / n), costliest=costliest,
+                   real_deals=len(real), total_actual=actual, total_ev=ev,
+                   total_luck=None if actual is None else actual - ev)  # type: ignore[operator]
+
+    def to_dict(self) -> dict:
+        return {"hands": self.hands, "fouls": self.fouls, "as_well_as_best": self.as_well_as_best,
+                "total_ev_lost": self.total_ev_lost, "total_ev_lost_interval_95": list(self.total_ev_lost_interval),
+                "mean_ev_lost": self.mean_ev_lost, "mean_ev_lost_interval_95": list(self.mean_ev_lost_interval),
+                "costliest": list(self.costliest), "real_deals": self.real_deals, "total_actual": self.total_actual,
+                "total_ev": self.total_ev, "total_luck": self.total_luck}
+
+
+@dataclass(frozen=True)
+class ReviewResult:
+    """The answer of :func:`review`: ``hands`` (one :class:`ReviewedHand` each, in input order), ``summary``
+    (:class:`ReviewSummary`), and every parameter needed to rerun it."""
+
+    hands: tuple
+    summary: ReviewSummary
+    rules: Rules
+    opponents: int
+    samples: int
+    seed: int
+    opponent_model: str
+    partial: bool
+    requested_hands: int
+    skipped: tuple = ()  # (line, reason) of the input lines skipped as bad (skip_bad=True)
+    seconds: float = 0.0
+    bot_faults: int = 0
+    top: int = DEFAULT_TOP
+    state: Optional[dict] = field(default=None, repr=False, compare=False)
+
+    def to_dict(self) -> dict:
+        """Plain data for JSON output, with every parameter needed to rerun (and ``state`` to resume)."""
+        from cpoker._version import __version__
+
+        return {"kind": "review", "version": __version__, "rules": self.rules.name, "opponents": self.opponents,
+                "samples": self.samples, "seed": self.seed, "opponent_model": self.opponent_model,
+                "top": self.top, "hands_reviewed": len(self.hands), "requested_hands": self.requested_hands,
+                "partial": self.partial, "seconds": self.seconds, "bot_faults": self.bot_faults,
+                "skipped": [{"line": line, "reason": reason} for line, reason in self.skipped],
+                "summary": self.summary.to_dict(), "hands": [h.to_dict() for h in self.hands], "state": self.state}
+
+    def to_pandas(self):
+        """The hands as a ``pandas.DataFrame``, one row each (needs pandas: ``pip install 'cpoker[pandas]'``)."""
+        try:
+            import pandas
+        except ImportError:
+            raise OptionError("to_pandas needs pandas: pip install 'cpoker[pandas]'") from None
+        rows = [h.to_dict() for h in self.hands]
+        for row in rows:
+            row["ev_lost_low"], row["ev_lost_high"] = row.pop("ev_lost_interval_95")
+            row["rows_differ"] = " ".join(row["rows_differ"])
+        return pandas.DataFrame(rows)
+
+
+def review(hands: "Iterable | PlayedHand", rules: "Rules | str | None" = None, opponents: int = 1,
+           samples: int = 2000, seed: Optional[int] = None, opponent="table", tables=None,
+           jobs: Optional[int] = None, top: int = DEFAULT_TOP, progress: bool = False,
+           time_budget: Optional[float] = None, backend: str = "local", scheduler: Optional[str] = None,
+           resume: "ReviewResult | dict | None" = None, checkpoint=None, checkpoint_seconds: float = 10.0,
+           skipped: tuple = ()) -> ReviewResult:
+    """Review played hands: what each one cost against the best arrangement, and the session's sum.
+
+    Parameters
+    ----------
+    hands
+        The played hands: :class:`~cpoker.jobs.played.PlayedHand` objects (``cpoker.jobs.played.read_played`` reads
+        a file of them), arrangements or their text ``"front / middle / back"``, or dicts of the JSON Lines
+        fields (``arrangement``, ``id``, ``rules``, ``opponents``).  All are checked before any solving.
+    rules, opponents
+        The rules and opponent count of the hands that do not set their own.
+    samples
+        Monte Carlo deals per hand (as :func:`cpoker.solve`).
+    seed
+        Seeds every hand's deals (hand ``i`` uses ``derived_seed(seed, i)``); ``None`` draws one, recorded.
+    opponent, tables
+        The opponent model of the deals and its tables, as for :func:`cpoker.solve`: by default the tables of
+        each hand's rules (a hand whose line sets other rules plays theirs); tables given serve every hand.
+    jobs
+        Threads (default: every core); the numbers do not depend on it.
+    top
+        How many of the costliest hands the summary names.
+    progress, time_budget
+        A progress bar on standard error; seconds after which no new block of hands starts (the review is
+        then ``partial``).
+    backend, scheduler
+        ``"local"`` or ``"dask"`` (blocks of 16 hands on a Dask cluster); the same numbers.
+    resume, checkpoint, checkpoint_seconds
+        Continue a saved partial review of the same hands and settings to the numbers of an unbroken one;
+        save the partial result with ``checkpoint(result)`` at most every ``checkpoint_seconds``.
+    skipped
+        ``(line, reason)`` of input lines the caller skipped, recorded in the result.
+
+    Raises
+    ------
+    PlayedHandsError
+        Naming every bad hand (its position, or its line).
+    OptionError
+        For a bad size, seed, backend or saved review.
+    """
+    from cpoker.strategies.bots import bot_broken_result, closing_bots, faulted_hands
+    from cpoker.run.blocks import blocks_of
+    from cpoker.game.dealing import new_seed
+    from cpoker.system.interrupts import shielded
+    from cpoker.run.runner import check_backend, run_blocks
+    from cpoker.run.saved import check_checkpoint
+    from cpoker.jobs.simulate import numba_threads
+    from cpoker.strategies.strategy import checked_play_options, tables_fingerprint
+
+    played = _played_list(hands)
+    opponents = check_int("opponents", opponents, 1, MAX_OPPONENTS)
+    samples = check_int("samples", samples, 1, MAX_SAMPLES)
+    top = check_int("top", top, 0, MAX_HANDS)
+    given_tables = tables is not None
+    seed, rules, tables, (opponent_name,), _ = checked_play_options(seed, rules, tables, [opponent])
+    # tables given are every hand's; by default a hand with rules of its own plays its rules' shipped tables
+    hand_tables = tables if given_tables else None
+    check_backend(backend, scheduler)
+    time_budget = None if time_budget is None else check_seconds("time_budget", time_budget, True)
+    check_checkpoint(checkpoint, checkpoint_seconds)
+    for hand in played:  # a real deal that cannot be settled under the review's rules is a bad hand too
+        if hand.real_opponents and hand.rules is None:
+            _check_real_deal(hand, rules)
+    fingerprint = _fingerprint(played, rules, opponents, samples, opponent_name,
+                               tables_fingerprint([opponent], tables, rules))
+    results: dict = {}
+    earlier_seconds, faults = 0.0, [0]
+    if resume is not None:
+        results, seed, earlier_seconds, faults[0] = _resumed(resume, seed, fingerprint, len(played))
+    seed = new_seed() if seed is None else seed
+    deadline = None if time_budget is None else time.monotonic() + time_budget
+    started = time.perf_counter()
+
+    def review_block(block):
+        from cpoker.system.interrupts import deferred
+
+        first = block[0] * BLOCK_HANDS
+        (before,) = faulted_hands([opponent])
+        with deferred():  # a signal drops the block in flight; the hands' own solves never see it
+            reviewed = _side_by_side(lambda i: _review_hand(played[i], i, rules, opponents, samples, seed, opponent,
+                                                            hand_tables),
+                                     range(first, first + block[1]), shareable)
+        return reviewed, faulted_hands([opponent])[0] - before
+
+    def keep(block, summary):
+        reviewed, block_faults = summary
+        faults[0] += block_faults
+        for hand in reviewed:
+            results[hand.number] = hand
+
+    def result(partial: bool) -> ReviewResult:
+        done = [results[i] for i in sorted(results)]
+        seconds = earlier_seconds + time.perf_counter() - started
+        state = {"format": REVIEW_STATE, "input_sha256": fingerprint, "rules": rules.to_dict(), "seconds": seconds,
+                 "bot_faults": faults[0]}
+        return ReviewResult(hands=tuple(done), summary=ReviewSummary.of(done, top), rules=rules,
+                            opponents=opponents, samples=samples, seed=seed, opponent_model=opponent_name,
+                            partial=partial, requested_hands=len(played), skipped=tuple(skipped),
+                            seconds=seconds, bot_faults=faults[0], top=top, state=state)
+
+    # the built-in opponent models are plain kernels, safe to run on several threads; a bot or a plug-in may not be
+    shareable = isinstance(opponent, str) and opponent_name.split("@")[0] in ("table", "greedy")
+    first = len(results) // BLOCK_HANDS
+    with numba_threads(jobs), shielded(), closing_bots(), \
+            bot_broken_result(lambda: result(partial=True) if results else None):
+        partial = run_blocks(blocks_of(len(played) - BLOCK_HANDS * first, BLOCK_HANDS, first), review_block, keep,
+                             total=len(played) - len(results), progress=progress, unit="hand",
+                             description="review", deadline=deadline, backend=backend, scheduler=scheduler,
+                             checkpoint=None if checkpoint is None else lambda: checkpoint(
+                                 result(partial=len(results) < len(played))),
+                             checkpoint_seconds=checkpoint_seconds)
+    if not results:
+        from cpoker.system.errors import Interrupted
+
+        raise Interrupted()
+    return result(bool(partial) and len(results) < len(played))
+
+
+def _side_by_side(work, numbers: range, shareable: bool) -> list:
+    """``[work(i) for i in numbers]``, the hands solved side by side on the threads numba may use here (each
+    hand's kernels then on its share of them).
+
+    One solve cannot keep many cores busy: its Python steps between kernels leave them idle, and 2,000 samples
+    are one block.  Several hands at once fill those gaps: on 2 cores, 1.2 times the hands a second of one hand
+    after another (benchmarks/review_throughput.py).  Each hand's numbers depend on its seed alone, never on the
+    threads.  A signal reaches every hand's solve (see :func:`cpoker.system.interrupts.deferred`); the first to stop
+    raises, and the hands not started are dropped.
+    """
+    import numba
+    from concurrent.futures import ThreadPoolExecutor
+
+    cores = numba.get_num_threads()
+    threads = min(cores, len(numbers)) if shareable else 1
+    if threads <= 1:
+        return [work(i) for i in numbers]
+    share = max(1, cores // threads)
+
+    def on_a_share(i):
+        numba.set_num_threads(share)  # this thread's own count (numba's thread count is per thread)
+        return work(i)
+
+    with ThreadPoolExecutor(threads, thread_name_prefix="cpoker-review") as pool:
+        futures = [pool.submit(on_a_share, i) for i in numbers]
+        try:
+            return [future.result() for future in futures]
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            raise
+
+
+def _played_list(hands) -> "list[PlayedHand]":
+    """The hands as checked :class:`PlayedHand` objects (each item's position is its line)."""
+    if isinstance(hands, (str, bytes, PlayedHand, Arrangement, dict)):
+        hands = [hands]
+    try:
+        items = list(hands)
+    except TypeError:
+        raise OptionError(f"hands must be a list of played hands, got {type(hands).__name__}") from None
+    return checked_hands(enumerate(items, 1), "the hands")[0]
+
+
+def _check_real_deal(hand: PlayedHand, rules: Rules) -> None:
+    from cpoker.jobs.played import PlayedHandsError
+
+    try:
+        actual_points(hand, rules)
+    except CpokerError as error:
+        where = f"line {hand.line}" if hand.line else "a hand"
+        raise PlayedHandsError(f"{where}: {error}", [(hand.line, str(error))]) from None
+
+
+def _review_hand(hand: PlayedHand, number: int, rules: Rules, opponents: int, samples: int, seed: int,
+                 opponent, tables) -> ReviewedHand:
+    """Solve one played hand with its own arrangement compared on the same deals."""
+    from cpoker.game.dealing import derived_seed
+    from cpoker.jobs.solve import solve
+
+    rules = hand.rules or rules
+    count = len(hand.real_opponents) or hand.opponents or opponents
+    hand_seed = derived_seed(seed, number)
+    solution = solve([int(c) for c in hand.arrangement.cards], opponents=count, samples=samples, seed=hand_seed,
+                     rules=rules, opponent=opponent, tables=tables, compare=hand.arrangement)
+    compared = solution.compared
+    differ = tuple(name for name, mine, best in zip(ROW_NAMES, hand.arrangement.rows, solution.best.rows)
+                   if set(mine) != set(best))
+    actual = actual_points(hand, rules) if hand.real_opponents else None
+    return ReviewedHand(number=number, id=hand.id, line=hand.line, played=hand.arrangement, best=solution.best,
+                        ev_played=compared.ev, ev_best=solution.ev, ev_lost=max(solution.ev_lost, 0.0),
+                        ev_lost_stderr=solution.ev_lost_stderr or 0.0, rows_differ=differ, opponents=count,
+                        rules=rules.name, seed=hand_seed, samples=solution.samples, actual=actual,
+                        luck=None if actual is None else actual - compared.ev)
+
+
+def _fingerprint(played: "list[PlayedHand]", rules: Rules, opponents: int, samples: int, opponent: str,
+                 tables: str) -> str:
+    """sha256 of everything a review's numbers depend on but its seed: the hands and the settings."""
+    data = {"hands": [h.to_dict() for h in played], "rules": rules.to_dict(), "opponents": opponents,
+            "samples": samples, "opponent": opponent, "tables": tables}
+    return hashlib.sha256(json.dumps(data, sort_keys=True).encode("utf-8")).hexdigest()
+
+
+def _resumed(previous, seed: Optional[int], fingerprint: str, hands: int) -> "tuple[dict, int, float, int]":
+    """The reviewed hands, seed, seconds and bot faults of a saved review of the same hands and settings."""
+    from cpoker.run import saved
+
+    data, state = saved.saved_state(previous, "review", REVIEW_STATE)
+    try:
+        reviewed = [ReviewedHand.from_dict(h) for h in data["hands"]]
+        saved_seed = check_seed(saved.count(data["seed"]))
+        digest = saved.text(state["input_sha256"])
+        seconds = saved.seconds(state["seconds"])
+        faults = saved.count(state.get("bot_faults", 0))
+        consistent = [h.number for h in reviewed] == list(range(len(reviewed)))
+    except (KeyError, IndexError, TypeError, ValueError, OverflowError, CpokerError) as error:
+        raise saved.damaged("review", error) from None
+    if not consistent:
+        raise saved.damaged("review", ValueError("its hands are not numbered 0, 1, 2, ..."))
+    if digest != fingerprint:
+        raise OptionError("cannot resume: the saved review is of other hands, rules, opponents, samples or "
+                          "opponent model (review the same file with the same options)")
+    saved.refuse_differences("review", {"seed": (saved_seed, saved_seed if seed is None else seed)})
+    saved.check_extent("review", "hands", len(reviewed), hands, BLOCK_HANDS)
+    return {h.number: h for h in reviewed}, saved_seed, seconds, faults
+
+
+def _number(value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ValueError(f"{value!r} is not a number")
+    return float(value)
+
+
+@dataclass(frozen=True)
+class TableDeal:
+    """One deal played at a full table (the web page's Play mode): the player's hand reviewed, and the deal.
+
+    Attributes
+    ----------
+    hands
+        The 13 cards of every seat (the player's first), as :func:`cpoker.deal` deals them for the seed.
+    arrangements
+        Every seat's arrangement: the player's, then the table policy's for each opponent.
+    settlement
+        The deal settled (:func:`cpoker.settle_details`): ``settlement.results[0]`` is the player's.
+    reviewed
+        The player's hand reviewed against the best arrangement (with ``actual`` and ``luck``).
+    """
+
+    seed: int
+    hands: tuple
+    arrangements: tuple
+    settlement: object
+    reviewed: ReviewedHand
+
+    def to_dict(self) -> dict:
+        from cpoker.game.cards import format_cards
+
+        return {"seed": self.seed, "hands": [format_cards(h) for h in self.hands],
+                "arrangements": [a.to_dict() for a in self.arrangements],
+                "results": self.settlement.results, "matrix": self.settlement.total.tolist(),  # type: ignore
+                "review": self.reviewed.to_dict()}
+
+
+def table_deal(arrangement, players: int, seed: int, rules: "Rules | str | None" = None,
+               samples: int = 1000) -> TableDeal:
+    """Play the deal ``cpoker.deal(players, seed)``: the player (seat 1) puts down ``arrangement`` of the first
+    hand, each opponent the table policy's arrangement of the rules; the deal is settled, and the player's hand is
+    reviewed (:func:`review` of that one hand with the real opponents: its EV, the best's, and the luck).
+
+    Raises
+    ------
+    ArrangementError, CardError
+        Unless ``arrangement`` is an arrangement (it may foul) of exactly the first hand's cards.
+    """
+    from cpoker.game.cards import deal
+    from cpoker.game.scoring import settle_details
+    from cpoker.strategies.strategy import table
+
+    seed = check_seed(seed)
+    if seed is None:
+        raise OptionError("a table deal needs its seed")
+    rules = resolve_rules(rules)
+    hands = deal(players, seed)
+    mine = Arrangement.parse(arrangement, hand=hands[0]) if not isinstance(arrangement, Arrangement) else \
+        Arrangement(*arrangement.rows, hand=hands[0])
+    others = tuple(table(hand, rules=rules) for hand in hands[1:])
+    played = PlayedHand(mine, real_opponents=others)
+    result = review([played], rules=rules, samples=samples, seed=seed, jobs=1)
+    return TableDeal(seed=seed, hands=tuple(hands), arrangements=(mine, *others),
+                     settlement=settle_details([mine, *others], rules), reviewed=result.hands[0])

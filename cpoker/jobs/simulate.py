@@ -1,0 +1,625 @@
+"""Equity simulations of one arrangement, and matches between strategies.
+
+Work is cut into chunks of a fixed size; chunk ``i`` draws its cards from
+``numpy.random.default_rng([seed, i])``.  Results therefore depend on the
+seed alone -- never on ``jobs`` (the numba threads that arrange opponents'
+hands in parallel) or on how the work is scheduled.  Chunks run through
+:func:`cpoker.run.runner.run_blocks`: they are generated lazily, summarised as
+exact integer sums (memory does not grow with the number of deals), and a
+SIGINT or SIGTERM between chunks stops the run and returns what was done,
+marked ``partial``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Optional
+
+import numpy as np
+
+from cpoker.system.notice import compile_notice
+from cpoker.game.arrangements import ROW_NAMES, Arrangement, ArrangementLike, as_arrangement
+from cpoker.game.dealing import deal_seeded, rest_of_deck
+from cpoker.system.interrupts import shielded
+from cpoker.system.limits import MAX_DEALS, MAX_SAMPLES, MAX_SESSIONS, check_int, check_seconds, check_seed
+from cpoker.system.errors import CpokerError, OptionError
+from cpoker.game.rules import Rules
+from cpoker.run import saved
+from cpoker._version import __version__
+from cpoker.run.blocks import blocks_of
+from cpoker.run.runner import check_backend, run_blocks
+from cpoker.jobs.solve import MAX_OPPONENTS
+from cpoker.game.dealing import new_seed
+from cpoker.run.stats import Moments
+from cpoker.strategies.bots import bot_broken_result, closing_bots, faulted_hands
+from cpoker.strategies.strategy import StrategyLike, arrange_keys, checked_play_options, tables_fingerprint
+
+if TYPE_CHECKING:  # pragma: no cover
+    from cpoker.strategies.policy import PolicyTables
+
+SAMPLE_CHUNK = 1_000
+DEAL_CHUNK = 500
+DEALS_PER_SESSION = 8
+GPU_HANDS_PER_CALL = 1 << 18  # hands a GPU arranges in one call: ~30 ms of table policy, enough to fill an H200
+
+
+def _blocks_per_call(device: str, hands_per_block: int) -> int:
+    """Blocks each arrangement call takes: one on the CPU, enough for ~GPU_HANDS_PER_CALL hands on a GPU."""
+    return 1 if device == "cpu" else max(1, GPU_HANDS_PER_CALL // hands_per_block)
+
+
+@contextmanager
+def numba_threads(jobs: Optional[int]):
+    """Run the kernels that :mod:`cpoker.system.threads` runs on parts of a batch (every multi-threaded job of cpoker)
+    on
+    ``jobs`` threads (default: all cores): numba's thread count, which :func:`cpoker.system.threads.in_parts`
+    follows."""
+    import numba
+
+    most = numba.config.NUMBA_NUM_THREADS  # type: ignore[attr-defined]
+    if jobs is None:
+        jobs = most
+    if isinstance(jobs, int) and not isinstance(jobs, bool) and jobs > most:
+        jobs = most  # more threads than cores would not change a result, only slow it down
+    jobs = check_int("jobs", jobs, 1, most, " (the cores numba may use)")
+    previous = numba.get_num_threads()
+    numba.set_num_threads(int(jobs))
+    try:
+        yield int(jobs)
+    finally:
+        numba.set_num_threads(previous)
+
+
+@dataclass(frozen=True)
+class SimulationResult:
+    """Equity of one arrangement against ``opponents`` players dealt from the other cards.
+
+    ``ev`` is in points per deal summed over opponents, ``interval`` its 95%
+    interval; ``rows`` gives win/tie/loss probabilities per row and opponent;
+    ``scoop``/``scooped`` the probability of winning/losing all three rows
+    against one opponent; ``distribution`` maps net points of a deal to a count.
+    """
+
+    arrangement: Arrangement
+    opponents: int
+    samples: int
+    seed: Optional[int]
+    opponent_model: str
+    rules: Rules
+    ev: float
+    stderr: float
+    interval: tuple[float, float]
+    rows: dict
+    scoop: float
+    scooped: float
+    distribution: dict
+    fouled: bool = False
+    partial: bool = False
+    requested_samples: int = 0
+    seconds: float = 0.0
+    # the exact sums so far, for simulate(..., resume=...): see _SimulationTally
+    state: Optional[dict] = field(default=None, repr=False, compare=False)
+    # opponents' hands settled as fouls because the opponent model, a bot, faulted
+    bot_faults: int = 0
+
+    def to_dict(self) -> dict:
+        return {
+            "kind": "simulate", "version": __version__, "arrangement": self.arrangement.to_dict(),
+            "opponents": self.opponents, "samples": self.samples, "requested_samples": self.requested_samples,
+            "seed": self.seed, "opponent_model": self.opponent_model, "rules": self.rules.to_dict(),
+            "ev": self.ev, "stderr": self.stderr, "interval_95": list(self.interval), "rows": self.rows,
+            "scoop": self.scoop, "scooped": self.scooped,
+            "distribution": {str(k): v for k, v in self.distribution.items()},
+            "fouled": self.fouled, "partial": self.partial, "seconds": self.seconds, "bot_faults": self.bot_faults,
+            "state": self.state,
+        }
+
+
+def simulate(arrangement: ArrangementLike, opponents: int = 1, samples: int = 10_000, seed: Optional[int] = None,
+             opponent: StrategyLike = "table", rules: "Rules | str | None" = None, jobs: Optional[int] = None,
+             progress: bool = False, tables: "PolicyTables | str | None" = None, device: str = "cpu",
+             backend: str = "local", scheduler: Optional[str] = None,
+             time_budget: Optional[float] = None, resume: "SimulationResult | dict | None" = None,
+             checkpoint: "Callable[[SimulationResult], None] | None" = None,
+             checkpoint_seconds: float = 10.0) -> SimulationResult:
+    """Expected points of an arrangement against opponents dealt from the remaining 39 cards.
+
+    An arrangement whose rows are out of order fouls; it is not simulated: it
+    loses every row to every valid hand, so its value is exactly -3 per
+    opponent under the default rules (a lost scoop under 1-6 or 2-4; the
+    opponent models never foul); ``fouled`` is then true.  Under royalties a
+    foul also pays the opponents' royalties, which depend on their cards, so it
+    is simulated.  Opponents are arranged by the opponent strategy (``tables``
+    for the table policy) and never declare naturals.  ``device="cuda"`` arranges
+    them on a GPU; ``backend="dask"`` runs the blocks on a Dask cluster (the one
+    at ``scheduler``, or a local one); neither changes a single result.  After
+    ``time_budget`` seconds no new block starts and the result is ``partial``.
+    ``resume``, ``checkpoint`` and ``checkpoint_seconds`` continue and save a
+    long simulation as in :func:`match` (the same arrangement, opponents,
+    opponent model, rules and tables; the seed by default).
+
+    Raises
+    ------
+    ArrangementError, CardError
+        If the arrangement cannot be read or is malformed (rows of the wrong
+        size, a repeated card): that is an input error, not a foul.
+    OptionError
+        For opponents outside 1..3, samples outside 1..10**9, a bad seed or
+        ``jobs``, or an unknown opponent strategy or tables file.
+    """
+    from cpoker._kernels.montecarlo import candidate_results
+    from cpoker._kernels.scoring import sample_totals
+    from cpoker.game.scoring import fouled_hand_points, fouled_rows, row_keys
+
+    arrangement = as_arrangement(arrangement)
+    opponents = check_int("opponents", opponents, 1, MAX_OPPONENTS)
+    samples = check_int("samples", samples, 1, MAX_SAMPLES)
+    seed, rules, tables, (opponent_name,), device = checked_play_options(seed, rules, tables, [opponent], device)
+    check_backend(backend, scheduler)
+    if resume is None:
+        seed = new_seed() if seed is None else seed
+    if arrangement.is_foul and rules.royalties is None:
+        # every opponent is paid a scoop, whatever the cards: nothing to simulate
+        loss = fouled_rows()
+        ev = float(opponents * fouled_hand_points(rules))
+        seed = new_seed() if seed is None else seed  # (nothing to resume: the value is exact)
+        return SimulationResult(arrangement=arrangement, opponents=opponents, samples=0, seed=seed,
+                                opponent_model=opponent_name, rules=rules, ev=ev, stderr=0.0, interval=(ev, ev),
+                                rows=loss, scoop=0.0, scooped=1.0, distribution={int(ev): 1}, fouled=True,
+                                requested_samples=samples)
+    saved.check_checkpoint(checkpoint, checkpoint_seconds)
+    time_budget = None if time_budget is None else check_seconds("time_budget", time_budget, True)
+    ours = np.array([row_keys(arrangement)], dtype=np.int32)  # a foul under royalties: keys -1, simulated
+    rest = rest_of_deck([int(c) for c in arrangement.cards])
+    kernel_rules = rules.kernel_arguments()
+    played_tables = tables_fingerprint([opponent], tables, rules)
+    if resume is None:
+        tally = _SimulationTally()
+    else:
+        tally, seed = _SimulationTally.resumed(resume, arrangement, opponents, opponent_name, seed, rules,
+                                               played_tables, samples)
+    moments, distribution, outcomes, sweeps = tally.moments, tally.distribution, tally.outcomes, tally.sweeps
+
+    def work_many(blocks):
+        counts = [count for _, count in blocks]
+        dealt = deal_seeded(rest, [[seed, index] for index, _ in blocks], counts, opponents)
+        (all_keys,), (faults,) = arrange_all([opponent], dealt.reshape(-1, opponents, 13), tables, device, rules,
+                                             opponents)
+        summaries = []
+        for start, count in zip(np.cumsum([0, *counts[:-1]]), counts):
+            keys = np.ascontiguousarray(all_keys[start:start + count], dtype=np.int32)
+            totals, block_outcomes, block_sweeps = candidate_results(ours, keys)
+            if not rules.is_row_additive:
+                totals = sample_totals(ours, keys, *kernel_rules)
+            points, point_counts = np.unique(totals[0], return_counts=True)
+            summaries.append((totals[0], dict(zip(points.tolist(), point_counts.tolist())), block_outcomes[0],
+                              block_sweeps[0], faults))
+            faults = 0  # a group's faults go with its first block
+        return summaries
+
+    def work(block):
+        return work_many([block])[0]
+
+    def combine(block, summary):
+        totals, counts, block_outcomes, block_sweeps, faults = summary
+        tally.bot_faults += faults
+        moments.add(totals)
+        distribution.update(counts)
+        outcomes[:] += block_outcomes
+        sweeps[:] += block_sweeps
+        tally.blocks += 1
+
+    def result(partial: bool) -> SimulationResult:
+        done = moments.count
+        rows = {name: dict(zip(("win", "tie", "loss"), (outcomes[r] / (done * opponents)).tolist()))
+                for r, name in enumerate(ROW_NAMES)}
+        seconds = tally.seconds + time.perf_counter() - started
+        return SimulationResult(arrangement=arrangement, opponents=opponents, samples=done, seed=seed,
+                                opponent_model=opponent_name, rules=rules, ev=moments.mean(), stderr=moments.stderr(),
+                                interval=moments.interval(), rows=rows, scoop=float(sweeps[0] / (done * opponents)),
+                                scooped=float(sweeps[1] / (done * opponents)),
+                                distribution=dict(sorted(distribution.items())), fouled=arrangement.is_foul,
+                                partial=partial, requested_samples=samples, seconds=seconds,
+                                state=tally.state(opponent_name, played_tables, seconds), bot_faults=tally.bot_faults)
+
+    started = time.perf_counter()
+    with shielded(), numba_threads(jobs), closing_bots(), bot_broken_result(
+            lambda: result(partial=True) if tally.blocks else None):
+        with compile_notice():
+            work((0, 2))  # compile (or load) the kernels first, so `seconds` is simulation time only
+        started = time.perf_counter()
+        deadline = None if time_budget is None else time.monotonic() + time_budget
+        # the blocks this simulation lacks: a resumed one's first blocks are in its tally already
+        partial = run_blocks(blocks_of(samples - SAMPLE_CHUNK * tally.blocks, SAMPLE_CHUNK, tally.blocks), work,
+                             combine, total=samples - moments.count, progress=progress, backend=backend,
+                             scheduler=scheduler, deadline=deadline,
+                             group=_blocks_per_call(device, SAMPLE_CHUNK * opponents), work_many=work_many,
+                             checkpoint=None if checkpoint is None else lambda: checkpoint(
+                                 result(partial=moments.count < samples)),
+                             checkpoint_seconds=checkpoint_seconds)
+    return result(partial)
+
+
+SIMULATION_STATE = "cpoker simulate state 1"
+
+
+@dataclass
+class _SimulationTally:
+    """What a simulation has summed so far, exactly (see :class:`_MatchTally`)."""
+
+    moments: Moments = field(default_factory=Moments)
+    distribution: Counter = field(default_factory=Counter)
+    outcomes: np.ndarray = field(default_factory=lambda: np.zeros((3, 3), dtype=np.int64))
+    sweeps: np.ndarray = field(default_factory=lambda: np.zeros(2, dtype=np.int64))
+    blocks: int = 0
+    seconds: float = 0.0
+    bot_faults: int = 0
+
+    def state(self, opponent_name: str, played_tables: str, seconds: float) -> dict:
+        """The tally as JSON-ready values, with what a continuation must agree on."""
+        m = self.moments
+        return {"format": SIMULATION_STATE, "opponent": opponent_name, "tables_sha256": played_tables,
+                "blocks": self.blocks, "moments": [m.count, m.total, m.squares],
+                "distribution": [[int(points), int(n)] for points, n in sorted(self.distribution.items())],
+                "outcomes": self.outcomes.tolist(), "sweeps": self.sweeps.tolist(), "seconds": seconds,
+                "bot_faults": self.bot_faults}
+
+    @classmethod
+    def resumed(cls, previous: "SimulationResult | dict", arrangement: Arrangement, opponents: int,
+                opponent_name: str, seed: Optional[int], rules: Rules, played_tables: str,
+                samples: int) -> "tuple[_SimulationTally, int]":
+        """The tally of a saved simulation, checked against this one; and its seed (see :meth:`_MatchTally.resumed`).
+
+        Raises
+        ------
+        OptionError
+            When ``previous`` is not a simulation that can be continued, or of
+            another arrangement, opponents, opponent model, seed, rules or tables,
+            or holds more samples than asked for.
+        """
+        data, state = saved.saved_state(previous, "simulate", SIMULATION_STATE)
+        try:
+            tally = cls(saved.moments(state["moments"]),
+                        Counter({saved.integer(points): saved.count(k) for points, k in state["distribution"]}),
+                        np.array([[saved.count(v) for v in row] for row in state["outcomes"]], dtype=np.int64),
+                        np.array([saved.count(v) for v in state["sweeps"]], dtype=np.int64),
+                        saved.count(state["blocks"]), saved.seconds(state["seconds"]),
+                        saved.count(state.get("bot_faults", 0)))
+            saved_seed = check_seed(saved.count(data["seed"]))
+            saved_rules = Rules.from_dict(data["rules"], "the saved simulation's rules")
+            saved_arrangement = Arrangement(*(data["arrangement"][row] for row in ROW_NAMES))
+            digest = saved.text(state["tables_sha256"])
+            done = tally.moments.count
+            saved_opponents = check_int("saved opponents", data["opponents"], 1, MAX_OPPONENTS)
+            seated = done * saved_opponents  # one outcome a row, an opponent and a sample
+            consistent = (tally.outcomes.shape == (3, 3) and tally.sweeps.shape == (2,)
+                          and (tally.outcomes.sum(axis=1) == seated).all() and tally.sweeps.sum() <= seated
+                          and sum(tally.distribution.values()) == done
+                          and (SAMPLE_CHUNK * (tally.blocks - 1) < done <= SAMPLE_CHUNK * tally.blocks
+                               or done == tally.blocks == 0))
+        except (KeyError, IndexError, TypeError, ValueError, OverflowError, CpokerError) as error:
+            raise saved.damaged("simulation", error) from None
+        if not consistent:
+            raise saved.damaged("simulation", ValueError("its sums do not fit together"))
+        saved.refuse_differences("simulation", {
+            "arrangement": (saved_arrangement.format(), arrangement.format() if saved_arrangement != arrangement
+                            else saved_arrangement.format()),
+            "opponents": (saved_opponents, opponents),
+            "opponent": (state.get("opponent"), opponent_name),
+            **saved.same_play(saved_seed, seed, saved_rules, rules, digest, played_tables),
+        })
+        saved.check_extent("simulation", "samples", done, samples, SAMPLE_CHUNK)
+        return tally, saved_seed
+
+
+@dataclass(frozen=True)
+class StrategyScore:
+    """One strategy's result in a match."""
+
+    name: str
+    points: float  # per deal
+    stderr: float
+    interval: tuple[float, float]
+    first_places: float = float("nan")  # share of sessions finished first (ties share the place)
+    mean_place: float = float("nan")
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    """Points per deal of each strategy, with 95% intervals, and session finishes."""
+
+    strategies: tuple[str, ...]
+    scores: tuple[StrategyScore, ...]
+    deals: int
+    sessions: int
+    seed: int
+    rules: Rules
+    format: str
+    partial: bool = False
+    requested_deals: int = 0
+    seconds: float = 0.0
+    # per-deal points (deals, players), kept only with match(..., keep_points=True)
+    points: Optional[np.ndarray] = field(default=None, repr=False)
+    # the exact sums so far, for match(..., resume=...): see _MatchTally
+    state: Optional[dict] = field(default=None, repr=False, compare=False)
+    # hands each seat's strategy had settled as fouls because its bot faulted (0 for strategies that are not bots)
+    bot_faults: tuple = ()
+
+    def to_dict(self) -> dict:
+        return {
+            "kind": "match", "version": __version__, "strategies": list(self.strategies), "format": self.format,
+            "deals": self.deals, "requested_deals": self.requested_deals, "sessions": self.sessions,
+            "seed": self.seed, "rules": self.rules.to_dict(), "partial": self.partial, "seconds": self.seconds,
+            "scores": [{"strategy": s.name, "points_per_deal": s.points, "stderr": s.stderr,
+                        "interval_95": list(s.interval),
+                        "first_place_share": None if np.isnan(s.first_places) else s.first_places,
+                        "mean_place": None if np.isnan(s.mean_place) else s.mean_place} for s in self.scores],
+            "bot_faults": list(self.bot_faults),
+            "state": self.state,
+        }
+
+
+def seat_points(keys: list[np.ndarray], hand_of_seat: Sequence[int], rules: Rules) -> np.ndarray:
+    """Points of each seat for a batch of deals; seat ``i`` plays hand ``hand_of_seat[i]``."""
+    from cpoker._kernels.scoring import pair_points_batch
+
+    seats = len(keys)
+    points = np.zeros((keys[0].shape[0], seats), dtype=np.int64)
+    for i in range(seats):
+        for j in range(i + 1, seats):
+            a = np.ascontiguousarray(keys[i][:, hand_of_seat[i]])
+            b = np.ascontiguousarray(keys[j][:, hand_of_seat[j]])
+            result = pair_points_batch(a, b, *rules.kernel_arguments())
+            points[:, i] += result
+            points[:, j] -= result
+    return points
+
+
+def arrange_all(strategies: Sequence[StrategyLike], hands: np.ndarray, tables, device: str = "cpu",
+                rules: "Rules | None" = None, opponents: int = 1) -> tuple[list[np.ndarray], list[int]]:
+    """Row keys ``(count, players, 3)`` of every hand as each strategy arranges it (once per distinct strategy),
+    and the hands each strategy's bot had fouled for its faults meanwhile (0 for strategies that are not bots)."""
+    done: dict = {}
+    out = []
+    count, players, _ = hands.shape
+    before = faulted_hands(strategies)
+    for strategy in strategies:
+        name = strategy if isinstance(strategy, str) else id(strategy)
+        if name not in done:
+            done[name] = arrange_keys(strategy, hands.reshape(-1, 13), tables, device, rules,
+                                      opponents).reshape(count, players, 3)
+        out.append(done[name])
+    return out, [after - was for after, was in zip(faulted_hands(strategies), before)]
+
+
+def seat_names(names: Sequence[str]) -> tuple[str, ...]:
+    """Strategy names, with ``(seat N)`` added where one strategy sits in several seats."""
+    repeated = {name for name in names if list(names).count(name) > 1}
+    return tuple(f"{name} (seat {seat})" if name in repeated else name for seat, name in enumerate(names, 1))
+
+
+MATCH_STATE = "cpoker match state 1"
+
+
+@dataclass
+class _MatchTally:
+    """What a match has summed so far, exactly: its blocks done, per-seat moments, session places.
+
+    Every block's draw depends on the seed and the block's index alone, and the
+    sums are exact integers, so a match continued from a tally (``match(...,
+    resume=...)``) ends with the very numbers of a match never stopped.
+    """
+
+    moments: list
+    first_places: list
+    place_sums: list
+    deal_blocks: int = 0
+    session_blocks: int = 0
+    seconds: float = 0.0
+    bot_faults: list = field(default_factory=list)
+
+    @classmethod
+    def empty(cls, players: int) -> "_MatchTally":
+        return cls([Moments() for _ in range(players)], [0] * players, [0] * players, bot_faults=[0] * players)
+
+    def state(self, raw_names: list, requested_sessions: int, played_tables: str, seconds: float) -> dict:
+        """The tally as JSON-ready values, with what a continuation must agree on."""
+        return {"format": MATCH_STATE, "strategies": list(raw_names), "requested_sessions": requested_sessions,
+                "tables_sha256": played_tables, "deal_blocks": self.deal_blocks,
+                "session_blocks": self.session_blocks,
+                "moments": [[m.count, m.total, m.squares] for m in self.moments],
+                "first_places": list(self.first_places), "place_sums": list(self.place_sums), "seconds": seconds,
+                "bot_faults": list(self.bot_faults)}
+
+    @classmethod
+    def resumed(cls, previous: "MatchResult | dict", raw_names: list, seed: Optional[int], rules: Rules,
+                played_tables: str, deals: int, sessions: int) -> "tuple[_MatchTally, int]":
+        """The tally of a saved match (a :class:`MatchResult` or its ``to_dict()``), checked against this match.
+
+        Returns the tally and the seed (the saved one when ``seed`` is None).
+
+        Raises
+        ------
+        OptionError
+            When ``previous`` is not a match that can be continued, or was played
+            with other strategies, seed, rules or tables, or holds more deals or
+            sessions than asked for.
+        """
+        data, state = saved.saved_state(previous, "match", MATCH_STATE)
+        try:
+            moments = [saved.moments(values) for values in state["moments"]]
+            tally = cls(moments, [saved.count(v) for v in state["first_places"]],
+                        [saved.count(v) for v in state["place_sums"]], saved.count(state["deal_blocks"]),
+                        saved.count(state["session_blocks"]), saved.seconds(state["seconds"]),
+                        [saved.count(v) for v in state.get("bot_faults", [0] * len(moments))])
+            saved_seed = check_seed(saved.count(data["seed"]))
+            saved_rules = Rules.from_dict(data["rules"], "the saved match's rules")
+            saved_names, digest = list(state["strategies"]), saved.text(state["tables_sha256"])
+            done = moments[0].count
+            sessions_done = tally.session_blocks
+            consistent = (len(moments) == len(tally.first_places) == len(tally.place_sums) == len(saved_names)
+                          == len(tally.bot_faults)
+                          and all(m.count == done for m in moments)
+                          and all(first <= sessions_done and sessions_done <= total <= len(moments) * sessions_done
+                                  for first, total in zip(tally.first_places, tally.place_sums))
+                          and (DEAL_CHUNK * (tally.deal_blocks - 1) < done <= DEAL_CHUNK * tally.deal_blocks
+                               or done == tally.deal_blocks == 0))
+        except (KeyError, IndexError, TypeError, ValueError, OverflowError, CpokerError) as error:
+            raise saved.damaged("match", error) from None
+        if not consistent:
+            raise saved.damaged("match", ValueError("its sums do not fit together"))
+        saved.refuse_differences("match", {
+            "strategies": (" ".join(map(str, saved_names)), " ".join(raw_names)),
+            **saved.same_play(saved_seed, seed, saved_rules, rules, digest, played_tables),
+        })
+        saved.check_extent("match", "deals", done, deals, DEAL_CHUNK)
+        if tally.session_blocks > sessions:
+            raise OptionError(f"cannot resume: the saved match already has {tally.session_blocks:,} sessions; "
+                              "ask for at least as many")
+        return tally, saved_seed
+
+
+def match(strategies: Sequence[StrategyLike], deals: int = 10_000, seed: Optional[int] = None,
+          sessions: int = 0, rules: "Rules | str | None" = None, jobs: Optional[int] = None,
+          progress: bool = False, tables: "PolicyTables | str | None" = None,
+          keep_points: bool = False, device: str = "cpu", backend: str = "local",
+          scheduler: Optional[str] = None, resume: "MatchResult | dict | None" = None,
+          checkpoint: "Callable[[MatchResult], None] | None" = None,
+          checkpoint_seconds: float = 10.0) -> MatchResult:
+    """Play 2-4 strategies against each other, one seat each.
+
+    Every deal is played once per seat rotation, so each strategy plays each
+    hand: for two players this is the duplicate format (the same two hands
+    played both ways round), and a strategy against itself scores exactly 0.
+    Points per deal are averaged over the rotations.  With ``sessions > 0``,
+    that many 8-deal sessions are also played (fixed seats, fresh cards) and
+    each strategy's share of first places (ties share) and mean place reported.
+
+    Strategies are built-in names (``greedy``, ``table``, ``mc``),
+    ``package.module:function`` paths, or callables ``hand -> Arrangement``;
+    ``tables`` are the table policy's tables.  Memory does not grow with
+    ``deals`` (up to 10**10) or ``sessions`` (up to 10**9) unless
+    ``keep_points`` asks for every deal's points in :attr:`MatchResult.points`.
+    ``device`` and ``backend``/``scheduler`` as in :func:`simulate`.
+
+    A long match can be stopped and continued.  ``resume`` takes a match
+    result (or its ``to_dict()``, e.g. read back from ``cpoker match --out
+    FILE.json``): a partial one, or a complete one to extend with more deals or
+    sessions.  The match then plays only the blocks it lacks and returns
+    exactly the result of a match never stopped (its ``seconds`` add up).  It
+    must have the same strategies, rules and tables, and the seed (``None``
+    takes the saved one).  ``checkpoint(result)`` is called with the partial
+    result at most every ``checkpoint_seconds`` while the match runs, to save
+    it somewhere (a job killed outright then loses that much at most).
+    Plug-in strategies are taken to be the code that played before.
+    """
+    from cpoker.game.scoring import places
+
+    if isinstance(strategies, np.ndarray):
+        strategies = strategies.tolist()  # names in a NumPy array, e.g. a column of a study's table
+    if isinstance(strategies, str) or not isinstance(strategies, Sequence) or not 2 <= len(strategies) <= 4:
+        shown = f"{type(strategies).__name__}" if not isinstance(strategies, (str, Sequence)) else \
+            f"{len(strategies)}" if not isinstance(strategies, str) else "one string"
+        raise OptionError(f"a match needs 2 to 4 strategies, one per seat, got {shown}")
+    deals = check_int("deals", deals, 1, MAX_DEALS)
+    sessions = check_int("sessions", sessions, 0, MAX_SESSIONS)
+    seed, rules, tables, names, device = checked_play_options(seed, rules, tables, strategies, device)
+    raw_names = list(names)
+    names = seat_names(raw_names)
+    check_backend(backend, scheduler)
+    saved.check_checkpoint(checkpoint, checkpoint_seconds)
+    players = len(strategies)
+    played_tables = tables_fingerprint(strategies, tables, rules)
+    if resume is None:
+        tally = _MatchTally.empty(players)
+    elif keep_points:
+        raise OptionError("keep_points cannot be combined with resume: the saved match kept no per-deal points")
+    else:
+        tally, seed = _MatchTally.resumed(resume, raw_names, seed, rules, played_tables, deals, sessions)
+    seed = new_seed() if seed is None else seed
+    deck = np.arange(52)
+    kept: list = []
+    n_deal_chunks = -(-deals // DEAL_CHUNK)
+
+    def work_many(blocks):
+        # a session draws from a stream apart from the match deals
+        seeds = [[seed, index] if index < n_deal_chunks else [seed, 1, index - n_deal_chunks] for index, _ in blocks]
+        counts = [count for _, count in blocks]
+        keys, faults = arrange_all(strategies, deal_seeded(deck, seeds, counts, players), tables, device, rules,
+                                   players - 1)
+        if any(index < n_deal_chunks for index, _ in blocks):
+            # summed over the rotations: `players` times the points per deal, an exact integer
+            rotated = sum(seat_points(keys, [(i + r) % players for i in range(players)], rules)
+                          for r in range(players))
+        if any(index >= n_deal_chunks for index, _ in blocks):
+            seated = seat_points(keys, list(range(players)), rules)
+        summaries = []
+        for (index, _), start, count in zip(blocks, np.cumsum([0, *counts[:-1]]), counts):
+            if index < n_deal_chunks:
+                summaries.append(("deals", rotated[start:start + count], faults))
+            else:
+                summaries.append(("session", np.array(places(seated[start:start + count].sum(axis=0).tolist())),
+                                  faults))
+            faults = [0] * players  # a group's faults go with its first block
+        return summaries
+
+    def work(block):
+        return work_many([block])[0]
+
+    def combine(block, summary):
+        kind, values, faults = summary
+        tally.bot_faults[:] = [total + new for total, new in zip(tally.bot_faults, faults)]
+        if kind == "deals":
+            for i in range(players):
+                tally.moments[i].add(values[:, i])
+            tally.deal_blocks += 1
+            if keep_points:
+                kept.append(values / players)
+        else:
+            for i, place in enumerate(values.tolist()):
+                tally.first_places[i] += place == 1
+                tally.place_sums[i] += place
+            tally.session_blocks += 1
+
+    def result(partial: bool) -> MatchResult:
+        scores = []
+        sessions_done = tally.session_blocks
+        for i, name in enumerate(names):
+            moment = tally.moments[i]
+            first = tally.first_places[i] / sessions_done if sessions_done else float("nan")
+            mean_place = tally.place_sums[i] / sessions_done if sessions_done else float("nan")
+            scores.append(StrategyScore(name, moment.mean(players), moment.stderr(players),
+                                        moment.interval(players), first, mean_place))
+        seconds = tally.seconds + time.perf_counter() - started
+        return MatchResult(strategies=names, scores=tuple(scores), deals=tally.moments[0].count,
+                           sessions=sessions_done, seed=seed, rules=rules,
+                           format="duplicate" if players == 2 else "seat rotation", partial=partial,
+                           requested_deals=deals, seconds=seconds,
+                           points=np.concatenate(kept) if keep_points and kept else None,
+                           state=tally.state(raw_names, sessions, played_tables, seconds),
+                           bot_faults=tuple(tally.bot_faults))
+
+    # the blocks this match lacks: a resumed one's first blocks are in its tally already
+    work_items = itertools.chain(
+        blocks_of(deals - DEAL_CHUNK * tally.deal_blocks, DEAL_CHUNK, tally.deal_blocks),
+        ((n_deal_chunks + s, DEALS_PER_SESSION) for s in range(tally.session_blocks, sessions)))
+    remaining = deals - tally.moments[0].count + (sessions - tally.session_blocks) * DEALS_PER_SESSION
+    started = time.perf_counter()
+    with shielded(), numba_threads(jobs), closing_bots(), bot_broken_result(
+            lambda: result(partial=True) if tally.deal_blocks or tally.session_blocks else None):
+        with compile_notice():
+            work((0, 2))  # compile (or load) the kernels first, so `seconds` is play time only
+        started = time.perf_counter()
+        partial = run_blocks(work_items, work, combine, total=remaining,
+                             progress=progress, backend=backend, scheduler=scheduler,
+                             group=_blocks_per_call(device, DEAL_CHUNK * players), work_many=work_many,
+                             checkpoint=None if checkpoint is None else lambda: checkpoint(
+                                 result(partial=tally.deal_blocks < n_deal_chunks or tally.session_blocks < sessions)),
+                             checkpoint_seconds=checkpoint_seconds)
+    return result(partial)
+

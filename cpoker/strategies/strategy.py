@@ -1,0 +1,252 @@
+"""Strategies: anything that maps a 13-card hand to an :class:`~cpoker.Arrangement`.
+
+Built in:
+
+* ``greedy`` -- strongest back, then strongest middle of the other 8, front the rest;
+* ``table`` -- the table policy (:mod:`cpoker.strategies.policy`) with the tables of the rules in force,
+  ~50,000 hands/s per core (card removal corrected); ``table@RULES`` with the tables shipped for other rules
+  (``table@pagat`` under 2-4 scoring: the pagat-trained policy), ``table@FILE.npz`` with a
+  tables file;
+* ``mc`` -- the Monte Carlo solver (:func:`cpoker.solve`) against table-policy opponents
+  (:func:`cpoker.jobs.solve.mc`, loaded by name: the solver takes strategies as its opponents).
+
+Besides: ``package.module:function`` (a Python callable), and ``cmd:COMMAND``
+(a program in any language that speaks the line protocol, :mod:`cpoker.strategies.bots`).
+
+For speed, :func:`arrange_keys` arranges many hands at once and returns only
+their row keys; the built-ins run in numba there, other callables one by one.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import re
+from typing import TYPE_CHECKING, NamedTuple, Protocol, Sequence, Union
+
+import numpy as np
+
+from cpoker.strategies.bots import PREFIX as BOT_PREFIX, Bot
+from cpoker.game.arrangements import Arrangement, arrangement_of_split, arrangement_of_subsets, parse_hand
+from cpoker.game.cards import CardsLike
+from cpoker.game.devices import check_device
+from cpoker.system.errors import CpokerError, StrategyError
+from cpoker.system.interrupts import deferred
+from cpoker.system.limits import check_seed
+from cpoker.game.rules import resolve_rules
+from cpoker.strategies.policy import (arrange_by_tables, arrange_greedy, arrange_one_by_tables, default_tables,
+                                      resolve_tables)
+from cpoker.game.lookup_tables import SPLITS_PER_BACK, strength_keys
+
+if TYPE_CHECKING:  # pragma: no cover
+    from cpoker.strategies.policy import PolicyTables
+    from cpoker.game.rules import Rules
+
+
+class Strategy(Protocol):
+    """A strategy: ``strategy(hand) -> Arrangement``."""
+
+    def __call__(self, hand: CardsLike) -> Arrangement: ...
+
+
+def greedy(hand: CardsLike) -> Arrangement:
+    """Strongest back, then the strongest middle from the remaining 8; the front gets the rest."""
+    ids = parse_hand(hand)
+    chosen, _ = arrange_greedy(ids[None, :])
+    return arrangement_of_split(ids, int(chosen[0]))
+
+
+def table(hand: CardsLike, tables: "PolicyTables | str | None" = None,
+          rules: "Rules | str | None" = None) -> Arrangement:
+    """The table policy's arrangement: the non-fouling split with the best expected settlement.
+
+    ``tables`` are the policy's tables: by default the shipped ones for
+    ``rules`` (default pagat), or a :class:`~cpoker.PolicyTables` / a file
+    written by ``cpoker tables build``.
+    """
+    model = resolve_tables(tables, rules)
+    if type(hand) is np.ndarray and hand.dtype is _UINT8 and hand.shape == (13,) and hand.flags.carray:
+        ids = hand  # a batch's row, say: the kernel checks that its ids are in order, distinct and known
+        found = arrange_one_by_tables(ids, model)
+    else:
+        found = (-1,)
+    if found[0] < 0:  # any other input, or ids out of order: the general reader sorts, or names the problem
+        ids = parse_hand(hand)
+        found = arrange_one_by_tables(ids, model)
+    split, front_subset, middle_subset, front, middle, back = found
+    return arrangement_of_subsets(ids.tolist(), front_subset, middle_subset, split // SPLITS_PER_BACK,
+                                  (front, middle, back))
+
+
+_UINT8 = np.dtype(np.uint8)
+
+
+class TablePolicy:
+    """The table policy with given tables, as a strategy (``resolve_strategy("table", tables=...)``)."""
+
+    def __init__(self, tables: "PolicyTables", name: str = "table") -> None:
+        self.tables = tables
+        self.__name__ = name
+
+    def __call__(self, hand: CardsLike) -> Arrangement:
+        return table(hand, self.tables)
+
+    def __repr__(self) -> str:
+        return f"TablePolicy({self.tables.hands} hands, seed {self.tables.seed})"
+
+
+# The mc strategy is the solver, a job above this layer: it is named here and loaded by that name when asked for,
+# as any plug-in is (:func:`load_plugin`), so that the solver can take strategies as its opponents' models.
+MONTE_CARLO = "cpoker.jobs.solve:mc"
+BUILTIN: "dict[str, Strategy | str]" = {"greedy": greedy, "table": table, "mc": MONTE_CARLO}
+StrategyLike = Union[str, Strategy]
+_PLUGIN = re.compile(r"[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*:[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*", re.ASCII)
+
+
+def load_plugin(strategy: str) -> Strategy:
+    """The callable at ``package.module:function``; :class:`~cpoker.StrategyError` when there is none."""
+    if not _PLUGIN.fullmatch(strategy):
+        raise StrategyError(f"cannot load strategy {strategy[:60]!r}: give package.module:function "
+                            "(an importable module, a colon, a function name)")
+    module_name, _, attribute = strategy.partition(":")
+    try:
+        value = importlib.import_module(module_name)
+        for part in attribute.split("."):
+            value = getattr(value, part)
+    except Exception as error:  # an importable-looking name can fail in any way while importing
+        raise StrategyError(f"cannot load strategy {strategy!r}: {type(error).__name__}: {error}") from None
+    if not callable(value):
+        raise StrategyError(f"strategy {strategy!r} is not callable")
+    return value
+
+
+def resolve_strategy(strategy: StrategyLike, tables: "PolicyTables | str | None" = None,
+                     rules: "Rules | str | None" = None) -> tuple[str, Strategy]:
+    """``(name, callable)`` of a built-in name, a ``package.module:function`` path, or a callable.
+
+    ``tables`` replaces the shipped tables of the ``table`` strategy (and of
+    the ``mc`` strategy's opponents); ``mc`` solves under ``rules``.
+    """
+    if callable(strategy):
+        return getattr(strategy, "__name__", repr(strategy)), strategy
+    if isinstance(strategy, str) and strategy.startswith(BOT_PREFIX):
+        bot = Bot(strategy)
+        return bot.__name__, bot
+    if not isinstance(strategy, str):
+        raise StrategyError(f"a strategy is a name or a callable, got {type(strategy).__name__}")
+    if strategy == "table" and tables is not None:
+        return "table", TablePolicy(resolve_tables(tables))
+    if strategy.startswith("table@"):
+        source = strategy[len("table@"):]
+        found = resolve_tables(source) if source.endswith(".npz") else default_tables(source)
+        return strategy, TablePolicy(found, strategy)
+    if strategy == "mc" and (tables is not None or rules is not None):
+        return "mc", functools.partial(load_plugin(MONTE_CARLO), rules=rules, tables=tables)
+    if strategy in BUILTIN:
+        found = BUILTIN[strategy]
+        return strategy, load_plugin(found) if isinstance(found, str) else found
+    if ":" in strategy:
+        return strategy, load_plugin(strategy)
+    raise StrategyError(f"unknown strategy {strategy[:60]!r}; built in: {', '.join(BUILTIN)}, table@RULES, "
+                        "table@FILE.npz, package.module:function, or cmd:COMMAND (a bot)")
+
+
+class PlayOptions(NamedTuple):
+    """The options every job that plays strategies on dealt hands checks first (:func:`checked_play_options`)."""
+
+    seed: "int | None"
+    rules: "Rules"
+    tables: "PolicyTables"
+    names: "tuple[str, ...]"
+    device: str
+
+
+def checked_play_options(seed: object, rules: "Rules | str | None", tables: "PolicyTables | str | None",
+                         strategies: "Sequence[StrategyLike]", device: object = "cpu") -> PlayOptions:
+    """The options that solve, simulate, match and exploit share, checked in the order they are reported: the
+    seed, the rules, the tables (by default those shipped for the rules), each strategy's name, the device."""
+    seed = check_seed(seed)
+    rules = resolve_rules(rules)
+    tables = resolve_tables(tables, rules)
+    names = tuple(resolve_strategy(strategy, tables, rules)[0] for strategy in strategies)
+    return PlayOptions(seed, rules, tables, names, check_device(device))
+
+
+def tables_fingerprint(strategies: "list[StrategyLike]", tables: "PolicyTables", rules: "Rules") -> str:
+    """sha256 (hex) of the policy tables each strategy plays by, in seat order: what a saved run records.
+
+    ``table`` and ``table@...`` play by their tables, ``mc`` arranges its
+    opponents by ``tables``; greedy and plug-ins read none (``-``).  A run
+    continued with other tables -- another ``--tables`` file, or a
+    ``table@FILE.npz`` rewritten since -- then shows another fingerprint.
+    """
+    import hashlib
+
+    parts = []
+    for strategy in strategies:
+        name, function = resolve_strategy(strategy, tables, rules)
+        parts.append(function.tables.fingerprint if isinstance(function, TablePolicy)
+                     else tables.fingerprint if name == "mc" else "-")
+    return hashlib.sha256(" ".join(parts).encode("ascii")).hexdigest()
+
+
+def _call_strategy(name: str, function: Strategy, hand: list) -> Arrangement:
+    """A plug-in's arrangement of ``hand``; its failures and nonsense answers become :class:`StrategyError`."""
+    from cpoker.game.cards import format_cards
+
+    try:
+        answer = function(hand)
+    except CpokerError as error:
+        raise StrategyError(f"strategy {name!r} failed on hand {format_cards(hand)}: {error}") from None
+    except Exception as error:
+        raise StrategyError(f"strategy {name!r} failed on hand {format_cards(hand)}: "
+                            f"{type(error).__name__}: {error}") from None
+    if not isinstance(answer, (Arrangement, str)):
+        raise StrategyError(f"strategy {name!r} returned {type(answer).__name__} for hand {format_cards(hand)}; "
+                            "a strategy returns an Arrangement or 'front / middle / back' text")
+    try:
+        arrangement = answer if isinstance(answer, Arrangement) else Arrangement.parse(answer)
+        return Arrangement(*arrangement.rows, hand=hand)
+    except CpokerError as error:
+        raise StrategyError(f"strategy {name!r} answered {str(answer)[:60]!r} for hand {format_cards(hand)}: "
+                            f"{error}") from None
+
+
+def arrange_keys(strategy: StrategyLike, hands: np.ndarray, tables: "PolicyTables | str | None" = None,
+                 device: str = "cpu", rules: "Rules | str | None" = None, opponents: int = 1) -> np.ndarray:
+    """Row keys ``(N, 3)`` (front, middle, back) of many hands arranged by ``strategy``.
+
+    ``hands`` is ``(N, 13)`` card ids.  A fouled arrangement (rows out of
+    order) gets key ``-1`` in every row: it loses every row to any valid hand.
+    A bot is asked in batches, told the rules and its ``opponents``; the hands
+    of a request it faulted on are fouls.
+
+    Raises
+    ------
+    StrategyError
+        When a plug-in strategy raises, or answers with something that is not an
+        arrangement of the hand it was given; when a bot cannot be started.
+    BotBroken
+        When a bot faulted on several requests in a row.
+    """
+    from cpoker.game.scoring import row_keys
+
+    name, function = resolve_strategy(strategy, tables, rules)
+    hands = np.sort(np.asarray(hands, dtype=np.uint8), axis=1)
+    if function is greedy:
+        return strength_keys()[arrange_greedy(hands, device)[1]]
+    if function is table:
+        return strength_keys()[arrange_by_tables(hands, default_tables(rules), device)[1]]
+    if isinstance(function, TablePolicy):
+        return strength_keys()[arrange_by_tables(hands, function.tables, device)[1]]
+    if isinstance(function, Bot):
+        return function.arrange_keys(hands, resolve_rules(rules).name, opponents)
+    keys = np.empty((len(hands), 3), dtype=np.int32)
+    # a strategy may run cpoker's own jobs (``mc`` solves each hand): a signal is then the enclosing job's, which
+    # drops the block these hands belong to at the inner job's next block.  Left to the inner solve, it was taken
+    # as that solve's own (a partial answer for one hand, or the end of a complete one) and the enclosing match
+    # played on to its end.  A strategy that runs no job finishes the block, as the built-in ones do.
+    with deferred():
+        for i, hand in enumerate(hands):
+            keys[i] = row_keys(_call_strategy(name, function, hand.tolist()))
+    return keys
