@@ -302,7 +302,7 @@ def test_install_command_uninstall_then_editable_install_gives_a_working_cpoker(
 
     pip = [str(python), "-m", "pip", "--disable-pip-version-check", "--no-input"]
     run(*pip, "install", "--quiet", "--no-deps", str(source))
-    assert run(str(venv / "bin" / "cpoker"), "eval", "As Ks Qs Js Ts").stdout.startswith("royal flush")
+    assert run(str(venv / "bin" / "cpoker"), "eval", "As Ks Qs Js Ts").stdout.startswith("As Ks Qs Js Ts: royal flush")
     assert run(str(python), "-c", PROGRAM).stdout.strip() == "royal flush"  # compiles and caches a kernel
     assert not list((purelib / "cpoker").rglob("*.nbi")), "kernels cached inside the installed package"
     assert list((tmp_path / "home" / ".cache" / "cpoker").rglob("*.nbi"))
@@ -312,4 +312,4 @@ def test_install_command_uninstall_then_editable_install_gives_a_working_cpoker(
     assert run(str(python), "-c", PROGRAM).stdout.strip() == "royal flush"
     assert run(str(python), "-c", "import cpoker; print(cpoker.__file__)").stdout.strip() == \
         str(source / "cpoker" / "__init__.py")
-    assert run(str(venv / "bin" / "cpoker"), "eval", "As Ks Qs Js Ts").stdout.startswith("royal flush")
+    assert run(str(venv / "bin" / "cpoker"), "eval", "As Ks Qs Js Ts").stdout.startswith("As Ks Qs Js Ts: royal flush")
