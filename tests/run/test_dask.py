@@ -158,7 +158,7 @@ def test_a_build_on_a_real_worker_of_two_threads_shares_its_lists_between_them(t
                "removal_rounds": 2}
     local = cpoker.build_tables(**options).to_bytes()
     lists_there = lambda: [(memory.searched, memory.certified, sorted(memory.blocks))  # noqa: E731 (by value)
-                           for memory in __import__("cpoker.jobs.nearbest").nearbest._worker_memories.values()]
+                           for memory in __import__("cpoker.jobs.nearbest").jobs.nearbest._worker_memories.values()]
     with _real_cluster(tmp_path, 1, 2) as (address, _, env):
         with monkeypatch.context() as patch:
             patch.setattr("cpoker.jobs.nearbest.forget_worker_memory", lambda build: None)  # left there, to be read
