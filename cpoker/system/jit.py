@@ -368,7 +368,7 @@ def kernels_digest() -> str:
     them all.  Reading the ~100 KB costs well under a millisecond.
     """
     digest = hashlib.sha256()
-    folder = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_kernels")
+    folder = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "_kernels")
     try:
         for name in sorted(os.listdir(folder)):
             if name.endswith(".py"):

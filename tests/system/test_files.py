@@ -369,7 +369,8 @@ def test_a_disk_that_fills_during_the_job_loses_no_result(tmp_path):
 # Runs a cpoker command with the file system of argv[1] filled once the command has checked its output path.
 FILL_THEN_RUN = """
 import os, sys
-from cpoker import cli, files
+from cpoker import cli
+from cpoker.system import files
 directory, argv = sys.argv[1], sys.argv[2:]
 checked = files.check_writable
 
