@@ -240,7 +240,7 @@ def test_the_runtime_library_is_cached_with_the_kernels_and_a_damaged_copy_is_re
     assert rewritten.returncode == 0 and rewritten.stdout == first.stdout and rewritten.stderr == ""
 
 
-def test_kernels_are_cached_in_the_users_folder_for_this_version_not_in_the_package(tmp_path):
+def test_kernels_are_cached_in_the_users_folder_for_this_version_not_in_the_package(tmp_path, monkeypatch):
     from cpoker._version import __version__
     from cpoker.system.jit import user_cache_dir
 
@@ -254,16 +254,10 @@ def test_kernels_are_cached_in_the_users_folder_for_this_version_not_in_the_pack
     assert Path(directory).is_relative_to(tmp_path / "xdg" / "cpoker" / __version__ / "kernels")
     assert any(Path(directory).glob("*.nbi"))
     assert not Path(directory).is_relative_to(PACKAGE)
-    # no home at all: no folder of the user's (the temporary directory's is used instead)
+    # a relative XDG_CACHE_HOME is no place: no folder of the user's (the temporary directory's is used instead)
     assert user_cache_dir() is not None
-    os.environ["XDG_CACHE_HOME"], saved = "relative/path", os.environ.get("XDG_CACHE_HOME")
-    try:
-        assert user_cache_dir() is None
-    finally:
-        if saved is None:
-            del os.environ["XDG_CACHE_HOME"]
-        else:
-            os.environ["XDG_CACHE_HOME"] = saved
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative/path")
+    assert user_cache_dir() is None
 
 
 @pytest.mark.slow
