@@ -367,3 +367,14 @@ def test_a_solve_imports_only_what_it_uses():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-800:]
     assert "best arrangement" in done.stdout and done.stderr.splitlines()[-1] == "0 False False"
+
+
+@pytest.mark.parametrize("value, spec, shown", [
+    (-0.0001, "+.3f", "+0.000"), (-0.0001, ".3f", "0.000"), (-0.00001, ">+9.4f", "  +0.0000"), (-0.0, ".4f", "0.0000"),
+    (-0.0006, ".3f", "-0.001"), (-0.5, "+.3f", "-0.500"), (0.0, "+.3f", "+0.000"), (-12.0004, ">+9.3f", "  -12.000"),
+])
+def test_numbers_are_printed_without_a_negative_zero(value, spec, shown):
+    from cpoker.cli.common import fixed
+
+    assert fixed(value, spec) == shown
+

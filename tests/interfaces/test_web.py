@@ -341,6 +341,13 @@ def _review_in_the_page(page, shots: Path) -> None:
     assert lost == sorted((round(h.ev_lost, 3) for h in expected.hands), reverse=True)
     page.click("[data-testid=review-table] tbody tr:first-child")  # the foul, the costliest
     foul = expected.hands[2]
+    # one numbering, from 1: the third hand, on the third line
+    assert page.eval_on_selector_all("[data-testid=review-table] tbody tr:first-child td",
+                                     "els => els.slice(0, 2).map(e => e.textContent)") == ["3", "3"]
+    assert page.inner_text("#review-detail h3").startswith("Hand 3 (line 3)")
+    # no negative zero: what rounds to zero shows as zero
+    assert page.evaluate("[fixed(-0.0001, 3), signed(-0.0001), fixed(-0.5, 3), signed(0.25)]") == \
+        ["0.000", "+0.000", "-0.500", "+0.250"]
     for row, cards in zip(("front", "middle", "back"), foul.best.rows):
         shown = page.eval_on_selector_all(f"[data-testid=review-best] .arr-row[data-row={row}] .card", CARDS)
         assert sorted(shown) == sorted(str(c) for c in cards), (row, shown)

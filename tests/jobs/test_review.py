@@ -247,6 +247,9 @@ def test_cli_review_prints_the_table_and_writes_every_format(tmp_path, capsys):
     assert main(["review", str(session_file), "--samples", "200", "--seed", "3", "--quiet"]) == 0
     out = capsys.readouterr().out
     assert "review of 2 hands" in out and "FOUL" in out and "fouled: 1" in out
+    rows = [line.split()[:2] for line in out.splitlines() if line.startswith("     ") and line.split()[0].isdigit()]
+    assert rows == [["1", "1"], ["2", "2"]]  # hands numbered from 1, as their lines are
+    assert "  #2, line 2: lost" in out  # the foul, the costliest
     expected = review([MEDIOCRE, FOUL], samples=200, seed=3)
     assert f"EV lost: {expected.summary.total_ev_lost:.3f} in all" in out
     assert main(["review", str(session_file), "--samples", "200", "--seed", "3", "--json"]) == 0
