@@ -7,7 +7,7 @@ for its own kernels, the first time it runs.  That is a surprise on the
 user's path in the places where it costs most: a container image that is
 started afresh each time, the nodes of a cluster where every worker process
 compiles the same kernels at once, an installation that several users share
-(numba caches next to the package only where the user may write).
+(kernels are cached per user: ``NUMBA_CACHE_DIR`` names a folder they can share).
 :func:`compile_kernels` runs each of cpoker's jobs once on a few hands, under
 every rules preset (their kernels differ), so that every kernel is compiled
 with the very argument types the commands pass and saved to the cache: no
@@ -181,7 +181,7 @@ def compile_kernels(rules: "Sequence | str | None" = None, device: str = "cpu",
     >>> import cpoker
     >>> done = cpoker.compile_kernels(rules="pagat")  # doctest: +SKIP
     >>> done.compiled, done.cache_dir  # doctest: +SKIP
-    (0, '/home/me/.cache/cpoker/0.2.0/kernels/_kernels_...')
+    (0, '/home/me/.cache/cpoker/VERSION/kernels/_kernels_...')
     """
     from cpoker.game.devices import check_device
     from cpoker.game.rules import PRESETS, resolve_rules
