@@ -189,7 +189,8 @@ def test_reading_a_small_file_takes_memory_for_its_size_not_for_the_cap(tmp_path
 
 TIGHT_LOADS = textwrap.dedent("""
     import resource, sys
-    from cpoker import OptionError, PolicyTables, tables
+    from cpoker import OptionError, PolicyTables
+    from cpoker.game import lookup_tables as tables
 
     def load(name, spare):
         size = int(open("/proc/self/status").read().split("VmSize:")[1].split()[0]) * 1024
