@@ -17,7 +17,7 @@ from conftest import random_cards, report_rate
 from cpoker import evaluate_batch, evaluate_masks, solve
 from cpoker._kernels.subsets import valid_splits
 from cpoker.strategies.policy import arrange_by_tables, arrange_greedy, default_tables
-from cpoker.jobs.simulate import numba_threads
+from cpoker.jobs.job import numba_threads
 from cpoker.game.lookup_tables import split_tables
 
 N_ROWS = 1_000_000

@@ -19,7 +19,7 @@ import cpoker
 from cpoker import evaluate_batch, evaluate_best_batch
 from cpoker.game.arrangements import parse_hand
 from cpoker.strategies.policy import arrange_by_tables, default_tables
-from cpoker.jobs.simulate import numba_threads
+from cpoker.jobs.job import numba_threads
 
 BIG = 10_000_000
 BLOCK = 1_000_000

@@ -127,3 +127,23 @@ def test_no_module_imports_an_underscore_name_of_another():
                            if alias.name.startswith("_") and not alias.name.startswith("__")
                            and not (node.module is None and alias.name in ("_jit", "_notice", "_kernels"))]
     assert shared == []
+
+
+def test_no_module_names_a_cpoker_module_in_a_string_to_import_it():
+    """No ``"cpoker.x:f"`` plug-in path or ``import_module("cpoker.x")``: an import by name hides an edge from the
+    contracts and the cycle test (the ``mc`` strategy was loaded that way; the jobs resolve it now)."""
+    import re
+
+    by_name = re.compile(r"cpoker(\.\w+)+(:\w+)?")
+    found = []
+    for name, path in modules().items():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) in (
+                    "import_module", "load_plugin", "__import__"):
+                found += [f"{name}: {ast.unparse(node)}" for arg in node.args[:1]
+                          if isinstance(arg, ast.Constant) and isinstance(arg.value, str)
+                          and by_name.fullmatch(arg.value)]
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and re.fullmatch(
+                    r"cpoker(\.\w+)+:\w+", node.value):
+                found.append(f"{name}: {node.value!r}")
+    assert found == []

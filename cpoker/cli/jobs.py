@@ -7,14 +7,14 @@ import json
 import math
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 from cpoker.system.errors import CpokerError
 from cpoker.cli.common import fixed, PARTIAL, percent, played, print_bot_faults, print_json, show_progress, unwritten
 from cpoker.system.limits import MAX_DEALS, MAX_SAMPLES, MAX_SESSIONS
 from cpoker.cli.options import (OPPONENT_HELP, STRATEGY_HELP, backend_options, bot_options, command, int_in,
                                 long_run_options, positive_seconds, resume_options, seed_option, silence_option,
-                                study_options, with_bot_options)
+                                job_options, with_bot_options)
 
 
 OUT_SUFFIXES = (".json", ".csv")  # what --out writes; cpoker review writes Parquet too
@@ -132,9 +132,9 @@ def cmd_simulate(args) -> int:
                       opponent=opponent, rules=rules_of(args, saved),
                       jobs=args.jobs, progress=show_progress(args), tables=args.tables, device=args.device,
                       backend=args.backend, scheduler=args.scheduler, resume=saved, **checkpointing(args, out))
-    status = _save_and_print_json(args, result, out)
-    if status is not None:
-        return status
+    exit_code = _save_and_print_json(args, result, out)
+    if exit_code is not None:
+        return exit_code
     arrangement = result.arrangement
     print(f"arrangement: {arrangement.format(symbols=args.symbols)}")
     if result.fouled:
@@ -273,9 +273,9 @@ def resumed_job(args, kind: str, suffixes: tuple = OUT_SUFFIXES) -> "tuple[Optio
     from cpoker.system.errors import OptionError
     from cpoker.system.files import read_json
 
-    noun = {"match": "match", "simulate": "simulation", "exploit": "study", "tournament": "tournament",
+    noun = {"match": "match", "simulate": "simulation", "exploit": "exploit run", "tournament": "tournament",
             "review": "review"}[kind]
-    saved = None
+    saved: Any = None
     if args.resume:
         saved = read_json(args.resume, f"saved {noun}")
         if not isinstance(saved, dict) or saved.get("kind") != kind or not isinstance(saved.get("state"), dict):
@@ -322,7 +322,7 @@ def given(value, saved: "dict | None", key: str, default):
 
 def _requested(saved: "dict | None", unit: str) -> str:
     """The key of a saved result's requested size: ``requested_<unit>``, or ``<unit>`` in a file that has none
-    (a study saved by an earlier cpoker recorded only the hands it had done)."""
+    (an exploit run saved by an earlier cpoker recorded only the hands it had done)."""
     return f"requested_{unit}" if saved and f"requested_{unit}" in saved else unit
 
 
@@ -330,6 +330,7 @@ def checkpointing(args, out: Optional[str]) -> dict:
     """A job's ``checkpoint``/``checkpoint_seconds`` from ``--checkpoint``/``--checkpoint-seconds``."""
     if not args.checkpoint:
         return {"checkpoint": None}
+    assert out is not None  # (--checkpoint without a JSON output is refused by saved_and_out)
     return {"checkpoint": json_checkpoint(Path(out)), "checkpoint_seconds": args.checkpoint_seconds}
 
 
@@ -343,13 +344,13 @@ def json_checkpoint(out: Path):
 def cmd_exploit(args) -> int:
     from cpoker.system.errors import OptionError
     from cpoker.jobs.exploit import exploit
-    from cpoker.jobs.simulate import numba_threads
+    from cpoker.jobs.job import numba_threads
 
     saved, out = resumed_job(args, "exploit")
     state = saved["state"] if saved else {}
     strategy = args.strategy or (saved or {}).get("strategy")
     if not strategy:
-        raise OptionError("give the STRATEGY to study (or --resume FILE.json)")
+        raise OptionError("give the STRATEGY to exploit (or --resume FILE.json)")
     saved_counts = state.get("sample_counts")
     saved_trend = isinstance(saved_counts, list) and len(saved_counts) == 3
     with numba_threads(args.jobs):
@@ -358,9 +359,9 @@ def cmd_exploit(args) -> int:
                          samples=given(args.samples, saved, "samples", 2000), seed=args.seed, tables=args.tables,
                          trend=args.trend if args.trend is not None else saved_trend, progress=show_progress(args),
                          backend=args.backend, scheduler=args.scheduler, resume=saved, **checkpointing(args, out))
-    status = _save_and_print_json(args, result, out)
-    if status is not None:
-        return status
+    exit_code = _save_and_print_json(args, result, out)
+    if exit_code is not None:
+        return exit_code
     status = _partial_status(result.partial, f"{result.hands} of {result.requested_hands} hands", out, "exploit")
     low, high = result.interval
     print(f"best response against '{result.strategy}' under {result.rules.name}: {result.hands} hands, "
@@ -486,8 +487,8 @@ def add_exploit(commands) -> None:
     sub.add_argument("--samples", type=int_in(4, MAX_SAMPLES), default=None,
                      help="deals per hand to choose the best response, and again to score (default 2000)")
     sub.add_argument("--trend", action="store_true", default=None, help="also with 1/4 and 1/2 of the samples")
-    study_options(sub)
+    job_options(sub)
     backend_options(sub)
     bot_options(sub)
-    resume_options(sub, "study", "hands")
+    resume_options(sub, "exploit run", "hands")
     sub.set_defaults(run=cmd_exploit)

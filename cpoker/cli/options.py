@@ -19,7 +19,7 @@ STRATEGY_HELP = ("table, table@RULES (the tables shipped for other rules, e.g. t
 class Parser(argparse.ArgumentParser):
     """An argparse parser whose errors are one line on stderr and exit status 2."""
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str):  # never returns: exits
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
     def _print_message(self, message: str, file=None) -> None:
@@ -114,7 +114,8 @@ def command(commands, name: str, help_text: str, example: str) -> argparse.Argum
     return sub
 
 
-def study_options(sub: argparse.ArgumentParser) -> None:
+def job_options(sub: argparse.ArgumentParser) -> None:
+    """The options every job command takes: --seed, --rules, --tables, --jobs, --quiet, --out."""
     seed_option(sub)
     sub.add_argument("--rules", default=None, help=RULES_HELP)
     tables_option(sub)
@@ -135,7 +136,7 @@ def resume_options(sub: argparse.ArgumentParser, noun: str, more: str) -> None:
                           "FILE.json unless --out says otherwise")
 
 def long_run_options(sub: argparse.ArgumentParser) -> None:
-    study_options(sub)
+    job_options(sub)
     device_option(sub)
     backend_options(sub)
 

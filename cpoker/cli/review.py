@@ -7,7 +7,7 @@ from typing import Optional
 
 from cpoker.cli.common import fixed, EXIT_USAGE, PARTIAL, played, print_bot_faults, print_json, show_progress
 from cpoker.cli.options import (OPPONENT_HELP, backend_options, bot_options, command, int_in, resume_options,
-                                study_options, with_bot_options)
+                                job_options, with_bot_options)
 from cpoker.system.limits import MAX_SAMPLES
 
 OUT_SUFFIXES = (".json", ".csv", ".parquet")
@@ -135,7 +135,7 @@ def add_review(commands) -> None:
     sub.add_argument("--opponent", default=None, help=OPPONENT_HELP)
     sub.add_argument("--skip-bad", action="store_true",
                      help="review the good lines and list the bad ones (default: a bad line stops everything)")
-    study_options(sub)
+    job_options(sub)
     backend_options(sub)
     bot_options(sub)
     resume_options(sub, "review", "lines")

@@ -17,16 +17,23 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Iterable, Optional
+from typing import TYPE_CHECKING, Iterable, Optional
 
 from cpoker.game.arrangements import ROW_NAMES, Arrangement
 from cpoker.system.errors import CpokerError, OptionError
-from cpoker.system.limits import MAX_SAMPLES, check_int, check_seconds, check_seed
+from cpoker.system.limits import MAX_SAMPLES, check_int, check_seed
 from cpoker.jobs.played import MAX_HANDS, MAX_OPPONENTS, PlayedHand, actual_points, checked_hands
 from cpoker.game.rules import Rules, resolve_rules
 from cpoker.run.stats import Z95
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas
+
+    from cpoker.strategies.policy import PolicyTables
+    from cpoker.strategies.strategy import StrategyLike
+    from cpoker.run.saved import Reading
 
 BLOCK_HANDS = 16  # hands a block: a Dask task, the step of a checkpoint, and the hands solved side by side
 REVIEW_STATE = "cpoker review state 1"
@@ -207,7 +214,7 @@ class ReviewResult:
                 "skipped": [{"line": line, "reason": reason} for line, reason in self.skipped],
                 "summary": self.summary.to_dict(), "hands": [h.to_dict() for h in self.hands], "state": self.state}
 
-    def to_pandas(self):
+    def to_pandas(self) -> "pandas.DataFrame":
         """The hands as a ``pandas.DataFrame``, one row each (needs pandas: ``pip install 'cpoker[pandas]'``)."""
         try:
             import pandas
@@ -221,10 +228,12 @@ class ReviewResult:
 
 
 def review(hands: "Iterable | PlayedHand", rules: "Rules | str | None" = None, opponents: int = 1,
-           samples: int = 2000, seed: Optional[int] = None, opponent="table", tables=None,
+           samples: int = 2000, seed: Optional[int] = None,
+           opponent: "StrategyLike" = "table", tables: "PolicyTables | str | None" = None,
            jobs: Optional[int] = None, top: int = DEFAULT_TOP, progress: bool = False,
            time_budget: Optional[float] = None, backend: str = "local", scheduler: Optional[str] = None,
-           resume: "ReviewResult | dict | None" = None, checkpoint=None, checkpoint_seconds: float = 10.0,
+           resume: "ReviewResult | dict | None" = None,
+           checkpoint: "Callable[[ReviewResult], None] | None" = None, checkpoint_seconds: float = 10.0,
            skipped: tuple = ()) -> ReviewResult:
     """Review played hands: what each one cost against the best arrangement, and the session's sum.
 
@@ -265,82 +274,68 @@ def review(hands: "Iterable | PlayedHand", rules: "Rules | str | None" = None, o
     OptionError
         For a bad size, seed, backend or saved review.
     """
-    from cpoker.strategies.bots import bot_broken_result, closing_bots, faulted_hands
+    from cpoker.jobs.job import Clock, run_job, settle
     from cpoker.run.blocks import blocks_of
-    from cpoker.game.dealing import new_seed
-    from cpoker.system.interrupts import shielded
-    from cpoker.run.runner import check_backend, run_blocks
-    from cpoker.run.saved import check_checkpoint
-    from cpoker.jobs.simulate import numba_threads
-    from cpoker.strategies.strategy import checked_play_options, tables_fingerprint
+    from cpoker.strategies.bots import faulted_hands
+    from cpoker.system.interrupts import deferred
 
     played = _played_list(hands)
     opponents = check_int("opponents", opponents, 1, MAX_OPPONENTS)
     samples = check_int("samples", samples, 1, MAX_SAMPLES)
     top = check_int("top", top, 0, MAX_HANDS)
     given_tables = tables is not None
-    seed, rules, tables, (opponent_name,), _ = checked_play_options(seed, rules, tables, [opponent])
-    # tables given are every hand's; by default a hand with rules of its own plays its rules' shipped tables
-    hand_tables = tables if given_tables else None
-    check_backend(backend, scheduler)
-    time_budget = None if time_budget is None else check_seconds("time_budget", time_budget, True)
-    check_checkpoint(checkpoint, checkpoint_seconds)
+    job = settle([opponent], seed=seed, rules=rules, tables=tables, backend=backend, scheduler=scheduler,
+                 progress=progress, time_budget=time_budget, checkpoint=checkpoint,
+                 checkpoint_seconds=checkpoint_seconds, jobs=jobs)
+    rules, (player,) = job.rules, job.players
+    opponent_name = player.name
+    # tables given are every hand's; by default a hand with rules of its own plays its rules' shipped tables,
+    # and so the opponent model is resolved again for such a hand (by name; once for the job otherwise)
+    hand_tables = job.tables if given_tables else None
     for hand in played:  # a real deal that cannot be settled under the review's rules is a bad hand too
         if hand.real_opponents and hand.rules is None:
             _check_real_deal(hand, rules)
-    fingerprint = _fingerprint(played, rules, opponents, samples, opponent_name,
-                               tables_fingerprint([opponent], tables, rules))
-    results: dict = {}
-    earlier_seconds, faults = 0.0, [0]
-    if resume is not None:
-        results, seed, earlier_seconds, faults[0] = _resumed(resume, seed, fingerprint, len(played))
-    seed = new_seed() if seed is None else seed
-    deadline = None if time_budget is None else time.monotonic() + time_budget
-    started = time.perf_counter()
+    fingerprint = _fingerprint(played, rules, opponents, samples, opponent_name, job.tables_fingerprint)
+    tally, seed = job.start(resume, _ReviewTally, _ReviewTally.reader(fingerprint), kind="review",
+                            state_format=REVIEW_STATE, unit="hands", asked=len(played), block=BLOCK_HANDS)
+    results = tally.results
+
+    def opponent_of(hand: PlayedHand):
+        """The opponent model of a hand: the job's, or by name under the hand's own rules and their tables."""
+        return player if hand.rules is None or given_tables else opponent
 
     def review_block(block):
-        from cpoker.system.interrupts import deferred
-
         first = block[0] * BLOCK_HANDS
-        (before,) = faulted_hands([opponent])
+        (before,) = faulted_hands([player.strategy])
         with deferred():  # a signal drops the block in flight; the hands' own solves never see it
-            reviewed = _side_by_side(lambda i: _review_hand(played[i], i, rules, opponents, samples, seed, opponent,
-                                                            hand_tables),
+            reviewed = _side_by_side(lambda i: _review_hand(played[i], i, rules, opponents, samples, seed,
+                                                            opponent_of(played[i]), hand_tables),
                                      range(first, first + block[1]), shareable)
-        return reviewed, faulted_hands([opponent])[0] - before
+        return reviewed, faulted_hands([player.strategy])[0] - before
 
     def keep(block, summary):
         reviewed, block_faults = summary
-        faults[0] += block_faults
+        tally.bot_faults += block_faults
         for hand in reviewed:
             results[hand.number] = hand
 
     def result(partial: bool) -> ReviewResult:
         done = [results[i] for i in sorted(results)]
-        seconds = earlier_seconds + time.perf_counter() - started
+        seconds = clock.seconds()
         state = {"format": REVIEW_STATE, "input_sha256": fingerprint, "rules": rules.to_dict(), "seconds": seconds,
-                 "bot_faults": faults[0]}
+                 "bot_faults": tally.bot_faults}
         return ReviewResult(hands=tuple(done), summary=ReviewSummary.of(done, top), rules=rules,
                             opponents=opponents, samples=samples, seed=seed, opponent_model=opponent_name,
                             partial=partial, requested_hands=len(played), skipped=tuple(skipped),
-                            seconds=seconds, bot_faults=faults[0], top=top, state=state)
+                            seconds=seconds, bot_faults=tally.bot_faults, top=top, state=state)
 
     # the built-in opponent models are plain kernels, safe to run on several threads; a bot or a plug-in may not be
     shareable = isinstance(opponent, str) and opponent_name.split("@")[0] in ("table", "greedy")
     first = len(results) // BLOCK_HANDS
-    with numba_threads(jobs), shielded(), closing_bots(), \
-            bot_broken_result(lambda: result(partial=True) if results else None):
-        partial = run_blocks(blocks_of(len(played) - BLOCK_HANDS * first, BLOCK_HANDS, first), review_block, keep,
-                             total=len(played) - len(results), progress=progress, unit="hand",
-                             description="review", deadline=deadline, backend=backend, scheduler=scheduler,
-                             checkpoint=None if checkpoint is None else lambda: checkpoint(
-                                 result(partial=len(results) < len(played))),
-                             checkpoint_seconds=checkpoint_seconds)
-    if not results:
-        from cpoker.system.errors import Interrupted
-
-        raise Interrupted()
-    return result(bool(partial) and len(results) < len(played))
+    clock = Clock(tally.seconds)
+    return run_job(job, blocks_of(len(played) - BLOCK_HANDS * first, BLOCK_HANDS, first), review_block, keep,
+                   result, has_result=lambda: bool(results), complete=lambda: len(results) >= len(played),
+                   total=len(played) - len(results), clock=clock, unit="hand", description="review")
 
 
 def _side_by_side(work, numbers: range, shareable: bool) -> list:
@@ -409,6 +404,7 @@ def _review_hand(hand: PlayedHand, number: int, rules: Rules, opponents: int, sa
     solution = solve([int(c) for c in hand.arrangement.cards], opponents=count, samples=samples, seed=hand_seed,
                      rules=rules, opponent=opponent, tables=tables, compare=hand.arrangement)
     compared = solution.compared
+    assert compared is not None and solution.ev_lost is not None  # (solved with compare=)
     differ = tuple(name for name, mine, best in zip(ROW_NAMES, hand.arrangement.rows, solution.best.rows)
                    if set(mine) != set(best))
     actual = actual_points(hand, rules) if hand.real_opponents else None
@@ -427,28 +423,33 @@ def _fingerprint(played: "list[PlayedHand]", rules: Rules, opponents: int, sampl
     return hashlib.sha256(json.dumps(data, sort_keys=True).encode("utf-8")).hexdigest()
 
 
-def _resumed(previous, seed: Optional[int], fingerprint: str, hands: int) -> "tuple[dict, int, float, int]":
-    """The reviewed hands, seed, seconds and bot faults of a saved review of the same hands and settings."""
-    from cpoker.run import saved
+@dataclass
+class _ReviewTally:
+    """A review's hands so far, ``{number: ReviewedHand}``, its seconds and its bot faults."""
 
-    data, state = saved.saved_state(previous, "review", REVIEW_STATE)
-    try:
-        reviewed = [ReviewedHand.from_dict(h) for h in data["hands"]]
-        saved_seed = check_seed(saved.count(data["seed"]))
-        digest = saved.text(state["input_sha256"])
-        seconds = saved.seconds(state["seconds"])
-        faults = saved.count(state.get("bot_faults", 0))
-        consistent = [h.number for h in reviewed] == list(range(len(reviewed)))
-    except (KeyError, IndexError, TypeError, ValueError, OverflowError, CpokerError) as error:
-        raise saved.damaged("review", error) from None
-    if not consistent:
-        raise saved.damaged("review", ValueError("its hands are not numbered 0, 1, 2, ..."))
-    if digest != fingerprint:
-        raise OptionError("cannot resume: the saved review is of other hands, rules, opponents, samples or "
-                          "opponent model (review the same file with the same options)")
-    saved.refuse_differences("review", {"seed": (saved_seed, saved_seed if seed is None else seed)})
-    saved.check_extent("review", "hands", len(reviewed), hands, BLOCK_HANDS)
-    return {h.number: h for h in reviewed}, saved_seed, seconds, faults
+    results: dict = field(default_factory=dict)
+    seconds: float = 0.0
+    bot_faults: int = 0
+
+    @classmethod
+    def reader(cls, fingerprint: str) -> "Callable[[dict, dict], Reading]":
+        """How a saved review's hands are read back, for the resume protocol (:func:`cpoker.run.saved.resumed`):
+        numbered from the first, and of the same hands and settings (``fingerprint``)."""
+        from cpoker.run import saved
+
+        def read(data: dict, state: dict) -> "Reading":
+            reviewed = [ReviewedHand.from_dict(h) for h in data["hands"]]
+            digest = saved.text(state["input_sha256"])
+            tally = cls({h.number: h for h in reviewed}, saved.seconds(state["seconds"]),
+                        saved.count(state.get("bot_faults", 0)))
+            return saved.Reading(
+                tally, len(reviewed), [h.number for h in reviewed] == list(range(len(reviewed))),
+                why="its hands are not numbered 0, 1, 2, ...",
+                refusal=None if digest == fingerprint else (
+                    "the saved review is of other hands, rules, opponents, samples or opponent model (review the "
+                    "same file with the same options)"))
+
+        return read
 
 
 def _number(value: object) -> float:

@@ -13,31 +13,26 @@ marked ``partial``.
 from __future__ import annotations
 
 import itertools
-import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 
-from cpoker.system.notice import compile_notice
-from cpoker.game.arrangements import ROW_NAMES, Arrangement, ArrangementLike, as_arrangement
-from cpoker.game.dealing import deal_seeded, rest_of_deck
-from cpoker.system.interrupts import shielded
-from cpoker.system.limits import MAX_DEALS, MAX_SAMPLES, MAX_SESSIONS, check_int, check_seconds, check_seed
-from cpoker.system.errors import CpokerError, OptionError
-from cpoker.game.rules import Rules
-from cpoker.run import saved
 from cpoker._version import __version__
-from cpoker.run.blocks import blocks_of
-from cpoker.run.runner import check_backend, run_blocks
+from cpoker.game.arrangements import ROW_NAMES, Arrangement, ArrangementLike, as_arrangement
+from cpoker.game.dealing import deal_seeded, new_seed, rest_of_deck
+from cpoker.game.rules import Rules
+from cpoker.jobs.job import Clock, run_job, settle
 from cpoker.jobs.solve import MAX_OPPONENTS
-from cpoker.game.dealing import new_seed
+from cpoker.run import saved
+from cpoker.run.blocks import blocks_of
 from cpoker.run.stats import Moments
-from cpoker.strategies.bots import bot_broken_result, closing_bots, faulted_hands
-from cpoker.strategies.strategy import StrategyLike, arrange_keys, checked_play_options, tables_fingerprint
+from cpoker.strategies.bots import faulted_hands
+from cpoker.strategies.strategy import Player, StrategyLike, arrange_keys
+from cpoker.system.errors import OptionError
+from cpoker.system.limits import MAX_DEALS, MAX_SAMPLES, MAX_SESSIONS, check_int
 
 if TYPE_CHECKING:  # pragma: no cover
     from cpoker.strategies.policy import PolicyTables
@@ -51,28 +46,6 @@ GPU_HANDS_PER_CALL = 1 << 18  # hands a GPU arranges in one call: ~30 ms of tabl
 def _blocks_per_call(device: str, hands_per_block: int) -> int:
     """Blocks each arrangement call takes: one on the CPU, enough for ~GPU_HANDS_PER_CALL hands on a GPU."""
     return 1 if device == "cpu" else max(1, GPU_HANDS_PER_CALL // hands_per_block)
-
-
-@contextmanager
-def numba_threads(jobs: Optional[int]):
-    """Run the kernels that :mod:`cpoker.system.threads` runs on parts of a batch (every multi-threaded job of cpoker)
-    on
-    ``jobs`` threads (default: all cores): numba's thread count, which :func:`cpoker.system.threads.in_parts`
-    follows."""
-    import numba
-
-    most = numba.config.NUMBA_NUM_THREADS  # type: ignore[attr-defined]
-    if jobs is None:
-        jobs = most
-    if isinstance(jobs, int) and not isinstance(jobs, bool) and jobs > most:
-        jobs = most  # more threads than cores would not change a result, only slow it down
-    jobs = check_int("jobs", jobs, 1, most, " (the cores numba may use)")
-    previous = numba.get_num_threads()
-    numba.set_num_threads(int(jobs))
-    try:
-        yield int(jobs)
-    finally:
-        numba.set_num_threads(previous)
 
 
 @dataclass(frozen=True)
@@ -159,37 +132,33 @@ def simulate(arrangement: ArrangementLike, opponents: int = 1, samples: int = 10
     arrangement = as_arrangement(arrangement)
     opponents = check_int("opponents", opponents, 1, MAX_OPPONENTS)
     samples = check_int("samples", samples, 1, MAX_SAMPLES)
-    seed, rules, tables, (opponent_name,), device = checked_play_options(seed, rules, tables, [opponent], device)
-    check_backend(backend, scheduler)
-    if resume is None:
-        seed = new_seed() if seed is None else seed
+    job = settle([opponent], seed=seed, rules=rules, tables=tables, device=device, backend=backend,
+                 scheduler=scheduler, progress=progress, time_budget=time_budget, checkpoint=checkpoint,
+                 checkpoint_seconds=checkpoint_seconds, jobs=jobs)
+    rules, ((opponent_name, opponent),) = job.rules, job.players
     if arrangement.is_foul and rules.royalties is None:
-        # every opponent is paid a scoop, whatever the cards: nothing to simulate
+        # every opponent is paid a scoop, whatever the cards: nothing to simulate (nor to resume: it is exact)
         loss = fouled_rows()
         ev = float(opponents * fouled_hand_points(rules))
-        seed = new_seed() if seed is None else seed  # (nothing to resume: the value is exact)
-        return SimulationResult(arrangement=arrangement, opponents=opponents, samples=0, seed=seed,
-                                opponent_model=opponent_name, rules=rules, ev=ev, stderr=0.0, interval=(ev, ev),
-                                rows=loss, scoop=0.0, scooped=1.0, distribution={int(ev): 1}, fouled=True,
-                                requested_samples=samples)
-    saved.check_checkpoint(checkpoint, checkpoint_seconds)
-    time_budget = None if time_budget is None else check_seconds("time_budget", time_budget, True)
+        return SimulationResult(arrangement=arrangement, opponents=opponents, samples=0,
+                                seed=new_seed() if job.seed is None else job.seed, opponent_model=opponent_name,
+                                rules=rules, ev=ev, stderr=0.0, interval=(ev, ev), rows=loss, scoop=0.0,
+                                scooped=1.0, distribution={int(ev): 1}, fouled=True, requested_samples=samples)
     ours = np.array([row_keys(arrangement)], dtype=np.int32)  # a foul under royalties: keys -1, simulated
     rest = rest_of_deck([int(c) for c in arrangement.cards])
     kernel_rules = rules.kernel_arguments()
-    played_tables = tables_fingerprint([opponent], tables, rules)
-    if resume is None:
-        tally = _SimulationTally()
-    else:
-        tally, seed = _SimulationTally.resumed(resume, arrangement, opponents, opponent_name, seed, rules,
-                                               played_tables, samples)
+    played_tables = job.tables_fingerprint
+    tally, seed = job.start(resume, _SimulationTally, _SimulationTally.reader(arrangement), kind="simulate",
+                            state_format=SIMULATION_STATE, label="simulation", unit="samples", asked=samples,
+                            block=SAMPLE_CHUNK, now={"arrangement": arrangement.format(), "opponents": opponents,
+                                                     "opponent": opponent_name})
     moments, distribution, outcomes, sweeps = tally.moments, tally.distribution, tally.outcomes, tally.sweeps
 
     def work_many(blocks):
         counts = [count for _, count in blocks]
         dealt = deal_seeded(rest, [[seed, index] for index, _ in blocks], counts, opponents)
-        (all_keys,), (faults,) = arrange_all([opponent], dealt.reshape(-1, opponents, 13), tables, device, rules,
-                                             opponents)
+        (all_keys,), (faults,) = arrange_all(job.players, dealt.reshape(-1, opponents, 13), job.tables, job.device,
+                                             rules, opponents)
         summaries = []
         for start, count in zip(np.cumsum([0, *counts[:-1]]), counts):
             keys = np.ascontiguousarray(all_keys[start:start + count], dtype=np.int32)
@@ -218,7 +187,7 @@ def simulate(arrangement: ArrangementLike, opponents: int = 1, samples: int = 10
         done = moments.count
         rows = {name: dict(zip(("win", "tie", "loss"), (outcomes[r] / (done * opponents)).tolist()))
                 for r, name in enumerate(ROW_NAMES)}
-        seconds = tally.seconds + time.perf_counter() - started
+        seconds = clock.seconds()
         return SimulationResult(arrangement=arrangement, opponents=opponents, samples=done, seed=seed,
                                 opponent_model=opponent_name, rules=rules, ev=moments.mean(), stderr=moments.stderr(),
                                 interval=moments.interval(), rows=rows, scoop=float(sweeps[0] / (done * opponents)),
@@ -227,22 +196,12 @@ def simulate(arrangement: ArrangementLike, opponents: int = 1, samples: int = 10
                                 partial=partial, requested_samples=samples, seconds=seconds,
                                 state=tally.state(opponent_name, played_tables, seconds), bot_faults=tally.bot_faults)
 
-    started = time.perf_counter()
-    with shielded(), numba_threads(jobs), closing_bots(), bot_broken_result(
-            lambda: result(partial=True) if tally.blocks else None):
-        with compile_notice():
-            work((0, 2))  # compile (or load) the kernels first, so `seconds` is simulation time only
-        started = time.perf_counter()
-        deadline = None if time_budget is None else time.monotonic() + time_budget
-        # the blocks this simulation lacks: a resumed one's first blocks are in its tally already
-        partial = run_blocks(blocks_of(samples - SAMPLE_CHUNK * tally.blocks, SAMPLE_CHUNK, tally.blocks), work,
-                             combine, total=samples - moments.count, progress=progress, backend=backend,
-                             scheduler=scheduler, deadline=deadline,
-                             group=_blocks_per_call(device, SAMPLE_CHUNK * opponents), work_many=work_many,
-                             checkpoint=None if checkpoint is None else lambda: checkpoint(
-                                 result(partial=moments.count < samples)),
-                             checkpoint_seconds=checkpoint_seconds)
-    return result(partial)
+    clock = Clock(tally.seconds)
+    # the blocks this simulation lacks: a resumed one's first blocks are in its tally already
+    return run_job(job, blocks_of(samples - SAMPLE_CHUNK * tally.blocks, SAMPLE_CHUNK, tally.blocks), work, combine,
+                   result, has_result=lambda: tally.blocks > 0, complete=lambda: moments.count >= samples,
+                   total=samples - moments.count, clock=clock, warm_up=(0, 2),
+                   group=_blocks_per_call(job.device, SAMPLE_CHUNK * opponents), work_many=work_many)
 
 
 SIMULATION_STATE = "cpoker simulate state 1"
@@ -270,51 +229,33 @@ class _SimulationTally:
                 "bot_faults": self.bot_faults}
 
     @classmethod
-    def resumed(cls, previous: "SimulationResult | dict", arrangement: Arrangement, opponents: int,
-                opponent_name: str, seed: Optional[int], rules: Rules, played_tables: str,
-                samples: int) -> "tuple[_SimulationTally, int]":
-        """The tally of a saved simulation, checked against this one; and its seed (see :meth:`_MatchTally.resumed`).
-
-        Raises
-        ------
-        OptionError
-            When ``previous`` is not a simulation that can be continued, or of
-            another arrangement, opponents, opponent model, seed, rules or tables,
-            or holds more samples than asked for.
-        """
-        data, state = saved.saved_state(previous, "simulate", SIMULATION_STATE)
-        try:
+    def reader(cls, arrangement: Arrangement) -> "Callable[[dict, dict], saved.Reading]":
+        """How a saved simulation's tally is read back, for the resume protocol (:func:`cpoker.run.saved.resumed`):
+        its sums, checked to fit together, and its arrangement, opponents, opponent model, rules and tables."""
+        def read(data: dict, state: dict) -> saved.Reading:
             tally = cls(saved.moments(state["moments"]),
                         Counter({saved.integer(points): saved.count(k) for points, k in state["distribution"]}),
                         np.array([[saved.count(v) for v in row] for row in state["outcomes"]], dtype=np.int64),
                         np.array([saved.count(v) for v in state["sweeps"]], dtype=np.int64),
                         saved.count(state["blocks"]), saved.seconds(state["seconds"]),
                         saved.count(state.get("bot_faults", 0)))
-            saved_seed = check_seed(saved.count(data["seed"]))
-            saved_rules = Rules.from_dict(data["rules"], "the saved simulation's rules")
             saved_arrangement = Arrangement(*(data["arrangement"][row] for row in ROW_NAMES))
-            digest = saved.text(state["tables_sha256"])
             done = tally.moments.count
             saved_opponents = check_int("saved opponents", data["opponents"], 1, MAX_OPPONENTS)
             seated = done * saved_opponents  # one outcome a row, an opponent and a sample
             consistent = (tally.outcomes.shape == (3, 3) and tally.sweeps.shape == (2,)
                           and (tally.outcomes.sum(axis=1) == seated).all() and tally.sweeps.sum() <= seated
                           and sum(tally.distribution.values()) == done
-                          and (SAMPLE_CHUNK * (tally.blocks - 1) < done <= SAMPLE_CHUNK * tally.blocks
-                               or done == tally.blocks == 0))
-        except (KeyError, IndexError, TypeError, ValueError, OverflowError, CpokerError) as error:
-            raise saved.damaged("simulation", error) from None
-        if not consistent:
-            raise saved.damaged("simulation", ValueError("its sums do not fit together"))
-        saved.refuse_differences("simulation", {
-            "arrangement": (saved_arrangement.format(), arrangement.format() if saved_arrangement != arrangement
-                            else saved_arrangement.format()),
-            "opponents": (saved_opponents, opponents),
-            "opponent": (state.get("opponent"), opponent_name),
-            **saved.same_play(saved_seed, seed, saved_rules, rules, digest, played_tables),
-        })
-        saved.check_extent("simulation", "samples", done, samples, SAMPLE_CHUNK)
-        return tally, saved_seed
+                          and saved.whole_blocks(done, tally.blocks, SAMPLE_CHUNK))
+            return saved.Reading(
+                tally, done, bool(consistent),
+                settings={"arrangement": (saved_arrangement.format() if saved_arrangement != arrangement
+                                          else arrangement.format()),  # the same cards, in the order given now
+                          "opponents": saved_opponents, "opponent": state.get("opponent")},
+                rules=Rules.from_dict(data["rules"], "the saved simulation's rules"),
+                tables_sha256=saved.text(state["tables_sha256"]))
+
+        return read
 
 
 @dataclass(frozen=True)
@@ -380,20 +321,21 @@ def seat_points(keys: list[np.ndarray], hand_of_seat: Sequence[int], rules: Rule
     return points
 
 
-def arrange_all(strategies: Sequence[StrategyLike], hands: np.ndarray, tables, device: str = "cpu",
+def arrange_all(players: Sequence[Player], hands: np.ndarray, tables, device: str = "cpu",
                 rules: "Rules | None" = None, opponents: int = 1) -> tuple[list[np.ndarray], list[int]]:
-    """Row keys ``(count, players, 3)`` of every hand as each strategy arranges it (once per distinct strategy),
-    and the hands each strategy's bot had fouled for its faults meanwhile (0 for strategies that are not bots)."""
+    """Row keys ``(count, players, 3)`` of every hand as each player's strategy arranges it (once per distinct
+    strategy), and the hands each player's bot had fouled for its faults meanwhile (0 for strategies that are not
+    bots)."""
     done: dict = {}
     out = []
-    count, players, _ = hands.shape
+    count, seats, _ = hands.shape
+    strategies = [player.strategy for player in players]
     before = faulted_hands(strategies)
-    for strategy in strategies:
-        name = strategy if isinstance(strategy, str) else id(strategy)
-        if name not in done:
-            done[name] = arrange_keys(strategy, hands.reshape(-1, 13), tables, device, rules,
-                                      opponents).reshape(count, players, 3)
-        out.append(done[name])
+    for player in players:
+        if player.name not in done:
+            done[player.name] = arrange_keys(player, hands.reshape(-1, 13), tables, device, rules,
+                                             opponents).reshape(count, seats, 3)
+        out.append(done[player.name])
     return out, [after - was for after, was in zip(faulted_hands(strategies), before)]
 
 
@@ -437,51 +379,26 @@ class _MatchTally:
                 "bot_faults": list(self.bot_faults)}
 
     @classmethod
-    def resumed(cls, previous: "MatchResult | dict", raw_names: list, seed: Optional[int], rules: Rules,
-                played_tables: str, deals: int, sessions: int) -> "tuple[_MatchTally, int]":
-        """The tally of a saved match (a :class:`MatchResult` or its ``to_dict()``), checked against this match.
-
-        Returns the tally and the seed (the saved one when ``seed`` is None).
-
-        Raises
-        ------
-        OptionError
-            When ``previous`` is not a match that can be continued, or was played
-            with other strategies, seed, rules or tables, or holds more deals or
-            sessions than asked for.
-        """
-        data, state = saved.saved_state(previous, "match", MATCH_STATE)
-        try:
-            moments = [saved.moments(values) for values in state["moments"]]
-            tally = cls(moments, [saved.count(v) for v in state["first_places"]],
-                        [saved.count(v) for v in state["place_sums"]], saved.count(state["deal_blocks"]),
-                        saved.count(state["session_blocks"]), saved.seconds(state["seconds"]),
-                        [saved.count(v) for v in state.get("bot_faults", [0] * len(moments))])
-            saved_seed = check_seed(saved.count(data["seed"]))
-            saved_rules = Rules.from_dict(data["rules"], "the saved match's rules")
-            saved_names, digest = list(state["strategies"]), saved.text(state["tables_sha256"])
-            done = moments[0].count
-            sessions_done = tally.session_blocks
-            consistent = (len(moments) == len(tally.first_places) == len(tally.place_sums) == len(saved_names)
-                          == len(tally.bot_faults)
-                          and all(m.count == done for m in moments)
-                          and all(first <= sessions_done and sessions_done <= total <= len(moments) * sessions_done
-                                  for first, total in zip(tally.first_places, tally.place_sums))
-                          and (DEAL_CHUNK * (tally.deal_blocks - 1) < done <= DEAL_CHUNK * tally.deal_blocks
-                               or done == tally.deal_blocks == 0))
-        except (KeyError, IndexError, TypeError, ValueError, OverflowError, CpokerError) as error:
-            raise saved.damaged("match", error) from None
-        if not consistent:
-            raise saved.damaged("match", ValueError("its sums do not fit together"))
-        saved.refuse_differences("match", {
-            "strategies": (" ".join(map(str, saved_names)), " ".join(raw_names)),
-            **saved.same_play(saved_seed, seed, saved_rules, rules, digest, played_tables),
-        })
-        saved.check_extent("match", "deals", done, deals, DEAL_CHUNK)
-        if tally.session_blocks > sessions:
-            raise OptionError(f"cannot resume: the saved match already has {tally.session_blocks:,} sessions; "
-                              "ask for at least as many")
-        return tally, saved_seed
+    def read(cls, data: dict, state: dict) -> saved.Reading:
+        """A saved match's tally (a :class:`MatchResult`'s ``to_dict()``), for the resume protocol
+        (:func:`cpoker.run.saved.resumed`): its sums, checked to fit together, and its strategies, rules, tables."""
+        moments = [saved.moments(values) for values in state["moments"]]
+        tally = cls(moments, [saved.count(v) for v in state["first_places"]],
+                    [saved.count(v) for v in state["place_sums"]], saved.count(state["deal_blocks"]),
+                    saved.count(state["session_blocks"]), saved.seconds(state["seconds"]),
+                    [saved.count(v) for v in state.get("bot_faults", [0] * len(moments))])
+        saved_names = list(state["strategies"])
+        done = moments[0].count
+        sessions_done = tally.session_blocks
+        consistent = (len(moments) == len(tally.first_places) == len(tally.place_sums) == len(saved_names)
+                      == len(tally.bot_faults)
+                      and all(m.count == done for m in moments)
+                      and all(first <= sessions_done and sessions_done <= total <= len(moments) * sessions_done
+                              for first, total in zip(tally.first_places, tally.place_sums))
+                      and saved.whole_blocks(done, tally.deal_blocks, DEAL_CHUNK))
+        return saved.Reading(tally, done, consistent, settings={"strategies": " ".join(map(str, saved_names))},
+                             rules=Rules.from_dict(data["rules"], "the saved match's rules"),
+                             tables_sha256=saved.text(state["tables_sha256"]))
 
 
 def match(strategies: Sequence[StrategyLike], deals: int = 10_000, seed: Optional[int] = None,
@@ -528,20 +445,21 @@ def match(strategies: Sequence[StrategyLike], deals: int = 10_000, seed: Optiona
         raise OptionError(f"a match needs 2 to 4 strategies, one per seat, got {shown}")
     deals = check_int("deals", deals, 1, MAX_DEALS)
     sessions = check_int("sessions", sessions, 0, MAX_SESSIONS)
-    seed, rules, tables, names, device = checked_play_options(seed, rules, tables, strategies, device)
-    raw_names = list(names)
+    job = settle(strategies, seed=seed, rules=rules, tables=tables, device=device, backend=backend,
+                 scheduler=scheduler, progress=progress, checkpoint=checkpoint,
+                 checkpoint_seconds=checkpoint_seconds, jobs=jobs)
+    rules, raw_names = job.rules, list(job.names)
     names = seat_names(raw_names)
-    check_backend(backend, scheduler)
-    saved.check_checkpoint(checkpoint, checkpoint_seconds)
     players = len(strategies)
-    played_tables = tables_fingerprint(strategies, tables, rules)
-    if resume is None:
-        tally = _MatchTally.empty(players)
-    elif keep_points:
+    played_tables = job.tables_fingerprint
+    if resume is not None and keep_points:
         raise OptionError("keep_points cannot be combined with resume: the saved match kept no per-deal points")
-    else:
-        tally, seed = _MatchTally.resumed(resume, raw_names, seed, rules, played_tables, deals, sessions)
-    seed = new_seed() if seed is None else seed
+    tally, seed = job.start(resume, lambda: _MatchTally.empty(players), _MatchTally.read, kind="match",
+                            state_format=MATCH_STATE, unit="deals", asked=deals, block=DEAL_CHUNK,
+                            now={"strategies": " ".join(raw_names)})
+    if tally.session_blocks > sessions:
+        raise OptionError(f"cannot resume: the saved match already has {tally.session_blocks:,} sessions; "
+                          "ask for at least as many")
     deck = np.arange(52)
     kept: list = []
     n_deal_chunks = -(-deals // DEAL_CHUNK)
@@ -550,8 +468,8 @@ def match(strategies: Sequence[StrategyLike], deals: int = 10_000, seed: Optiona
         # a session draws from a stream apart from the match deals
         seeds = [[seed, index] if index < n_deal_chunks else [seed, 1, index - n_deal_chunks] for index, _ in blocks]
         counts = [count for _, count in blocks]
-        keys, faults = arrange_all(strategies, deal_seeded(deck, seeds, counts, players), tables, device, rules,
-                                   players - 1)
+        keys, faults = arrange_all(job.players, deal_seeded(deck, seeds, counts, players), job.tables, job.device,
+                                   rules, players - 1)
         if any(index < n_deal_chunks for index, _ in blocks):
             # summed over the rotations: `players` times the points per deal, an exact integer
             rotated = sum(seat_points(keys, [(i + r) % players for i in range(players)], rules)
@@ -595,7 +513,7 @@ def match(strategies: Sequence[StrategyLike], deals: int = 10_000, seed: Optiona
             mean_place = tally.place_sums[i] / sessions_done if sessions_done else float("nan")
             scores.append(StrategyScore(name, moment.mean(players), moment.stderr(players),
                                         moment.interval(players), first, mean_place))
-        seconds = tally.seconds + time.perf_counter() - started
+        seconds = clock.seconds()
         return MatchResult(strategies=names, scores=tuple(scores), deals=tally.moments[0].count,
                            sessions=sessions_done, seed=seed, rules=rules,
                            format="duplicate" if players == 2 else "seat rotation", partial=partial,
@@ -609,17 +527,10 @@ def match(strategies: Sequence[StrategyLike], deals: int = 10_000, seed: Optiona
         blocks_of(deals - DEAL_CHUNK * tally.deal_blocks, DEAL_CHUNK, tally.deal_blocks),
         ((n_deal_chunks + s, DEALS_PER_SESSION) for s in range(tally.session_blocks, sessions)))
     remaining = deals - tally.moments[0].count + (sessions - tally.session_blocks) * DEALS_PER_SESSION
-    started = time.perf_counter()
-    with shielded(), numba_threads(jobs), closing_bots(), bot_broken_result(
-            lambda: result(partial=True) if tally.deal_blocks or tally.session_blocks else None):
-        with compile_notice():
-            work((0, 2))  # compile (or load) the kernels first, so `seconds` is play time only
-        started = time.perf_counter()
-        partial = run_blocks(work_items, work, combine, total=remaining,
-                             progress=progress, backend=backend, scheduler=scheduler,
-                             group=_blocks_per_call(device, DEAL_CHUNK * players), work_many=work_many,
-                             checkpoint=None if checkpoint is None else lambda: checkpoint(
-                                 result(partial=tally.deal_blocks < n_deal_chunks or tally.session_blocks < sessions)),
-                             checkpoint_seconds=checkpoint_seconds)
-    return result(partial)
+    clock = Clock(tally.seconds)
+    return run_job(job, work_items, work, combine, result,
+                   has_result=lambda: tally.deal_blocks > 0 or tally.session_blocks > 0,
+                   complete=lambda: tally.deal_blocks >= n_deal_chunks and tally.session_blocks >= sessions,
+                   total=remaining, clock=clock, warm_up=(0, 2),
+                   group=_blocks_per_call(job.device, DEAL_CHUNK * players), work_many=work_many)
 

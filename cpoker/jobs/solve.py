@@ -35,8 +35,12 @@ from cpoker.game.naturals import Natural
 from cpoker.strategies.policy.removal import row_shapes
 from cpoker.game.rules import Rules, resolve_rules
 from cpoker.run.stats import Z95
-from cpoker.strategies.bots import closing_bots, faulted_hands
-from cpoker.strategies.strategy import StrategyLike, arrange_keys, checked_play_options
+from cpoker.strategies.bots import Bot, closing_bots, faulted_hands
+from cpoker.game.devices import check_device
+from cpoker.strategies.policy import resolve_tables
+from cpoker.strategies.strategy import (Player, StrategyLike, TablePolicy, arrange_keys, greedy,
+                                        resolve_strategy, table)
+from cpoker.system.limits import check_seed
 
 if TYPE_CHECKING:  # pragma: no cover
     from cpoker.strategies.policy import PolicyTables
@@ -159,7 +163,7 @@ class Solution:
             "non_fouling_candidates": self.candidates,
             "seconds": self.seconds,
             "bot_faults": self.bot_faults,
-            "declare_natural": None if self.natural is None else self.natural.to_dict(),  # type: ignore[attr-defined]
+            "declare_natural": None if self.natural is None else self.natural.to_dict(),
             "compared": None if self.compared is None else {
                 **self.compared.to_dict(), "ev_lost": self.ev_lost, "ev_lost_stderr": self.ev_lost_stderr,
                 "ev_lost_interval_95": None if self.ev_lost_interval is None else list(self.ev_lost_interval)},
@@ -245,7 +249,12 @@ def solve(hand: CardsLike, opponents: int = 1, samples: int = 2000, seed: Option
 
     hand_ids = parse_hand(hand)
     opponents, samples = _check_options(opponents, samples, method)
-    seed, rules, tables, (opponent_name,), device = checked_play_options(seed, rules, tables, [opponent], device)
+    seed = check_seed(seed)
+    rules = resolve_rules(rules)
+    tables = resolve_tables(tables, rules)
+    opponent = resolve_player(opponent, tables, rules)
+    opponent_name = opponent.name
+    device = check_device(device)
     compared = _compare_split(hand_ids, compare) if compare is not None else None
     deadline = None if time_budget is None else time.monotonic() + check_seconds("time_budget", time_budget, True)
     with shielded(), closing_bots():
@@ -254,10 +263,10 @@ def solve(hand: CardsLike, opponents: int = 1, samples: int = 2000, seed: Option
             return _solve_table(hand_ids, opponents, rules, tables, time.perf_counter(), compared)
         seed = new_seed() if seed is None else seed
         _warm_up_mc(hand_ids, rules, opponent, opponent_name, tables, device)
-        (faults_before,) = faulted_hands([opponent])
+        (faults_before,) = faulted_hands([opponent.strategy])
         solution = _solve_mc(hand_ids, opponents, samples, seed, rules, opponent, opponent_name, tables,
                              time.perf_counter(), progress, device, compared, deadline)
-        solution = dataclasses.replace(solution, bot_faults=faulted_hands([opponent])[0] - faults_before)
+        solution = dataclasses.replace(solution, bot_faults=faulted_hands([opponent.strategy])[0] - faults_before)
         # the blocks are done: a signal since then (during the candidates' statistics) leaves the result as it
         # is, complete or partial, as one after the last block does (see cpoker.run.runner.run_blocks)
         interrupts.consume()
@@ -265,6 +274,32 @@ def solve(hand: CardsLike, opponents: int = 1, samples: int = 2000, seed: Option
 
 
 _warm: set = set()
+
+
+class MonteCarloStrategy:
+    """The ``mc`` strategy of a job: :func:`mc` under the job's rules, its opponents arranged by the policy with
+    the job's tables."""
+
+    __name__ = "mc"
+
+    def __init__(self, rules: Rules, tables: "PolicyTables") -> None:
+        self.rules = rules
+        self.tables = tables
+
+    def __call__(self, hand: CardsLike) -> Arrangement:
+        return mc(hand, rules=self.rules, tables=self.tables)
+
+    def __repr__(self) -> str:
+        return f"MonteCarloStrategy({self.rules.name})"
+
+
+def resolve_player(strategy: StrategyLike, tables: "PolicyTables", rules: Rules) -> Player:
+    """The :class:`~cpoker.strategies.strategy.Player` of a strategy as a job plays it, once for the whole job:
+    ``mc`` is the solver under ``rules`` against ``tables``' policy, ``table`` the policy with ``tables``, the
+    others as :func:`cpoker.strategies.strategy.resolve_strategy` reads them."""
+    if isinstance(strategy, str) and strategy == "mc":
+        return Player("mc", MonteCarloStrategy(rules, tables))
+    return resolve_strategy(strategy, tables, rules)
 
 
 def mc(hand: CardsLike, opponents: int = 1, samples: int = 2000, seed: int = 0, rules: "Rules | str | None" = None,
@@ -294,7 +329,9 @@ def _warm_up_mc(hand_ids, rules: Rules, opponent, opponent_name: str, tables, de
     The table policy has one kernel for any number of hands (:func:`~cpoker.strategies.policy.arrange_by_tables` runs it
     on parts of a batch side by side), so two samples load all the run will use.
     """
-    key = (rules.is_row_additive, opponent_name if isinstance(opponent, str) else id(opponent), device)
+    strategy = opponent.strategy  # (a Player) the built-ins and bots by name, other callables as themselves
+    by_name = isinstance(strategy, (TablePolicy, Bot)) or strategy is greedy or strategy is table
+    key = (rules.is_row_additive, opponent_name if by_name else id(strategy), device)
     if key not in _warm:
         from cpoker.system.notice import compile_notice
 
@@ -440,7 +477,8 @@ def _compare_split(hand_ids: np.ndarray, arrangement) -> "tuple[Arrangement, int
     from cpoker.game.lookup_tables import split_tables
 
     arrangement = as_arrangement(arrangement)
-    arrangement = Arrangement(*arrangement.rows, hand=[int(c) for c in hand_ids])  # its cards must be the hand's
+    front, middle, back = arrangement.rows
+    arrangement = Arrangement(front, middle, back, hand=[int(c) for c in hand_ids])  # its cards must be the hand's
     position = {int(card): i for i, card in enumerate(hand_ids)}
     t = split_tables()
     bits5 = {sum(1 << int(p) for p in row): i for i, row in enumerate(t.subsets5)}

@@ -11,27 +11,23 @@ deal, with its own 95% interval.  Strategies may be built-ins,
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 
-from cpoker.run import saved
-from cpoker.system.notice import compile_notice
 from cpoker._version import __version__
-from cpoker.run.blocks import blocks_of
-from cpoker.strategies.bots import bot_broken_result, closing_bots
-from cpoker.game.dealing import deal_seeded, new_seed
-from cpoker.system.errors import CpokerError, OptionError
-from cpoker.system.interrupts import shielded
-from cpoker.system.limits import MAX_DEALS, check_int, check_seed
+from cpoker.game.dealing import deal_seeded
 from cpoker.game.rules import Rules
-from cpoker.run.runner import check_backend, run_blocks
-from cpoker.jobs.simulate import DEAL_CHUNK, arrange_all, numba_threads, seat_names, seat_points
+from cpoker.jobs.job import Clock, run_job, settle
+from cpoker.jobs.simulate import DEAL_CHUNK, arrange_all, seat_names, seat_points
+from cpoker.run import saved
+from cpoker.run.blocks import blocks_of
 from cpoker.run.stats import Moments
-from cpoker.strategies.strategy import StrategyLike, checked_play_options, tables_fingerprint
+from cpoker.strategies.strategy import StrategyLike
+from cpoker.system.errors import OptionError
+from cpoker.system.limits import MAX_DEALS, check_int
 
 if TYPE_CHECKING:  # pragma: no cover
     from cpoker.strategies.policy import PolicyTables
@@ -69,7 +65,8 @@ class TournamentResult:
         """``(name, mean against the field, 95% interval)``, best first (ties keep the given order)."""
         order = sorted(range(len(self.strategies)), key=lambda i: -self.against_field[i])
         return [(self.strategies[i], float(self.against_field[i]),
-                 tuple(map(float, self.against_field_intervals[i]))) for i in order]
+                 (float(self.against_field_intervals[i][0]), float(self.against_field_intervals[i][1])))
+                for i in order]
 
     def to_dict(self) -> dict:
         """Plain data for JSON output, with every parameter needed to rerun."""
@@ -109,39 +106,20 @@ class _TournamentTally:
                 "bot_faults": list(self.bot_faults), "seconds": seconds}
 
     @classmethod
-    def resumed(cls, previous: "TournamentResult | dict", raw_names: list, seed: Optional[int], rules: Rules,
-                played_tables: str, deals: int) -> "tuple[_TournamentTally, int]":
-        """The tally of a saved tournament, checked against this one; and its seed (``seed`` None takes it).
-
-        Raises
-        ------
-        OptionError
-            When ``previous`` cannot be continued by this tournament.
-        """
-        data, state = saved.saved_state(previous, "tournament", TOURNAMENT_STATE)
-        try:
-            tally = cls([saved.moments(v) for v in state["pairs"]], [saved.moments(v) for v in state["fields"]],
-                        [saved.count(v) for v in state["bot_faults"]], saved.count(state["blocks"]),
-                        saved.seconds(state["seconds"]))
-            saved_seed = check_seed(saved.count(data["seed"]))
-            saved_rules = Rules.from_dict(data["rules"], "the saved tournament's rules")
-            saved_names, digest = list(state["strategies"]), saved.text(state["tables_sha256"])
-            done = tally.fields[0].count if tally.fields else 0
-            consistent = (len(saved_names) == len(tally.fields) == len(tally.bot_faults)
-                          and len(tally.pairs) == len(saved_names) * (len(saved_names) - 1) // 2
-                          and all(m.count == done for m in tally.pairs + tally.fields)
-                          and (DEAL_CHUNK * (tally.blocks - 1) < done <= DEAL_CHUNK * tally.blocks
-                               or done == tally.blocks == 0))
-        except (KeyError, IndexError, TypeError, ValueError, OverflowError, CpokerError) as error:
-            raise saved.damaged("tournament", error) from None
-        if not consistent:
-            raise saved.damaged("tournament", ValueError("its sums do not fit together"))
-        saved.refuse_differences("tournament", {
-            "strategies": (" ".join(map(str, saved_names)), " ".join(raw_names)),
-            **saved.same_play(saved_seed, seed, saved_rules, rules, digest, played_tables),
-        })
-        saved.check_extent("tournament", "deals", done, deals, DEAL_CHUNK)
-        return tally, saved_seed
+    def read(cls, data: dict, state: dict) -> saved.Reading:
+        """A saved tournament's tally, for the resume protocol (:func:`cpoker.run.saved.resumed`)."""
+        tally = cls([saved.moments(v) for v in state["pairs"]], [saved.moments(v) for v in state["fields"]],
+                    [saved.count(v) for v in state["bot_faults"]], saved.count(state["blocks"]),
+                    saved.seconds(state["seconds"]))
+        saved_names = list(state["strategies"])
+        done = tally.fields[0].count if tally.fields else 0
+        consistent = (len(saved_names) == len(tally.fields) == len(tally.bot_faults)
+                      and len(tally.pairs) == len(saved_names) * (len(saved_names) - 1) // 2
+                      and all(m.count == done for m in tally.pairs + tally.fields)
+                      and saved.whole_blocks(done, tally.blocks, DEAL_CHUNK))
+        return saved.Reading(tally, done, consistent, settings={"strategies": " ".join(map(str, saved_names))},
+                             rules=Rules.from_dict(data["rules"], "the saved tournament's rules"),
+                             tables_sha256=saved.text(state["tables_sha256"]))
 
 
 def tournament(strategies: Sequence[StrategyLike], deals: int = 10_000, seed: Optional[int] = None,
@@ -173,24 +151,23 @@ def tournament(strategies: Sequence[StrategyLike], deals: int = 10_000, seed: Op
             f"{len(strategies)}" if isinstance(strategies, Sequence) else type(strategies).__name__
         raise OptionError(f"a tournament needs 2 to {MAX_STRATEGIES} strategies, got {shown}")
     deals = check_int("deals", deals, 1, MAX_DEALS)
-    seed, rules, tables, raw_names, device = checked_play_options(seed, rules, tables, strategies, device)
+    job = settle(strategies, seed=seed, rules=rules, tables=tables, device=device, backend=backend,
+                 scheduler=scheduler, progress=progress, checkpoint=checkpoint,
+                 checkpoint_seconds=checkpoint_seconds, jobs=jobs)
+    rules, raw_names = job.rules, list(job.names)
     names = seat_names(raw_names)
-    check_backend(backend, scheduler)
-    saved.check_checkpoint(checkpoint, checkpoint_seconds)
     n = len(strategies)
-    played_tables = tables_fingerprint(list(strategies), tables, rules)
-    if resume is None:
-        tally = _TournamentTally.empty(n)
-    else:
-        tally, seed = _TournamentTally.resumed(resume, list(raw_names), seed, rules, played_tables, deals)
-    seed = new_seed() if seed is None else seed
+    played_tables = job.tables_fingerprint
+    tally, seed = job.start(resume, lambda: _TournamentTally.empty(n), _TournamentTally.read, kind="tournament",
+                            state_format=TOURNAMENT_STATE, unit="deals", asked=deals, block=DEAL_CHUNK,
+                            now={"strategies": " ".join(raw_names)})
     deck = np.arange(52)
     pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
 
     def work(block):
         index, count = block
-        keys, faults = arrange_all(strategies, deal_seeded(deck, [[seed, index]], [count], 2), tables, device,
-                                   rules)
+        keys, faults = arrange_all(job.players, deal_seeded(deck, [[seed, index]], [count], 2), job.tables,
+                                   job.device, rules)
         pair_points = []
         field_points = np.zeros((count, n), dtype=np.int64)
         for i, j in pairs:
@@ -220,23 +197,15 @@ def tournament(strategies: Sequence[StrategyLike], deals: int = 10_000, seed: Op
             intervals[i, j], intervals[j, i] = (low, high), (0.0 - high, 0.0 - low)
         field_means = np.array([m.mean(2 * (n - 1)) for m in tally.fields])
         field_intervals = np.array([m.interval(2 * (n - 1)) for m in tally.fields])
-        seconds = tally.seconds + time.perf_counter() - started
+        seconds = clock.seconds()
         return TournamentResult(strategies=names, deals=tally.fields[0].count, requested_deals=deals, seed=seed,
                                 rules=rules, points=points, intervals=intervals, against_field=field_means,
                                 against_field_intervals=field_intervals, partial=partial, seconds=seconds,
                                 bot_faults=tuple(tally.bot_faults),
                                 state=tally.state(list(raw_names), played_tables, seconds))
 
-    started = time.perf_counter()
     remaining = deals - tally.fields[0].count
-    with shielded(), numba_threads(jobs), closing_bots(), bot_broken_result(
-            lambda: result(partial=True) if tally.blocks else None):
-        with compile_notice():
-            work((0, 2))  # compile (or load) the kernels and start the bots first, so `seconds` is play time
-        started = time.perf_counter()
-        partial = run_blocks(blocks_of(remaining, DEAL_CHUNK, tally.blocks), work, combine, total=remaining,
-                             progress=progress, description="tournament", backend=backend, scheduler=scheduler,
-                             checkpoint=None if checkpoint is None else lambda: checkpoint(
-                                 result(partial=tally.fields[0].count < deals)),
-                             checkpoint_seconds=checkpoint_seconds)
-    return result(partial)
+    clock = Clock(tally.seconds)
+    return run_job(job, blocks_of(remaining, DEAL_CHUNK, tally.blocks), work, combine, result,
+                   has_result=lambda: tally.blocks > 0, complete=lambda: tally.fields[0].count >= deals,
+                   total=remaining, clock=clock, description="tournament", warm_up=(0, 2))

@@ -12,11 +12,85 @@ refuses, with the reason, one that is damaged or that belongs to another job.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Optional
 
-from cpoker.system.errors import OptionError
-from cpoker.system.limits import check_seconds
+from cpoker.game.rules import Rules
 from cpoker.run.stats import Moments
+from cpoker.system.errors import CpokerError, OptionError
+from cpoker.system.limits import check_seconds, check_seed
+
+# what reading a hand-edited, truncated or foreign saved state raises: damage, not a bug
+DAMAGE = (KeyError, IndexError, TypeError, ValueError, OverflowError, CpokerError)
+
+
+@dataclass
+class Reading:
+    """What a job reads back from its saved state, for the checks every job shares (:func:`resumed`).
+
+    Attributes
+    ----------
+    tally
+        The job's own sums, ready to go on from.
+    done
+        Units done (deals, samples, hands), checked against the extent asked for.
+    consistent, why
+        Whether the saved numbers fit together; ``why`` they do not.
+    settings
+        ``{what: saved value}`` of the job's own settings, compared with the values it is run with now.
+    rules, tables_sha256
+        The saved rules and tables fingerprint, compared with the job's (None: the job compares them itself).
+    refusal
+        A job's own reason to refuse the saved run (it is another job's), or None.
+    """
+
+    tally: Any
+    done: int
+    consistent: bool = True
+    why: str = "its sums do not fit together"
+    settings: dict = field(default_factory=dict)
+    rules: Optional[Rules] = None
+    tables_sha256: Optional[str] = None
+    refusal: Optional[str] = None
+
+
+def resumed(previous: object, kind: str, state_format: str, read: "Callable[[dict, dict], Reading]", *,
+            seed: Optional[int], rules: Rules, tables_sha256: str, now: "Mapping[str, object]", unit: str,
+            asked: int, block: int, label: Optional[str] = None) -> "tuple[Any, int]":
+    """The shared resume protocol: a saved ``kind`` result's tally and seed, once it is known to continue this job.
+
+    In order: it must be a saved ``kind`` result of ``state_format`` (:func:`saved_state`); ``read(data,
+    state)`` must read it without damage and find its numbers consistent; it must be the same play (the
+    seed, which ``None`` takes from it, the rules, the tables, and each of ``now``'s settings:
+    :func:`refuse_differences`); and its ``done`` units must be the first blocks of ``asked``
+    (:func:`check_extent`).  ``label`` names the job in errors (default ``kind``).
+
+    Raises
+    ------
+    OptionError
+        Naming the first of those that fails.
+    """
+    label = label or kind
+    data, state = saved_state(previous, kind, state_format)
+    try:
+        reading = read(data, state)
+        saved_seed = check_seed(count(data["seed"]))
+    except DAMAGE as error:
+        raise damaged(label, error) from None
+    if not reading.consistent:
+        raise damaged(label, ValueError(reading.why))
+    if reading.refusal is not None:
+        raise OptionError(f"cannot resume: {reading.refusal}")
+    differences = {what: (reading.settings[what], value) for what, value in now.items()}
+    if reading.rules is None:
+        differences["seed"] = (saved_seed, saved_seed if seed is None else seed)
+    else:
+        differences.update(same_play(saved_seed, seed, reading.rules, rules, reading.tables_sha256 or "",
+                                     tables_sha256))
+    refuse_differences(label, differences)
+    check_extent(label, unit, reading.done, asked, block)
+    return reading.tally, saved_seed
 
 
 def check_checkpoint(checkpoint: object, checkpoint_seconds: object) -> None:
@@ -35,7 +109,7 @@ def saved_state(previous: object, kind: str, state_format: str) -> tuple[dict, d
     OptionError
         Unless ``previous`` is such a result (an object with ``to_dict``, or that dict read back from JSON).
     """
-    data = previous.to_dict() if hasattr(previous, "to_dict") else previous
+    data: Any = previous.to_dict() if hasattr(previous, "to_dict") else previous
     state = data.get("state") if isinstance(data, Mapping) and data.get("kind") == kind else None
     if not isinstance(state, Mapping) or state.get("format") != state_format:
         raise OptionError(f"cannot resume: not a saved {kind} result of this cpoker version (write one with "
@@ -52,9 +126,10 @@ def integer(value: object) -> int:
 
 def count(value: object) -> int:
     """An int 0 or more of a saved state."""
-    if integer(value) < 0:
+    number = integer(value)
+    if number < 0:
         raise ValueError(f"{value!r} is not a count")
-    return value
+    return number
 
 
 def text(value: object) -> str:
@@ -64,18 +139,23 @@ def text(value: object) -> str:
     return value
 
 
-def moments(values: object) -> Moments:
+def moments(values: Any) -> Moments:
     """Saved ``[count, total, squares]``, checked to be sums a job could have made (no float overflow later).
 
     A deal's points stay far below 10**9 whatever the rules (royalty units are at
     most 10**6), so ``squares <= count * 10**18``, and ``total**2 <= count *
     squares`` holds for any real sums (Cauchy-Schwarz).
     """
-    n, total, squares = values
-    n, total, squares = count(n), integer(total), count(squares)
+    saved_n, saved_total, saved_squares = values
+    n, total, squares = count(saved_n), integer(saved_total), count(saved_squares)
     if squares > n * 10**18 or total * total > n * squares:
         raise ValueError(f"[{n}, {total}, {squares}] are not the sums of {n} deals' points")
     return Moments(n, total, squares)
+
+
+def whole_blocks(done: int, blocks: int, size: int) -> bool:
+    """Whether ``done`` units fill ``blocks`` blocks of ``size``, all whole but the last (none for none)."""
+    return size * (blocks - 1) < done <= size * blocks or done == blocks == 0
 
 
 def seconds(value: object) -> float:

@@ -7,8 +7,9 @@ Built in:
   ~50,000 hands/s per core (card removal corrected); ``table@RULES`` with the tables shipped for other rules
   (``table@pagat`` under 2-4 scoring: the pagat-trained policy), ``table@FILE.npz`` with a
   tables file;
-* ``mc`` -- the Monte Carlo solver (:func:`cpoker.solve`) against table-policy opponents
-  (:func:`cpoker.jobs.solve.mc`, loaded by name: the solver takes strategies as its opponents).
+* ``mc`` -- the Monte Carlo solver (:func:`cpoker.solve`) against table-policy opponents: a job, above this
+  layer, so the jobs resolve that name (:func:`cpoker.jobs.solve.resolve_player`); as a callable it is
+  :func:`cpoker.mc`.
 
 Besides: ``package.module:function`` (a Python callable), and ``cmd:COMMAND``
 (a program in any language that speaks the line protocol, :mod:`cpoker.strategies.bots`).
@@ -19,20 +20,17 @@ their row keys; the built-ins run in numba there, other callables one by one.
 
 from __future__ import annotations
 
-import functools
 import importlib
 import re
-from typing import TYPE_CHECKING, NamedTuple, Protocol, Sequence, Union
+from typing import TYPE_CHECKING, NamedTuple, Protocol, Union
 
 import numpy as np
 
 from cpoker.strategies.bots import PREFIX as BOT_PREFIX, Bot
 from cpoker.game.arrangements import Arrangement, arrangement_of_split, arrangement_of_subsets, parse_hand
 from cpoker.game.cards import CardsLike
-from cpoker.game.devices import check_device
 from cpoker.system.errors import CpokerError, StrategyError
 from cpoker.system.interrupts import deferred
-from cpoker.system.limits import check_seed
 from cpoker.game.rules import resolve_rules
 from cpoker.strategies.policy import (arrange_by_tables, arrange_greedy, arrange_one_by_tables, default_tables,
                                       resolve_tables)
@@ -62,14 +60,15 @@ def table(hand: CardsLike, tables: "PolicyTables | str | None" = None,
 
     ``tables`` are the policy's tables: by default the shipped ones for
     ``rules`` (default pagat), or a :class:`~cpoker.PolicyTables` / a file
-    written by ``cpoker tables build``.
+    written by ``cpoker tables build`` (read at every call: for many hands,
+    load it once with :meth:`PolicyTables.load <cpoker.PolicyTables.load>`).
     """
     model = resolve_tables(tables, rules)
     if type(hand) is np.ndarray and hand.dtype is _UINT8 and hand.shape == (13,) and hand.flags.carray:
         ids = hand  # a batch's row, say: the kernel checks that its ids are in order, distinct and known
         found = arrange_one_by_tables(ids, model)
     else:
-        found = (-1,)
+        found = (-1, 0, 0, 0, 0, 0)
     if found[0] < 0:  # any other input, or ids out of order: the general reader sorts, or names the problem
         ids = parse_hand(hand)
         found = arrange_one_by_tables(ids, model)
@@ -95,11 +94,10 @@ class TablePolicy:
         return f"TablePolicy({self.tables.hands} hands, seed {self.tables.seed})"
 
 
-# The mc strategy is the solver, a job above this layer: it is named here and loaded by that name when asked for,
-# as any plug-in is (:func:`load_plugin`), so that the solver can take strategies as its opponents' models.
-MONTE_CARLO = "cpoker.jobs.solve:mc"
-BUILTIN: "dict[str, Strategy | str]" = {"greedy": greedy, "table": table, "mc": MONTE_CARLO}
-StrategyLike = Union[str, Strategy]
+BUILTIN: "dict[str, Strategy]" = {"greedy": greedy, "table": table}
+# the names a job plays: these, and ``mc``, the solver, which the jobs resolve (cpoker.jobs.solve.resolve_player)
+BUILTIN_NAMES = ("greedy", "table", "mc")
+StrategyLike = Union[str, Strategy, "Player"]
 _PLUGIN = re.compile(r"[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*:[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*", re.ASCII)
 
 
@@ -120,74 +118,45 @@ def load_plugin(strategy: str) -> Strategy:
     return value
 
 
-def resolve_strategy(strategy: StrategyLike, tables: "PolicyTables | str | None" = None,
-                     rules: "Rules | str | None" = None) -> tuple[str, Strategy]:
-    """``(name, callable)`` of a built-in name, a ``package.module:function`` path, or a callable.
+class Player(NamedTuple):
+    """A strategy as a job plays it: its name in results, and the callable that plays it, resolved once."""
 
-    ``tables`` replaces the shipped tables of the ``table`` strategy (and of
-    the ``mc`` strategy's opponents); ``mc`` solves under ``rules``.
+    name: str
+    strategy: Strategy
+
+
+def resolve_strategy(strategy: StrategyLike, tables: "PolicyTables | str | None" = None,
+                     rules: "Rules | str | None" = None) -> Player:
+    """``(name, callable)`` of a built-in name, a ``package.module:function`` path, a bot or a callable.
+
+    ``tables`` replaces the shipped tables of the ``table`` strategy.  ``mc``,
+    the solver, is a job's to resolve (:func:`cpoker.jobs.solve.resolve_player`).
+    A :class:`Player` (a strategy resolved already) is itself.
     """
+    if isinstance(strategy, Player):
+        return strategy
     if callable(strategy):
-        return getattr(strategy, "__name__", repr(strategy)), strategy
+        return Player(getattr(strategy, "__name__", repr(strategy)), strategy)
     if isinstance(strategy, str) and strategy.startswith(BOT_PREFIX):
         bot = Bot(strategy)
-        return bot.__name__, bot
+        return Player(bot.__name__, bot)
     if not isinstance(strategy, str):
         raise StrategyError(f"a strategy is a name or a callable, got {type(strategy).__name__}")
     if strategy == "table" and tables is not None:
-        return "table", TablePolicy(resolve_tables(tables))
+        return Player("table", TablePolicy(resolve_tables(tables)))
     if strategy.startswith("table@"):
         source = strategy[len("table@"):]
         found = resolve_tables(source) if source.endswith(".npz") else default_tables(source)
-        return strategy, TablePolicy(found, strategy)
-    if strategy == "mc" and (tables is not None or rules is not None):
-        return "mc", functools.partial(load_plugin(MONTE_CARLO), rules=rules, tables=tables)
+        return Player(strategy, TablePolicy(found, strategy))
     if strategy in BUILTIN:
-        found = BUILTIN[strategy]
-        return strategy, load_plugin(found) if isinstance(found, str) else found
+        return Player(strategy, BUILTIN[strategy])
+    if strategy == "mc":
+        raise StrategyError("'mc' is the Monte Carlo solver, which cpoker's jobs play (cpoker.match, "
+                            "cpoker.simulate...); as a callable strategy it is cpoker.mc")
     if ":" in strategy:
-        return strategy, load_plugin(strategy)
-    raise StrategyError(f"unknown strategy {strategy[:60]!r}; built in: {', '.join(BUILTIN)}, table@RULES, "
+        return Player(strategy, load_plugin(strategy))
+    raise StrategyError(f"unknown strategy {strategy[:60]!r}; built in: {', '.join(BUILTIN_NAMES)}, table@RULES, "
                         "table@FILE.npz, package.module:function, or cmd:COMMAND (a bot)")
-
-
-class PlayOptions(NamedTuple):
-    """The options every job that plays strategies on dealt hands checks first (:func:`checked_play_options`)."""
-
-    seed: "int | None"
-    rules: "Rules"
-    tables: "PolicyTables"
-    names: "tuple[str, ...]"
-    device: str
-
-
-def checked_play_options(seed: object, rules: "Rules | str | None", tables: "PolicyTables | str | None",
-                         strategies: "Sequence[StrategyLike]", device: object = "cpu") -> PlayOptions:
-    """The options that solve, simulate, match and exploit share, checked in the order they are reported: the
-    seed, the rules, the tables (by default those shipped for the rules), each strategy's name, the device."""
-    seed = check_seed(seed)
-    rules = resolve_rules(rules)
-    tables = resolve_tables(tables, rules)
-    names = tuple(resolve_strategy(strategy, tables, rules)[0] for strategy in strategies)
-    return PlayOptions(seed, rules, tables, names, check_device(device))
-
-
-def tables_fingerprint(strategies: "list[StrategyLike]", tables: "PolicyTables", rules: "Rules") -> str:
-    """sha256 (hex) of the policy tables each strategy plays by, in seat order: what a saved run records.
-
-    ``table`` and ``table@...`` play by their tables, ``mc`` arranges its
-    opponents by ``tables``; greedy and plug-ins read none (``-``).  A run
-    continued with other tables -- another ``--tables`` file, or a
-    ``table@FILE.npz`` rewritten since -- then shows another fingerprint.
-    """
-    import hashlib
-
-    parts = []
-    for strategy in strategies:
-        name, function = resolve_strategy(strategy, tables, rules)
-        parts.append(function.tables.fingerprint if isinstance(function, TablePolicy)
-                     else tables.fingerprint if name == "mc" else "-")
-    return hashlib.sha256(" ".join(parts).encode("ascii")).hexdigest()
 
 
 def _call_strategy(name: str, function: Strategy, hand: list) -> Arrangement:

@@ -120,8 +120,8 @@ def test_the_tables_each_strategy_plays_by_are_fingerprinted_and_only_those(tmp_
                  resume=simulate(ARRANGEMENT, samples=SAMPLE_CHUNK, seed=2))
 
 
-def test_a_tables_file_is_read_once_per_version_not_at_every_block(tmp_path, monkeypatch):
-    """table@FILE.npz is resolved at every block: the file is read (and modelled) again only once it changes."""
+def test_a_tables_file_is_read_once_a_job_not_at_every_block(tmp_path, monkeypatch):
+    """table@FILE.npz is resolved once, when the job's options are settled: its blocks play those tables."""
     from cpoker.strategies.policy import PolicyTables, default_tables
 
     path = tmp_path / "mine.npz"
@@ -133,7 +133,7 @@ def test_a_tables_file_is_read_once_per_version_not_at_every_block(tmp_path, mon
     assert len(loads) == 1
     same = match(["table@pagat", "greedy"], deals=4 * DEAL_CHUNK, seed=2)
     assert [(s.points, s.stderr) for s in played.scores] == [(s.points, s.stderr) for s in same.scores]
-    default_tables("2-4").save(path)  # rewritten: read again
+    default_tables("2-4").save(path)  # another job reads the file again: rewritten since, it plays the new tables
     match([f"table@{path}", "greedy"], deals=DEAL_CHUNK, seed=2)
     assert len(loads) == 2
 

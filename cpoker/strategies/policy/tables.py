@@ -5,8 +5,6 @@ from __future__ import annotations
 import functools
 import io
 import json
-import os
-import stat
 import zipfile
 from dataclasses import dataclass, field
 from importlib import resources
@@ -209,8 +207,8 @@ class PolicyTables:
                     raise OptionError(f"its card-removal terms are {removal.dtype}, not float32")
                 joint = data["joint"] if "joint" in data.files else None
                 tables = cls(distribution, int(meta["hands"]), int(meta["seed"]), tuple(meta["history"]),
-                             bool(meta.get("partial", False)), rules, previous, removal,
-                             tuple(meta.get("removal_rounds", ())), joint, meta.get("build"))
+                             bool(meta.get("partial", False)), rules,  # type: ignore[arg-type]  # (None: default)
+                             previous, removal, tuple(meta.get("removal_rounds", ())), joint, meta.get("build"))
         except (InstallationError, MemoryError):  # cpoker's own lookup tables, read to check the distribution, and
             raise  # this machine's memory: not this file
         except (OptionError, RulesError) as error:  # our own checks of the distribution and the rules
@@ -360,28 +358,7 @@ def resolve_tables(tables: "PolicyTables | str | Path | None", rules: "Rules | s
     if isinstance(tables, PolicyTables):
         return tables
     if isinstance(tables, (str, Path)):
-        return _tables_file(tables)
+        return PolicyTables.load(tables)  # read each time: a job resolves its tables once (cpoker.jobs.job)
     raise OptionError(f"tables must be PolicyTables or a tables file, got {type(tables).__name__}")
 
 
-def _tables_file(path: "str | Path") -> PolicyTables:
-    """``PolicyTables.load(path)``, kept (with its model) while the regular file is unchanged.
-
-    A ``table@FILE.npz`` strategy is resolved at every block of a match (and
-    once more for the run's tables fingerprint): reading and modelling the
-    file each time made such a match 2-3x slower.  A file rewritten since is
-    read again (its inode, size or modification time differ).
-    """
-    try:
-        status = os.stat(path)
-    except (OSError, ValueError):  # missing, unreadable, a NUL in the name: load names the problem
-        return PolicyTables.load(path)
-    if not stat.S_ISREG(status.st_mode):  # a FIFO, a device: read as it comes, never kept
-        return PolicyTables.load(path)
-    return _loaded_tables(os.path.realpath(path), status.st_ino, status.st_size, status.st_mtime_ns, str(path))
-
-
-@functools.lru_cache(maxsize=8)
-def _loaded_tables(real_path: str, inode: int, size: int, modified: int, path: str) -> PolicyTables:
-    """The tables of one version of a file (see :func:`_tables_file`); ``path`` as the user gave it, for errors."""
-    return PolicyTables.load(path)
