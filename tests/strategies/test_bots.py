@@ -144,11 +144,14 @@ def test_a_bot_that_crashes_once_is_restarted_and_its_request_fouled(tmp_path):
     ("wrong-cards", "is not in the hand"),
     ("flood", "without ending its answer's line"),
     ("crash", "exited with status 3"),
-    ("hang", "no answer within"),
+    ("hang", "no answer"),
 ])
 def test_a_bot_that_always_faults_is_declared_broken_with_the_partial_result(tmp_path, mode, reason):
+    """A fresh bot has 10 s to start, whatever the load on the machine (half a second was once not enough for a
+    restarted bot to write its garbage on a busy 2-core machine, and the fault read "no answer" instead); the
+    hanging one is found out by its 0.2 s a request, then, restarted, by its silence."""
     pidfile = tmp_path / "pids"
-    bot = Bot(fault_bot(mode, at=2, pidfile=pidfile), timeout=0.002, batch=100, startup=0.5)
+    bot = Bot(fault_bot(mode, at=2, pidfile=pidfile), timeout=0.002, batch=100, startup=10.0, silence=2.0)
     with pytest.raises(BotBroken) as caught:
         cpoker.match(["greedy", bot], deals=5 * DEAL_CHUNK, seed=1)
     broken = caught.value
@@ -160,9 +163,9 @@ def test_a_bot_that_always_faults_is_declared_broken_with_the_partial_result(tmp
 
 @pytest.mark.parametrize("mode", ["heartbeat", "murmur", "busy"])
 def test_a_slow_bot_that_shows_it_is_alive_is_not_cut_off(mode):
-    """Each request takes the bot 3 s, three times its silence limit, with a sign of life at least every 0.3 s."""
+    """Each request takes the bot 3 s, twice its silence limit, with a sign of life at least every 0.3 s."""
     hands = sample_hands(50, seed=3)
-    bot, well = Bot(fault_bot(mode, at=1), timeout=10.0, batch=50, silence=1.0), Bot(fault_bot("ok"), batch=50)
+    bot, well = Bot(fault_bot(mode, at=1), timeout=10.0, batch=50, silence=1.5), Bot(fault_bot("ok"), batch=50)
     keys = bot.arrange_keys(hands)
     assert bot.child.faulted_hands == 0
     np.testing.assert_array_equal(keys, well.arrange_keys(hands))
@@ -270,7 +273,7 @@ def test_the_bot_dies_with_a_job_killed_outright(tmp_path):
         time.sleep(0.05)
     process.kill()  # SIGKILL: no handler, no atexit; the kernel ends the bot (PR_SET_PDEATHSIG)
     process.wait()
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 30  # (the kernel ends it at once; a loaded machine may take a while to show it)
     while any(alive(pid) for pid in pids(pidfile)) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert pids(pidfile) and not any(alive(pid) for pid in pids(pidfile))
