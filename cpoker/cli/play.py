@@ -135,6 +135,7 @@ def cmd_solve(args) -> int:
     sym = args.symbols
     print(f"hand: {cards_text(solution.hand, sym)}")
     if solution.method == "mc":
+        assert solution.interval is not None  # (the mc method's)
         low, high = solution.interval
         status = (f"  (PARTIAL: stopped after {solution.samples} of {solution.requested_samples} samples)"
                   if solution.partial else "")
@@ -147,7 +148,8 @@ def cmd_solve(args) -> int:
               f"{fixed(solution.ev, '+.3f')} (the sum of its row values "
               f"against the average self-play opponent: a score to rank by, not an EV; "
               f"'--method mc' simulates the EV)")
-    for name, row, value in zip(("front", "middle", "back"), solution.best.rows, solution.best.values):
+    for name, row, value in zip(("front", "middle", "back"), solution.best.rows,
+                                 (solution.best.front_value, solution.best.middle_value, solution.best.back_value)):
         line = f"  {name:<7}{cards_text(row, sym):<16}{value.describe():<46}"
         if solution.row_probabilities:
             p = solution.row_probabilities[name]
@@ -169,6 +171,7 @@ def cmd_solve(args) -> int:
     print_bot_faults([solution.opponent_model], [solution.bot_faults])
     if solution.declare_natural:
         natural = solution.natural
+        assert natural is not None and natural.payout is not None  # (declared: it counts under the rules)
         print(f"DECLARE the natural {natural.kind}: it wins {natural.payout} from each opponent "
               f"({natural.payout * solution.opponents:+d} per deal), more than the best arrangement.")
     return PARTIAL if solution.partial else 0
@@ -213,7 +216,7 @@ def cmd_natural(args) -> int:
         print("no natural")
     for item in found:
         print(f"{item.kind}: {item.arrangement.format(symbols=args.symbols) if item.arrangement else ''}".rstrip(": "))
-    if args.rules:
+    if rules is not None:
         print(f"under {rules.name}: " + (
             f"declare {counted.kind} for {counted.payout} per opponent" if counted else "no natural counts"))
     return 0

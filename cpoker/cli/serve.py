@@ -26,12 +26,13 @@ def cmd_serve(args) -> int:
     import numba
 
     workers = None
-    numba.config.THREADING_LAYER = "threadsafe"  # solves run side by side on server threads
+    # solves run side by side on server threads
+    numba.config.THREADING_LAYER = "threadsafe"  # type: ignore[attr-defined]
     print("cpoker: compiling kernels and loading tables...", file=sys.stderr, flush=True)
     try:
         warm_up()
     except ValueError:  # no thread-safe threading layer (TBB or OpenMP) here: one solve at a time
-        numba.config.THREADING_LAYER = "default"
+        numba.config.THREADING_LAYER = "default"  # type: ignore[attr-defined]
         workers = 1
         warm_up()
     signum = interrupts.consume()

@@ -104,7 +104,7 @@ def cmd_tables(args) -> int:
     else:
         # stopped after the last iteration of the self-play: in the rounds with the card-removal correction
         asked = tables.build or DEFAULT_BUILD  # (a partial build's tables record what it was asked for)
-        done = self_play_ended(tables.history, asked["max_iterations"], asked["tolerance"])
+        done = self_play_ended(tables.history, int(asked["max_iterations"]), asked["tolerance"])
         stopped = "the rounds with the card-removal correction" if done else f"iteration {tables.iterations + 1}"
         status = (f" (PARTIAL: stopped during {stopped}; the file holds the tables of "
                   f"iteration {tables.iterations}; 'cpoker tables build --resume {out}' continues it)"

@@ -81,9 +81,10 @@ class Arrangement:
             self._foul_reason = self._find_order_foul()
         else:
             # the rows' HandValues are made when first asked for; keys on one scale order the rows
-            self._keys = front_key, middle_key, back_key = keys
+            front_key, middle_key, back_key = keys
+            self._keys = (front_key, middle_key, back_key)
             in_order = front_key <= middle_key <= back_key
-            self._foul_reason = None if in_order else self._order_foul(*self._row_values())
+            self._foul_reason = None if in_order else self._order_foul(*self._known_values())
         return self
 
     @classmethod
@@ -97,7 +98,8 @@ class Arrangement:
         if len(parts) != 3:
             raise ArrangementError(
                 f"an arrangement is 'front / middle / back' with two '/', got {short_repr(text, 60)}")
-        return cls(*parts, hand=hand, misset=misset)
+        front, middle, back = parts
+        return cls(front, middle, back, hand=hand, misset=misset)
 
     def _find_misset(self) -> Optional[str]:
         for name, row, size in zip(ROW_NAMES, self.rows, ROW_SIZES):
@@ -115,8 +117,9 @@ class Arrangement:
         return None
 
     def _find_order_foul(self) -> Optional[str]:
-        self._values = tuple(value_of_cards(row) for row in self.rows)  # type: ignore[assignment]
-        return self._order_foul(*self._values)
+        front, middle, back = (value_of_cards(row) for row in self.rows)
+        self._values = (front, middle, back)
+        return self._order_foul(front, middle, back)
 
     @staticmethod
     def _order_foul(front: HandValue, middle: HandValue, back: HandValue) -> Optional[str]:
@@ -149,6 +152,12 @@ class Arrangement:
     def values(self) -> Optional[tuple[HandValue, HandValue, HandValue]]:
         """Strengths of front, middle and back, or ``None`` when the rows can't be evaluated."""
         return self._row_values()
+
+    def _known_values(self) -> tuple[HandValue, HandValue, HandValue]:
+        """The rows' values, of an arrangement whose rows can be evaluated (its keys known, or no misset)."""
+        values = self._row_values()
+        assert values is not None, "the rows of a misset arrangement have no values"
+        return values
 
     def _row_values(self) -> Optional[tuple[HandValue, HandValue, HandValue]]:
         if self._values is None and self._keys is not None:
@@ -216,7 +225,8 @@ def as_arrangement(item: ArrangementLike, misset: str = "error") -> Arrangement:
         raise ArrangementError(f"an arrangement is 'front / middle / back' text or 3 rows, got {short_repr(item, 60)}")
     if len(item) != 3:
         raise ArrangementError(f"an arrangement needs 3 rows (front, middle, back), got {len(item)}")
-    return Arrangement(*item, misset=misset)
+    front, middle, back = item
+    return Arrangement(front, middle, back, misset=misset)
 
 
 def is_foul(front: CardsLike, middle: CardsLike, back: CardsLike,
@@ -300,7 +310,7 @@ class Arrangements(Sequence):
     def __len__(self) -> int:
         return len(self.split_ids)
 
-    def __getitem__(self, index):  # type: ignore[override]
+    def __getitem__(self, index):
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self)))]
         return arrangement_of_split(self.hand, int(self.split_ids[index]))

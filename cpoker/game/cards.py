@@ -180,9 +180,8 @@ def parse_cards(cards: CardsLike, count: int | None = None, unique: bool = True)
             raise CardError(f"card id {min(ids) if min(ids) < 0 else max(ids)} is outside 0..51")
         parsed = [CARDS[i] for i in ids]
     elif isinstance(cards, str):
-        parsed = _plain_cards(cards)
-        if parsed is None:
-            parsed = [Card.parse(token) for token in _split_tokens(cards)]
+        plain = _plain_cards(cards)
+        parsed = [Card.parse(token) for token in _split_tokens(cards)] if plain is None else plain
     elif isinstance(cards, (int, np.integer)) and not isinstance(cards, (bool, np.bool_)):
         parsed = [Card(cards)]
     elif isinstance(cards, (bytes, bytearray, dict)) or not isinstance(cards, Iterable):

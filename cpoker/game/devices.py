@@ -89,7 +89,7 @@ def _device_error(error: Exception) -> DeviceError:
     """The :class:`DeviceError` for numba's report of a driver failure ``error``."""
     code = getattr(error, "code", None)
     try:
-        out_of_memory = int(code) == _OUT_OF_MEMORY  # an int, or the CUDA bindings' enum of the driver's codes
+        out_of_memory = int(code) == _OUT_OF_MEMORY  # type: ignore[arg-type]  # an int, or the CUDA bindings' enum of the driver's codes
     except (TypeError, ValueError):
         out_of_memory = False
     if out_of_memory or str(error).startswith("CUDA_ERROR_OUT_OF_MEMORY"):  # cuda.core's message: the name first

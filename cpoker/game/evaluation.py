@@ -326,6 +326,10 @@ def _checked_out(out, n: int) -> np.ndarray:
     return out
 
 
+def _nothing_bad() -> None:
+    """The check of an input the caller vouches for (``check=False``): nothing to report."""
+
+
 def _output_for(out, n: int, raise_if_bad) -> np.ndarray:
     """:func:`_checked_out`; a bad input is reported before a bad ``out`` (``raise_if_bad()``), as when the input
     was checked on a pass of its own."""
@@ -365,7 +369,7 @@ def _batch_keys(cards, low: int, high: int, widths: tuple, what: str, check: boo
                 keys_from_masks(masks, high, out)
             return out
         ids = _card_ids(array, widths, what, check)
-        found_bad = (lambda: _raise_if_bad_ids(ids, flagged=not on_gpu)) if check else None
+        found_bad = (lambda: _raise_if_bad_ids(ids, flagged=not on_gpu)) if check else _nothing_bad
         if on_gpu and check:
             found_bad()
         out = _output_for(out, len(ids), found_bad)

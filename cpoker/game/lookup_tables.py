@@ -404,7 +404,7 @@ def save_lookup_tables(tables: LookupTables, path) -> None:
         arrays[f"hash{size}_parameters"] = np.array([table.multiplier, table.bucket_shift], dtype=np.int64)
         arrays[f"hash{size}_displacements"] = table.displacements
         arrays[f"hash{size}_values"] = table.values
-    np.savez(path, **arrays)  # not compressed: read in ~2 ms at start-up (the wheel compresses it)
+    np.savez(path, **arrays)  # type: ignore[arg-type]  # not compressed: read in ~2 ms at start-up (the wheel compresses it)
 
 
 @functools.cache
@@ -416,7 +416,7 @@ def lookup_tables() -> LookupTables:
 
     path = files("cpoker") / "data" / LOOKUP_TABLES_FILE
     try:
-        with np.load(path) as data:
+        with np.load(path) as data:  # type: ignore[arg-type]  # (a package resource: a file, or a zip member)
             return _lookup_tables_of({name: data[name] for name in data.files})
     except MemoryError:  # this machine's memory, not a damaged install
         raise

@@ -269,7 +269,8 @@ class Rules:
             if not isinstance(royalties, Mapping) or set(royalties) != {"table", "require_win"}:
                 raise RulesError(f"{source}: royalties must be a mapping with table and require_win")
             royalties = Royalties.from_mapping(royalties["table"], royalties["require_win"], source)
-        name = data.get("name") if isinstance(data.get("name"), str) else ""
+        given = data.get("name")
+        name = given if isinstance(given, str) else ""
         rules = cls(data["scoring"], royalties, data.get("naturals"), source=name or source)
         preset = PRESETS.get(name)
         return preset if preset == rules else rules

@@ -63,16 +63,16 @@ def pair_breakdown(a: "Arrangement | Natural", b: "Arrangement | Natural",
 
     rules = resolve_rules(rules)
     parts = {"rows": 0, "scoring_bonus": 0, "royalties": 0, "naturals": 0}
-    a_natural, b_natural = isinstance(a, Natural), isinstance(b, Natural)
-    if a_natural or b_natural:
-        if a_natural and b_natural:
-            outcome = a.compare(b)  # type: ignore[union-attr]
-            parts["naturals"] = (a.payout if outcome > 0 else b.payout if outcome < 0 else 0) * outcome  # type: ignore
-        else:
-            parts["naturals"] = a.payout if a_natural else -b.payout  # type: ignore[union-attr,operator]
+    if isinstance(a, Natural) and isinstance(b, Natural):
+        outcome = a.compare(b)
+        parts["naturals"] = ((a.payout or 0) if outcome > 0 else (b.payout or 0) if outcome < 0 else 0) * outcome
+    elif isinstance(a, Natural):
+        parts["naturals"] = a.payout or 0
+    elif isinstance(b, Natural):
+        parts["naturals"] = -(b.payout or 0)
     else:
         scoring, royalties, require_win = rules.kernel_arguments()
-        rows, bonus, royalty = pair_parts(*row_keys(a), *row_keys(b), scoring, royalties, require_win)  # type: ignore
+        rows, bonus, royalty = pair_parts(*row_keys(a), *row_keys(b), scoring, royalties, require_win)
         parts.update(rows=int(rows), scoring_bonus=int(bonus), royalties=int(royalty))
     parts["total"] = sum(parts.values())
     return parts

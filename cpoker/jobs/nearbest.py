@@ -213,7 +213,7 @@ def swing(before: tuple, after: tuple, valid: np.ndarray,
     common = ahead[0] + back[0]
     if not common < np.inf:
         return np.inf, None
-    return common, ahead[1] + back[1] if own else None
+    return common, ahead[1] + back[1] if own else None  # type: ignore[operator]  # (own: both are arrays)
 
 
 def _one_way(one: tuple, other: tuple, valid: np.ndarray, own: bool) -> "tuple[float, np.ndarray | None]":
@@ -347,7 +347,7 @@ class NearBestMemory:
             self.lists = empty_lists(self.size, capacity)
         self._snapshots: dict = {}  # pass -> its model as drift() reads it, the last KEPT_MODELS passes
         self._drifts = np.zeros(0)
-        self._valid = None
+        self._valid: "np.ndarray | None" = None
         self.listing = False  # whether the pass lists (see LISTING_DRIFT)
         self.searched = 0  # hands searched and certified in the blocks the lists cover
         self.certified = 0
@@ -371,10 +371,11 @@ class NearBestMemory:
             return False
         if self._valid is None:
             self._valid = valid_strengths()
+        valid = self._valid
         for old in [old for old in self._snapshots if old <= current - KEPT_MODELS]:
             del self._snapshots[old]  # a list that old is searched again (bounded memory)
         snapshot = model_snapshot(model)
-        drifts = np.array([drift(self._snapshots[old], snapshot, self._valid) if old in self._snapshots
+        drifts: np.ndarray = np.array([drift(self._snapshots[old], snapshot, valid) if old in self._snapshots
                            else np.inf for old in range(current)] + [np.inf])
         # a pass's entries of shape_rises (and bounds), delta_terms and swing_bounds
         slots = np.full((current + 1, 3), -1, dtype=np.int32)
@@ -398,7 +399,7 @@ class NearBestMemory:
             term_slots = [changes.setdefault(old if corrected(self._snapshots[old]) else -1, (len(changes), old))[0]
                           for old in kept]
             if kept:
-                shape_rises = np.stack([_shape_rises(self._snapshots[old], snapshot, self._valid) for old in kept])
+                shape_rises = np.stack([_shape_rises(self._snapshots[old], snapshot, valid) for old in kept])
                 delta_terms = np.stack([_terms_change(self._snapshots[old], snapshot) for _, old in changes.values()])
                 bounds = np.stack([drift_bounds(rises, delta_terms[slot], slope_units)
                                    for rises, slot in zip(shape_rises, term_slots)])
@@ -408,14 +409,14 @@ class NearBestMemory:
         # (the way from each to this one is known: its drift, and under the correction the certificates' bounds)
         swings = np.full(current + 1, np.inf)
         own = corrected(snapshot)
-        swung = {old: swing(self._snapshots[old], snapshot, self._valid,
+        swung = {old: swing(self._snapshots[old], snapshot, valid,
                             (drifts[old], bounds[slots[old, 0]] if own else None))
                  for old in range(current) if drifts[old] < np.inf}
         for old, (common, _) in swung.items():
             swings[old] = common
         with_bounds = [old for old, (_, table) in swung.items() if table is not None]
         if with_bounds:
-            swing_bounds = np.stack([swung[old][1] for old in with_bounds])
+            swing_bounds = np.stack([swung[old][1] for old in with_bounds])  # type: ignore[misc]  # (not None)
             slots[with_bounds, 2] = np.arange(len(with_bounds))
         arguments = (drifts, slots, shape_rises, delta_terms, bounds, slope_units, swings, swing_bounds)
         if self.device == "cuda":
@@ -428,7 +429,7 @@ class NearBestMemory:
         self._model = model
         self.by_pass.append([0, 0])
         self.kept_by_pass.append(0)
-        self.listing = (lists_in_pass(self._snapshots.get(current - 1), snapshot, final, self._valid) if listing is None
+        self.listing = (lists_in_pass(self._snapshots.get(current - 1), snapshot, final, valid) if listing is None
                         else listing)
         return True
 

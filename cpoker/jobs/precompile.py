@@ -194,7 +194,7 @@ def compile_kernels(rules: "Sequence | str | None" = None, device: str = "cpu",
     if rules is None:
         chosen = [PRESETS[name] for name in PRESETS]
     elif isinstance(rules, (str, bytes)) or not isinstance(rules, Sequence):
-        chosen = [resolve_rules(rules)]
+        chosen = [resolve_rules(rules)]  # type: ignore[arg-type]  # (bytes: refused there, by name)
     else:
         if not rules:
             raise OptionError("rules to compile for: give at least one, or None for every preset")

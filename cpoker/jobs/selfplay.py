@@ -167,7 +167,7 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
         hands, seed, rules = resume.hands, resume.seed, resume.rules
         defaults = {**DEFAULT_BUILD, **(resume.build or {})}  # (tables written before they were recorded: none)
     hands = check_int("hands", DEFAULT_BUILD["hands"] if hands is None else hands, 1, MAX_TABLE_HANDS)
-    seed = check_seed(DEFAULT_BUILD["seed"] if seed is None else seed)
+    seed = check_seed(int(DEFAULT_BUILD["seed"]) if seed is None else seed)
     rules = resolve_rules(rules)
     asked = checked_build_options(  # recorded in unfinished tables, for their resume
         defaults["max_iterations"] if max_iterations is None else max_iterations,
@@ -227,6 +227,7 @@ def _first_average(plays: "SelfPlay", resume: "PolicyTables | None", rules: Rule
             raise Interrupted(interrupts.received() or 2)
         return 0, first[0] / played
     done, before = resume.iterations, resume.previous_distribution
+    assert before is not None  # (_resumable refuses tables without it)
     history.extend(resume.history)
     played = played_hands(hands, done)
     replay = plays.play(RowModel.from_distribution(before, rules), f"replaying iteration {done}", played)
@@ -326,7 +327,7 @@ class SelfPlay:
         # each pass sends a block back to the worker that ran it: the passes are numbered, and decide to list, here
         self.remote_lists = backend == "dask" and device == "cpu"
         self.build = uuid.uuid4().hex
-        self.listed_passes, self.last_snapshot = 0, None
+        self.listed_passes, self.last_snapshot = 0, None  # type: tuple[int, Optional[tuple]]
         # each hand's last choice: on a GPU that holds the lists, left there by the passes (only counts come back)
         self.on_gpu = device == "cuda" and self.memory is not None and self.memory.size > 0
         self.previous = hand_choices_cuda(hands) if self.on_gpu else np.full(hands, -1, dtype=np.int32)
@@ -394,7 +395,8 @@ class SelfPlay:
             stopped = run_blocks(blocks_of(played, chunk), work, combine, total=played, progress=self.progress,
                                  unit="hand", description=description, backend=self.backend,
                                  scheduler=self.scheduler,
-                                 group=-(-remembered_group(device, memory.by_pass) // chunk) if remembering else 1,
+                                 group=(-(-remembered_group(device, memory.by_pass) // chunk)
+                                        if remembering and memory else 1),
                                  work_many=work_many)
         except Interrupted:
             return None

@@ -78,7 +78,7 @@ def kept_memory_budget(default: int) -> int:
 
 
 def run_blocks(blocks: Iterable[Any], work: Callable[[Any], Any], combine: Callable[[Any, Any], None], *,
-               total: int, progress: bool = False, unit: str = "deal", size: Callable[[Any], int] = None,
+               total: int, progress: bool = False, unit: str = "deal", size: "Callable[[Any], int] | None" = None,
                description: str = "", backend: str = "local", scheduler: "str | None" = None,
                deadline: "float | None" = None, group: int = 1,
                work_many: "Callable[[list], list] | None" = None,
@@ -132,7 +132,8 @@ def run_blocks(blocks: Iterable[Any], work: Callable[[Any], Any], combine: Calla
     Interrupted
         When a signal arrives before the first block completes: there is nothing to return.
     """
-    size = size or (lambda block: block[1])
+    if size is None:
+        size = _count_of_block
     if checkpoint is not None:
         combine = _checkpointed(combine, checkpoint, checkpoint_seconds)
     if group > 1 and work_many is not None:
@@ -166,6 +167,11 @@ def run_blocks(blocks: Iterable[Any], work: Callable[[Any], Any], combine: Calla
             bar.update(size(block))
         interrupts.consume()  # a signal after the last block: the result is complete
     return False
+
+
+def _count_of_block(block: Any) -> int:
+    """The units of an ``(index, count)`` block."""
+    return block[1]
 
 
 def _checkpointed(combine: Callable[[Any, Any], None], checkpoint: Callable[[], None],

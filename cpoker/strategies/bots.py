@@ -35,7 +35,7 @@ import sys
 import threading
 import time
 from contextlib import contextmanager
-from typing import Callable, Iterator, NamedTuple, Optional, Sequence
+from typing import IO, Callable, Iterator, NamedTuple, Optional, Sequence
 
 import numpy as np
 
@@ -188,7 +188,7 @@ class BotProcess:
                 start_new_session=True, preexec_fn=_die_with_parent if sys.platform == "linux" else None)
         except OSError as error:
             raise StrategyError(f"cannot start bot {self.bot.__name__!r}: {error.strerror or error}") from None
-        os.set_blocking(self.process.stdin.fileno(), False)
+        os.set_blocking(_pipe(self.process.stdin).fileno(), False)
         self.stderr_tail.clear()
         self.stderr_lines = [0]
         self._stderr_reader = threading.Thread(target=_keep_tail,
@@ -202,7 +202,7 @@ class BotProcess:
         if process is None:
             return
         try:
-            process.stdin.close()
+            _pipe(process.stdin).close()
         except OSError:
             pass
         try:
@@ -214,10 +214,10 @@ class BotProcess:
         except (ProcessLookupError, PermissionError):
             pass
         process.wait()
-        process.stdout.close()
+        _pipe(process.stdout).close()
         if self._stderr_reader is not None:
             self._stderr_reader.join(timeout=1.0)
-        process.stderr.close()
+        _pipe(process.stderr).close()
 
     # --- one request ------------------------------------------------------------------------------------------
 
@@ -243,8 +243,8 @@ class BotProcess:
         seconds = self.bot.timeout * len(hands) + (self.bot.startup if fresh else 0.0)
         answer = self._exchange(line.encode() + b"\n", time.monotonic() + seconds, seconds, self.bot.silence,
                                 ANSWER_BYTES_PER_HAND * len(hands) + 4096)
-        keys, self.last_answer = _read_answer(answer, hands)
-        return keys
+        found, self.last_answer = _read_answer(answer, hands)
+        return found
 
     def _fault(self, reason: str, hands: int) -> None:
         self.faulted_hands += hands
@@ -258,7 +258,8 @@ class BotProcess:
         """Send ``request`` and read one answer line, within ``deadline``, ``limit`` bytes, and never more than
         ``silence`` seconds without a sign of life (heartbeat lines are read and dropped)."""
         process = self.process
-        to_bot, from_bot = process.stdin.fileno(), process.stdout.fileno()
+        assert process is not None  # (started by ask)
+        to_bot, from_bot = _pipe(process.stdin).fileno(), _pipe(process.stdout).fileno()
         pending = memoryview(request)
         received = bytearray()
         life = _SignsOfLife(process.pid, self.stderr_lines)
@@ -304,7 +305,7 @@ class BotProcess:
 
     def _ended(self, what: str) -> str:
         try:
-            status = self.process.wait(timeout=0.5)
+            status = self.process.wait(timeout=0.5) if self.process is not None else -signal.SIGKILL
         except subprocess.TimeoutExpired:
             return what
         return f"exited with status {status}" if status >= 0 else f"was killed by signal {-status}"
@@ -458,6 +459,12 @@ if sys.platform == "linux":
 
 # --- the bots running in this process -------------------------------------------------------------------------
 
+def _pipe(stream: "IO[bytes] | None") -> "IO[bytes]":
+    """A child's pipe (a bot is started with all three, so none is None)."""
+    assert stream is not None
+    return stream
+
+
 _RUNNING: "dict[tuple, BotProcess]" = {}
 
 
@@ -562,7 +569,7 @@ def check_bot(bot: "Bot | str", seed: int = 0, rules: str = "pagat") -> list[Che
         timed("ignores keys it does not know", many[2:4], {**plain, "seat": 1, "deal": 7, "future_key": [1, 2]})
         process = child.process
         if process is not None:
-            process.stdin.close()
+            _pipe(process.stdin).close()
             try:
                 process.wait(timeout=2.0)
                 checks.append(Check("ends when its input ends", True, f"exit status {process.returncode}"))

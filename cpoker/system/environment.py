@@ -11,7 +11,7 @@ import os
 try:  # imported now: under a tight address-space limit, importing it to report the limit could itself fail
     import resource  # POSIX
 except ImportError:
-    resource = None
+    resource = None  # type: ignore[assignment]
 
 from cpoker.system.errors import MemoryLimitError, OptionError
 

@@ -126,11 +126,13 @@ class shielded:
         global _active
         role = self._role
         if role == _INNER:
+            assert _active is not None  # (an inner shield is inside the active one)
             _active.depth -= 1
             return
         if role != _OUTER:
             return
         shield, _active = _active, None
+        assert shield is not None  # (the outer shield is the active one)
         previous_int, previous_term = shield.previous
         _signal.signal(SIGINT, _SIG_DFL if previous_int is None else previous_int)
         _signal.signal(SIGTERM, _SIG_DFL if previous_term is None else previous_term)

@@ -92,10 +92,10 @@ def fallback_cache_dir() -> "str | None":
 def _choose_cache_dir() -> None:
     """Point numba's cache at :func:`user_cache_dir` (or :func:`fallback_cache_dir`) unless ``NUMBA_CACHE_DIR``
     names a folder already; numba reads the setting when each kernel is decorated."""
-    if not numba.config.CACHE_DIR:
+    if not numba.config.CACHE_DIR:  # type: ignore[attr-defined]
         path = user_cache_dir() or fallback_cache_dir()
         if path is not None:
-            numba.config.CACHE_DIR = path
+            numba.config.CACHE_DIR = path  # type: ignore[attr-defined]
 
 
 _choose_cache_dir()
@@ -103,7 +103,7 @@ _choose_cache_dir()
 try:  # numba's cache classes (numba.core.caching, stable since 0.49); without them, numba's own behaviour
     from numba.core.caching import FunctionCache, IndexDataCacheFile
 except ImportError:  # pragma: no cover - a numba that moved them
-    FunctionCache = IndexDataCacheFile = None
+    FunctionCache = IndexDataCacheFile = None  # type: ignore[misc,assignment]
 
 _reported: set = set()  # the cache failures already reported in this process ("read", "written")
 
@@ -273,7 +273,7 @@ try:  # numba's code library and compile result (stable since 0.54); without the
     from numba.core.codegen import JITCodeLibrary
     from numba.core.compiler import CompileResult
 except ImportError:  # pragma: no cover - a numba that moved them
-    JITCodeLibrary = None
+    JITCodeLibrary = None  # type: ignore[misc,assignment]
 
 
 def _rebuild(impl, target_context, payload):
@@ -396,8 +396,9 @@ def _fallback_directory() -> "str | None":
                           RuntimeWarning, stacklevel=4)
             return None
         _fallback = path
-        numba.config.CACHE_DIR = path  # read by numba's locator when each kernel is decorated
-    return _fallback or None
+        # read by numba's locator when each kernel is decorated
+        numba.config.CACHE_DIR = path  # type: ignore[attr-defined]
+    return _fallback if isinstance(_fallback, str) else None
 
 
 def _cached_or_not(func, options):

@@ -7,6 +7,7 @@ names the option, what was expected and what was given.
 from __future__ import annotations
 
 import math
+from typing import overload
 
 import numpy as np
 
@@ -44,7 +45,19 @@ def check_int(name: str, value: object, low: int, high: "int | None" = None, hin
             expected = "a positive integer" if low == 1 else f"{low} or more"
         shown = repr(value) if not is_integer(value) or abs(int(value)) < 10**30 else "a number too large"  # type: ignore
         raise OptionError(f"{name} must be {expected}{hint}, got {shown}")
-    return int(value)  # type: ignore[arg-type]
+    return int(value)  # type: ignore[call-overload]
+
+
+@overload
+def check_seed(seed: None, name: str = "seed") -> None: ...
+
+
+@overload
+def check_seed(seed: "int | np.integer", name: str = "seed") -> int: ...
+
+
+@overload
+def check_seed(seed: object, name: str = "seed") -> "int | None": ...
 
 
 def check_seed(seed: object, name: str = "seed") -> "int | None":
@@ -60,7 +73,7 @@ def check_seconds(name: str, value: object, positive: bool = False) -> float:
     NumPy numbers are welcome; booleans, strings, NaN and infinities are refused.
     """
     ok = (not isinstance(value, (bool, np.bool_)) and isinstance(value, (int, float, np.integer, np.floating))
-          and (0.0 < float(value) if positive else 0.0 <= float(value)) and float(value) < 1e6)  # type: ignore
+          and (0.0 < float(value) if positive else 0.0 <= float(value)) and float(value) < 1e6)
     if not ok:
         raise OptionError(f"{name} must be a number of seconds, {'above 0' if positive else '0 or more'} "
                           f"(below 1,000,000), got {value!r}")
@@ -70,7 +83,7 @@ def check_seconds(name: str, value: object, positive: bool = False) -> float:
 def check_fraction(name: str, value: object) -> float:
     """A finite real number in ``0..1`` (NaN, infinities and strings are refused)."""
     ok = (not isinstance(value, (bool, np.bool_)) and isinstance(value, (int, float, np.integer, np.floating))
-          and math.isfinite(float(value)) and 0.0 <= float(value) <= 1.0)  # type: ignore[arg-type]
+          and math.isfinite(float(value)) and 0.0 <= float(value) <= 1.0)
     if not ok:
         raise OptionError(f"{name} must be a number from 0 to 1, got {value!r}")
     return float(value)  # type: ignore[arg-type]

@@ -26,6 +26,7 @@ import asyncio
 import functools
 from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
+from collections.abc import Sequence
 from typing import Any, Optional
 
 from fastapi import FastAPI, HTTPException, Query, Request
@@ -141,7 +142,7 @@ def _rules(body: RulesField) -> cpoker.Rules:
     return cpoker.Rules.preset(body.rules)
 
 
-def validation_message(errors: list) -> str:
+def validation_message(errors: "Sequence[Any]") -> str:
     """FastAPI's validation errors as one line: each field and what is wrong with it (five at most)."""
     parts = []
     for error in errors[:5]:

@@ -281,7 +281,7 @@ def run_block(job: str, blocks: list, host_threads: dict) -> tuple:
     global _threads_on_this_host
     here = host_threads.get(get_address_host(worker.address)) or worker.state.nthreads  # a worker that joined later
     _threads_on_this_host = here
-    numba.set_num_threads(max(1, numba.config.NUMBA_NUM_THREADS // max(1, here)))
+    numba.set_num_threads(max(1, numba.config.NUMBA_NUM_THREADS // max(1, here)))  # type: ignore[attr-defined]
     work = job_work(job)
     return worker.address, [work(block) for block in blocks]
 

@@ -186,8 +186,9 @@ class RowModel:
         arrays = [np.ascontiguousarray(a) for a in (values, bounds, wins, losses)]
         for array in arrays:
             array.flags.writeable = False
-        return cls(*arrays, 3.0 if rules.scoring == "1-6" else 0.0, 1.0 if rules.scoring == "2-4" else 0.0, removal,
-                   joint)
+        values, bounds, wins, losses = arrays
+        return cls(values, bounds, wins, losses, 3.0 if rules.scoring == "1-6" else 0.0,
+                   1.0 if rules.scoring == "2-4" else 0.0, removal, joint)
 
     @property
     def row_values(self) -> np.ndarray:
@@ -222,7 +223,7 @@ class RowModel:
             return value
         return value + self._bonus(wins, losses)
 
-    def hand_corrections(self, hand) -> np.ndarray:
+    def hand_corrections(self, hand: np.ndarray) -> np.ndarray:
         """``(Q, 3, 259)``: the card-removal correction of ``hand`` (13 card ids) by quantity, row and correction
         shape (:func:`cpoker.strategies.policy.removal.strength_buckets`).
 
