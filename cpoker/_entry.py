@@ -9,13 +9,12 @@ shield that lets long jobs stop cleanly (see :mod:`cpoker.system.interrupts`).
 It also raises the garbage collector's first threshold from 700 to 200,000
 new container objects, as mypy's command line does: importing numba and
 loading cached kernels creates a few hundred thousand long-lived objects, and
-with the default thresholds the collector ran about 180 times during a
-``cpoker solve`` (36 ms of its 0.42 s in one process, to free next to
-nothing).  Reference counting still frees everything at once; only cycles
-wait longer.  When the command is done, every object left is frozen
-(:func:`gc.freeze`) before the interpreter shuts down: its final collections
-otherwise walk them all, which took 0.11 s of each ``cpoker solve`` (0.06 s
-after a bare ``import numba``), and 0.03 s frozen.  Nothing is lost by it:
+with the default thresholds the collector runs again and again during a
+command to free next to nothing.  Reference counting still frees everything
+at once; only cycles wait longer.  When the command is done, every object
+left is frozen (:func:`gc.freeze`) before the interpreter shuts down: its
+final collections would otherwise walk them all (docs/performance.md has what
+both cost a ``cpoker solve``).  Nothing is lost by it:
 files are closed and atexit handlers run as before; only the collection of
 cycles no one will ever use again is skipped.  The library itself leaves the
 collector alone.

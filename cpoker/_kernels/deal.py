@@ -4,8 +4,8 @@ Every deal in cpoker is defined by NumPy: ``Generator(PCG64(...)).random((N,
 len(deck)))`` gives deal ``i`` one double per card of the deck, and the cards
 in the order of their doubles go 13 to each player (``dealing.deal_from``; the
 self-play sample of ``dealing.sample_block`` is its one-player case).  NumPy
-computes that at ~1-1.5 µs a deal on one thread (the doubles, then a sort of
-each row): 10**8 deals are minutes, longer than the policy itself on a GPU.
+computes that on one thread (the doubles, then a sort of each row): 10**8
+deals are minutes, longer than the policy itself on a GPU.
 Here the same stream is stepped in the kernels:
 
 * PCG64 is a 128-bit LCG with an XSL-RR output; its state is kept as two

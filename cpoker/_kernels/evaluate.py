@@ -366,7 +366,7 @@ def first_bad_row(ids):
     """Index of the first row of ``(N, k)`` uint8 card ids with an id above 51 or a repeated card, or -1.
 
     Run once :func:`rows_problem` has flagged a batch, to name the row: the row tests of :func:`row_problem`,
-    one loop per width with a constant trip count (a loop over a run-time width costs 3x).
+    one loop per width with a constant trip count (a loop over a run-time width is several times slower).
     """
     width = ids.shape[1]
     for i in range(ids.shape[0]):

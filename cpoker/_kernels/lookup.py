@@ -16,8 +16,8 @@ for cpoker's cards and keys:
   the best straight flush or flush of those ranks.  Five cards need no
   branch for it: a 5-card flush's ranks are the hand's ranks, so the 5-card
   table holds the flushes too, at the rank key plus ``FLUSH_KEY_OFFSET``,
-  and the flush test only decides whether the offset is added (a branch
-  that is almost never taken still cost 12% of the 5-card rate);
+  and the flush test only decides whether the offset is added (a branch,
+  even one almost never taken, slows the 5-card loop);
 * the flush keys, displacements and values of one hand size are one array
   (:func:`cpoker.game.lookup_tables.evaluator_table`).
 
@@ -56,7 +56,7 @@ def perfect_hash_slot(counts, multiplier, bucket_shift, slot_mask, displacements
     caps and, at the same slot, the best middle-and-front value of its model.
     """
     h = ((counts * multiplier) >> 32) & 0xFFFFFFFF
-    # unsigned indices: numba then skips its negative-index wraparound (~10% here)
+    # unsigned indices: numba then skips its negative-index wraparound
     return np.uint64((h + displacements[np.uint64(h >> bucket_shift)]) & slot_mask)
 
 
@@ -95,8 +95,8 @@ def _load_pair(typingctx, ids, offset):
     """The two card ids at byte ``offset`` of C-contiguous ``uint8`` ``ids``, as one ``uint16`` (one load).
 
     The 3-card loop reads a row's first two cards at once and looks the pair up
-    in ``pair_codes`` (:func:`cpoker.game.lookup_tables.evaluator_pair_codes`): 1.07x its
-    rate card by card.  The pair table is symmetric, so the byte order of the
+    in ``pair_codes`` (:func:`cpoker.game.lookup_tables.evaluator_pair_codes`): one
+    load and one lookup fewer a row.  The pair table is symmetric, so the byte order of the
     machine does not matter.  (Not for 5 to 7 cards: on a Zen 4 the 512 KiB
     table cost more than the loads it saved.)
     """
@@ -126,8 +126,8 @@ def _eval_key(code, ids, i, width, table):
     """Key of row ``i`` of ``ids`` (``width`` cards, a constant at the call), whose evaluator code is ``code``.
 
     Inlined where it is called (numba's IR inlining): a call that passes
-    arrays is not inlined by LLVM, and that call, though made only on the 3%
-    of rows with a flush, cost the 7-card loop a tenth of its rate.
+    arrays is not inlined by LLVM, and that call, though made only on the
+    few rows with a flush, slows the whole 7-card loop.
     """
     if code & EVAL_FLUSH_BITS:
         mask = np.int64(0)
@@ -224,7 +224,7 @@ def _keys_by_vector(ids, width, checked, eval_codes, table, out):
     (a constant), nonzero when a row has an id above 51 or repeats a card, checked on the same vectors; else 0.
 
     The keys of the next 16 rows are computed before the values of these are looked up: reading back keys just
-    stored as a vector stalled each load on the store (1.3x the scalar loop's rate; 1.8x ahead of it).  The rows
+    stored as a vector stalls each load on the store.  The rows
     of six or seven cards that hold a flush (the vector code flags them) are then evaluated one by one.
     """
     n = ids.shape[0]
@@ -250,12 +250,12 @@ def _keys_by_vector(ids, width, checked, eval_codes, table, out):
     return bad
 
 
-# One kernel per row width, the check chosen by an argument: a first call compiles only its width (about 0.6 s
-# each; one kernel for every width took 8.5 s against the scalar kernel's 3.1)
+# One kernel per row width, the check chosen by an argument: a first call compiles only its width (one kernel
+# for every width would compile them all at the first call of any)
 @jit
 def keys_from_ids_avx512_5(ids, check, eval_codes, table, out):
     """:func:`keys_from_ids_lookup` of C-contiguous ``(N, 5)`` ids into C-contiguous ``out``, on a processor with
-    AVX-512 VBMI (:func:`.avx512.available`): the same keys, about 1.8x as fast.  With ``check``, the batch's
+    AVX-512 VBMI (:func:`.avx512.available`): the same keys, faster (docs/performance.md).  With ``check``, the batch's
     check on the same vectors, as :func:`keys_from_ids_checked` returns it; else 0."""
     if check:
         return _keys_by_vector(ids, 5, True, eval_codes, table, out)
@@ -301,7 +301,7 @@ def keys_from_ids_lookup(ids, eval_codes, pair_codes, table, out):
     :func:`_load_pair`); ``table`` is k's
     :func:`cpoker.game.lookup_tables.evaluator_table` (flush keys, row displacements,
     values).  One loop per row width, each with a constant inner trip count
-    that LLVM unrolls (a loop over a run-time width costs 3x), and nothing but
+    that LLVM unrolls (a loop over a run-time width is several times slower), and nothing but
     scalars and a few arrays on the common path.  Ids are not checked: any id
     below 256 reads a padded table, never outside it.
     """

@@ -132,7 +132,7 @@ def near_best_rows(rank5, rank3, front_values, best_value, delta, row_values, ro
             break
         back_rank = rank5[back]
         back_value = row_values[2, back_rank]  # written out as in policy.best_distinct_splits (a function for
-        # both measured 5-15% slower there)
+        # both is slower there)
         back_win = row_wins[2, back_rank]
         back_loss = row_losses[2, back_rank]
         if removal:

@@ -1,9 +1,8 @@
 """The table policy's 25 table arguments as one structure, for kernels called on one hand at a time.
 
-A kernel call costs about 65 ns per array argument before any work (numba
-types and unboxes each one), 1.6 µs for the policy's 25; ``cpoker.table(hand)``
-runs a ~17 µs search per call, so the arguments alone were a tenth of it.
-Packed once per model into a numba structure (a ``StructRef``), they cross
+A kernel call costs time per array argument before any work (numba types and
+unboxes each one): for the policy's 25, a sizeable part of the one-hand search
+that ``cpoker.table(hand)`` runs per call.  Packed once per model into a numba structure (a ``StructRef``), they cross
 into the kernel as one pointer.
 
 The fields are those of :func:`cpoker._kernels.policy.table_policy_unpacked`, in

@@ -179,7 +179,7 @@ def best_split_by_row_values(rank5, rank3, front_values, middles, fronts, row_va
        on a GPU, whose lanes (a hand each) run each pass of the main loop
        together, every pass then searches in all the lanes still searching,
        instead of one lane's search holding up the others' steps over backs
-       not worth it (modelled: 2-3.5x fewer search passes a warp).
+       not worth it (``benchmarks/warp_model.py`` models the passes a warp saves).
 
     On random hands about 1 back in 12 is bounded and 1 in 200 searched.
 
@@ -203,8 +203,8 @@ def best_split_by_row_values(rank5, rank3, front_values, middles, fronts, row_va
     calls that pass arrays inside the search loops (numba does not inline
     them, and they pay reference counting on each call), and no branch on the
     unpredictable foul test: a foul's value becomes -inf.  Without a scoring
-    bonus the best split so far is updated by selects too (its branch,
-    mispredicted, cost pagat 5-9%).
+    bonus the best split so far is updated by selects too (its branch is
+    mispredicted often).
     """
     n_backs = rank5.shape[0]
     first_rank = rank5[0]
@@ -235,7 +235,7 @@ def best_split_by_row_values(rank5, rank3, front_values, middles, fronts, row_va
                                           strength_threshold(self_bounds, top_front, best_value - all_slack - reach),
                                           first, candidates)
             for j in range(n_candidates):  # tight_bound and rest_caps, written out: calls passing arrays are
-                # not inlined and cost ~10% here (inline='always' too: numba's IR inlining compiles to slower code)
+                # not inlined, and slower here (inline='always' too: numba's IR inlining compiles to slower code)
                 back = candidates[j]
                 back_rank = rank5[back]
                 rest_code = hand_code - codes5[back] + SUIT_BIAS

@@ -48,7 +48,7 @@ def subset_strengths(hand, card_codes, multiplier, bucket_shift, slot_mask, disp
     only, as a CUDA device function needs.
     """
     one = np.int64(1)
-    i = np.uint64(0)  # unsigned: numba then adds no negative-index wraparound to each store (~10% here)
+    i = np.uint64(0)  # unsigned: numba then adds no negative-index wraparound to each store
     for a in range(9):
         code_a = SUIT_BIAS + card_codes[hand[a]]
         mask_a = one << np.int64(hand[a])
@@ -189,7 +189,7 @@ def rest_row_values(row_values, multiplier, bucket_shift, slot_mask, displacemen
     Without a flush, the strength of a row depends on its ranks only, so this
     bounds every middle and front that the 8 cards a back leaves can make;
     the table policy then bounds a back by its value plus this (see
-    :func:`rest_caps`).  Unused slots get ``inf``.  About 30 ms.
+    :func:`rest_caps`).  Unused slots get ``inf``.  Built once a model.
     """
     out[:] = np.inf
     ranks = np.zeros(8, dtype=np.int64)  # non-decreasing: each multiset once

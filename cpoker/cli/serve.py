@@ -36,7 +36,7 @@ def cmd_serve(args) -> int:
         workers = 1
         warm_up()
     signum = interrupts.consume()
-    if signum is not None:  # Ctrl-C while it warmed up: no server (it used to say "ready", then stop)
+    if signum is not None:  # Ctrl-C while it warmed up: no server, and no "ready" line first
         raise Interrupted(signum)
     import socket
 

@@ -404,12 +404,14 @@ def save_lookup_tables(tables: LookupTables, path) -> None:
         arrays[f"hash{size}_parameters"] = np.array([table.multiplier, table.bucket_shift], dtype=np.int64)
         arrays[f"hash{size}_displacements"] = table.displacements
         arrays[f"hash{size}_values"] = table.values
-    np.savez(path, **arrays)  # type: ignore[arg-type]  # not compressed: read in ~2 ms at start-up (the wheel compresses it)
+    # not compressed: read at every start-up, where decompressing would cost more than the reading (the wheel
+    # compresses it)
+    np.savez(path, **arrays)  # type: ignore[arg-type]
 
 
 @functools.cache
 def lookup_tables() -> LookupTables:
-    """The shipped lookup tables (read once per process, ~1 ms); rebuild with :func:`build_lookup_tables`."""
+    """The shipped lookup tables (read once per process); rebuild with :func:`build_lookup_tables`."""
     from importlib.resources import files
 
     from cpoker.system.errors import InstallationError
@@ -451,7 +453,7 @@ def evaluator_table(size: int) -> np.ndarray:
     values: the slot of rank key ``k`` is ``k + table[EVAL_ROWS_AT + (k >>
     ROW_SHIFT)]``.  One array is one base pointer in the kernel's loop: with
     three tables the 7-card loop reloaded two of its pointers from the stack
-    on every row.  Built from the shipped tables at first use (~0.3 ms).
+    on every row.  Built from the shipped tables at first use.
     """
     tables = lookup_tables()
     rows = tables.by_size[size]
@@ -467,7 +469,7 @@ def evaluator_pair_codes() -> np.ndarray:
 
     The 5-card evaluator loads two card ids as one 16-bit word and looks the
     pair up here.  Every byte pair has its entry (512 KB), so unchecked
-    garbage still reads inside the table.  Built at first use (~2 ms).
+    garbage still reads inside the table.  Built at first use.
     """
     codes = lookup_tables().eval_codes
     pairs = (codes[None, :] + codes[:, None]).reshape(-1)

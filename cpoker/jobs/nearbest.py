@@ -22,18 +22,16 @@ drift does too: the part common to all hands (:func:`drift`) plus the hand's
 own (:func:`drift_by_shape`, :func:`~cpoker._kernels.nearbest.hand_drift`).
 A list made without the correction is certified under it as one made with
 terms of zero: the hand's own drift is then its whole correction, which a
-list's margin covers less often (with lists of 8 rows down to 0.1, 3% of
-pagat's hands; with lists of 16 rows down to 0.3, 46% in the first round with
-the correction, whose every hand was searched before; with :data:`CAPACITIES`
-and :data:`DELTA` now, 75%).  A
+list's margin covers less often than a list of the same model (docs/performance.md
+counts the hands certified).  A
 certificate bounds the hand's own drift first in a few dozen operations
 (:func:`drift_bounds`, :func:`~cpoker._kernels.nearbest.hand_drift_bound`) and
 sums it only for the hands that lead by less.  A hand certified once keeps that
 split in later passes, with nothing valued, while the models have *swung* since
 by less than its leader's margin then (:func:`swing`, the most one split can
 rise plus the most another can fall;
-:func:`~cpoker._kernels.nearbest.kept_split`): a late pass of a pagat
-build keeps 60-70% of its hands so, and certifies again only the others.  The
+:func:`~cpoker._kernels.nearbest.kept_split`): a late pass keeps most of its
+hands so, and certifies again only the others.  The
 learnings of the correction,
 which arrange the same deals each time, keep lists of their hands as well
 (:func:`cpoker.jobs.removal_learning.learning_lists`, :meth:`NearBestMemory.arrange_hands`).
@@ -122,9 +120,8 @@ def joint_drift(before: tuple, after: tuple) -> float:
     1): the most it rises is the most one side's part reaches plus the most the other's falls.  Each part is a
     sum of multilinear interpolations (:func:`~cpoker._kernels.bonus.joint_below`) at coordinates that share
     one grid's cells, some at 1: multilinear in each cell, it reaches its extremes at the cells' corners, the
-    grid's points (:func:`_bonus_at_grid_points`).  The bound is so the least that holds for every split, and
-    about a fifth of the sum of each read's largest change (what it was before: the grids' drift between the
-    learnings of a 2-4 build is 0.02-0.1 so, 0.1-0.47 that way).
+    grid's points (:func:`_bonus_at_grid_points`).  The bound is so the least that holds for every split, far
+    below the sum of each read's largest change.
     """
     scoop, majority, joint = after[3:6]
     if (scoop, majority) != before[3:5] or joint.shape != before[5].shape:
@@ -141,9 +138,9 @@ def _bonus_at_grid_points(grid: np.ndarray, scoop: float, majority: float) -> np
     """``rows_bonus``'s part of one side read from ``grid`` (one side's ``(cells + 1)**3`` points) at every grid
     point: ``scoop`` times the three rows' reading plus ``majority`` times the two-or-more's (each pair of rows
     read with the third at 1, less twice the three).  At a grid point each interpolation is the point's own value,
-    so this is the kernels' formula written on the grid: reading it through the kernel
-    (:func:`~cpoker._kernels.bonus.rows_bonus_many`) took 0.44 ms a call against 0.05, and a bonus build makes
-    thousands of calls (test_nearbest checks the two against each other)."""
+    so this is the kernels' formula written on the grid, in whole-array steps rather than one kernel call a
+    point (:func:`~cpoker._kernels.bonus.rows_bonus_many`; test_nearbest checks the two against each other): a
+    bonus build makes thousands of calls."""
     top = grid.shape[0] - 1
     bonus = np.zeros_like(grid)
     if scoop:

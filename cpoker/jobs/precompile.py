@@ -1,8 +1,8 @@
 """Every kernel cpoker runs, compiled into numba's cache ahead of the first command (``cpoker compile``).
 
 A command's first run on a machine compiles the numba kernels it needs and
-caches them (see :mod:`cpoker.system.jit`): ``cpoker solve`` takes 17-21 s on the
-2-core development machine the first time and 0.5 s after.  Each command pays
+caches them (see :mod:`cpoker.system.jit`; docs/performance.md has the cold and
+warm starts): seconds the first time, a fraction of a second after.  Each command pays
 for its own kernels, the first time it runs.  That is a surprise on the
 user's path in the places where it costs most: a container image that is
 started afresh each time, the nodes of a cluster where every worker process

@@ -343,8 +343,8 @@ def _side_by_side(work, numbers: range, shareable: bool) -> list:
     hand's kernels then on its share of them).
 
     One solve cannot keep many cores busy: its Python steps between kernels leave them idle, and 2,000 samples
-    are one block.  Several hands at once fill those gaps: on 2 cores, 1.2 times the hands a second of one hand
-    after another (benchmarks/review_throughput.py).  Each hand's numbers depend on its seed alone, never on the
+    are one block.  Several hands at once fill those gaps (docs/performance.md measures it with
+    benchmarks/review_throughput.py).  Each hand's numbers depend on its seed alone, never on the
     threads.  A signal reaches every hand's solve (see :func:`cpoker.system.interrupts.deferred`); the first to stop
     raises, and the hands not started are dropped.
     """

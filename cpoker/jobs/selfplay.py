@@ -46,17 +46,19 @@ from cpoker.game.lookup_tables import strength_keys
 
 
 # hands a call of a self-play pass whose hands remember their near-best rows (cpoker.jobs.nearbest): most are certified
-# in ~50 ns, so a block of 2,000 would cost more in calls than in work; a search of all of them takes ~0.3 s
+# in a few dozen operations, so a block of 2,000 would cost more in calls than in work; searching all of them is still
+# well under a second, so that a signal is acted on soon
 REMEMBERED_GROUP = 1 << 16
-# on a GPU, 16 blocks of a million: a late pass searches 1-2% of the hands, and a launch of one block's searches
+# on a GPU, 16 blocks of a million: a late pass searches few of the hands, and a launch of one block's searches
 # would not fill a large GPU while its longest search runs
 REMEMBERED_GROUP_CUDA = 1 << 24
 # and more once few are searched (remembered_group): a call's searches at about this many at most (seconds of a
 # GPU, so that a signal is acted on within seconds), and its hands up to the most below, so that a late pass of a
-# 10**8-hand sample, which searches 0.2-1% of them, is one call, paying once the launches and the longest search
+# 10**8-hand sample, which searches few of them, is one call, paying once the launches and the longest search
 SEARCHES_A_CALL = 1 << 22
 MAX_REMEMBERED_GROUP_CUDA = 1 << 27
-# the most hands in a block of a build on a Dask cluster (cluster_chunk): a search of them takes ~1 s on a core
+# the most hands in a block of a build on a Dask cluster (cluster_chunk): a task long enough that the scheduler's
+# cost per task is small beside it, short enough that a lost worker costs little
 CLUSTER_CHUNK = 20_000
 # hands of a large sample that the first self-play iteration plays, twice as many each iteration after
 # (played_hands): a 10**8-hand build's first five play 4-67 million
@@ -132,15 +134,15 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
     removal_deals
         Deals of four hands, arranged by the policy, from which its card-removal
         correction is learned (:func:`cpoker.jobs.removal_learning.learn_removal`; default
-        200,000, about 10 s on two cores, arranged on ``device``; 0 for none), and
+        200,000, arranged on ``device``; 0 for none), and
         under a scoring bonus the joint model of an opponent's rows
         (:mod:`cpoker.strategies.policy.joint`; none either with 0: independent rows).  After
         each round but the last, a quarter of them.
     removal_rounds
         Rounds of self-play with the correction after the self-play without it
-        (default 8, each a pass over the sample and a learning of the terms: about
-        a minute for the default build on two cores; 0: the correction is learned
-        once, from the play of the policy that ignores it).
+        (default 8, each a pass over the sample and a learning of the terms; 0:
+        the correction is learned once, from the play of the policy that ignores
+        it).  docs/performance.md has what a build's stages cost.
 
     A SIGINT or SIGTERM stops the build at the next block: the tables of the
     last completed iteration are returned with ``partial=True`` (and can be resumed).

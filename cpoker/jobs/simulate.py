@@ -40,7 +40,7 @@ if TYPE_CHECKING:  # pragma: no cover
 SAMPLE_CHUNK = 1_000
 DEAL_CHUNK = 500
 DEALS_PER_SESSION = 8
-GPU_HANDS_PER_CALL = 1 << 18  # hands a GPU arranges in one call: ~30 ms of table policy, enough to fill an H200
+GPU_HANDS_PER_CALL = 1 << 18  # hands a GPU arranges in one call: enough to keep a large GPU busy
 
 
 def _blocks_per_call(device: str, hands_per_block: int) -> int:

@@ -26,7 +26,7 @@ def progress_bar(total: int, enabled: bool, unit: str = "deal", description: str
 
 
 class _NoBar:
-    """A disabled bar: without importing tqdm and multiprocessing (8 ms of every command that runs blocks)."""
+    """A disabled bar: without importing tqdm and the multiprocessing it loads (a cost of every command)."""
 
     def __enter__(self) -> "_NoBar":
         return self

@@ -4,9 +4,9 @@ Built in:
 
 * ``greedy`` -- strongest back, then strongest middle of the other 8, front the rest;
 * ``table`` -- the table policy (:mod:`cpoker.strategies.policy`) with the tables of the rules in force,
-  ~50,000 hands/s per core (card removal corrected); ``table@RULES`` with the tables shipped for other rules
-  (``table@pagat`` under 2-4 scoring: the pagat-trained policy), ``table@FILE.npz`` with a
-  tables file;
+  tens of thousands of hands a second a core (card removal corrected; docs/performance.md); ``table@RULES``
+  with the tables shipped for other rules (``table@pagat`` under 2-4 scoring: the pagat-trained policy),
+  ``table@FILE.npz`` with a tables file;
 * ``mc`` -- the Monte Carlo solver (:func:`cpoker.solve`) against table-policy opponents: a job, above this
   layer, so the jobs resolve that name (:func:`cpoker.jobs.solve.resolve_player`); as a callable it is
   :func:`cpoker.mc`.
@@ -212,9 +212,9 @@ def arrange_keys(strategy: StrategyLike, hands: np.ndarray, tables: "PolicyTable
         return function.arrange_keys(hands, resolve_rules(rules).name, opponents)
     keys = np.empty((len(hands), 3), dtype=np.int32)
     # a strategy may run cpoker's own jobs (``mc`` solves each hand): a signal is then the enclosing job's, which
-    # drops the block these hands belong to at the inner job's next block.  Left to the inner solve, it was taken
-    # as that solve's own (a partial answer for one hand, or the end of a complete one) and the enclosing match
-    # played on to its end.  A strategy that runs no job finishes the block, as the built-in ones do.
+    # drops the block these hands belong to at the inner job's next block: the inner solve must not take it as
+    # its own (a partial answer for one hand, and the enclosing match playing on to its end).  A strategy that
+    # runs no job finishes the block, as the built-in ones do.
     with deferred():
         for i, hand in enumerate(hands):
             keys[i] = row_keys(_call_strategy(name, function, hand.tolist()))

@@ -96,7 +96,7 @@ class shielded:
 
     A class rather than a generator-based context manager, with the signals'
     handlers swapped by the C module's calls: every kernel call goes through
-    one, and ``cpoker.table(hand)`` calls a kernel of ~15 µs.
+    one, and ``cpoker.table(hand)`` calls a kernel of a few microseconds.
     """
 
     __slots__ = ("hard_exit", "_role")

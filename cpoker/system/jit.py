@@ -206,8 +206,8 @@ def _initialize_runtime(rtsys, target_context, cache_path: str) -> None:
     """numba's ``rtsys.initialize``, with the runtime's own code library loaded from the cache when there.
 
     numba compiles its runtime's few LLVM functions (reference counts, atomic
-    operations) in every process before the first kernel runs: ~20 ms of each
-    command, a twentieth of ``cpoker solve``.  The machine code is kept next to
+    operations) in every process before the first kernel runs, a noticeable part
+    of a short command.  The machine code is kept next to
     the kernels' (``nrt-<key>.nbo``, keyed like numba keys a kernel: Python,
     numba and llvmlite versions, target triple, CPU name and features) with a
     digest of its contents; a missing, foreign or damaged file is compiled and
@@ -289,7 +289,7 @@ if JITCodeLibrary is not None:
 
         numba keeps each cached kernel's bitcode next to its machine code, to link
         into kernels compiled later that call it, and on every load parsed it and
-        walked its symbols: 3 ms a kernel, about 22 ms of each ``cpoker solve``.
+        walked its symbols, milliseconds a kernel and a short command's largest cost.
         Running the loaded machine code needs neither: it needs the addresses of
         the kernel's entry points, which :func:`_rebuild_lazily` records.  The
         bitcode is parsed (and its symbols recorded, as numba does) the first time
@@ -420,11 +420,10 @@ def _cached_or_not(func, options):
 def cache_cuda_kernel(dispatcher) -> None:
     """Keep a CUDA kernel's compiled code on disk, keyed by every kernel source: compiled once, not per process.
 
-    A CUDA kernel otherwise compiles at its first launch in each process: the
-    nine table-policy and self-play kernels take about 24 s (NVVM 13 s and the
-    PTX assembler 10 s for sm_90 on this project's 2-core machine), which is most
-    of the start of every ``--device cuda`` command and a large share of the
-    minute a 10^8-hand build aims at.  numba-cuda can keep kernels on disk
+    A CUDA kernel otherwise compiles at its first launch in each process (NVVM,
+    then the PTX assembler), tens of seconds for the nine table-policy and
+    self-play kernels: most of the start of every ``--device cuda`` command and
+    a large share of the minute a 10^8-hand build aims at.  numba-cuda can keep kernels on disk
     (its ``cache=True``), keyed by the kernel's file's modification time and a
     pickle of its closure.  cpoker's kernels close over device functions built
     from the CPU kernels' source (:func:`cpoker._kernels.cuda.device_twins`),

@@ -1,9 +1,7 @@
 """One kernel call spread over threads: a ``nogil`` kernel run on parts of a batch, side by side.
 
 numba's ``parallel=True`` (``prange``) compiles the loop it parallelises anew around the loop's body, and
-that is paid by a command's first run after installing: for the table policy, 3.1 s of the 11.8 s its
-first call took (on an empty kernel cache, 2 cores), about a fifth of a first ``cpoker solve``; for a
-build's certificates and searches of its near-best rows, 21 s of a first ``cpoker tables build``.  Every
+that is paid by a command's first run after installing, seconds of every first command.  Every
 multi-threaded job of cpoker (the table and greedy policies' batches, the seeded deals, a build's
 certificates, searches and learning sums, the solver's scoring bonus) instead has its body compiled as a
 kernel of its own, with ``nogil`` (:data:`cpoker.system.jit.JIT_OPTIONS`), and Python threads run it on parts of

@@ -224,12 +224,11 @@ def job_work(job: str) -> Callable[[Any], Any]:
     """The work of ``job`` in this worker process: fetched from the scheduler and unpickled on the job's first
     block here, kept after.
 
-    A block carried the pickled work before: a table policy's tables, 415 KB a
-    block of a match, 1.2 MB a block of a build's pass, through the scheduler
-    each time.  And a freshly unpickled work rebuilds what it derives on its
-    first call (a match's table policy: its row model, which is not pickled,
-    760 KB): 50 ms, more than a block of 500 deals takes.  Kept, both happen
-    once a process.  ``job`` is unique to a run (a uuid), so a kept work is
+    A block that carried the pickled work would send a table policy's tables
+    (hundreds of KB) through the scheduler each time, and a freshly unpickled
+    work rebuilds what it derives on its first call (a match's table policy:
+    its row model, which is not pickled), which takes longer than a block of
+    500 deals.  Kept, both happen once a process.  ``job`` is unique to a run (a uuid), so a kept work is
     never another job's; the last :data:`JOBS_KEPT` are kept.  Two threads of
     one worker may both fetch a job's first block: both works are equal, one
     is kept.

@@ -55,7 +55,7 @@ class RowModel:
         Units of the scoring bonus (0 under pagat scoring, where the value is a
         plain sum of row values and the probabilities are never read).
     rest_best, self_bounds
-        Derived from the above when the model is made (about 30 ms), for the
+        Derived from the above when the model is made (once a model), for the
         branch and bound of the policy's search: ``rest_best`` (float32, by
         slot of the 8-card table) the best middle value plus front value that
         each 8-card rank multiset makes, rounded up; ``self_bounds`` (``(2, S)``)
