@@ -22,7 +22,7 @@ import hashlib
 import time
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Optional, TypeVar
 
 from cpoker.game.dealing import new_seed
@@ -126,6 +126,16 @@ def settle(strategies: Sequence[StrategyLike], *, seed: object = None, rules: "R
     address = scheduler if isinstance(scheduler, str) else None
     return Job(seed, rules, tables, players, device, backend, address, bool(progress), time_budget,
                checkpoint if callable(checkpoint) else None, float(checkpoint_seconds), jobs)  # type: ignore[arg-type]
+
+
+@dataclass
+class HandTally:
+    """What a job of hands (an exploit run, a review) has so far: ``{hand number: its result}``, the seconds of
+    the runs it resumes, and the hands settled as fouls for a bot's faults."""
+
+    results: dict = field(default_factory=dict)
+    seconds: float = 0.0
+    bot_faults: int = 0
 
 
 class Clock:

@@ -274,7 +274,7 @@ def review(hands: "Iterable | PlayedHand", rules: "Rules | str | None" = None, o
     OptionError
         For a bad size, seed, backend or saved review.
     """
-    from cpoker.jobs.job import Clock, run_job, settle
+    from cpoker.jobs.job import Clock, HandTally, run_job, settle
     from cpoker.run.blocks import blocks_of
     from cpoker.strategies.bots import faulted_hands
     from cpoker.system.interrupts import deferred
@@ -296,7 +296,7 @@ def review(hands: "Iterable | PlayedHand", rules: "Rules | str | None" = None, o
         if hand.real_opponents and hand.rules is None:
             _check_real_deal(hand, rules)
     fingerprint = _fingerprint(played, rules, opponents, samples, opponent_name, job.tables_fingerprint)
-    tally, seed = job.start(resume, _ReviewTally, _ReviewTally.reader(fingerprint), kind="review",
+    tally, seed = job.start(resume, HandTally, _reader(fingerprint), kind="review",
                             state_format=REVIEW_STATE, unit="hands", asked=len(played), block=BLOCK_HANDS)
     results = tally.results
 
@@ -423,33 +423,26 @@ def _fingerprint(played: "list[PlayedHand]", rules: Rules, opponents: int, sampl
     return hashlib.sha256(json.dumps(data, sort_keys=True).encode("utf-8")).hexdigest()
 
 
-@dataclass
-class _ReviewTally:
-    """A review's hands so far, ``{number: ReviewedHand}``, its seconds and its bot faults."""
+def _reader(fingerprint: str) -> "Callable[[dict, dict], Reading]":
+    """How a saved review's hands (``{number: ReviewedHand}``) are read back, for the resume protocol
+    (:func:`cpoker.run.saved.resumed`): numbered from the first, and of the same hands and settings
+    (``fingerprint``)."""
+    from cpoker.jobs.job import HandTally
+    from cpoker.run import saved
 
-    results: dict = field(default_factory=dict)
-    seconds: float = 0.0
-    bot_faults: int = 0
+    def read(data: dict, state: dict) -> "Reading":
+        reviewed = [ReviewedHand.from_dict(h) for h in data["hands"]]
+        digest = saved.text(state["input_sha256"])
+        tally = HandTally({h.number: h for h in reviewed}, saved.seconds(state["seconds"]),
+                          saved.count(state.get("bot_faults", 0)))
+        return saved.Reading(
+            tally, len(reviewed), [h.number for h in reviewed] == list(range(len(reviewed))),
+            why="its hands are not numbered 0, 1, 2, ...",
+            refusal=None if digest == fingerprint else (
+                "the saved review is of other hands, rules, opponents, samples or opponent model (review the "
+                "same file with the same options)"))
 
-    @classmethod
-    def reader(cls, fingerprint: str) -> "Callable[[dict, dict], Reading]":
-        """How a saved review's hands are read back, for the resume protocol (:func:`cpoker.run.saved.resumed`):
-        numbered from the first, and of the same hands and settings (``fingerprint``)."""
-        from cpoker.run import saved
-
-        def read(data: dict, state: dict) -> "Reading":
-            reviewed = [ReviewedHand.from_dict(h) for h in data["hands"]]
-            digest = saved.text(state["input_sha256"])
-            tally = cls({h.number: h for h in reviewed}, saved.seconds(state["seconds"]),
-                        saved.count(state.get("bot_faults", 0)))
-            return saved.Reading(
-                tally, len(reviewed), [h.number for h in reviewed] == list(range(len(reviewed))),
-                why="its hands are not numbered 0, 1, 2, ...",
-                refusal=None if digest == fingerprint else (
-                    "the saved review is of other hands, rules, opponents, samples or opponent model (review the "
-                    "same file with the same options)"))
-
-        return read
+    return read
 
 
 def _number(value: object) -> float:
