@@ -27,6 +27,24 @@ def cmd_eval(args) -> int:
     return 0
 
 
+def _pair_stakes(given: "list[str]", players: int) -> "list[list[int]]":
+    """The stakes matrix of ``--stakes A-B=UNITS`` options (every other pair plays for 1)."""
+    import re
+
+    from cpoker.system.errors import OptionError
+
+    stakes = [[1] * players for _ in range(players)]
+    for text in given:
+        found = re.fullmatch(r"\s*(\d+)\s*-\s*(\d+)\s*=\s*(\d+)\s*", text)
+        if not found:
+            raise OptionError(f"--stakes takes PLAYER-PLAYER=UNITS, e.g. 1-2=10, got {text!r}")
+        a, b, units = (int(x) for x in found.groups())
+        if not (1 <= a <= players and 1 <= b <= players) or a == b:
+            raise OptionError(f"--stakes {text.strip()}: name two different players from 1 to {players}")
+        stakes[a - 1][b - 1] = stakes[b - 1][a - 1] = units
+    return stakes
+
+
 def _read_deal_file(path: str) -> list:
     """Players' arrangements from a JSON file: a list, or ``{"players": [...]}``.
 
@@ -66,8 +84,9 @@ def cmd_score(args) -> int:
     if bool(args.player) == bool(args.file):
         return fail("give each player's rows with --player (2 to 4 times) or a JSON file with --file")
     rules = resolve_rules(args.rules)
-    settlement = settle_details(args.player or _read_deal_file(args.file), rules,
-                                misset="foul" if args.misset_fouls else "error")
+    entries = args.player or _read_deal_file(args.file)
+    stakes = _pair_stakes(args.stakes, len(entries)) if args.stakes else None
+    settlement = settle_details(entries, rules, misset="foul" if args.misset_fouls else "error", stakes=stakes)
     deal = list(settlement.entries)
     matrix = settlement.total
     results = settlement.results
@@ -78,6 +97,7 @@ def cmd_score(args) -> int:
             "players": [{"player": i + 1, ("natural" if isinstance(a, Natural) else "arrangement"): a.to_dict(),
                          "result": r} for i, (a, r) in enumerate(zip(deal, results))],
             "matrix": matrix.tolist(),
+            "stakes": None if settlement.stakes is None else settlement.stakes.tolist(),
             "parts": {name: getattr(settlement, name).tolist() for name in parts},
             "pairs": {f"{i + 1}v{j + 1}": pair_breakdown(deal[i], deal[j], rules)
                       for i in range(len(deal)) for j in range(len(deal)) if i < j},
@@ -98,6 +118,10 @@ def cmd_score(args) -> int:
         print(f"(rules {rules.name}: " + ", ".join(
             f"{name.replace('_', ' ')} {[int(x) for x in getattr(settlement, name).sum(axis=1)]}"
             for name in ("rows",) + tuple(extra)) + ")")
+    if settlement.stakes is not None:
+        n = len(deal)
+        print("stakes: " + ", ".join(f"P{i + 1}-P{j + 1} {int(settlement.stakes[i, j])}" for i in range(n)
+                                     for j in range(i + 1, n)))
     print("\nwho won what from whom (row player from column player):")
     n = len(deal)
     print("          " + "".join(f"{'P' + str(j + 1):>6}" for j in range(n)))
@@ -266,6 +290,9 @@ def add_score(commands) -> None:
                      help="one player's rows; repeat for each player")
     sub.add_argument("--file", help="JSON file with the players' arrangements")
     sub.add_argument("--rules", default=None, help=RULES_HELP)
+    sub.add_argument("--stakes", action="append", metavar="A-B=UNITS",
+                     help="players A and B play for UNITS a point (seed 003's stakes between pairs), e.g. "
+                          "--stakes 1-2=10; repeat for other pairs; every other pair plays for 1")
     sub.add_argument("--misset-fouls", action="store_true",
                      help="settle a mis-set arrangement (wrong row sizes, a repeated card) as a foul, as at the "
                           "table (RULES §04), instead of refusing it")

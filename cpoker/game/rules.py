@@ -169,9 +169,12 @@ class Rules:
 
     @classmethod
     def preset(cls, name: str) -> "Rules":
-        """Rules by name: ``pagat``, ``1-6``, ``2-4``, ``seed001-royalties`` (1-6, seed 001 royalties, naturals)."""
+        """Rules by name: ``pagat``, ``1-6``, ``2-4``, ``seed001-royalties`` (1-6, seed 001 royalties, naturals),
+        or ``pusoy`` (Philippine Pusoy: the 1-6 preset, :data:`ALIASES`)."""
+        if isinstance(name, str) and name in ALIASES:
+            name = ALIASES[name]
         if not isinstance(name, str) or name not in PRESETS:
-            raise RulesError(f"unknown rules preset {name!r}; known: {', '.join(PRESETS)}, or a .toml file")
+            raise RulesError(f"unknown rules preset {name!r}; known: {KNOWN_NAMES}, or a .toml file")
         return PRESETS[name]
 
     @classmethod
@@ -290,6 +293,10 @@ PRESETS = {
                                Naturals.from_mapping(SEED001_NATURALS)),
 }
 DEFAULT_RULES = PRESETS["pagat"]
+# other names of presets: the same rules, shown under the preset's own name.  Philippine Pusoy is the classic
+# game with 1-6 scoring (seed 001), so it is the 1-6 preset, tables and all
+ALIASES = {"pusoy": "1-6"}
+KNOWN_NAMES = ", ".join([*PRESETS, *(f"{alias} (= {name})" for alias, name in ALIASES.items())])
 
 
 def resolve_rules(rules: "Rules | str | None") -> Rules:
@@ -302,8 +309,10 @@ def resolve_rules(rules: "Rules | str | None") -> Rules:
         text = str(rules)
         if text in PRESETS:
             return PRESETS[text]
+        if text in ALIASES:
+            return PRESETS[ALIASES[text]]
         if "\0" in text or len(text) > 4096:
-            raise RulesError(f"unknown rules {text[:40]!r}; known: {', '.join(PRESETS)}, or a .toml file")
+            raise RulesError(f"unknown rules {text[:40]!r}; known: {KNOWN_NAMES}, or a .toml file")
         if text.endswith(".toml") or Path(text).is_file():
             return Rules.from_toml(text)
         return Rules.preset(text)

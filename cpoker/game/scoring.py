@@ -126,13 +126,59 @@ def _check_deal(arrangements: Sequence[Entry], rules: Rules, misset: str = "erro
     return deal
 
 
+MAX_STAKE = 10**6  # units a pair may play for: with a deal's points below 10**9, no total can overflow
+
+
+def check_stakes(stakes: object, players: int) -> np.ndarray:
+    """The stakes of each pair of ``players`` as an ``int64`` matrix: ``None`` is 1 for every pair.
+
+    Seed 003: "A and B may play for $100 a unit while every other pair plays for $10".  ``stakes[i][j]``
+    is the unit of the pair ``i, j``: a whole number from 1 to 1,000,000, the same both ways round (the
+    diagonal is not read: a player does not play himself).
+
+    Raises
+    ------
+    OptionError
+        For a matrix of another size, a stake that is not a whole number in range, or an asymmetric one.
+    """
+    if stakes is None:
+        return np.ones((players, players), dtype=np.int64)
+    try:
+        rows = [list(row) for row in stakes]  # type: ignore[attr-defined]
+    except TypeError:
+        raise OptionError(f"stakes must be a {players}x{players} matrix of units per pair, "
+                          f"got {type(stakes).__name__}") from None
+    if len(rows) != players or any(len(row) != players for row in rows):
+        raise OptionError(f"stakes must be a {players}x{players} matrix, one row and column per player, got "
+                          f"{len(rows)} rows of {sorted({len(row) for row in rows})} entries")
+    matrix = np.ones((players, players), dtype=np.int64)
+    for i in range(players):
+        for j in range(players):
+            if i == j:
+                continue
+            value = rows[i][j]
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
+                    or not 1 <= value <= MAX_STAKE:
+                raise OptionError(f"the stake of players {i + 1} and {j + 1} must be a whole number of units "
+                                  f"from 1 to {MAX_STAKE:,}, got {value!r}")
+            matrix[i, j] = value
+    unequal = [(i, j) for i in range(players) for j in range(i + 1, players) if matrix[i, j] != matrix[j, i]]
+    if unequal:
+        i, j = unequal[0]
+        raise OptionError(f"players {i + 1} and {j + 1} play for one stake, given as {matrix[i, j]} and "
+                          f"{matrix[j, i]}: stakes must be symmetric")
+    return matrix
+
+
 @dataclass(frozen=True)
 class Settlement:
     """A settled deal: what each player won from each other, in parts.
 
     Every matrix is ``(players, players)``, entry ``[i, j]`` being what player
     ``i`` wins from player ``j``: ``rows``, ``scoring_bonus`` (scoops and the
-    2-4 bonus), ``royalties``, ``naturals`` and their sum ``total``.
+    2-4 bonus), ``royalties``, ``naturals`` and their sum ``total``, each
+    already multiplied by the pair's stake (``stakes``, 1 for every pair by
+    default).
     """
 
     entries: tuple
@@ -141,6 +187,7 @@ class Settlement:
     royalties: np.ndarray
     naturals: np.ndarray
     total: np.ndarray
+    stakes: Optional[np.ndarray] = None
 
     @property
     def results(self) -> list[int]:
@@ -148,48 +195,65 @@ class Settlement:
 
 
 def settle_details(arrangements: Sequence[Entry], rules: Optional[Rules] = None,
-                   misset: str = "error") -> Settlement:
+                   misset: str = "error", stakes: object = None) -> Settlement:
     """Settle a deal and keep each part of every pairwise result (see :class:`Settlement`).
 
     ``misset="foul"`` settles a mis-set arrangement (wrong counts, a repeated
     card) as a foul, as docs/rules.md §04 does at the table; by default it is an error.
+    ``stakes`` gives each pair its own unit (:func:`check_stakes`; default 1).
     """
     rules = resolve_rules(rules)
     deal = _check_deal(arrangements, rules, misset)
     n = len(deal)
+    units = check_stakes(stakes, n)
     parts = {name: np.zeros((n, n), dtype=np.int64) for name in ("rows", "scoring_bonus", "royalties", "naturals",
                                                                   "total")}
     for i in range(n):
         for j in range(i + 1, n):
             for name, value in pair_breakdown(deal[i], deal[j], rules).items():
-                parts[name][i, j], parts[name][j, i] = value, -value
-    return Settlement(tuple(deal), **parts)
+                value *= int(units[i, j])
+                parts[name][i, j], parts[name][j, i] = value, 0 - value  # (0 - 0 is 0, not -0)
+    return Settlement(tuple(deal), **parts, stakes=None if stakes is None else units)
 
 
-def settle_matrix(arrangements: Sequence[Entry], rules: Optional[Rules] = None, misset: str = "error") -> np.ndarray:
+def settle_matrix(arrangements: Sequence[Entry], rules: Optional[Rules] = None, misset: str = "error",
+                  stakes: object = None) -> np.ndarray:
     """Pairwise settlement: entry ``[i, j]`` is what player ``i`` wins from player ``j``.
 
     The matrix is antisymmetric (the game is zero-sum) and its row sums are
     :func:`settle`'s results; :func:`settle_details` splits it into its parts.
     """
-    return settle_details(arrangements, rules, misset).total
+    return settle_details(arrangements, rules, misset, stakes).total
 
 
-def settle(arrangements: Sequence[Entry], rules: Optional[Rules] = None, misset: str = "error") -> list[int]:
+def settle(arrangements: Sequence[Entry], rules: Optional[Rules] = None, misset: str = "error",
+           stakes: object = None) -> list[int]:
     """Net points of each player for one deal of 2-4 players (zero-sum).
 
     Entries are arrangements (objects, ``"front / middle / back"`` text or
     three rows), or naturals declared instead (:func:`cpoker.natural`, or the
-    text ``"natural: <13 cards>"``) when the rules count them.
+    text ``"natural: <13 cards>"``) when the rules count them.  ``stakes[i][j]``
+    is the unit players ``i`` and ``j`` play for (seed 003's stakes between
+    pairs: :func:`check_stakes`); by default every pair plays for 1.
 
     Raises
     ------
     OptionError
-        For fewer than 2 or more than 4 players.
+        For fewer than 2 or more than 4 players, or stakes that are not a symmetric matrix of whole units.
     ArrangementError, CardError
         For unreadable arrangements, a card held by two players, or a natural the rules do not count.
+
+    Examples
+    --------
+    >>> a = "2s 2h Ad / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac"
+    >>> b = "3s 3h 4d / 6c 6d 8s 5c 2d / 9c 9d Th Ts As"
+    >>> c = "4s 5s 6h / 8c 8d Js Qh Kd / Jh Jd Qs Qd 7s"
+    >>> settle([a, b, c])
+    [2, -2, 0]
+    >>> settle([a, b, c], stakes=[[1, 10, 1], [10, 1, 1], [1, 1, 1]])  # players 1 and 2 play for 10 a unit
+    [11, -11, 0]
     """
-    return settle_details(arrangements, rules, misset).results
+    return settle_details(arrangements, rules, misset, stakes).results
 
 
 def places(totals: Sequence[int]) -> list[int]:
@@ -224,6 +288,8 @@ class Session:
     rules: Optional[Rules] = None
     first_dealer: int = 0
     history: list[DealRecord] = field(default_factory=list)
+    # each pair's unit for every deal (settle's stakes; None: 1 for every pair)
+    stakes: Optional[Sequence[Sequence[int]]] = None
 
     def __post_init__(self) -> None:
         from cpoker.system.limits import MAX_DEALS, check_int
@@ -232,6 +298,8 @@ class Session:
         self.deals = check_int("deals", self.deals, 1, MAX_DEALS)
         self.first_dealer = check_int("first_dealer", self.first_dealer, 0, self.players - 1)
         self.rules = resolve_rules(self.rules)
+        if self.stakes is not None:
+            self.stakes = check_stakes(self.stakes, self.players).tolist()
 
     @property
     def dealer(self) -> int:
@@ -254,7 +322,7 @@ class Session:
         if len(arrangements) != self.players:
             raise ArrangementError(f"this session has {self.players} players, got {len(arrangements)} arrangements")
         deal = _check_deal(arrangements, self.rules)  # type: ignore[arg-type]
-        results = settle(deal, self.rules)
+        results = settle(deal, self.rules, stakes=self.stakes)
         ledger = tuple(t + r for t, r in zip(self.ledger, results))
         record = DealRecord(len(self.history) + 1, self.dealer, tuple(deal), tuple(results), ledger)
         self.history.append(record)
@@ -267,5 +335,6 @@ class Session:
         return [(place, player, total) for place, player, total in ranked]
 
 
-__all__ = ["DealRecord", "Session", "Settlement", "pair_breakdown", "pair_points", "places", "row_keys", "row_results",
+__all__ = ["DealRecord", "Session", "Settlement", "check_stakes",
+           "pair_breakdown", "pair_points", "places", "row_keys", "row_results",
            "settle", "settle_details", "settle_matrix", "ROW_NAMES"]

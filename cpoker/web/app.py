@@ -79,7 +79,7 @@ class StrictBody(BaseModel):
 class RulesField(StrictBody):
     """Rules by preset name, or house rules as TOML text."""
 
-    rules: str = Field("pagat", max_length=40, description="pagat, 1-6, 2-4 or seed001-royalties")
+    rules: str = Field("pagat", max_length=40, description="pagat, 1-6, 2-4, seed001-royalties or pusoy (= 1-6)")
     rules_toml: Optional[str] = Field(None, max_length=10_000, description="house rules as TOML text; wins over rules")
 
 

@@ -228,3 +228,21 @@ def test_simulations_and_matches_honour_the_rules():
     pagat = cpoker.match(["table", "greedy"], deals=400, seed=3)
     one_six = cpoker.match(["table", "greedy"], deals=400, seed=3, rules="1-6")
     assert one_six.scores[0].points != pagat.scores[0].points and np.isclose(sum(x.points for x in one_six.scores), 0)
+
+
+def test_pusoy_is_the_1_6_preset_by_another_name(capsys):
+    """Philippine Pusoy (seed 001): "the classic game with standard 1-6 scoring"."""
+    from cpoker import cli
+    from cpoker.game.rules import resolve_rules
+    from cpoker.strategies.policy import default_tables
+
+    assert resolve_rules("pusoy") is PRESETS["1-6"] is Rules.preset("pusoy")
+    assert resolve_rules("pusoy").name == "1-6"  # results name the preset itself
+    assert default_tables("pusoy") is default_tables("1-6")
+    a = "2s 2h Ad / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac"
+    b = "3s 4h 6d / 8c 8d 9h Js Qd / 2c 3c 4c 5c 7h"
+    assert settle([a, b], "pusoy") == settle([a, b], "1-6") == [6, -6]  # a scoop pays 6
+    with pytest.raises(cpoker.RulesError, match=r"pusoy \(= 1-6\)"):
+        resolve_rules("pusoi")
+    assert cli.main(["score", "--player", a, "--player", b, "--rules", "pusoy", "--json"]) == 0
+    assert '"1-6"' in capsys.readouterr().out

@@ -1,5 +1,7 @@
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from helpers import random_hands
 from naive import settle_pair
 
@@ -122,3 +124,79 @@ def test_bad_sessions_are_rejected(kwargs, message):
 def test_session_needs_one_arrangement_per_player():
     with pytest.raises(ArrangementError, match="3 players, got 2"):
         Session(players=3).play([A, B])
+
+
+# --- stakes between pairs (seed 003) -----------------------------------------------------------------------------
+
+C = "4s 5s 6h / 8c 8d Js Qh Kd / Jh Jd Qs Qd 7s"
+
+
+def test_stakes_between_pairs_by_hand():
+    """Players 1 and 2 play for 10 a unit, every other pair for 1: each pair's unit result times its stake."""
+    unit = settle_matrix([A, B, C]).tolist()
+    # by hand from the rows: P1 v P2 front 22 < 33 (loss), middle 77 > 66 (win), back flush > 99 (win): +1;
+    # P1 v P3 front 22 > 6-high (win), middle 77 < 88 (loss), back flush > JJQQ (win): +1;
+    # P2 v P3 front 33 > 6-high (win), middle 66 < 88 (loss), back 99TT < QQJJ (loss): -1
+    assert unit == [[0, 1, 1], [-1, 0, -1], [-1, 1, 0]]
+    stakes = [[1, 10, 1], [10, 1, 1], [1, 1, 1]]
+    assert settle_matrix([A, B, C], stakes=stakes).tolist() == [[0, 10, 1], [-10, 0, -1], [-1, 1, 0]]
+    assert settle([A, B, C], stakes=stakes) == [11, -11, 0]
+    assert settle([A, B, C], stakes=[[7, 1, 1], [1, 7, 1], [1, 1, 7]]) == settle([A, B, C])  # the diagonal unread
+
+
+@given(players=st.integers(2, 4), seed=st.integers(0, 10**6), data=st.data())
+@settings(max_examples=40, deadline=None)
+def test_every_part_scales_by_its_pairs_stake_and_the_deal_stays_zero_sum(players, seed, data):
+    from cpoker.game.scoring import settle_details
+
+    deal, _ = random_deal(players, seed % 1000)
+    rules = data.draw(st.sampled_from(["pagat", "1-6", "2-4", "seed001-royalties"]))
+    units = [[1] * players for _ in range(players)]
+    for i in range(players):
+        for j in range(i + 1, players):
+            units[i][j] = units[j][i] = data.draw(st.integers(1, 10**6))
+    plain, staked = settle_details(deal, rules, misset="foul"), settle_details(deal, rules, misset="foul",
+                                                                               stakes=units)
+    for part in ("rows", "scoring_bonus", "royalties", "naturals", "total"):
+        assert np.array_equal(getattr(staked, part), getattr(plain, part) * np.array(units))
+        assert np.array_equal(getattr(staked, part), -getattr(staked, part).T)
+    assert sum(staked.results) == 0
+
+
+@pytest.mark.parametrize("stakes, message", [
+    ([[1, 2], [2, 1], [1, 1]], "2x2 matrix"),
+    ([[1, 0], [0, 1]], "players 1 and 2 must be a whole number of units from 1 to 1,000,000, got 0"),
+    ([[1, 2.5], [2.5, 1]], "got 2.5"),
+    ([[1, True], [True, 1]], "got True"),
+    ([[1, 10**7], [10**7, 1]], "got 10000000"),
+    ([[1, 2], [3, 1]], "given as 2 and 3: stakes must be symmetric"),
+    ("10", "2x2 matrix"),
+    (10, "matrix of units per pair, got int"),
+])
+def test_bad_stakes_are_refused_naming_the_pair(stakes, message):
+    with pytest.raises(OptionError, match=message.replace("(", r"\(")):
+        settle([A, B], stakes=stakes)
+
+
+def test_a_session_plays_every_deal_at_its_pairs_stakes():
+    session = Session(players=3, deals=2, stakes=[[1, 10, 1], [10, 1, 1], [1, 1, 1]])
+    session.play([A, B, C])
+    assert session.ledger == [11, -11, 0]
+    with pytest.raises(OptionError, match="symmetric"):
+        Session(players=2, stakes=[[1, 2], [3, 1]])
+
+
+def test_the_score_command_takes_stakes_as_pairs(capsys):
+    import json
+
+    from cpoker import cli
+
+    assert cli.main(["score", "--player", A, "--player", B, "--player", C, "--stakes", "1-2=10", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [p["result"] for p in out["players"]] == [11, -11, 0]
+    assert out["stakes"] == [[1, 10, 1], [10, 1, 1], [1, 1, 1]]
+    for bad, message in (("1-2", "PLAYER-PLAYER=UNITS"), ("1-4=3", "two different players from 1 to 3"),
+                         ("2-2=3", "two different players"), ("1-2=0", "from 1 to 1,000,000, got 0")):
+        assert cli.main(["score", "--player", A, "--player", B, "--player", C, "--stakes", bad]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and message in err, err
