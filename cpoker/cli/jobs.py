@@ -13,7 +13,7 @@ from cpoker.system.errors import CpokerError
 from cpoker.cli.common import fixed, PARTIAL, percent, played, print_bot_faults, print_json, show_progress, unwritten
 from cpoker.system.limits import MAX_DEALS, MAX_SAMPLES, MAX_SESSIONS
 from cpoker.cli.options import (OPPONENT_HELP, STRATEGY_HELP, backend_options, bot_options, command, int_in,
-                                long_run_options, positive_seconds, resume_options, seed_option, silence_option,
+                                playing_job_options, positive_seconds, resume_options, seed_option, silence_option,
                                 job_options, with_bot_options)
 
 
@@ -423,9 +423,7 @@ def add_simulate(commands) -> None:
                      help="deals to simulate (default 10000)")
     sub.add_argument("--opponent", default=None,
                      help=OPPONENT_HELP)
-    long_run_options(sub)
-    bot_options(sub)
-    resume_options(sub, "simulation", "samples")
+    playing_job_options(sub, "simulation", "samples")
     sub.set_defaults(run=cmd_simulate)
 
 
@@ -443,9 +441,7 @@ def add_match(commands) -> None:
                           "match's)")
     sub.add_argument("--sessions", type=int_in(0, MAX_SESSIONS), default=None,
                      help="also play N 8-deal sessions and count first places")
-    long_run_options(sub)
-    bot_options(sub)
-    resume_options(sub, "match", "deals or --sessions")
+    playing_job_options(sub, "match", "deals or --sessions")
     sub.set_defaults(run=cmd_match)
 
 
@@ -457,9 +453,7 @@ def add_tournament(commands) -> None:
     sub.add_argument("strategies", nargs="*", metavar="STRATEGY", help=STRATEGY_HELP)
     sub.add_argument("--deals", type=int_in(1, MAX_DEALS), default=None,
                      help="deals every pair plays, both ways round (default 10000; with --resume, the saved one's)")
-    long_run_options(sub)
-    bot_options(sub)
-    resume_options(sub, "tournament", "deals")
+    playing_job_options(sub, "tournament", "deals")
     sub.set_defaults(run=cmd_tournament)
 
 

@@ -136,9 +136,18 @@ def resume_options(sub: argparse.ArgumentParser, noun: str, more: str) -> None:
                           "FILE.json unless --out says otherwise")
 
 def long_run_options(sub: argparse.ArgumentParser) -> None:
+    """The options of a long job: :func:`job_options`, ``--device``, ``--backend`` and ``--scheduler``."""
     job_options(sub)
     device_option(sub)
     backend_options(sub)
+
+
+def playing_job_options(sub: argparse.ArgumentParser, noun: str, more: str) -> None:
+    """A long job that plays strategies on dealt hands (simulate, match, tournament): :func:`long_run_options`,
+    :func:`bot_options` and :func:`resume_options`."""
+    long_run_options(sub)
+    bot_options(sub)
+    resume_options(sub, noun, more)
 
 
 def bot_options(sub: argparse.ArgumentParser) -> None:

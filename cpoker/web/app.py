@@ -108,6 +108,9 @@ class ScoreBody(RulesField):
     players: list[str] = Field(..., min_length=2, max_length=4,
                                examples=[["2s 2h Ad / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac",
                                           "3s 3h 4d / 6c 6d 8s 5c 2d / 9c 9d Th Ts As"]])
+    stakes: Optional[list[list[int]]] = Field(None, max_length=4, description="each pair's unit, "
+                                              "stakes[i][j] for players i and j: a symmetric matrix of whole "
+                                              "units from 1 to 1,000,000 (default 1 for every pair)")
 
 
 class ReviewBody(RulesField):
@@ -238,8 +241,9 @@ def create_app(workers: Optional[int] = None, time_budget: float = TIME_BUDGET) 
     @app.post("/api/score", summary="Settle a deal of 2-4 players (as `cpoker score --json`)")
     async def score(body: ScoreBody) -> dict:
         rules = _rules(body)
-        settlement = cpoker.settle_details(body.players, rules)
+        settlement = cpoker.settle_details(body.players, rules, stakes=body.stakes)
         return {"rules": rules.to_dict(), "results": settlement.results, "matrix": settlement.total.tolist(),
+                "stakes": None if settlement.stakes is None else settlement.stakes.tolist(),
                 "players": [entry.to_dict() for entry in settlement.entries]}
 
     @app.post("/api/natural", summary="The naturals of a hand (as `cpoker natural --json`)")

@@ -65,6 +65,8 @@ def test_every_route(client):
     compared = client.post("/api/solve", json={"hand": HAND, "seed": 3, "samples": 500,
                                                "compare": "As Kd 2s / 7c 6s 5d 4h 3c / Qh Jc Ts 9d 8h"}).json()
     assert compared["compared"]["ev_lost"] >= 0
+    staked = client.post("/api/score", json={"players": [A, B], "stakes": [[1, 10], [10, 1]]}).json()
+    assert staked["results"] == [10, -10] and staked["stakes"] == [[1, 10], [10, 1]]
     house = client.post("/api/score", json={"players": [A, B], "rules_toml": 'scoring = "2-4"'}).json()
     assert house["rules"]["scoring"] == "2-4" and house["results"] == [2, -2]
     schema = client.get("/openapi.json").json()
@@ -89,6 +91,7 @@ def test_every_route(client):
     ("/api/simulate", {"arrangement": "2s 2h / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac"}, 422, "wrong count"),
     ("/api/score", {"players": [A]}, 422, "at least 2 items"),
     ("/api/score", {"players": [A, A]}, 422, "held by both"),
+    ("/api/score", {"players": [A, B], "stakes": [[1, 2], [3, 1]]}, 422, "stakes must be symmetric"),
     ("/api/evaluate", {"cards": "As Ks"}, 422, "3 or 5 cards"),
     ("/api/evaluate", {}, 422, "Field required"),
 ])
