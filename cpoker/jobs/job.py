@@ -18,12 +18,15 @@ add up, what its result is, and what a saved result must match to be resumed.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import time
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Optional, TypeVar
+
+import numpy as np
 
 from cpoker.game.dealing import new_seed
 from cpoker.game.devices import check_device
@@ -34,7 +37,7 @@ from cpoker.run.runner import check_backend, run_blocks
 from cpoker.strategies.bots import bot_broken_result, closing_bots
 from cpoker.strategies.policy import resolve_tables
 from cpoker.strategies.strategy import Player, Strategy, StrategyLike, TablePolicy
-from cpoker.system.errors import Interrupted
+from cpoker.system.errors import Interrupted, OptionError
 from cpoker.system.interrupts import shielded
 from cpoker.system.limits import check_int, check_seconds, check_seed
 from cpoker.system.notice import compile_notice
@@ -85,8 +88,9 @@ class Job:
     def strategies(self) -> tuple[Strategy, ...]:
         return tuple(player.strategy for player in self.players)
 
-    @property
+    @functools.cached_property
     def tables_fingerprint(self) -> str:
+        """:func:`tables_fingerprint` of the job's players (hashed once: each saved state records it)."""
         return tables_fingerprint(self.players, self.tables)
 
     def start(self, resume: object, new: Callable[[], Tally], read: "Callable[[dict, dict], saved.Reading]", *,
@@ -100,6 +104,24 @@ class Job:
         return saved.resumed(resume, kind, state_format, read, seed=self.seed, rules=self.rules,
                              tables_sha256=self.tables_fingerprint, now=now or {}, unit=unit, asked=asked,
                              block=block, label=label)
+
+
+def seat_strategies(strategies: object, most: int, job: str, per_seat: str = "") -> list:
+    """The strategies of a job with a seat for each, 2 to ``most`` of them, as a list (a NumPy array of names
+    too, e.g. a column of a table of results).
+
+    Raises
+    ------
+    OptionError
+        For one string, something that is not a sequence, or too few or too many strategies.
+    """
+    if isinstance(strategies, np.ndarray):
+        strategies = strategies.tolist()
+    if isinstance(strategies, str) or not isinstance(strategies, Sequence) or not 2 <= len(strategies) <= most:
+        shown = "one string" if isinstance(strategies, str) else \
+            f"{len(strategies)}" if isinstance(strategies, Sequence) else type(strategies).__name__
+        raise OptionError(f"{job} needs 2 to {most} strategies{per_seat}, got {shown}")
+    return list(strategies)
 
 
 def settle(strategies: Sequence[StrategyLike], *, seed: object = None, rules: "Rules | str | None" = None,

@@ -275,6 +275,9 @@ def review(hands: "Iterable | PlayedHand", rules: "Rules | str | None" = None, o
         For a bad size, seed, backend or saved review.
     """
     from cpoker.jobs.job import Clock, HandTally, run_job, settle
+    from cpoker.jobs.solve import resolve_player
+    from cpoker.strategies.policy import resolve_tables
+    from cpoker.strategies.strategy import Player
     from cpoker.run.blocks import blocks_of
     from cpoker.strategies.bots import faulted_hands
     from cpoker.system.interrupts import deferred
@@ -300,9 +303,16 @@ def review(hands: "Iterable | PlayedHand", rules: "Rules | str | None" = None, o
                             state_format=REVIEW_STATE, unit="hands", asked=len(played), block=BLOCK_HANDS)
     results = tally.results
 
-    def opponent_of(hand: PlayedHand):
-        """The opponent model of a hand: the job's, or by name under the hand's own rules and their tables."""
-        return player if hand.rules is None or given_tables else opponent
+    by_rules: dict = {}
+
+    def opponent_of(hand: PlayedHand) -> Player:
+        """The opponent model of a hand: the job's, or, for a hand with rules of its own, the opponent resolved
+        under them and their shipped tables (once for each such rules)."""
+        if hand.rules is None or given_tables:
+            return player
+        if hand.rules not in by_rules:
+            by_rules[hand.rules] = resolve_player(opponent, resolve_tables(None, hand.rules), hand.rules)
+        return by_rules[hand.rules]
 
     def review_block(block):
         first = block[0] * BLOCK_HANDS

@@ -24,7 +24,7 @@ from cpoker._version import __version__
 from cpoker.game.arrangements import ROW_NAMES, Arrangement, ArrangementLike, as_arrangement
 from cpoker.game.dealing import deal_seeded, new_seed, rest_of_deck
 from cpoker.game.rules import Rules
-from cpoker.jobs.job import Clock, run_job, settle
+from cpoker.jobs.job import Clock, run_job, seat_strategies, settle
 from cpoker.jobs.solve import MAX_OPPONENTS
 from cpoker.run import saved
 from cpoker.run.blocks import blocks_of
@@ -136,6 +136,7 @@ def simulate(arrangement: ArrangementLike, opponents: int = 1, samples: int = 10
                  scheduler=scheduler, progress=progress, time_budget=time_budget, checkpoint=checkpoint,
                  checkpoint_seconds=checkpoint_seconds, jobs=jobs)
     rules, ((opponent_name, opponent),) = job.rules, job.players
+    players, tables, device = job.players, job.tables, job.device  # what a block needs (a Dask worker's copy)
     if arrangement.is_foul and rules.royalties is None:
         # every opponent is paid a scoop, whatever the cards: nothing to simulate (nor to resume: it is exact)
         loss = fouled_rows()
@@ -157,8 +158,8 @@ def simulate(arrangement: ArrangementLike, opponents: int = 1, samples: int = 10
     def work_many(blocks):
         counts = [count for _, count in blocks]
         dealt = deal_seeded(rest, [[seed, index] for index, _ in blocks], counts, opponents)
-        (all_keys,), (faults,) = arrange_all(job.players, dealt.reshape(-1, opponents, 13), job.tables, job.device,
-                                             rules, opponents)
+        (all_keys,), (faults,) = arrange_all(players, dealt.reshape(-1, opponents, 13), tables, device, rules,
+                                             opponents)
         summaries = []
         for start, count in zip(np.cumsum([0, *counts[:-1]]), counts):
             keys = np.ascontiguousarray(all_keys[start:start + count], dtype=np.int32)
@@ -437,12 +438,7 @@ def match(strategies: Sequence[StrategyLike], deals: int = 10_000, seed: Optiona
     """
     from cpoker.game.scoring import places
 
-    if isinstance(strategies, np.ndarray):
-        strategies = strategies.tolist()  # names in a NumPy array, e.g. a column of a study's table
-    if isinstance(strategies, str) or not isinstance(strategies, Sequence) or not 2 <= len(strategies) <= 4:
-        shown = f"{type(strategies).__name__}" if not isinstance(strategies, (str, Sequence)) else \
-            f"{len(strategies)}" if not isinstance(strategies, str) else "one string"
-        raise OptionError(f"a match needs 2 to 4 strategies, one per seat, got {shown}")
+    strategies = seat_strategies(strategies, 4, "a match", ", one per seat")
     deals = check_int("deals", deals, 1, MAX_DEALS)
     sessions = check_int("sessions", sessions, 0, MAX_SESSIONS)
     job = settle(strategies, seed=seed, rules=rules, tables=tables, device=device, backend=backend,
@@ -451,6 +447,7 @@ def match(strategies: Sequence[StrategyLike], deals: int = 10_000, seed: Optiona
     rules, raw_names = job.rules, list(job.names)
     names = seat_names(raw_names)
     players = len(strategies)
+    seat_players, tables, device = job.players, job.tables, job.device  # what a block needs (a Dask worker's copy)
     played_tables = job.tables_fingerprint
     if resume is not None and keep_points:
         raise OptionError("keep_points cannot be combined with resume: the saved match kept no per-deal points")
@@ -468,8 +465,8 @@ def match(strategies: Sequence[StrategyLike], deals: int = 10_000, seed: Optiona
         # a session draws from a stream apart from the match deals
         seeds = [[seed, index] if index < n_deal_chunks else [seed, 1, index - n_deal_chunks] for index, _ in blocks]
         counts = [count for _, count in blocks]
-        keys, faults = arrange_all(job.players, deal_seeded(deck, seeds, counts, players), job.tables, job.device,
-                                   rules, players - 1)
+        keys, faults = arrange_all(seat_players, deal_seeded(deck, seeds, counts, players), tables, device, rules,
+                                   players - 1)
         if any(index < n_deal_chunks for index, _ in blocks):
             # summed over the rotations: `players` times the points per deal, an exact integer
             rotated = sum(seat_points(keys, [(i + r) % players for i in range(players)], rules)

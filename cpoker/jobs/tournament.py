@@ -20,13 +20,12 @@ import numpy as np
 from cpoker._version import __version__
 from cpoker.game.dealing import deal_seeded
 from cpoker.game.rules import Rules
-from cpoker.jobs.job import Clock, run_job, settle
+from cpoker.jobs.job import Clock, run_job, seat_strategies, settle
 from cpoker.jobs.simulate import DEAL_CHUNK, arrange_all, seat_names, seat_points
 from cpoker.run import saved
 from cpoker.run.blocks import blocks_of
 from cpoker.run.stats import Moments
 from cpoker.strategies.strategy import StrategyLike
-from cpoker.system.errors import OptionError
 from cpoker.system.limits import MAX_DEALS, check_int
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -143,13 +142,7 @@ def tournament(strategies: Sequence[StrategyLike], deals: int = 10_000, seed: Op
     BotBroken
         When a bot broke; its ``result`` is the tournament of the deals before.
     """
-    if isinstance(strategies, np.ndarray):
-        strategies = strategies.tolist()
-    if isinstance(strategies, str) or not isinstance(strategies, Sequence) \
-            or not 2 <= len(strategies) <= MAX_STRATEGIES:
-        shown = "one string" if isinstance(strategies, str) else \
-            f"{len(strategies)}" if isinstance(strategies, Sequence) else type(strategies).__name__
-        raise OptionError(f"a tournament needs 2 to {MAX_STRATEGIES} strategies, got {shown}")
+    strategies = seat_strategies(strategies, MAX_STRATEGIES, "a tournament")
     deals = check_int("deals", deals, 1, MAX_DEALS)
     job = settle(strategies, seed=seed, rules=rules, tables=tables, device=device, backend=backend,
                  scheduler=scheduler, progress=progress, checkpoint=checkpoint,
@@ -157,6 +150,7 @@ def tournament(strategies: Sequence[StrategyLike], deals: int = 10_000, seed: Op
     rules, raw_names = job.rules, list(job.names)
     names = seat_names(raw_names)
     n = len(strategies)
+    players, tables, device = job.players, job.tables, job.device  # what a block needs (a Dask worker's copy)
     played_tables = job.tables_fingerprint
     tally, seed = job.start(resume, lambda: _TournamentTally.empty(n), _TournamentTally.read, kind="tournament",
                             state_format=TOURNAMENT_STATE, unit="deals", asked=deals, block=DEAL_CHUNK,
@@ -166,8 +160,7 @@ def tournament(strategies: Sequence[StrategyLike], deals: int = 10_000, seed: Op
 
     def work(block):
         index, count = block
-        keys, faults = arrange_all(job.players, deal_seeded(deck, [[seed, index]], [count], 2), job.tables,
-                                   job.device, rules)
+        keys, faults = arrange_all(players, deal_seeded(deck, [[seed, index]], [count], 2), tables, device, rules)
         pair_points = []
         field_points = np.zeros((count, n), dtype=np.int64)
         for i, j in pairs:

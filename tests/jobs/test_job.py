@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import cpoker
@@ -89,3 +90,23 @@ def test_the_clock_counts_the_resumed_seconds_and_this_runs_since_its_restart():
     clock = Clock(earlier=5.0)
     clock.restart()
     assert 5.0 <= clock.seconds() < 60.0
+
+
+def test_a_review_resolves_its_opponent_once_for_each_rules_its_hands_play(plugin_loads):
+    """Hands with rules of their own play the opponent resolved under those rules, once for all of them."""
+    from cpoker.jobs.review import review
+
+    hand = "2s 2h Ad / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac"
+    hands = [{"arrangement": hand}, {"arrangement": hand, "rules": "2-4"}, {"arrangement": hand, "rules": "2-4"},
+             {"arrangement": hand}]
+    reviewed = review(hands, opponent=PLUGIN, samples=20, seed=1, jobs=1)
+    assert plugin_loads == [PLUGIN, PLUGIN]  # the job's, then the one of the 2-4 hands
+    assert [h.rules for h in reviewed.hands] == ["pagat", "2-4", "2-4", "pagat"]
+
+
+def test_the_seats_of_a_tournament_are_checked_as_a_matchs():
+    assert tournament(np.array(["greedy", "table"]), deals=20, seed=1).strategies == ("greedy", "table")
+    for strategies, shown in (("table", "one string"), (["table"], "1"), ({"table": 1}, "dict"),
+                              (["greedy"] * 17, "17")):
+        with pytest.raises(OptionError, match=f"a tournament needs 2 to 16 strategies, got {shown}"):
+            tournament(strategies, deals=20)
