@@ -17,6 +17,7 @@ import numpy as np
 from cpoker.game.arrangements import ROW_NAMES, Arrangement, ArrangementLike, as_arrangement
 from cpoker.game.cards import format_cards
 from cpoker.system.errors import ArrangementError, CpokerError, OptionError
+from cpoker.system.limits import is_integer
 from cpoker.game.naturals import Natural
 from cpoker.game.rules import Rules, resolve_rules
 
@@ -157,8 +158,7 @@ def check_stakes(stakes: object, players: int) -> np.ndarray:
             if i == j:
                 continue
             value = rows[i][j]
-            if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
-                    or not 1 <= value <= MAX_STAKE:
+            if not is_integer(value) or not 1 <= value <= MAX_STAKE:
                 raise OptionError(f"the stake of players {i + 1} and {j + 1} must be a whole number of units "
                                   f"from 1 to {MAX_STAKE:,}, got {value!r}")
             matrix[i, j] = value
