@@ -29,7 +29,7 @@ _EXPORTS = {name: module for module, names in {
     "game.arrangements": ("Arrangement", "Arrangements", "arrangements", "is_foul"),
     "game.rules": ("Rules", "Royalties", "Naturals"),
     "game.naturals": ("natural", "Natural", "find_naturals"),
-    "game.scoring": ("settle", "settle_matrix", "settle_details", "Session"),
+    "game.scoring": ("settle", "settle_matrix", "settle_details", "Session", "SURRENDER"),
     "strategies.strategy": ("Strategy", "greedy", "table", "TablePolicy"),
     "jobs.solve": ("mc", "solve", "Solution"),
     "strategies.policy": ("PolicyTables", "default_tables", "RowModel"),
@@ -74,7 +74,7 @@ if TYPE_CHECKING:  # pragma: no cover  (names for type checkers; loaded lazily a
     from cpoker.game.rules import Naturals as Naturals, Royalties as Royalties, Rules as Rules
     from cpoker.game.naturals import find_naturals as find_naturals, natural as natural, Natural as Natural
     from cpoker.game.scoring import (Session as Session, settle as settle, settle_details as settle_details,
-                                     settle_matrix as settle_matrix)
+                                     settle_matrix as settle_matrix, SURRENDER as SURRENDER)
     from cpoker.strategies.strategy import (greedy as greedy, Strategy as Strategy, table as table,
                                             TablePolicy as TablePolicy)
     from cpoker.jobs.solve import mc as mc, Solution as Solution, solve as solve

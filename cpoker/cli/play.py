@@ -79,7 +79,7 @@ def _read_deal_file(path: str) -> list:
 def cmd_score(args) -> int:
     from cpoker.game.naturals import Natural
     from cpoker.game.rules import resolve_rules
-    from cpoker.game.scoring import pair_breakdown, row_results, settle_details
+    from cpoker.game.scoring import PARTS, Surrendered, pair_breakdown, row_results, settle_details
 
     if bool(args.player) == bool(args.file):
         return fail("give each player's rows with --player (2 to 4 times) or a JSON file with --file")
@@ -90,11 +90,17 @@ def cmd_score(args) -> int:
     deal = list(settlement.entries)
     matrix = settlement.total
     results = settlement.results
-    parts = ("rows", "scoring_bonus", "royalties", "naturals")
+    parts = PARTS
+    shows = [not isinstance(entry, (Natural, Surrendered)) for entry in deal]  # an arrangement, rows to compare
+
+    def kind(entry) -> str:
+        return "natural" if isinstance(entry, Natural) else "surrender" if isinstance(entry, Surrendered) \
+            else "arrangement"
+
     if args.json:
         print_json({
             "rules": rules.to_dict(),
-            "players": [{"player": i + 1, ("natural" if isinstance(a, Natural) else "arrangement"): a.to_dict(),
+            "players": [{"player": i + 1, kind(a): True if isinstance(a, Surrendered) else a.to_dict(),
                          "result": r} for i, (a, r) in enumerate(zip(deal, results))],
             "matrix": matrix.tolist(),
             "stakes": None if settlement.stakes is None else settlement.stakes.tolist(),
@@ -102,13 +108,14 @@ def cmd_score(args) -> int:
             "pairs": {f"{i + 1}v{j + 1}": pair_breakdown(deal[i], deal[j], rules)
                       for i in range(len(deal)) for j in range(len(deal)) if i < j},
             "rows": {f"{i + 1}v{j + 1}": dict(zip(("front", "middle", "back"), row_results(deal[i], deal[j])))
-                     for i in range(len(deal)) for j in range(len(deal)) if i < j
-                     and not isinstance(deal[i], Natural) and not isinstance(deal[j], Natural)},
+                     for i in range(len(deal)) for j in range(len(deal)) if i < j and shows[i] and shows[j]},
         })
         return 0
     for i, (entry, result) in enumerate(zip(deal, results)):
         if isinstance(entry, Natural):
             shown, status = f"declares {entry}", f"natural worth {entry.payout} per opponent"
+        elif isinstance(entry, Surrendered):
+            shown, status = "surrenders", f"pays {rules.surrender} to each opponent who plays"
         else:
             shown = entry.format(symbols=args.symbols)
             status = f"FOUL: {entry.foul_reason}" if entry.is_foul else ""
@@ -198,6 +205,14 @@ def cmd_solve(args) -> int:
         assert natural is not None and natural.payout is not None  # (declared: it counts under the rules)
         print(f"DECLARE the natural {natural.kind}: it wins {natural.payout} from each opponent "
               f"({natural.payout * solution.opponents:+d} per deal), more than the best arrangement.")
+    if solution.surrender is not None:
+        advice = solution.surrender
+        worth = "table value" if solution.method == "table" else "EV"
+        interval = "" if advice.play_interval is None else \
+            f" [{fixed(advice.play_interval[0], '+.3f')}, {fixed(advice.play_interval[1], '+.3f')}]"
+        print(f"{'SURRENDER' if advice.advised else 'play'}: surrendering costs "
+              f"{fixed(advice.surrender_value, '+.0f')} per deal ({solution.rules.surrender} to each opponent); "
+              f"playing the best arrangement is worth {worth} {fixed(advice.play_ev, '+.3f')}{interval}")
     return PARTIAL if solution.partial else 0
 
 
@@ -287,7 +302,8 @@ def add_score(commands) -> None:
                   '--player "3s 3h 4d / 6c 6d 8s 5c 2d / 9c 9d Th Ts As"\n'
                   '         cpoker score --file deal.json   (JSON: {"players": ["front / middle / back", ...]})')
     sub.add_argument("--player", action="append", metavar='"FRONT / MIDDLE / BACK"',
-                     help="one player's rows; repeat for each player")
+                     help="one player's rows, 'natural: CARDS' for a declared natural, or 'surrender' when the "
+                          "rules allow it; repeat for each player")
     sub.add_argument("--file", help="JSON file with the players' arrangements")
     sub.add_argument("--rules", default=None, help=RULES_HELP)
     sub.add_argument("--stakes", action="append", metavar="A-B=UNITS",

@@ -13,6 +13,10 @@ opt-in fields:
   pays the opponents' (seed 001, *Pénalité de faute*).
 * ``naturals``: hands declared instead of arranging, with their payouts per
   opponent (seeds 001/002/003); natural against natural as in seed 003.
+* ``surrender``: a player may give up the deal instead of showing an arrangement, and pays that
+  many units to each opponent who plays (seed 003).
+* ``session_stakes``: deal ``k`` of a session counts ``session_stakes[k]`` times (seed 001's rising
+  "variable stake").
 
 Presets: ``Rules.preset("pagat" | "1-6" | "2-4" | "seed001-royalties")``; house rules
 from a TOML file with ``Rules.from_toml(path)`` (see ``Rules.to_toml``).
@@ -33,12 +37,17 @@ from cpoker.system.errors import RulesError
 from cpoker.game.evaluation import CATEGORIES
 
 SCORING_METHODS = ("pagat", "1-6", "2-4")
+TOML_FIELDS = ("scoring", "royalties", "naturals", "surrender", "session_stakes")
 ROWS = ROW_NAMES
 FRONT_CATEGORIES = ("high card", "pair", "three of a kind")
 # strongest first: the order in which naturals beat each other (seed 003: "the stronger natural wins")
 # |units| bound of every royalty and natural: a deal's points then stay far from int64 overflow
 # (4 players x 3 rows x 10**6 x 10**10 deals < 2**63), and no real table pays more
 MAX_UNITS = 10**6
+# session_stakes: a multiplier per deal of a session; the product with a pair's stake (at most 10**6) and a
+# deal's points (below 10**9) stays far from int64 overflow
+MAX_SESSION_STAKE = 1000
+MAX_SESSION_DEALS = 1000
 NATURAL_KINDS = ("dragon", "four trips", "three flushes", "three straights", "six pairs", "no people")
 
 SEED001_ROYALTIES = {
@@ -136,6 +145,23 @@ class Naturals:
         return dict(self.payouts)
 
 
+def _session_stakes(value, source: str) -> Optional[tuple]:
+    if value is None:
+        return None
+    if isinstance(value, (str, bytes, Mapping)) or not hasattr(value, "__len__"):
+        raise _fail(source, f"session_stakes must be a list of whole numbers, one per deal, got {short_repr(value)}")
+    if not 1 <= len(value) <= MAX_SESSION_DEALS:
+        raise _fail(source, f"session_stakes must give 1 to {MAX_SESSION_DEALS:,} deals' stakes, got {len(value)}")
+    stakes = []
+    for k, stake in enumerate(value):
+        if (isinstance(stake, (bool, np.bool_)) or not isinstance(stake, (int, np.integer))
+                or not 1 <= stake <= MAX_SESSION_STAKE):
+            raise _fail(source, f"session_stakes[{k}] (deal {k + 1}) must be a whole number from 1 to "
+                                f"{MAX_SESSION_STAKE:,}, got {short_repr(stake)}")
+        stakes.append(int(stake))
+    return tuple(stakes)
+
+
 @dataclass(frozen=True)
 class Rules:
     """Scoring rules; ``Rules()`` is the Pagat base game.
@@ -148,12 +174,23 @@ class Rules:
         A :class:`Royalties`, a mapping ``{row: {category: units}}``, or ``None``.
     naturals
         A :class:`Naturals`, a mapping ``{kind: units}``, or ``None``.
+    surrender
+        ``None`` (default: every hand is played), or the units a player who gives up the deal pays each
+        opponent who plays (seed 003).  Two players who both surrender owe each other nothing; a declared
+        natural is paid in full by every opponent, surrendered or not.
+    session_stakes
+        ``None`` (default: every deal counts once), or one multiplier per deal of a session: deal ``k``
+        (from 0) counts ``session_stakes[k]`` times (seed 001's rising "variable stake").  A session may
+        not be longer than the list.  A deal's multiplier scales every result of that deal alike, so it
+        changes no best play: solving, simulations and matches report points per deal at stake 1.
     """
 
     scoring: str = "pagat"
     royalties: Optional[Royalties] = None
     naturals: Optional[Naturals] = None
     source: str = field(default="", compare=False)
+    surrender: Optional[int] = None
+    session_stakes: Optional[tuple] = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.scoring, str) or self.scoring not in SCORING_METHODS:
@@ -166,6 +203,24 @@ class Rules:
             raise _fail(self.source, "royalties must be a Royalties object or a mapping")
         if self.naturals is not None and not isinstance(self.naturals, Naturals):
             raise _fail(self.source, "naturals must be a Naturals object or a mapping")
+        if self.surrender is not None:
+            object.__setattr__(self, "surrender", _units(self.surrender, "surrender", self.source))
+        object.__setattr__(self, "session_stakes", _session_stakes(self.session_stakes, self.source))
+
+    def deal_stake(self, deal: int) -> int:
+        """The multiplier of deal ``deal`` (from 0) of a session: ``session_stakes[deal]``, or 1 without them.
+
+        Raises
+        ------
+        RulesError
+            For a deal past the end of ``session_stakes``.
+        """
+        if self.session_stakes is None:
+            return 1
+        if not 0 <= deal < len(self.session_stakes):
+            raise RulesError(f"the rules ({self.name}) give session_stakes for {len(self.session_stakes)} deals; "
+                             f"there is no deal {deal + 1}")
+        return self.session_stakes[deal]
 
     @classmethod
     def preset(cls, name: str) -> "Rules":
@@ -203,9 +258,9 @@ class Rules:
             raise RulesError(f"rules file {source} is not valid TOML: {error}") from None
         except (ValueError, RecursionError) as error:  # e.g. a 5,000-digit number, absurd nesting
             raise RulesError(f"rules file {source} cannot be read: {str(error)[:120]}") from None
-        unknown = set(data) - {"scoring", "royalties", "naturals"}
+        unknown = set(data) - set(TOML_FIELDS)
         if unknown:
-            raise _fail(source, f"unknown field {sorted(unknown)[0]!r} (fields: scoring, royalties, naturals)")
+            raise _fail(source, f"unknown field {sorted(unknown)[0]!r} (fields: {', '.join(TOML_FIELDS)})")
         royalties = data.get("royalties")
         if royalties is not None:
             if not isinstance(royalties, Mapping):
@@ -221,10 +276,15 @@ class Rules:
         scoring = data.get("scoring", "pagat")
         if not isinstance(scoring, str):
             raise _fail(source, f"scoring must be a string, got {scoring!r}")
-        return cls(scoring, royalties, naturals, source)
+        return cls(scoring, royalties, naturals, source, data.get("surrender"), data.get("session_stakes"))
 
     def to_toml(self) -> str:
+        """The rules as the TOML text :meth:`from_toml_text` reads back to equal rules."""
         lines = [f'scoring = "{self.scoring}"']
+        if self.surrender is not None:
+            lines.append(f"surrender = {self.surrender}")
+        if self.session_stakes is not None:
+            lines.append(f"session_stakes = [{', '.join(map(str, self.session_stakes))}]")
         if self.royalties is not None:
             lines += ["", "[royalties]", f"require_win = {str(self.royalties.require_win).lower()}"]
             for row, categories in self.royalties.to_mapping().items():
@@ -274,7 +334,9 @@ class Rules:
             royalties = Royalties.from_mapping(royalties["table"], royalties["require_win"], source)
         given = data.get("name")
         name = given if isinstance(given, str) else ""
-        rules = cls(data["scoring"], royalties, data.get("naturals"), source=name or source)
+        session_stakes = data.get("session_stakes")  # (records of cpoker 0.3 and earlier have neither)
+        rules = cls(data["scoring"], royalties, data.get("naturals"), source=name or source,
+                    surrender=data.get("surrender"), session_stakes=session_stakes)
         preset = PRESETS.get(name)
         return preset if preset == rules else rules
 
@@ -282,7 +344,9 @@ class Rules:
         return {"name": self.name, "scoring": self.scoring,
                 "royalties": None if self.royalties is None else {
                     "table": self.royalties.to_mapping(), "require_win": self.royalties.require_win},
-                "naturals": None if self.naturals is None else self.naturals.to_mapping()}
+                "naturals": None if self.naturals is None else self.naturals.to_mapping(),
+                "surrender": self.surrender,
+                "session_stakes": None if self.session_stakes is None else list(self.session_stakes)}
 
 
 PRESETS = {

@@ -16,7 +16,7 @@ import numpy as np
 
 from cpoker.game.arrangements import ROW_NAMES, Arrangement, ArrangementLike, as_arrangement
 from cpoker.game.cards import format_cards
-from cpoker.system.errors import ArrangementError, CpokerError, OptionError
+from cpoker.system.errors import ArrangementError, CpokerError, OptionError, RulesError
 from cpoker.system.limits import is_integer
 from cpoker.game.naturals import Natural
 from cpoker.game.rules import Rules, resolve_rules
@@ -52,19 +52,53 @@ def fouled_rows() -> dict[str, dict[str, float]]:
     return {name: {"win": 0.0, "tie": 0.0, "loss": 1.0} for name in ROW_NAMES}
 
 
-def pair_breakdown(a: "Arrangement | Natural", b: "Arrangement | Natural",
-                   rules: Optional[Rules] = None) -> dict[str, int]:
-    """What ``a`` wins from ``b``: ``{"rows", "scoring_bonus", "royalties", "naturals", "total"}``.
+class Surrendered:
+    """A player who gave up the deal instead of showing an arrangement (``Rules(surrender=N)``, seed 003).
 
-    A declared natural wins its payout from a player without one (and pays a
-    stronger one's); otherwise rows, the scoring method's bonus and royalties
-    are settled by the one kernel every simulation uses.
+    :data:`SURRENDER` is the one instance; the text ``"surrender"`` stands for it wherever an
+    arrangement is read.  It pays ``N`` units to each opponent who plays (an arrangement, fouled or not),
+    nothing to another who surrendered, and a declared natural's payout in full.
+    """
+
+    cards: tuple = ()
+
+    def to_dict(self) -> dict:
+        return {"surrender": True}
+
+    def format(self, symbols: bool = False) -> str:
+        return "surrender"
+
+    def __repr__(self) -> str:
+        return "SURRENDER"
+
+    def __reduce__(self) -> str:
+        return "SURRENDER"  # pickles (to a worker, say) as the one instance
+
+
+SURRENDER = Surrendered()
+PARTS = ("rows", "scoring_bonus", "royalties", "naturals", "surrender")
+
+
+def pair_breakdown(a: "Arrangement | Natural | Surrendered", b: "Arrangement | Natural | Surrendered",
+                   rules: Optional[Rules] = None) -> dict[str, int]:
+    """What ``a`` wins from ``b``: ``{"rows", "scoring_bonus", "royalties", "naturals", "surrender", "total"}``.
+
+    A declared natural wins its payout from a player without one, surrendered
+    or not (and pays a stronger one's).  A player who surrendered pays
+    ``rules.surrender`` to one who plays and nothing to another who
+    surrendered.  Otherwise rows, the scoring method's bonus and royalties are
+    settled by the one kernel every simulation uses.
     """
     from cpoker._kernels.scoring import pair_parts
 
     rules = resolve_rules(rules)
-    parts = {"rows": 0, "scoring_bonus": 0, "royalties": 0, "naturals": 0}
-    if isinstance(a, Natural) and isinstance(b, Natural):
+    parts = dict.fromkeys(PARTS, 0)
+    if isinstance(a, Surrendered) or isinstance(b, Surrendered):
+        if isinstance(a, Natural) or isinstance(b, Natural):
+            parts["naturals"] = (a.payout or 0) if isinstance(a, Natural) else -(b.payout or 0)  # type: ignore
+        elif isinstance(a, Surrendered) != isinstance(b, Surrendered):
+            parts["surrender"] = (rules.surrender or 0) * (1 if isinstance(b, Surrendered) else -1)
+    elif isinstance(a, Natural) and isinstance(b, Natural):
         outcome = a.compare(b)
         parts["naturals"] = ((a.payout or 0) if outcome > 0 else (b.payout or 0) if outcome < 0 else 0) * outcome
     elif isinstance(a, Natural):
@@ -84,10 +118,15 @@ def pair_points(a: "Arrangement | Natural", b: "Arrangement | Natural", rules: O
     return pair_breakdown(a, b, rules)["total"]
 
 
-Entry = Union[ArrangementLike, Natural]
+Entry = Union[ArrangementLike, Natural, Surrendered]
 
 
-def _as_entry(item: Entry, rules: Rules, misset: str = "error") -> "Arrangement | Natural":
+def _as_entry(item: Entry, rules: Rules, misset: str = "error") -> "Arrangement | Natural | Surrendered":
+    if isinstance(item, Surrendered) or (isinstance(item, str) and item.strip().lower() == "surrender"):
+        if rules.surrender is None:
+            raise ArrangementError(f"the rules ({rules.name}) do not allow surrender; house rules allow it with "
+                                   "surrender = UNITS (paid to each opponent who plays)")
+        return SURRENDER
     if isinstance(item, Natural):
         if rules.naturals is None or rules.naturals.payout(item.kind) is None:
             raise ArrangementError(f"the rules ({rules.name}) do not count the natural '{item.kind}'")
@@ -176,9 +215,10 @@ class Settlement:
 
     Every matrix is ``(players, players)``, entry ``[i, j]`` being what player
     ``i`` wins from player ``j``: ``rows``, ``scoring_bonus`` (scoops and the
-    2-4 bonus), ``royalties``, ``naturals`` and their sum ``total``, each
-    already multiplied by the pair's stake (``stakes``, 1 for every pair by
-    default).
+    2-4 bonus), ``royalties``, ``naturals``, ``surrender`` (what a player who
+    surrendered paid) and their sum ``total``, each already multiplied by the
+    pair's stake (``stakes``, 1 for every pair by default).  ``entries`` holds
+    each player's arrangement, declared natural or :data:`SURRENDER`.
     """
 
     entries: tuple
@@ -188,6 +228,12 @@ class Settlement:
     naturals: np.ndarray
     total: np.ndarray
     stakes: Optional[np.ndarray] = None
+    surrender: Optional[np.ndarray] = None  # (always set by settle_details; last to keep the fields' order)
+
+    @property
+    def surrendered(self) -> list[bool]:
+        """Whether each player surrendered."""
+        return [isinstance(entry, Surrendered) for entry in self.entries]
 
     @property
     def results(self) -> list[int]:
@@ -198,6 +244,7 @@ def settle_details(arrangements: Sequence[Entry], rules: Optional[Rules] = None,
                    misset: str = "error", stakes: object = None) -> Settlement:
     """Settle a deal and keep each part of every pairwise result (see :class:`Settlement`).
 
+    An entry may be the word ``"surrender"`` (or :data:`SURRENDER`) when the rules allow it.
     ``misset="foul"`` settles a mis-set arrangement (wrong counts, a repeated
     card) as a foul, as docs/rules.md §04 does at the table; by default it is an error.
     ``stakes`` gives each pair its own unit (:func:`check_stakes`; default 1).
@@ -206,8 +253,7 @@ def settle_details(arrangements: Sequence[Entry], rules: Optional[Rules] = None,
     deal = _check_deal(arrangements, rules, misset)
     n = len(deal)
     units = check_stakes(stakes, n)
-    parts = {name: np.zeros((n, n), dtype=np.int64) for name in ("rows", "scoring_bonus", "royalties", "naturals",
-                                                                  "total")}
+    parts = {name: np.zeros((n, n), dtype=np.int64) for name in (*PARTS, "total")}
     for i in range(n):
         for j in range(i + 1, n):
             for name, value in pair_breakdown(deal[i], deal[j], rules).items():
@@ -231,8 +277,10 @@ def settle(arrangements: Sequence[Entry], rules: Optional[Rules] = None, misset:
     """Net points of each player for one deal of 2-4 players (zero-sum).
 
     Entries are arrangements (objects, ``"front / middle / back"`` text or
-    three rows), or naturals declared instead (:func:`cpoker.natural`, or the
-    text ``"natural: <13 cards>"``) when the rules count them.  ``stakes[i][j]``
+    three rows), naturals declared instead (:func:`cpoker.natural`, or the
+    text ``"natural: <13 cards>"``) when the rules count them, or the word
+    ``"surrender"`` when the rules allow it (``Rules(surrender=N)``: the
+    player pays ``N`` to each opponent who plays).  ``stakes[i][j]``
     is the unit players ``i`` and ``j`` play for (seed 003's stakes between
     pairs: :func:`check_stakes`); by default every pair plays for 1.
 
@@ -241,7 +289,8 @@ def settle(arrangements: Sequence[Entry], rules: Optional[Rules] = None, misset:
     OptionError
         For fewer than 2 or more than 4 players, or stakes that are not a symmetric matrix of whole units.
     ArrangementError, CardError
-        For unreadable arrangements, a card held by two players, or a natural the rules do not count.
+        For unreadable arrangements, a card held by two players, a natural the rules do not count, or a
+        surrender the rules do not allow.
 
     Examples
     --------
@@ -267,14 +316,19 @@ class DealRecord:
 
     number: int  # 1-based
     dealer: int  # 0-based player index
-    arrangements: tuple[Arrangement, ...]
-    results: tuple[int, ...]
+    arrangements: tuple[Arrangement, ...]  # (or a declared natural, or SURRENDER)
+    results: tuple[int, ...]  # already multiplied by the deal's stake
     ledger: tuple[int, ...]  # running totals after this deal
+    stake: int = 1  # the deal's multiplier: rules.session_stakes[number - 1], or 1
 
 
 @dataclass
 class Session:
     """A session of ``deals`` deals; the dealer passes to the left (next index) after each.
+
+    Under rules with ``session_stakes`` (seed 001's rising stake), deal ``k`` counts
+    ``rules.session_stakes[k]`` times, on top of each pair's ``stakes``; the session may not be longer than
+    that list.
 
     >>> s = Session(players=2, deals=8)
     >>> _ = s.play(["2s 2h Ad / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac",
@@ -300,6 +354,10 @@ class Session:
         self.rules = resolve_rules(self.rules)
         if self.stakes is not None:
             self.stakes = check_stakes(self.stakes, self.players).tolist()
+        given = self.rules.session_stakes
+        if given is not None and len(given) < self.deals:
+            raise RulesError(f"the rules ({self.rules.name}) give session_stakes for {len(given)} deals, "
+                             f"fewer than this session's {self.deals}")
 
     @property
     def dealer(self) -> int:
@@ -315,16 +373,17 @@ class Session:
         """Running total of each player, starting from 0."""
         return list(self.history[-1].ledger) if self.history else [0] * self.players
 
-    def play(self, arrangements: Sequence[ArrangementLike]) -> DealRecord:
-        """Settle the next deal and add it to the ledger."""
+    def play(self, arrangements: Sequence[Entry]) -> DealRecord:
+        """Settle the next deal (times its session stake) and add it to the ledger."""
         if self.is_over:
             raise ArrangementError(f"the session is over: all {self.deals} deals were played")
         if len(arrangements) != self.players:
             raise ArrangementError(f"this session has {self.players} players, got {len(arrangements)} arrangements")
         deal = _check_deal(arrangements, self.rules)  # type: ignore[arg-type]
-        results = settle(deal, self.rules, stakes=self.stakes)
+        stake = self.rules.deal_stake(len(self.history))  # type: ignore[union-attr]
+        results = [stake * result for result in settle(deal, self.rules, stakes=self.stakes)]
         ledger = tuple(t + r for t, r in zip(self.ledger, results))
-        record = DealRecord(len(self.history) + 1, self.dealer, tuple(deal), tuple(results), ledger)
+        record = DealRecord(len(self.history) + 1, self.dealer, tuple(deal), tuple(results), ledger, stake)
         self.history.append(record)
         return record
 
@@ -335,6 +394,6 @@ class Session:
         return [(place, player, total) for place, player, total in ranked]
 
 
-__all__ = ["DealRecord", "Session", "Settlement", "check_stakes",
+__all__ = ["DealRecord", "SURRENDER", "Session", "Settlement", "Surrendered", "check_stakes",
            "pair_breakdown", "pair_points", "places", "row_keys", "row_results",
            "settle", "settle_details", "settle_matrix", "ROW_NAMES"]

@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterable, Optional
 
 from cpoker.game.arrangements import ROW_NAMES, Arrangement
-from cpoker.system.errors import CpokerError, OptionError
+from cpoker.system.errors import CpokerError, OptionError, RulesError
 from cpoker.system.limits import MAX_SAMPLES, check_int, check_seed
 from cpoker.jobs.played import MAX_HANDS, MAX_OPPONENTS, PlayedHand, actual_points, checked_hands
-from cpoker.game.rules import Rules, resolve_rules
+from cpoker.game.rules import MAX_SESSION_DEALS, Rules, resolve_rules
 from cpoker.run.stats import Z95
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -482,6 +482,7 @@ class TableDeal:
     arrangements: tuple
     settlement: object
     reviewed: ReviewedHand
+    stake: int = 1  # the deal's session stake (rules.session_stakes), already in the settlement
 
     def to_dict(self) -> dict:
         from cpoker.game.cards import format_cards
@@ -489,21 +490,28 @@ class TableDeal:
         return {"seed": self.seed, "hands": [format_cards(h) for h in self.hands],
                 "arrangements": [a.to_dict() for a in self.arrangements],
                 "results": self.settlement.results, "matrix": self.settlement.total.tolist(),  # type: ignore
-                "review": self.reviewed.to_dict()}
+                "stake": self.stake, "review": self.reviewed.to_dict()}
 
 
 def table_deal(arrangement, players: int, seed: int, rules: "Rules | str | None" = None,
-               samples: int = 1000) -> TableDeal:
+               samples: int = 1000, deal: int = 0, session_deals: int = 1) -> TableDeal:
     """Play the deal ``cpoker.deal(players, seed)``: the player (seat 1) puts down ``arrangement`` of the first
     hand, each opponent the table policy's arrangement of the rules; the deal is settled, and the player's hand is
     reviewed (:func:`review` of that one hand with the real opponents: its EV, the best's, and the luck).
+
+    ``deal`` is the deal's number (from 0) in a session of ``session_deals``: under rules with
+    ``session_stakes`` the deal is settled at its stake, and the review stays per unit.
 
     Raises
     ------
     ArrangementError, CardError
         Unless ``arrangement`` is an arrangement (it may foul) of exactly the first hand's cards.
+    RulesError
+        When the rules' ``session_stakes`` are fewer than ``session_deals``.
+    OptionError
+        For a ``deal`` outside the session.
     """
-    from cpoker.game.cards import deal
+    from cpoker.game.cards import deal as deal_hands
     from cpoker.game.scoring import settle_details
     from cpoker.strategies.strategy import table
 
@@ -511,11 +519,18 @@ def table_deal(arrangement, players: int, seed: int, rules: "Rules | str | None"
     if seed is None:
         raise OptionError("a table deal needs its seed")
     rules = resolve_rules(rules)
-    hands = deal(players, seed)
+    session_deals = check_int("session_deals", session_deals, 1, MAX_SESSION_DEALS)
+    number = check_int("deal", deal, 0, session_deals - 1, f" (a deal of a {session_deals}-deal session, from 0)")
+    if rules.session_stakes is not None and len(rules.session_stakes) < session_deals:
+        raise RulesError(f"the rules ({rules.name}) give session_stakes for {len(rules.session_stakes)} deals, "
+                         f"fewer than this session's {session_deals}")
+    stake = rules.deal_stake(number)
+    hands = deal_hands(players, seed)
     mine = Arrangement.parse(arrangement, hand=hands[0]) if not isinstance(arrangement, Arrangement) else \
         Arrangement(*arrangement.rows, hand=hands[0])
     others = tuple(table(hand, rules=rules) for hand in hands[1:])
     played = PlayedHand(mine, real_opponents=others)
     result = review([played], rules=rules, samples=samples, seed=seed, jobs=1)
     return TableDeal(seed=seed, hands=tuple(hands), arrangements=(mine, *others),
-                     settlement=settle_details([mine, *others], rules), reviewed=result.hands[0])
+                     settlement=settle_details([mine, *others], rules, stakes=[[stake] * players] * players),
+                     reviewed=result.hands[0], stake=stake)

@@ -73,6 +73,41 @@ class Candidate:
 
 
 @dataclass(frozen=True)
+class SurrenderAdvice:
+    """Surrender or play, under rules that allow surrender (``Rules(surrender=N)``).
+
+    Surrendering pays ``N`` to each opponent; the solver's opponents always play, so its value is exactly
+    ``-N * opponents`` (an interval of no width).  Playing is worth the best arrangement's EV (or its
+    table value, for the table method), with that estimate's interval.  Surrender is ``advised`` when
+    playing is worth less, unless a natural is worth declaring.
+    """
+
+    advised: bool
+    surrender_value: float
+    play_ev: float
+    play_interval: Optional[tuple[float, float]]
+
+    @property
+    def surrender_interval(self) -> tuple[float, float]:
+        """95% interval of :attr:`surrender_value`: the value itself, which is exact."""
+        return self.surrender_value, self.surrender_value
+
+    def to_dict(self) -> dict:
+        return {"advised": self.advised, "surrender_value": self.surrender_value,
+                "surrender_interval_95": list(self.surrender_interval), "play_ev": self.play_ev,
+                "play_interval_95": None if self.play_interval is None else list(self.play_interval)}
+
+
+def surrender_advice(solution: "Solution") -> Optional[SurrenderAdvice]:
+    """:class:`SurrenderAdvice` for ``solution``, or ``None`` when its rules do not allow surrender."""
+    if solution.rules.surrender is None:
+        return None
+    value = -float(solution.rules.surrender * solution.opponents)
+    return SurrenderAdvice(advised=solution.ev < value and solution.natural is None, surrender_value=value,
+                           play_ev=solution.ev, play_interval=solution.interval)
+
+
+@dataclass(frozen=True)
 class Solution:
     """The answer of :func:`solve`.
 
@@ -98,6 +133,10 @@ class Solution:
         paired difference, far below either EV's; ``ev_lost_interval`` is its
         95% interval.  Under the table method they are table values and the
         standard error is ``None``.
+    surrender
+        Under rules that allow surrender, whether to surrender instead of
+        playing :attr:`best`, with both values (:class:`SurrenderAdvice`);
+        ``None`` otherwise.
     """
 
     hand: tuple
@@ -121,6 +160,12 @@ class Solution:
     ev_lost: Optional[float] = None
     ev_lost_stderr: Optional[float] = None
     bot_faults: int = 0  # opponents' hands settled as fouls because the opponent model, a bot, faulted
+    surrender: Optional[SurrenderAdvice] = None
+
+    @property
+    def advise_surrender(self) -> bool:
+        """Whether to surrender rather than play :attr:`best` (never without rules that allow it)."""
+        return self.surrender is not None and self.surrender.advised
 
     @property
     def interval(self) -> Optional[tuple[float, float]]:
@@ -164,6 +209,7 @@ class Solution:
             "seconds": self.seconds,
             "bot_faults": self.bot_faults,
             "declare_natural": None if self.natural is None else self.natural.to_dict(),
+            "surrender": None if self.surrender is None else self.surrender.to_dict(),
             "compared": None if self.compared is None else {
                 **self.compared.to_dict(), "ev_lost": self.ev_lost, "ev_lost_stderr": self.ev_lost_stderr,
                 "ev_lost_interval_95": None if self.ev_lost_interval is None else list(self.ev_lost_interval)},
@@ -260,13 +306,15 @@ def solve(hand: CardsLike, opponents: int = 1, samples: int = 2000, seed: Option
     with shielded(), closing_bots():
         if method == "table":
             _warm_up_table()
-            return _solve_table(hand_ids, opponents, rules, tables, time.perf_counter(), compared)
+            solution = _solve_table(hand_ids, opponents, rules, tables, time.perf_counter(), compared)
+            return dataclasses.replace(solution, surrender=surrender_advice(solution))
         seed = new_seed() if seed is None else seed
         _warm_up_mc(hand_ids, rules, opponent, opponent_name, tables, device)
         (faults_before,) = faulted_hands([opponent.strategy])
         solution = _solve_mc(hand_ids, opponents, samples, seed, rules, opponent, opponent_name, tables,
                              time.perf_counter(), progress, device, compared, deadline)
         solution = dataclasses.replace(solution, bot_faults=faulted_hands([opponent.strategy])[0] - faults_before)
+        solution = dataclasses.replace(solution, surrender=surrender_advice(solution))
         # the blocks are done: a signal since then (during the candidates' statistics) leaves the result as it
         # is, complete or partial, as one after the last block does (see cpoker.run.runner.run_blocks)
         interrupts.consume()

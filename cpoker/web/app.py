@@ -128,6 +128,10 @@ class PlayBody(RulesField):
     seed: int = Field(..., ge=0, le=MAX_SEED, description="the deal is cpoker.deal(players, seed)")
     arrangement: str = Field(..., max_length=HAND_TEXT, description="the player's arrangement of the first hand")
     samples: int = Field(1000, ge=1, le=MAX_SAMPLES)
+    deal: int = Field(0, ge=0, le=999, description="the deal's number in the session, from 0: under rules with "
+                      "session_stakes, the deal is settled at its stake")
+    session_deals: int = Field(1, ge=1, le=1000, description="the session's length: rules with session_stakes "
+                               "must give a stake to each of its deals")
 
 
 class CheckBody(StrictBody):
@@ -271,7 +275,7 @@ def create_app(workers: Optional[int] = None, time_budget: float = TIME_BUDGET) 
 
         rules = _rules(body)
         played = await limited(table_deal, body.arrangement, body.players, body.seed, rules=rules,
-                               samples=body.samples)
+                               samples=body.samples, deal=body.deal, session_deals=body.session_deals)
         return played.to_dict()
 
     @app.get("/api/deal", summary="Deal 2-4 hands, reproducibly (as `cpoker deal --json`)")

@@ -67,7 +67,8 @@ def test_fouls_earn_no_royalty_and_pay_the_opponents():
     back_flush = "2s 2h Ad / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac"          # royal flush back: 10
     trips_front_foul = "Ks Kh Kd / 4s 4h 8h 5s 2c / 7s 7h 3c Js Jh"    # front trips (3) but fouls
     parts = pair_breakdown(Arrangement.parse(back_flush), Arrangement.parse(trips_front_foul), rules)
-    assert parts == {"rows": 3, "scoring_bonus": 3, "royalties": 10, "naturals": 0, "total": 16}
+    assert parts == {"rows": 3, "scoring_bonus": 3, "royalties": 10, "naturals": 0, "surrender": 0,
+                     "total": 16}
     details = settle_details([back_flush, trips_front_foul], rules)
     assert details.royalties.tolist() == [[0, 10], [-10, 0]] and details.results == [16, -16]
 

@@ -38,7 +38,8 @@ def test_score_settles_the_worked_example(capsys):
     data = json.loads(out)
     assert [p["result"] for p in data["players"]] == [1, -1] and data["matrix"] == [[0, 1], [-1, 0]]
     assert data["rows"]["1v2"] == {"front": -1, "middle": 1, "back": 1}
-    assert data["pairs"]["1v2"] == {"rows": 1, "scoring_bonus": 0, "royalties": 0, "naturals": 0, "total": 1}
+    assert data["pairs"]["1v2"] == {"rows": 1, "scoring_bonus": 0, "royalties": 0, "naturals": 0,
+                                     "surrender": 0, "total": 1}
 
 
 def test_score_reads_a_json_file(capsys, tmp_path):

@@ -359,10 +359,12 @@ def _review_in_the_page(page, shots: Path) -> None:
 
 def _play_in_the_page(page, shots: Path) -> None:
     """Play: a seeded 3-player deal arranged by the player is settled as cpoker.settle settles it, and the
-    ledger and standings follow."""
+    ledger and standings follow; under house rules with rising session stakes, at the deal's stake."""
     page.click("[data-testid=tab-play]")
     page.select_option("[data-testid=play-players]", "3")
     page.fill("[data-testid=play-seed]", "21")
+    page.click("#play details.house-rules summary")
+    page.fill("[data-testid=play-rules-toml]", "session_stakes = [2, 2, 3, 3, 4, 4, 5, 5]")
     page.click("[data-testid=play-new]")
     page.wait_for_selector("[data-testid=play-hand] .card")
     hands = cpoker.deal(3, 21)
@@ -377,9 +379,11 @@ def _play_in_the_page(page, shots: Path) -> None:
     page.click("[data-testid=play-submit]")
     page.wait_for_selector("[data-testid=play-matrix]", timeout=60_000)
     others = [cpoker.table(hand) for hand in hands[1:]]
-    results = cpoker.settle([mine, *others])
+    results = [2 * x for x in cpoker.settle([mine, *others])]  # the first deal's session stake is 2
     assert [int(page.inner_text(f"[data-testid=play-total-{i}]")) for i in range(3)] == results
     assert int(page.inner_text("[data-testid=play-actual]")) == results[0]
+    assert page.inner_text("[data-testid=play-stake]") == "2"
+    assert page.inner_text("[data-testid=ledger-stake-0]") == "×2"
     assert [int(page.inner_text(f"[data-testid=ledger-total-{i}]")) for i in range(3)] == results
     places = [int(page.inner_text(f"[data-testid=place-{i}]")[:-2]) for i in range(3)]
     assert places == [1 + sum(other > mine for other in results) for mine in results]  # ties share a place
@@ -409,6 +413,28 @@ def test_review_and_play_routes_answer_what_the_library_answers(client):
     assert review["actual"] == played["results"][0]
     assert review["luck"] == pytest.approx(review["actual"] - review["ev_played"])
     assert review["ev_lost"] >= 0
+
+
+def test_play_and_score_routes_take_the_variants(client):
+    """Rising session stakes settle each deal of the Play tab at its stake; surrender is settled by /api/score."""
+    hands = cpoker.deal(2, 8)
+    mine = cpoker.greedy(hands[0])
+    unit = cpoker.settle([mine, cpoker.table(hands[1])])
+    body = {"players": 2, "seed": 8, "arrangement": str(mine), "samples": 200, "session_deals": 8,
+            "rules_toml": "session_stakes = [1, 1, 3, 3, 4, 4, 5, 5]"}
+    for deal, stake in ((0, 1), (2, 3), (7, 5)):
+        played = client.post("/api/play", json={**body, "deal": deal}).json()
+        assert played["stake"] == stake and played["results"] == [stake * x for x in unit]
+    short = client.post("/api/play", json={**body, "rules_toml": "session_stakes = [1, 2]"})
+    assert short.status_code == 422 and "session_stakes for 2 deals, fewer than this session's 8" in short.text
+    past = client.post("/api/play", json={**body, "deal": 8})
+    assert past.status_code == 422 and "deal must be 0 to 7" in past.text
+    house = 'scoring = "1-6"\nsurrender = 3'
+    settled = client.post("/api/score", json={"players": [A, "surrender", B], "rules_toml": house}).json()
+    assert settled["results"] == cpoker.settle([A, "surrender", B], cpoker.Rules(scoring="1-6", surrender=3))
+    assert settled["players"][1] == {"surrender": True}
+    refused = client.post("/api/score", json={"players": [A, "surrender"]})
+    assert refused.status_code == 422 and "do not allow surrender" in refused.text
 
 
 @pytest.mark.parametrize("path, body, message", [

@@ -412,7 +412,7 @@ function showReviewedHand(hand, line) {
 
 // --- play: a full table -------------------------------------------------------------------------------
 const DEALS_PER_SESSION = 8;
-const table = { players: 4, seed: 0, rules: "pagat", deal: 0, ledger: [], dealt: null, played: false };
+const table = { players: 4, seed: 0, rules: "pagat", rulesToml: "", deal: 0, ledger: [], dealt: null, played: false };
 const player = makeArranger($("play-arranger"), { hand: "play-hand", row: (row) => `play-row-${row}`, foul: "play-foul" },
   (complete) => { $("play-submit").disabled = !complete || table.played; });
 const seatName = (seat) => (seat === 0 ? "You" : `Opponent ${seat}`);
@@ -438,6 +438,7 @@ $("play-new").addEventListener("click", async () => {
   const seed = $("play-seed").value;
   table.players = Number($("play-players").value);
   table.rules = $("play-rules").value;
+  table.rulesToml = $("play-rules-toml").value.trim();  // house rules win over the preset
   table.seed = seed !== "" ? Number(seed) : Math.floor(Math.random() * 2 ** 40);
   table.deal = 0;
   table.ledger = [];
@@ -456,11 +457,12 @@ $("play-submit").addEventListener("click", async () => {
     $("play-submit").disabled = true;
     const deal = await withProgress(status, api("/api/play", {
       players: table.players, seed: table.dealt.seed, arrangement: player.text(), rules: table.rules,
+      rules_toml: table.rulesToml || null, deal: table.deal, session_deals: DEALS_PER_SESSION,
     }));
     table.played = true;
     status.textContent = "";
     showDeal(deal);
-    table.ledger.push(deal.results);
+    table.ledger.push({ results: deal.results, stake: deal.stake });
     showLedger();
     if (table.deal + 1 < DEALS_PER_SESSION) $("play-next").hidden = false;
     else status.textContent = "Session over: the standings are final.";
@@ -474,7 +476,9 @@ $("play-submit").addEventListener("click", async () => {
 function showDeal(deal) {
   const review = deal.review;
   const n = deal.results.length;
-  let html = `<p class="ev">You won <span data-testid="play-actual">${signed(deal.results[0], 0)}</span> · your EV ` +
+  const stake = deal.stake === 1 ? "" : ` at this deal's stake ×<span data-testid="play-stake">${deal.stake}</span>` +
+    " (the EVs are per unit)";
+  let html = `<p class="ev">You won <span data-testid="play-actual">${signed(deal.results[0], 0)}</span>${stake} · your EV ` +
     `<span data-testid="play-your-ev">${signed(review.ev_played)}</span> · best EV ` +
     `<span data-testid="play-best-ev">${signed(review.ev_best)}</span> · luck ` +
     `<span data-testid="play-luck">${signed(review.luck)}</span></p>` +
@@ -500,14 +504,16 @@ function showLedger() {
     return;
   }
   const totals = Array(table.players).fill(0);
-  let html = `<thead><tr><th>Deal</th><th class="text">Dealer</th>` +
+  const staked = table.ledger.some((deal) => deal.stake !== 1);  // rising session stakes: show each deal's
+  let html = `<thead><tr><th>Deal</th><th class="text">Dealer</th>${staked ? "<th>Stake</th>" : ""}` +
     Array.from({ length: table.players }, (_, i) => `<th>${seatName(i)}</th>`).join("") + "</tr></thead><tbody>";
-  table.ledger.forEach((results, d) => {
+  table.ledger.forEach(({ results, stake }, d) => {
     results.forEach((x, i) => { totals[i] += x; });
     html += `<tr><td>${d + 1}</td><td class="text">${seatName(d % table.players)}</td>` +
+      (staked ? `<td data-testid="ledger-stake-${d}">×${stake}</td>` : "") +
       results.map((x) => `<td>${signed(x, 0)}</td>`).join("") + "</tr>";
   });
-  html += `<tr><th>Total</th><th></th>` + totals.map((t, i) => `<th data-testid="ledger-total-${i}">${signed(t, 0)}</th>`).join("") +
+  html += `<tr><th>Total</th><th></th>${staked ? "<th></th>" : ""}` + totals.map((t, i) => `<th data-testid="ledger-total-${i}">${signed(t, 0)}</th>`).join("") +
     "</tr></tbody>";
   ledger.innerHTML = html;
   const place = places(totals);

@@ -1,0 +1,275 @@
+"""The closed-game variants of docs/rules.md "More variants": surrender (seed 003) and rising session stakes (seed 001).
+
+The settlement is checked by hand on worked examples, against an independent slow reference on random deals that
+mix arrangements, fouls, declared naturals and surrenders under every combination of the rules' options, and for
+zero sum under all of them (hypothesis).
+"""
+
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from naive import settle_pair
+
+import cpoker
+from cpoker import ArrangementError, Rules, RulesError, Session, natural, settle, settle_details
+from cpoker.game.arrangements import arrangement_of_split
+from cpoker.game.naturals import Natural
+from cpoker.game.scoring import SURRENDER, Surrendered
+
+A = "2s 2h Ad / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac"
+B = "3s 3h 4d / 6c 6d 8s 5c 2d / 9c 9d Th Ts As"
+C = "4s 5s 6h / 8c 8d Js Qh Kd / Jh Jd Qs Qd 7s"
+FOUL = "Ks Kh Qd / 4s 4h 8h 5s 2c / 7s 7h 3c Jd 9h"  # front kings over a middle pair of fours
+SIX_PAIRS = "Ah Ac Kh Kc Qs Qc Jh Jd Th Td 9h 9c 2d"
+SURRENDER_3 = Rules(scoring="1-6", surrender=3)
+
+
+# --- surrender (seed 003) ------------------------------------------------------------------------------------------
+
+def test_a_player_who_surrenders_pays_each_player_who_plays():
+    # A against C alone: front 22 beats 6-high, middle 77 loses to 88, back flush beats QQJJ: +1, no scoop
+    assert settle([A, C], SURRENDER_3) == [1, -1]
+    details = settle_details([A, "surrender", C], SURRENDER_3)
+    assert details.results == [1 + 3, -6, -1 + 3]
+    assert details.surrender.tolist() == [[0, 3, 0], [-3, 0, -3], [0, 3, 0]]
+    assert details.rows.tolist() == [[0, 0, 1], [0, 0, 0], [-1, 0, 0]]
+    assert details.surrendered == [False, True, False]
+    assert details.entries[1] is SURRENDER
+
+
+def test_two_surrenders_owe_each_other_nothing_and_a_foul_still_plays():
+    assert settle(["surrender", "surrender", A], SURRENDER_3) == [-3, -3, 6]
+    assert settle(["surrender", "surrender"], SURRENDER_3) == [0, 0]
+    # a fouled hand was shown: it plays, so the surrenderer pays it
+    assert settle([FOUL, "surrender"], SURRENDER_3) == [3, -3]
+    assert settle([FOUL, SURRENDER, A], SURRENDER_3) == [-6 + 3, -3 - 3, 6 + 3]
+
+
+def test_a_natural_is_paid_in_full_by_every_opponent_surrendered_or_not():
+    rules = Rules(scoring="1-6", naturals={"six pairs": 5}, surrender=2)
+    declared = natural(SIX_PAIRS, rules)
+    assert settle([declared, "surrender", "2s 3s 4s / 5d 6d 7d 8d Ks / 3c 4c 5c 6c 8c"], rules) == [10, -5 - 2, -5 + 2]
+    assert settle([declared, "surrender"], rules) == [5, -5]
+
+
+def test_surrender_needs_rules_that_allow_it():
+    with pytest.raises(ArrangementError, match=r"player 2: the rules \(1-6\) do not allow surrender"):
+        settle([A, "surrender"], "1-6")
+    assert settle([A, " Surrender "], Rules(surrender=0)) == [0, 0]  # free surrender: a house may allow it
+
+
+@pytest.mark.parametrize("text, message", [
+    ("surrender = -1", "surrender must be a whole number of units from 0 to 1,000,000, got -1"),
+    ("surrender = 2.5", "surrender must be a whole number"),
+    ('surrender = "3"', "surrender must be a whole number"),
+    ("surrender = true", "got True"),
+    ("session_stakes = [1, 0, 2]", r"session_stakes\[1\] \(deal 2\) must be a whole number from 1 to 1,000, got 0"),
+    ("session_stakes = [1, 1.5]", r"session_stakes\[1\]"),
+    ("session_stakes = 2", "session_stakes must be a list of whole numbers"),
+    ('session_stakes = "1 2"', "session_stakes must be a list of whole numbers"),
+    ("session_stakes = []", "1 to 1,000 deals' stakes, got 0"),
+    (f"session_stakes = [{', '.join(['1'] * 1001)}]", "got 1001"),
+])
+def test_bad_variant_values_are_one_line_errors_naming_the_field(text, message):
+    with pytest.raises(RulesError, match=message) as error:
+        Rules.from_toml_text(text, "house.toml")
+    assert str(error.value).startswith("house.toml: ") and "\n" not in str(error.value)
+
+
+def test_variants_round_trip_through_toml_and_saved_records():
+    rules = Rules(scoring="2-4", royalties={"back": {"flush": 2}}, naturals={"dragon": 13}, surrender=4,
+                  session_stakes=(1, 1, 2, 2, 3, 3, 4, 4))
+    text = rules.to_toml()
+    assert "surrender = 4" in text and "session_stakes = [1, 1, 2, 2, 3, 3, 4, 4]" in text
+    assert Rules.from_toml_text(text) == rules
+    assert Rules.from_dict(json.loads(json.dumps(rules.to_dict()))) == rules
+    # a record written before these fields existed reads as rules without them
+    old = {k: v for k, v in Rules.preset("1-6").to_dict().items() if k not in ("surrender", "session_stakes")}
+    assert Rules.from_dict(old) is cpoker.game.rules.PRESETS["1-6"]
+
+
+def test_the_score_command_takes_surrender(tmp_path, capsys):
+    from cpoker import cli
+
+    house = tmp_path / "house.toml"
+    house.write_text('scoring = "1-6"\nsurrender = 3\n')
+    assert cli.main(["score", "--rules", str(house), "--player", A, "--player", "surrender", "--player", C,
+                     "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [p["result"] for p in out["players"]] == [4, -6, 2]
+    assert out["players"][1]["surrender"] is True and out["parts"]["surrender"][1] == [-3, 0, -3]
+    assert set(out["rows"]) == {"1v3"}  # rows are compared only between players who showed them
+    assert cli.main(["score", "--rules", str(house), "--player", A, "--player", "surrender"]) == 0
+    assert "surrenders   pays 3 to each opponent who plays" in capsys.readouterr().out
+    assert cli.main(["score", "--player", A, "--player", "surrender"]) == 2
+    assert "do not allow surrender" in capsys.readouterr().err
+
+
+def _reference_pair(a, b, rules: Rules) -> int:
+    """What ``a`` wins from ``b``, from the rules' words alone (docs/rules.md), for a unit stake.
+
+    Each side is ``("natural", Natural)``, ``("surrender", None)``, ``("foul", None)`` or ``("rows", rows)``.
+    """
+    (kind_a, a_value), (kind_b, b_value) = a, b
+    if kind_a == "natural" and kind_b == "natural":
+        outcome = a_value.compare(b_value)
+        return (a_value.payout if outcome > 0 else b_value.payout) * outcome if outcome else 0
+    if kind_a == "natural":
+        return a_value.payout
+    if kind_b == "natural":
+        return -b_value.payout
+    if kind_a == "surrender" and kind_b == "surrender":
+        return 0
+    if kind_a == "surrender":
+        return -rules.surrender
+    if kind_b == "surrender":
+        return rules.surrender
+    rows = settle_pair(a_value, b_value)  # +1 / -1 a row; a foul loses all three, two fouls tie
+    return rows + _reference_bonus(rows, a_value, b_value, rules)
+
+
+def _reference_bonus(rows_total, a_rows, b_rows, rules: Rules) -> int:
+    """The scoring bonus and royalties of two shown hands (``None``: fouled), from docs/rules.md."""
+    from naive import compare, strength_of_ids
+
+    if a_rows is None or b_rows is None:  # a foul loses every row; two fouls tie them
+        results = [0] * 3 if a_rows is b_rows else [-1 if a_rows is None else 1] * 3
+    else:
+        results = [compare(strength_of_ids(x), strength_of_ids(y)) for x, y in zip(a_rows, b_rows)]
+    assert sum(results) == rows_total
+    wins, losses = results.count(1), results.count(-1)
+    bonus = 0
+    if rules.scoring == "1-6":
+        bonus = 3 * ((wins == 3) - (losses == 3))
+    elif rules.scoring == "2-4":
+        bonus = (wins >= 2) - (losses >= 2)
+    table = rules.royalties.to_mapping() if rules.royalties else {}
+    require_win = rules.royalties.require_win if rules.royalties else True
+    for name, result, mine, theirs in zip(("front", "middle", "back"), results, a_rows or (None,) * 3,
+                                          b_rows or (None,) * 3):
+        earned = 0 if mine is None else table.get(name, {}).get(cpoker.evaluate(mine).category, 0)
+        paid = 0 if theirs is None else table.get(name, {}).get(cpoker.evaluate(theirs).category, 0)
+        bonus += earned * (result > 0) - paid * (result < 0) if require_win else earned - paid
+    return bonus
+
+
+@given(players=st.integers(2, 4), seed=st.integers(0, 10**6), scoring=st.sampled_from(["pagat", "1-6", "2-4"]),
+       royalties=st.sampled_from([None, True, False]), naturals=st.booleans(), surrender=st.integers(0, 9),
+       data=st.data())
+@settings(max_examples=60, deadline=None)
+def test_every_combination_settles_zero_sum_as_the_reference_says(players, seed, scoring, royalties, naturals,
+                                                                   surrender, data):
+    rules = Rules(scoring=scoring, surrender=surrender,
+                  royalties=None if royalties is None else cpoker.Royalties.from_mapping(
+                      {"back": {"flush": 4, "straight flush": 10}, "middle": {"full house": 2},
+                       "front": {"three of a kind": 3, "pair": 1}}, require_win=royalties),
+                  naturals={"six pairs": 3, "dragon": 9} if naturals else None)
+    rng = np.random.default_rng(seed)
+    deck = np.argsort(rng.random(52))
+    six_pairs = cpoker.parse_cards(SIX_PAIRS)
+    if naturals and data.draw(st.booleans(), "a natural in seat 1"):  # seat 1 is dealt six pairs
+        deck = np.concatenate([six_pairs, [c for c in deck if c not in set(six_pairs)]])
+    entries, reference = [], []
+    for seat in range(players):
+        hand = np.sort(deck[13 * seat:13 * seat + 13]).astype(np.uint8)
+        declared = natural(hand.tolist(), rules) if naturals else None
+        choice = data.draw(st.sampled_from(["play", "surrender"] + (["natural"] if declared else [])), f"seat {seat}")
+        if choice == "natural":
+            entries.append(declared)
+            reference.append(("natural", declared))
+        elif choice == "surrender":
+            entries.append("surrender")
+            reference.append(("surrender", None))
+        else:
+            arrangement = arrangement_of_split(hand, int(rng.integers(72_072)))
+            entries.append(arrangement)
+            rows = (arrangement.front, arrangement.middle, arrangement.back)
+            reference.append(("foul", None) if arrangement.is_foul else ("rows", rows))
+    stakes = [[1] * players for _ in range(players)]
+    for i in range(players):
+        for j in range(i + 1, players):
+            stakes[i][j] = stakes[j][i] = data.draw(st.integers(1, 5), f"stake {i}-{j}")
+    details = settle_details(entries, rules, stakes=stakes)
+    for part in ("rows", "scoring_bonus", "royalties", "naturals", "surrender", "total"):
+        matrix = getattr(details, part)
+        assert np.array_equal(matrix, -matrix.T)
+    assert sum(details.results) == 0
+    parts_sum = details.rows + details.scoring_bonus + details.royalties + details.naturals + details.surrender
+    assert np.array_equal(details.total, parts_sum)
+    for i in range(players):
+        for j in range(players):
+            if i != j:
+                a = ("rows", None) if reference[i][0] == "foul" else reference[i]
+                b = ("rows", None) if reference[j][0] == "foul" else reference[j]
+                assert details.total[i, j] == stakes[i][j] * _reference_pair(a, b, rules), (i, j, entries)
+    assert all(isinstance(e, Surrendered) == (r[0] == "surrender") for e, r in zip(details.entries, reference))
+    assert all(isinstance(e, Natural) == (r[0] == "natural") for e, r in zip(details.entries, reference))
+
+
+def test_the_solver_advises_surrender_for_a_hopeless_hand_and_not_a_good_one():
+    """Seed 003's surrender at 3 units against three opponents (1-6 scoring): -9 a deal."""
+    hopeless = "Kd Qh Jc Ts 8d 6d 6c 5c 4s 4h 3d 3c 2h"
+    good = "As Ad Ac Ks Kd Qh Qs Jc Tc 9d 8h 7c 6s"
+    for method in ("mc", "table"):
+        bad = cpoker.solve(hopeless, opponents=3, samples=1000, seed=1, rules=SURRENDER_3, method=method)
+        assert bad.advise_surrender and bad.surrender.surrender_value == -9.0 and bad.ev < -9
+        assert bad.surrender.play_ev == bad.ev and bad.surrender.surrender_interval == (-9.0, -9.0)
+        fine = cpoker.solve(good, opponents=3, samples=1000, seed=1, rules=SURRENDER_3, method=method)
+        assert not fine.advise_surrender and fine.ev > 0
+        assert fine.to_dict()["surrender"]["advised"] is False
+        if method == "mc":  # the whole interval is below surrendering's value
+            assert bad.surrender.play_interval[1] < -9 and bad.surrender.play_interval == bad.interval
+        else:  # a table value estimates nothing: no interval
+            assert bad.surrender.play_interval is None
+    # against one opponent the hand loses about 3.6 a deal: surrendering at 3 pays, at 4 it does not
+    assert cpoker.solve(hopeless, opponents=1, samples=1000, seed=1, rules=SURRENDER_3).advise_surrender
+    dearer = Rules(scoring="1-6", surrender=4)
+    assert not cpoker.solve(hopeless, opponents=1, samples=1000, seed=1, rules=dearer).advise_surrender
+    assert cpoker.solve(hopeless, samples=200, seed=1, rules="1-6").surrender is None
+
+
+def test_the_solve_command_says_surrender(tmp_path, capsys):
+    from cpoker import cli
+
+    house = tmp_path / "house.toml"
+    house.write_text('scoring = "1-6"\nsurrender = 3\n')
+    hopeless = "Kd Qh Jc Ts 8d 6d 6c 5c 4s 4h 3d 3c 2h".split()
+    assert cli.main(["solve", *hopeless, "--opponents", "3", "--samples", "500", "--seed", "1",
+                     "--rules", str(house)]) == 0
+    assert "SURRENDER: surrendering costs -9 per deal (3 to each opponent)" in capsys.readouterr().out
+    assert cli.main(["solve", *hopeless, "--opponents", "3", "--samples", "500", "--seed", "1",
+                     "--rules", str(house), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["surrender"]["advised"] is True
+
+
+# --- rising stakes over a session (seed 001) ---------------------------------------------------------------------
+
+def test_each_deal_of_a_session_counts_its_session_stake():
+    rules = Rules(session_stakes=(1, 2, 5))
+    session = Session(players=3, deals=3, rules=rules, stakes=[[1, 10, 1], [10, 1, 1], [1, 1, 1]])
+    unit = settle([A, B, C], stakes=session.stakes)
+    assert unit == [11, -11, 0]
+    for stake in (1, 2, 5):
+        record = session.play([A, B, C])
+        assert record.stake == stake and list(record.results) == [stake * x for x in unit]
+    assert session.ledger == [8 * 11, -8 * 11, 0] and session.standings()[0] == (1, 0, 88)
+    assert [rules.deal_stake(k) for k in range(3)] == [1, 2, 5] and Rules().deal_stake(99) == 1
+    with pytest.raises(RulesError, match="session_stakes for 3 deals; there is no deal 4"):
+        rules.deal_stake(3)
+
+
+def test_a_session_longer_than_its_stakes_is_refused():
+    with pytest.raises(RulesError, match="session_stakes for 2 deals, fewer than this session's 8"):
+        Session(players=2, rules=Rules(session_stakes=[1, 2]))
+    assert Session(players=2, deals=2, rules=Rules(session_stakes=[1, 2, 3])).deals == 2
+
+
+def test_session_stakes_change_no_best_play():
+    """A deal's multiplier scales every result alike: the solver's answer is the same with or without it."""
+    hand = "As Kd Qh Jc Ts 9d 8h 7c 6s 5d 4h 3c 3s"
+    plain = cpoker.solve(hand, samples=300, seed=2, rules="1-6")
+    rising = cpoker.solve(hand, samples=300, seed=2, rules=Rules(scoring="1-6", session_stakes=(1, 2, 3)))
+    assert plain.best == rising.best and plain.ev == rising.ev
