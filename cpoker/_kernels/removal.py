@@ -139,6 +139,16 @@ def hand_correction_column(mask, terms, column, a, b, c, d, s0, s1, s2, s3):
 
 
 @jit
+def hand_correction_columns(masks, terms, columns, out):
+    """``out[h, k]``: column ``columns[h, k]`` of :func:`hand_correction` of hand ``masks[h]`` (the same bits, by
+    :func:`hand_correction_column`): a batch's corrections at the few columns its chosen splits read."""
+    for h in range(masks.shape[0]):
+        a, b, c, d, s0, s1, s2, s3 = suit_counts(masks[h])
+        for k in range(columns.shape[1]):
+            out[h, k] = hand_correction_column(masks[h], terms, columns[h, k], a, b, c, d, s0, s1, s2, s3)
+
+
+@jit
 def hand_correction_rows(mask, terms):
     """The three columns of :func:`hand_correction` of a ``(1 + N_FEATURES, 3)`` table ``terms`` (one a row of
     the hand: :func:`cpoker.jobs.nearbest.drift_bounds`), each summed in a register, the hand's features computed

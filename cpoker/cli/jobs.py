@@ -186,15 +186,23 @@ def cmd_match(args) -> int:
     print(f"{' vs '.join(result.strategies)}: {result.format} format, {result.deals} deals, seed {result.seed}"
           f"{_resumed_after(saved, 'deals')}{status}")
     header = f"  {'strategy':<28}{'points/deal':>12}   {'95% interval':<21}"
+    surrender = result.rules.surrender is not None
+    if surrender:
+        header += f"{'surrenders':>12}"
     if result.sessions:
         header += f"{'first place':>12}{'mean place':>12}"
     print(header)
     for score in result.scores:
         line = (f"  {score.name:<28}{fixed(score.points, '>+12.4f')}   [{fixed(score.interval[0], '+.4f')}, "
                 f"{fixed(score.interval[1], '+.4f')}]")
+        if surrender:
+            line += f"{percent(score.surrender_rate):>12}"
         if result.sessions:
             line += f"{percent(score.first_places):>12}{fixed(score.mean_place, '>12.2f')}"
         print(line)
+    if surrender:
+        print(f"(surrenders: the share of its hands each strategy gave up, paying {result.rules.surrender} to each "
+              "player who played)")
     if result.sessions:
         print(f"({result.sessions} sessions of 8 deals; tied players share a place)")
     print_bot_faults(result.strategies, result.bot_faults)

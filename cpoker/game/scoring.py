@@ -40,6 +40,25 @@ def row_keys(arrangement: Arrangement) -> tuple[int, int, int]:
     return tuple(v.key for v in arrangement.values)  # type: ignore[return-value,union-attr]
 
 
+# the row keys of a surrendered hand in the jobs' key arrays (a foul's are -1): see surrender_points
+SURRENDER_KEY = -2
+
+
+def entry_keys(entry: "Arrangement | Surrendered") -> tuple[int, int, int]:
+    """:func:`row_keys` of an arrangement; :data:`SURRENDER_KEY` in every row for :data:`SURRENDER`."""
+    if isinstance(entry, Surrendered):
+        return (SURRENDER_KEY,) * 3
+    return row_keys(entry)
+
+
+def surrender_points(points: np.ndarray, a: np.ndarray, b: np.ndarray, units: int) -> np.ndarray:
+    """``points`` (of rows of keys ``a`` against ``b``, as the settlement kernels score them) with each pair that
+    holds a surrender settled as one: ``-units`` for ``a``'s, ``+units`` for ``b``'s, 0 for both."""
+    a_out = a[:, 0] == SURRENDER_KEY
+    b_out = b[:, 0] == SURRENDER_KEY
+    return np.where(a_out | b_out, units * (b_out.astype(np.int64) - a_out.astype(np.int64)), points)
+
+
 def fouled_hand_points(rules: Rules) -> int:
     """What a fouled hand scores against one valid opponent when no royalties are paid: a lost scoop."""
     from cpoker._kernels.scoring import pair_points

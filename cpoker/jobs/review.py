@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterable, Optional
 
 from cpoker.game.arrangements import ROW_NAMES, Arrangement
-from cpoker.system.errors import CpokerError, OptionError, RulesError
+from cpoker.system.errors import ArrangementError, CpokerError, OptionError, RulesError
 from cpoker.system.limits import MAX_SAMPLES, check_int, check_seed
 from cpoker.jobs.played import MAX_HANDS, MAX_OPPONENTS, PlayedHand, actual_points, checked_hands
 from cpoker.game.rules import MAX_SESSION_DEALS, Rules, resolve_rules
@@ -481,7 +481,7 @@ class TableDeal:
     hands: tuple
     arrangements: tuple
     settlement: object
-    reviewed: ReviewedHand
+    reviewed: "ReviewedHand | SurrenderedHand"
     stake: int = 1  # the deal's session stake (rules.session_stakes), already in the settlement
 
     def to_dict(self) -> dict:
@@ -493,11 +493,39 @@ class TableDeal:
                 "stake": self.stake, "review": self.reviewed.to_dict()}
 
 
+@dataclass(frozen=True)
+class SurrenderedHand:
+    """A hand the player surrendered at a table, next to the best play of it (:func:`table_deal`).
+
+    ``ev_played`` is surrendering's value, ``-N`` per opponent (the solver's opponents all play), ``ev_best``
+    the best of that and the best arrangement's EV: surrendering lost ``ev_lost``, 0 when it was the best play.
+    ``actual`` is what the surrender paid on the deal (nothing to an opponent who surrendered too).
+    """
+
+    best: Arrangement
+    ev_played: float
+    ev_arrangement: float
+    actual: int
+
+    @property
+    def ev_best(self) -> float:
+        return max(self.ev_played, self.ev_arrangement)
+
+    def to_dict(self) -> dict:
+        return {"played": "surrender", "surrendered": True, "fouled": False, "best": str(self.best),
+                "ev_played": self.ev_played, "ev_best": self.ev_best, "ev_best_arrangement": self.ev_arrangement,
+                "ev_lost": self.ev_best - self.ev_played, "actual": self.actual,
+                "luck": self.actual - self.ev_played}
+
+
 def table_deal(arrangement, players: int, seed: int, rules: "Rules | str | None" = None,
                samples: int = 1000, deal: int = 0, session_deals: int = 1) -> TableDeal:
     """Play the deal ``cpoker.deal(players, seed)``: the player (seat 1) puts down ``arrangement`` of the first
-    hand, each opponent the table policy's arrangement of the rules; the deal is settled, and the player's hand is
+    hand, each opponent the table policy's play under the rules; the deal is settled, and the player's hand is
     reviewed (:func:`review` of that one hand with the real opponents: its EV, the best's, and the luck).
+
+    Under rules that allow surrender, ``arrangement`` may be ``"surrender"`` (the review is then a
+    :class:`SurrenderedHand`), and the table policy surrenders as :func:`cpoker.strategies.strategy.table_play` does.
 
     ``deal`` is the deal's number (from 0) in a session of ``session_deals``: under rules with
     ``session_stakes`` the deal is settled at its stake, and the review stays per unit.
@@ -512,8 +540,8 @@ def table_deal(arrangement, players: int, seed: int, rules: "Rules | str | None"
         For a ``deal`` outside the session.
     """
     from cpoker.game.cards import deal as deal_hands
-    from cpoker.game.scoring import settle_details
-    from cpoker.strategies.strategy import table
+    from cpoker.game.scoring import SURRENDER, Surrendered, settle, settle_details
+    from cpoker.strategies.strategy import table_play
 
     seed = check_seed(seed)
     if seed is None:
@@ -526,11 +554,29 @@ def table_deal(arrangement, players: int, seed: int, rules: "Rules | str | None"
                          f"fewer than this session's {session_deals}")
     stake = rules.deal_stake(number)
     hands = deal_hands(players, seed)
-    mine = Arrangement.parse(arrangement, hand=hands[0]) if not isinstance(arrangement, Arrangement) else \
-        Arrangement(*arrangement.rows, hand=hands[0])
-    others = tuple(table(hand, rules=rules) for hand in hands[1:])
-    played = PlayedHand(mine, real_opponents=others)
-    result = review([played], rules=rules, samples=samples, seed=seed, jobs=1)
-    return TableDeal(seed=seed, hands=tuple(hands), arrangements=(mine, *others),
-                     settlement=settle_details([mine, *others], rules, stakes=[[stake] * players] * players),
-                     reviewed=result.hands[0], stake=stake)
+    surrendered = isinstance(arrangement, Surrendered) or (
+        isinstance(arrangement, str) and arrangement.strip().lower() == "surrender")
+    if surrendered and rules.surrender is None:
+        raise ArrangementError(f"the rules ({rules.name}) do not allow surrender; house rules allow it with "
+                               "surrender = UNITS")
+    mine: "Arrangement | Surrendered"
+    if surrendered:
+        mine = SURRENDER
+    elif isinstance(arrangement, Arrangement):
+        mine = Arrangement(*arrangement.rows, hand=hands[0])
+    else:
+        mine = Arrangement.parse(arrangement, hand=hands[0])
+    others = tuple(table_play(hand, rules=rules) for hand in hands[1:])
+    settlement = settle_details([mine, *others], rules, stakes=[[stake] * players] * players)
+    reviewed: "ReviewedHand | SurrenderedHand"
+    if isinstance(mine, Arrangement):
+        reviewed = review([PlayedHand(mine, real_opponents=others)], rules=rules, samples=samples, seed=seed,
+                          jobs=1).hands[0]
+    else:
+        from cpoker.jobs.solve import solve
+
+        best = solve(hands[0], opponents=players - 1, samples=samples, seed=seed, rules=rules)
+        reviewed = SurrenderedHand(best.best, -float(rules.surrender * (players - 1)), best.ev,  # type: ignore
+                                   settle([mine, *others], rules)[0])
+    return TableDeal(seed=seed, hands=tuple(hands), arrangements=(mine, *others), settlement=settlement,
+                     reviewed=reviewed, stake=stake)

@@ -24,6 +24,7 @@ from cpoker._version import __version__
 from cpoker.game.arrangements import ROW_NAMES, Arrangement, ArrangementLike, as_arrangement
 from cpoker.game.dealing import deal_seeded, new_seed, rest_of_deck
 from cpoker.game.rules import Rules
+from cpoker.game.scoring import SURRENDER_KEY
 from cpoker.jobs.job import Clock, run_job, seat_strategies, settle
 from cpoker.jobs.solve import MAX_OPPONENTS
 from cpoker.run import saved
@@ -269,6 +270,7 @@ class StrategyScore:
     interval: tuple[float, float]
     first_places: float = float("nan")  # share of sessions finished first (ties share the place)
     mean_place: float = float("nan")
+    surrender_rate: float = float("nan")  # share of its hands surrendered (rules that allow surrender only)
 
 
 @dataclass(frozen=True)
@@ -300,7 +302,9 @@ class MatchResult:
             "scores": [{"strategy": s.name, "points_per_deal": s.points, "stderr": s.stderr,
                         "interval_95": list(s.interval),
                         "first_place_share": None if np.isnan(s.first_places) else s.first_places,
-                        "mean_place": None if np.isnan(s.mean_place) else s.mean_place} for s in self.scores],
+                        "mean_place": None if np.isnan(s.mean_place) else s.mean_place,
+                        "surrender_rate": None if np.isnan(s.surrender_rate) else s.surrender_rate}
+                       for s in self.scores],
             "bot_faults": list(self.bot_faults),
             "state": self.state,
         }
@@ -309,6 +313,7 @@ class MatchResult:
 def seat_points(keys: list[np.ndarray], hand_of_seat: Sequence[int], rules: Rules) -> np.ndarray:
     """Points of each seat for a batch of deals; seat ``i`` plays hand ``hand_of_seat[i]``."""
     from cpoker._kernels.scoring import pair_points_batch
+    from cpoker.game.scoring import surrender_points
 
     seats = len(keys)
     points = np.zeros((keys[0].shape[0], seats), dtype=np.int64)
@@ -317,16 +322,20 @@ def seat_points(keys: list[np.ndarray], hand_of_seat: Sequence[int], rules: Rule
             a = np.ascontiguousarray(keys[i][:, hand_of_seat[i]])
             b = np.ascontiguousarray(keys[j][:, hand_of_seat[j]])
             result = pair_points_batch(a, b, *rules.kernel_arguments())
+            if rules.surrender is not None:
+                result = surrender_points(result, a, b, rules.surrender)
             points[:, i] += result
             points[:, j] -= result
     return points
 
 
 def arrange_all(players: Sequence[Player], hands: np.ndarray, tables, device: str = "cpu",
-                rules: "Rules | None" = None, opponents: int = 1) -> tuple[list[np.ndarray], list[int]]:
+                rules: "Rules | None" = None, opponents: int = 1,
+                may_surrender: bool = False) -> tuple[list[np.ndarray], list[int]]:
     """Row keys ``(count, players, 3)`` of every hand as each player's strategy arranges it (once per distinct
     strategy), and the hands each player's bot had fouled for its faults meanwhile (0 for strategies that are not
-    bots)."""
+    bots).  ``may_surrender``: the players sit at a table (a match's, a tournament's), where the rules may let
+    them surrender (:func:`~cpoker.strategies.strategy.arrange_keys`)."""
     done: dict = {}
     out = []
     count, seats, _ = hands.shape
@@ -335,7 +344,7 @@ def arrange_all(players: Sequence[Player], hands: np.ndarray, tables, device: st
     for player in players:
         if player.name not in done:
             done[player.name] = arrange_keys(player, hands.reshape(-1, 13), tables, device, rules,
-                                             opponents).reshape(count, seats, 3)
+                                             opponents, may_surrender).reshape(count, seats, 3)
         out.append(done[player.name])
     return out, [after - was for after, was in zip(faulted_hands(strategies), before)]
 
@@ -365,10 +374,12 @@ class _MatchTally:
     session_blocks: int = 0
     seconds: float = 0.0
     bot_faults: list = field(default_factory=list)
+    surrenders: list = field(default_factory=list)  # hands each strategy surrendered in the deal blocks
 
     @classmethod
     def empty(cls, players: int) -> "_MatchTally":
-        return cls([Moments() for _ in range(players)], [0] * players, [0] * players, bot_faults=[0] * players)
+        return cls([Moments() for _ in range(players)], [0] * players, [0] * players, bot_faults=[0] * players,
+                   surrenders=[0] * players)
 
     def state(self, raw_names: list, requested_sessions: int, played_tables: str, seconds: float) -> dict:
         """The tally as JSON-ready values, with what a continuation must agree on."""
@@ -377,7 +388,7 @@ class _MatchTally:
                 "session_blocks": self.session_blocks,
                 "moments": [[m.count, m.total, m.squares] for m in self.moments],
                 "first_places": list(self.first_places), "place_sums": list(self.place_sums), "seconds": seconds,
-                "bot_faults": list(self.bot_faults)}
+                "bot_faults": list(self.bot_faults), "surrenders": list(self.surrenders)}
 
     @classmethod
     def read(cls, data: dict, state: dict) -> saved.Reading:
@@ -387,12 +398,14 @@ class _MatchTally:
         tally = cls(moments, [saved.count(v) for v in state["first_places"]],
                     [saved.count(v) for v in state["place_sums"]], saved.count(state["deal_blocks"]),
                     saved.count(state["session_blocks"]), saved.seconds(state["seconds"]),
-                    [saved.count(v) for v in state.get("bot_faults", [0] * len(moments))])
+                    [saved.count(v) for v in state.get("bot_faults", [0] * len(moments))],
+                    [saved.count(v) for v in state.get("surrenders", [0] * len(moments))])
         saved_names = list(state["strategies"])
         done = moments[0].count
         sessions_done = tally.session_blocks
         consistent = (len(moments) == len(tally.first_places) == len(tally.place_sums) == len(saved_names)
-                      == len(tally.bot_faults)
+                      == len(tally.bot_faults) == len(tally.surrenders)
+                      and all(0 <= n <= done * len(moments) for n in tally.surrenders)
                       and all(m.count == done for m in moments)
                       and all(first <= sessions_done and sessions_done <= total <= len(moments) * sessions_done
                               for first, total in zip(tally.first_places, tally.place_sums))
@@ -466,7 +479,7 @@ def match(strategies: Sequence[StrategyLike], deals: int = 10_000, seed: Optiona
         seeds = [[seed, index] if index < n_deal_chunks else [seed, 1, index - n_deal_chunks] for index, _ in blocks]
         counts = [count for _, count in blocks]
         keys, faults = arrange_all(seat_players, deal_seeded(deck, seeds, counts, players), tables, device, rules,
-                                   players - 1)
+                                   players - 1, may_surrender=True)
         if any(index < n_deal_chunks for index, _ in blocks):
             # summed over the rotations: `players` times the points per deal, an exact integer
             rotated = sum(seat_points(keys, [(i + r) % players for i in range(players)], rules)
@@ -476,10 +489,11 @@ def match(strategies: Sequence[StrategyLike], deals: int = 10_000, seed: Optiona
         summaries = []
         for (index, _), start, count in zip(blocks, np.cumsum([0, *counts[:-1]]), counts):
             if index < n_deal_chunks:
-                summaries.append(("deals", rotated[start:start + count], faults))
+                surrendered = [int((own[start:start + count, :, 0] == SURRENDER_KEY).sum()) for own in keys]
+                summaries.append(("deals", rotated[start:start + count], faults, surrendered))
             else:
                 summaries.append(("session", np.array(places(seated[start:start + count].sum(axis=0).tolist())),
-                                  faults))
+                                  faults, None))
             faults = [0] * players  # a group's faults go with its first block
         return summaries
 
@@ -487,9 +501,10 @@ def match(strategies: Sequence[StrategyLike], deals: int = 10_000, seed: Optiona
         return work_many([block])[0]
 
     def combine(block, summary):
-        kind, values, faults = summary
+        kind, values, faults, surrendered = summary
         tally.bot_faults[:] = [total + new for total, new in zip(tally.bot_faults, faults)]
         if kind == "deals":
+            tally.surrenders[:] = [total + new for total, new in zip(tally.surrenders, surrendered)]
             for i in range(players):
                 tally.moments[i].add(values[:, i])
             tally.deal_blocks += 1
@@ -508,8 +523,10 @@ def match(strategies: Sequence[StrategyLike], deals: int = 10_000, seed: Optiona
             moment = tally.moments[i]
             first = tally.first_places[i] / sessions_done if sessions_done else float("nan")
             mean_place = tally.place_sums[i] / sessions_done if sessions_done else float("nan")
+            surrender_rate = (tally.surrenders[i] / (moment.count * players)
+                              if rules.surrender is not None and moment.count else float("nan"))
             scores.append(StrategyScore(name, moment.mean(players), moment.stderr(players),
-                                        moment.interval(players), first, mean_place))
+                                        moment.interval(players), first, mean_place, surrender_rate))
         seconds = clock.seconds()
         return MatchResult(strategies=names, scores=tuple(scores), deals=tally.moments[0].count,
                            sessions=sessions_done, seed=seed, rules=rules,

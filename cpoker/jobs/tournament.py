@@ -160,7 +160,8 @@ def tournament(strategies: Sequence[StrategyLike], deals: int = 10_000, seed: Op
 
     def work(block):
         index, count = block
-        keys, faults = arrange_all(players, deal_seeded(deck, [[seed, index]], [count], 2), tables, device, rules)
+        keys, faults = arrange_all(players, deal_seeded(deck, [[seed, index]], [count], 2), tables, device, rules,
+                                   may_surrender=True)
         pair_points = []
         field_points = np.zeros((count, n), dtype=np.int64)
         for i, j in pairs:

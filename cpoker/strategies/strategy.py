@@ -32,6 +32,7 @@ from cpoker.game.cards import CardsLike
 from cpoker.system.errors import CpokerError, StrategyError
 from cpoker.system.interrupts import deferred
 from cpoker.game.rules import resolve_rules
+from cpoker.game.scoring import SURRENDER, SURRENDER_KEY, Surrendered, entry_keys
 from cpoker.strategies.policy import (arrange_by_tables, arrange_greedy, arrange_one_by_tables, default_tables,
                                       resolve_tables)
 from cpoker.game.lookup_tables import SPLITS_PER_BACK, strength_keys
@@ -78,6 +79,28 @@ def table(hand: CardsLike, tables: "PolicyTables | str | None" = None,
 
 
 _UINT8 = np.dtype(np.uint8)
+
+
+def table_play(hand: CardsLike, tables: "PolicyTables | str | None" = None,
+               rules: "Rules | str | None" = None) -> "Arrangement | Surrendered":
+    """The table policy's play: :func:`table`'s arrangement, or :data:`~cpoker.SURRENDER` under rules that allow
+    surrender (``Rules(surrender=N)``) when its own estimate of that arrangement, the table value against one
+    opponent, is below ``-N``: surrendering then costs less against each opponent who plays."""
+    arrangement = table(hand, tables, rules)
+    rules = resolve_rules(rules)
+    if rules.surrender is None:
+        return arrangement
+    model = resolve_tables(tables, rules).model
+    strengths = np.array([[value.strength_index for value in arrangement.values]])  # type: ignore[union-attr]
+    value = model.chosen_values(parse_hand(hand)[None, :], strengths)[0]
+    return SURRENDER if value < -rules.surrender else arrangement
+
+
+def surrenders_by_tables(hands: np.ndarray, strengths: np.ndarray, model: "PolicyTables",
+                         units: int) -> np.ndarray:
+    """Which hands the table policy surrenders at ``units`` a surrender: those whose chosen split's table value
+    against one opponent (:meth:`~cpoker.RowModel.chosen_values`) is below ``-units``."""
+    return model.model.chosen_values(hands, strengths) < -units
 
 
 class TablePolicy:
@@ -159,8 +182,10 @@ def resolve_strategy(strategy: StrategyLike, tables: "PolicyTables | str | None"
                         "table@FILE.npz, package.module:function, or cmd:COMMAND (a bot)")
 
 
-def _call_strategy(name: str, function: Strategy, hand: list) -> Arrangement:
-    """A plug-in's arrangement of ``hand``; its failures and nonsense answers become :class:`StrategyError`."""
+def _call_strategy(name: str, function: Strategy, hand: list,
+                   may_surrender: bool = False) -> "Arrangement | Surrendered":
+    """A plug-in's arrangement of ``hand`` (or its surrender, where it may); its failures and nonsense answers
+    become :class:`StrategyError`."""
     from cpoker.game.cards import format_cards
 
     try:
@@ -170,6 +195,11 @@ def _call_strategy(name: str, function: Strategy, hand: list) -> Arrangement:
     except Exception as error:
         raise StrategyError(f"strategy {name!r} failed on hand {format_cards(hand)}: "
                             f"{type(error).__name__}: {error}") from None
+    if isinstance(answer, Surrendered) or (isinstance(answer, str) and answer.strip().lower() == "surrender"):
+        if not may_surrender:
+            raise StrategyError(f"strategy {name!r} surrendered hand {format_cards(hand)}, where every hand is "
+                                "played (rules without surrender, or an opponent model)")
+        return SURRENDER
     if not isinstance(answer, (Arrangement, str)):
         raise StrategyError(f"strategy {name!r} returned {type(answer).__name__} for hand {format_cards(hand)}; "
                             "a strategy returns an Arrangement or 'front / middle / back' text")
@@ -182,13 +212,18 @@ def _call_strategy(name: str, function: Strategy, hand: list) -> Arrangement:
 
 
 def arrange_keys(strategy: StrategyLike, hands: np.ndarray, tables: "PolicyTables | str | None" = None,
-                 device: str = "cpu", rules: "Rules | str | None" = None, opponents: int = 1) -> np.ndarray:
+                 device: str = "cpu", rules: "Rules | str | None" = None, opponents: int = 1,
+                 may_surrender: bool = False) -> np.ndarray:
     """Row keys ``(N, 3)`` (front, middle, back) of many hands arranged by ``strategy``.
 
     ``hands`` is ``(N, 13)`` card ids.  A fouled arrangement (rows out of
     order) gets key ``-1`` in every row: it loses every row to any valid hand.
     A bot is asked in batches, told the rules and its ``opponents``; the hands
-    of a request it faulted on are fouls.
+    of a request it faulted on are fouls.  With ``may_surrender`` (a player
+    at a table whose rules allow surrender), a surrendered hand gets
+    :data:`~cpoker.game.scoring.SURRENDER_KEY` in every row: the table policy
+    surrenders as :func:`table_play` does, a plug-in by answering
+    ``"surrender"``, and greedy and bots never do.
 
     Raises
     ------
@@ -198,16 +233,19 @@ def arrange_keys(strategy: StrategyLike, hands: np.ndarray, tables: "PolicyTable
     BotBroken
         When a bot faulted on several requests in a row.
     """
-    from cpoker.game.scoring import row_keys
-
     name, function = resolve_strategy(strategy, tables, rules)
     hands = np.sort(np.asarray(hands, dtype=np.uint8), axis=1)
+    units = resolve_rules(rules).surrender if may_surrender else None
+    may_surrender = units is not None
     if function is greedy:
         return strength_keys()[arrange_greedy(hands, device)[1]]
-    if function is table:
-        return strength_keys()[arrange_by_tables(hands, default_tables(rules), device)[1]]
-    if isinstance(function, TablePolicy):
-        return strength_keys()[arrange_by_tables(hands, function.tables, device)[1]]
+    if function is table or isinstance(function, TablePolicy):
+        policy = default_tables(rules) if function is table else function.tables  # type: ignore[union-attr]
+        strengths = arrange_by_tables(hands, policy, device)[1]
+        keys = strength_keys()[strengths]
+        if units is not None:
+            keys[surrenders_by_tables(hands, strengths, policy, units)] = SURRENDER_KEY
+        return keys
     if isinstance(function, Bot):
         return function.arrange_keys(hands, resolve_rules(rules).name, opponents)
     keys = np.empty((len(hands), 3), dtype=np.int32)
@@ -217,5 +255,5 @@ def arrange_keys(strategy: StrategyLike, hands: np.ndarray, tables: "PolicyTable
     # runs no job finishes the block, as the built-in ones do.
     with deferred():
         for i, hand in enumerate(hands):
-            keys[i] = row_keys(_call_strategy(name, function, hand.tolist()))
+            keys[i] = entry_keys(_call_strategy(name, function, hand.tolist(), may_surrender))
     return keys

@@ -273,3 +273,104 @@ def test_session_stakes_change_no_best_play():
     plain = cpoker.solve(hand, samples=300, seed=2, rules="1-6")
     rising = cpoker.solve(hand, samples=300, seed=2, rules=Rules(scoring="1-6", session_stakes=(1, 2, 3)))
     assert plain.best == rising.best and plain.ev == rising.ev
+
+
+# --- surrender at the table: the policy, plug-ins, matches, the Play tab ------------------------------------------
+
+def test_the_policy_surrenders_exactly_when_its_own_estimate_is_below_the_price():
+    from cpoker.game.dealing import deal_seeded
+    from cpoker.game.scoring import SURRENDER_KEY
+    from cpoker.strategies.policy import default_tables
+    from cpoker.strategies.strategy import arrange_keys, table_play
+
+    rules = Rules(scoring="1-6", surrender=2)
+    tables = default_tables(rules)
+    hands = np.sort(deal_seeded(np.arange(52), [[7, 0]], [400], 2).reshape(-1, 13), axis=1).astype(np.uint8)
+    keys = arrange_keys("table", hands, rules=rules, may_surrender=True)
+    played = arrange_keys("table", hands, rules=rules)  # an opponent model: every hand is played
+    assert (played != SURRENDER_KEY).all()
+    surrendered = keys[:, 0] == SURRENDER_KEY
+    assert 0 < surrendered.sum() < len(hands) // 4
+    for hand, out, own in zip(hands, surrendered, played):
+        arrangement = cpoker.table(hand, rules=rules)
+        dense = [np.array([value.strength_index]) for value in arrangement.values]
+        value = tables.model.split_values(*dense, hand)[0]  # the one-hand formula, apart from the batch's
+        assert out == (value < -2), (cpoker.format_cards(hand), value)
+        assert (table_play(hand, rules=rules) is SURRENDER) == out
+        if not out:
+            assert tuple(own) == tuple(keys[np.flatnonzero((hands == hand).all(axis=1))[0]])
+
+
+@pytest.mark.parametrize("preset", ["pagat", "1-6", "2-4", "seed001-royalties"])
+def test_the_batch_of_chosen_values_is_the_one_hand_formula_bit_for_bit(preset):
+    from cpoker.strategies.policy import arrange_by_tables, default_tables
+
+    model = default_tables(preset).model
+    rng = np.random.default_rng(3)
+    hands = np.sort(np.stack([rng.permutation(52)[:13] for _ in range(200)]), axis=1).astype(np.uint8)
+    strengths = arrange_by_tables(hands, model)[1].astype(np.int64)
+    strengths[::3, 2] = rng.integers(0, model.values.shape[1], len(strengths[::3]))  # not only the chosen rows
+    batch = model.chosen_values(hands, strengths)
+    one = [model.split_values(*(strengths[i, r:r + 1] for r in range(3)), hands[i])[0] for i in range(len(hands))]
+    assert batch.tolist() == one
+
+
+def _surrendering_plugin(hand):
+    """A plug-in that gives up every hand without a pair of aces."""
+    cards = cpoker.parse_cards(hand)
+    return cpoker.table(hand) if sum(c % 13 == 12 for c in cards) >= 2 else "surrender"
+
+
+def test_matches_count_each_strategys_surrenders_and_settle_them():
+    rules = Rules(surrender=1)
+    result = cpoker.match([_surrendering_plugin, "greedy"], deals=300, seed=4, rules=rules)
+    plugin, greedy = result.scores
+    assert greedy.surrender_rate == 0 and 0.6 < plugin.surrender_rate < 0.9
+    # every hand played twice, each way round: surrendering one pays 1, unless both seats surrendered
+    hands = cpoker.game.dealing.deal_seeded(np.arange(52), [[result.seed, 0]], [300], 2)
+    expected = 0
+    for a, b in hands:
+        mine = [_surrendering_plugin(np.sort(h)) for h in (a, b)]
+        theirs = [cpoker.greedy(np.sort(h)) for h in (a, b)]
+        expected += settle([mine[0], theirs[1]], rules)[0] + settle([mine[1], theirs[0]], rules)[0]
+    assert plugin.points == pytest.approx(expected / 600)
+    assert result.to_dict()["scores"][0]["surrender_rate"] == plugin.surrender_rate
+    assert np.isnan(cpoker.match(["table", "greedy"], deals=50, seed=1).scores[0].surrender_rate)
+    with pytest.raises(cpoker.StrategyError, match="surrendered hand .*, where every hand is played"):
+        cpoker.match([_surrendering_plugin, "greedy"], deals=50, seed=4)
+    # a tournament's pair is the pair's match, surrenders and all
+    standings = cpoker.tournament([_surrendering_plugin, "greedy", "table"], deals=100, seed=4, rules=rules)
+    pair = cpoker.match([_surrendering_plugin, "greedy"], deals=100, seed=4, rules=rules)
+    assert standings.points[0, 1] == pytest.approx(pair.scores[0].points)
+
+
+def test_the_match_command_reports_surrender_rates(tmp_path, capsys):
+    from cpoker import cli
+
+    house = tmp_path / "house.toml"
+    house.write_text('scoring = "1-6"\nsurrender = 2\n')
+    assert cli.main(["match", "table", "greedy", "--rules", str(house), "--deals", "2000", "--seed", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "surrenders" in out.splitlines()[1] and "paying 2 to each player who played" in out
+    rates = [line.split()[-1] for line in out.splitlines()[2:4]]
+    assert rates[1] == "0.0%" and rates[0] != "0.0%"
+
+
+def test_a_table_deal_surrendered_is_settled_and_reviewed():
+    from cpoker.jobs.review import SurrenderedHand, table_deal
+    from cpoker.strategies.strategy import table_play
+
+    rules = Rules(scoring="1-6", surrender=1)
+    played = table_deal("surrender", 4, 0, rules=rules, samples=200)
+    others = [table_play(hand, rules=rules) for hand in cpoker.deal(4, 0)[1:]]
+    assert any(o is SURRENDER for o in others)  # seed 0: an opponent gives up too, and is owed nothing
+    assert played.settlement.results == settle(["surrender", *others], rules)
+    review = played.reviewed
+    assert isinstance(review, SurrenderedHand) and review.ev_played == -3.0
+    best = cpoker.solve(cpoker.deal(4, 0)[0], opponents=3, samples=200, seed=0, rules=rules)
+    assert review.ev_arrangement == best.ev and review.ev_best == max(best.ev, -3.0)
+    data = played.to_dict()["review"]
+    assert data["surrendered"] and data["actual"] == played.settlement.results[0]
+    assert data["luck"] == data["actual"] + 3 and data["ev_lost"] == pytest.approx(max(best.ev, -3) + 3)
+    with pytest.raises(ArrangementError, match="do not allow surrender"):
+        table_deal("surrender", 4, 0, samples=200)

@@ -359,12 +359,17 @@ def _review_in_the_page(page, shots: Path) -> None:
 
 def _play_in_the_page(page, shots: Path) -> None:
     """Play: a seeded 3-player deal arranged by the player is settled as cpoker.settle settles it, and the
-    ledger and standings follow; under house rules with rising session stakes, at the deal's stake."""
+    ledger and standings follow; under house rules with rising session stakes, at the deal's stake; and the
+    next deal surrendered."""
+    from cpoker.strategies.strategy import table_play
+
     page.click("[data-testid=tab-play]")
     page.select_option("[data-testid=play-players]", "3")
     page.fill("[data-testid=play-seed]", "21")
     page.click("#play details.house-rules summary")
-    page.fill("[data-testid=play-rules-toml]", "session_stakes = [2, 2, 3, 3, 4, 4, 5, 5]")
+    house = "surrender = 2\nsession_stakes = [2, 3, 3, 3, 4, 4, 5, 5]"
+    rules = cpoker.Rules.from_toml_text(house)
+    page.fill("[data-testid=play-rules-toml]", house)
     page.click("[data-testid=play-new]")
     page.wait_for_selector("[data-testid=play-hand] .card")
     hands = cpoker.deal(3, 21)
@@ -378,8 +383,8 @@ def _play_in_the_page(page, shots: Path) -> None:
     page.wait_for_selector("[data-testid=play-submit]:not([disabled])")
     page.click("[data-testid=play-submit]")
     page.wait_for_selector("[data-testid=play-matrix]", timeout=60_000)
-    others = [cpoker.table(hand) for hand in hands[1:]]
-    results = [2 * x for x in cpoker.settle([mine, *others])]  # the first deal's session stake is 2
+    others = [table_play(hand, rules=rules) for hand in hands[1:]]
+    results = [2 * x for x in cpoker.settle([mine, *others], rules)]  # the first deal's session stake is 2
     assert [int(page.inner_text(f"[data-testid=play-total-{i}]")) for i in range(3)] == results
     assert int(page.inner_text("[data-testid=play-actual]")) == results[0]
     assert page.inner_text("[data-testid=play-stake]") == "2"
@@ -394,6 +399,14 @@ def _play_in_the_page(page, shots: Path) -> None:
     page.click("[data-testid=play-next]")  # the next deal of the session: the next seed, the next dealer
     page.wait_for_function("document.querySelector('[data-testid=play-dealt]').textContent.includes('deal 2 of 8')")
     assert "seed 22" in page.inner_text("[data-testid=play-dealt]")
+    page.click("[data-testid=play-surrender]")  # the house rules allow it: give up deal 2, at its stake of 3
+    page.wait_for_selector("[data-testid=play-surrendered]", timeout=60_000)
+    second = [3 * x for x in cpoker.settle(["surrender", *(table_play(h, rules=rules) for h in cpoker.deal(3, 22)[1:])],
+                                           rules)]
+    assert [int(page.inner_text(f"[data-testid=play-total-{i}]")) for i in range(3)] == second
+    assert [int(page.inner_text(f"[data-testid=ledger-total-{i}]")) for i in range(3)] == [
+        x + y for x, y in zip(results, second)]
+    assert page.inner_text("[data-testid=ledger-stake-1]") == "×3"
 
 
 def test_review_and_play_routes_answer_what_the_library_answers(client):
@@ -434,6 +447,11 @@ def test_play_and_score_routes_take_the_variants(client):
     assert settled["results"] == cpoker.settle([A, "surrender", B], cpoker.Rules(scoring="1-6", surrender=3))
     assert settled["players"][1] == {"surrender": True}
     refused = client.post("/api/score", json={"players": [A, "surrender"]})
+    assert refused.status_code == 422 and "do not allow surrender" in refused.text
+    gave_up = client.post("/api/play", json={**body, "arrangement": "surrender", "rules_toml": house}).json()
+    assert gave_up["review"]["surrendered"] and gave_up["arrangements"][0] == {"surrender": True}
+    assert gave_up["results"][0] == -3 * sum(not a.get("surrender") for a in gave_up["arrangements"][1:])
+    refused = client.post("/api/play", json={**body, "arrangement": "surrender"})
     assert refused.status_code == 422 and "do not allow surrender" in refused.text
 
 

@@ -223,6 +223,35 @@ class RowModel:
             return value
         return value + self._bonus(wins, losses)
 
+    def chosen_values(self, hands: np.ndarray, strengths: np.ndarray) -> np.ndarray:
+        """:meth:`split_values` of one split of each hand: ``hands`` ``(N, 13)`` card ids, ``strengths`` ``(N, 3)``
+        the dense strengths of its front, middle and back (the policy's choice, say).  The same numbers, for a
+        batch: the card-removal correction is read at the columns the splits need only."""
+        from cpoker._kernels.removal import N_SHAPES, hand_correction_columns
+
+        strengths = np.asarray(strengths, dtype=np.int64)
+        rows = [strengths[:, row] for row in range(3)]
+        values = [self.values[row, rows[row]] for row in range(3)]
+        wins = [self.wins[row, rows[row]] for row in range(3)]
+        losses = [self.losses[row, rows[row]] for row in range(3)]
+        if self.removal is not None and len(strengths):
+            hands = np.asarray(hands, dtype=np.int64)
+            masks = np.bitwise_or.reduce(np.left_shift(np.int64(1), hands), axis=1)
+            shapes = np.stack([strength_shapes()[rows[row]] for row in range(3)], axis=1).astype(np.int64)
+            quantities = 3 if self.scoop or self.majority else 1
+            columns = np.concatenate([(q * 3 + np.arange(3)) * N_SHAPES + shapes for q in range(quantities)], axis=1)
+            corrections = np.empty(columns.shape)
+            with shielded():
+                hand_correction_columns(masks, self.removal, np.ascontiguousarray(columns), corrections)
+            values = [values[row] + corrections[:, row] for row in range(3)]
+            if quantities == 3:
+                wins = [np.clip(wins[row] + corrections[:, 3 + row], 0.0, 1.0) for row in range(3)]
+                losses = [np.clip(losses[row] + corrections[:, 6 + row], 0.0, 1.0) for row in range(3)]
+        value = values[2] + values[1] + values[0]
+        if not (self.scoop or self.majority):
+            return value
+        return value + self._bonus(wins, losses)
+
     def hand_corrections(self, hand: np.ndarray) -> np.ndarray:
         """``(Q, 3, 259)``: the card-removal correction of ``hand`` (13 card ids) by quantity, row and correction
         shape (:func:`cpoker.strategies.policy.removal.strength_buckets`).

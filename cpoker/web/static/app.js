@@ -431,6 +431,8 @@ async function dealTable() {
   $("play-result").innerHTML = "";
   $("play-status").textContent = "";
   $("play-next").hidden = true;
+  $("play-surrender").hidden = !/^\s*surrender\s*=/m.test(table.rulesToml);  // the house rules allow it
+  $("play-surrender").disabled = false;
   player.deal(rowCards(table.dealt.players[0]));
 }
 
@@ -451,12 +453,16 @@ $("play-next").addEventListener("click", async () => {
   await dealTable();
 });
 
-$("play-submit").addEventListener("click", async () => {
+$("play-submit").addEventListener("click", () => playDeal(player.text()));
+$("play-surrender").addEventListener("click", () => playDeal("surrender"));
+
+async function playDeal(arrangement) {
   const status = $("play-status");
   try {
     $("play-submit").disabled = true;
+    $("play-surrender").disabled = true;
     const deal = await withProgress(status, api("/api/play", {
-      players: table.players, seed: table.dealt.seed, arrangement: player.text(), rules: table.rules,
+      players: table.players, seed: table.dealt.seed, arrangement, rules: table.rules,
       rules_toml: table.rulesToml || null, deal: table.deal, session_deals: DEALS_PER_SESSION,
     }));
     table.played = true;
@@ -468,17 +474,19 @@ $("play-submit").addEventListener("click", async () => {
     else status.textContent = "Session over: the standings are final.";
   } catch (error) {
     $("play-submit").disabled = false;
+    $("play-surrender").disabled = false;
     status.textContent = error.message;
     status.classList.add("error");
   }
-});
+}
 
 function showDeal(deal) {
   const review = deal.review;
   const n = deal.results.length;
   const stake = deal.stake === 1 ? "" : ` at this deal's stake ×<span data-testid="play-stake">${deal.stake}</span>` +
     " (the EVs are per unit)";
-  let html = `<p class="ev">You won <span data-testid="play-actual">${signed(deal.results[0], 0)}</span>${stake} · your EV ` +
+  const gaveUp = review.surrendered ? ` <span data-testid="play-surrendered">by surrendering</span>` : "";
+  let html = `<p class="ev">You won <span data-testid="play-actual">${signed(deal.results[0], 0)}</span>${gaveUp}${stake} · your EV ` +
     `<span data-testid="play-your-ev">${signed(review.ev_played)}</span> · best EV ` +
     `<span data-testid="play-best-ev">${signed(review.ev_best)}</span> · luck ` +
     `<span data-testid="play-luck">${signed(review.luck)}</span></p>` +
@@ -489,10 +497,15 @@ function showDeal(deal) {
       `<td data-testid="play-total-${i}">${signed(deal.results[i], 0)}</td></tr>`;
   }
   html += `</tbody></table><div class="pair">` + deal.arrangements.map((_, i) => `<div class="seat"><h4>${seatName(i)}` +
-    `${deal.arrangements[i].foul ? " (FOUL)" : ""}</h4><div data-testid="play-seat-${i}"></div></div>`).join("") +
+    `${deal.arrangements[i].foul ? " (FOUL)" : ""}${deal.arrangements[i].surrender ? " (surrendered)" : ""}</h4>` +
+    `<div data-testid="play-seat-${i}"></div></div>`).join("") +
     `<div class="seat"><h4>Best for you (EV ${signed(review.ev_best)})</h4><div data-testid="play-best"></div></div></div>`;
   $("play-result").innerHTML = html;
-  deal.arrangements.forEach((arrangement, i) => showArrangement($("play-result").querySelector(`[data-testid=play-seat-${i}]`), arrangement));
+  deal.arrangements.forEach((arrangement, i) => {
+    const seat = $("play-result").querySelector(`[data-testid=play-seat-${i}]`);
+    if (arrangement.surrender) seat.innerHTML = `<p class="surrendered">Gave up the deal.</p>`;
+    else showArrangement(seat, arrangement);
+  });
   showArrangement($("play-result").querySelector("[data-testid=play-best]"), splitArrangement(review.best));
 }
 
