@@ -121,14 +121,24 @@ def test_solve_table_method(benchmark, hands):
     _per_hand(benchmark, lambda hand: cpoker.solve(hand, method="table"), hands[:100], "solve(method='table')")
 
 
-@pytest.mark.parametrize("rules", ["pagat", "2-4", "1-6", "seed001-royalties"])
+HOUSE_RULES = {  # seed 001's royalties with each royalty option of seed 003
+    "one-per-hand": '[royalties]\none_per_hand = true\nback = { "straight flush" = 10, flush = 4, straight = 2 }\n'
+                    'middle = { "four of a kind" = 8, "full house" = 2 }\nfront = { "three of a kind" = 3 }',
+    "dealt": '[royalties]\ndealt = true\nback = { "straight flush" = 10, flush = 4, straight = 2 }\n'
+             'middle = { "four of a kind" = 8, "full house" = 2 }\nfront = { "three of a kind" = 3 }',
+}
+
+
+@pytest.mark.parametrize("rules", ["pagat", "2-4", "1-6", "seed001-royalties", "one-per-hand", "dealt"])
 def test_solve_under_rules(benchmark, rules):
-    """Default solve (1 opponent, 2,000 samples) under each preset, one core."""
+    """Default solve (1 opponent, 2,000 samples) under each preset and royalty option, one core."""
+    if rules in HOUSE_RULES:
+        rules = cpoker.Rules.from_toml_text(HOUSE_RULES[rules], rules)
     cpoker.solve(HAND, rules=rules, samples=20, seed=0)
     with numba_threads(1):
         benchmark.pedantic(cpoker.solve, args=(HAND,), kwargs={"rules": rules, "seed": 1}, rounds=5)
     benchmark.extra_info["seconds per solve"] = benchmark.stats.stats.min
-    print(f"\nsolve under {rules}: {benchmark.stats.stats.min * 1e3:.1f} ms")
+    print(f"\nsolve under {getattr(rules, 'name', rules)}: {benchmark.stats.stats.min * 1e3:.1f} ms")
 
 
 TRIVIAL_KERNEL = """

@@ -36,6 +36,20 @@ def test_settlement_kernel(benchmark):
     report_rate(benchmark, 30_000, "opponent settlements/s")
 
 
+@pytest.mark.parametrize("rules", ["pagat", "seed001-royalties"])
+def test_pair_settlement_kernel(benchmark, rules):
+    """``pair_points_batch``, what matches and tournaments settle with, on 300,000 pairs of table-policy rows."""
+    from cpoker._kernels.scoring import pair_points_batch
+    from cpoker.game.rules import resolve_rules
+
+    keys = arrange_keys("table", random_cards(600_000, 13, seed=4))
+    a, b = np.ascontiguousarray(keys[:300_000]), np.ascontiguousarray(keys[300_000:])
+    arguments = resolve_rules(rules).kernel_arguments()
+    pair_points_batch(a[:10], b[:10], *arguments)
+    benchmark.pedantic(pair_points_batch, args=(a, b, *arguments), rounds=20)
+    report_rate(benchmark, 300_000, f"pair settlements/s ({rules})")
+
+
 @pytest.mark.parametrize("checkpoints", ["none", "every block"])
 def test_match_with_checkpoints(benchmark, checkpoints, tmp_path):
     """A checkpoint (the partial result as JSON, written atomically, as `--checkpoint` does) after every

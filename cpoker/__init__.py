@@ -32,6 +32,7 @@ _EXPORTS = {name: module for module, names in {
     "game.scoring": ("settle", "settle_matrix", "settle_details", "Session", "SURRENDER"),
     "strategies.strategy": ("Strategy", "greedy", "table", "TablePolicy"),
     "jobs.solve": ("mc", "solve", "Solution"),
+    "jobs.solution": ("SurrenderAdvice",),
     "strategies.policy": ("PolicyTables", "default_tables", "RowModel"),
     "jobs.selfplay": ("build_tables",),
     "jobs.simulate": ("simulate", "match", "SimulationResult", "MatchResult"),
@@ -78,6 +79,7 @@ if TYPE_CHECKING:  # pragma: no cover  (names for type checkers; loaded lazily a
     from cpoker.strategies.strategy import (greedy as greedy, Strategy as Strategy, table as table,
                                             TablePolicy as TablePolicy)
     from cpoker.jobs.solve import mc as mc, Solution as Solution, solve as solve
+    from cpoker.jobs.solution import SurrenderAdvice as SurrenderAdvice
     from cpoker.strategies.policy import (default_tables as default_tables, PolicyTables as PolicyTables,
                                           RowModel as RowModel)
     from cpoker.jobs.selfplay import build_tables as build_tables

@@ -40,7 +40,7 @@ TWINNED = {
     policy: ("table_policy_hand", "greedy_hand"),
     nearbest: ("split_value", "near_best_rows", "hand_drift", "hand_drift_bound", "certified_split",
                "kept_split", "recertified", "policy_remembering_hand"),
-    scoring: ("_royalty", "pair_parts", "pair_points"),
+    scoring: ("_royalty", "one_royalty", "pair_parts", "pair_points"),
 }
 N_SUBSETS5, N_SUBSETS3 = 1287, 286
 N_CORRECTIONS = policy.CORRECTIONS
@@ -180,12 +180,12 @@ def build_kernels(cuda_module) -> dict:
     from numba import float64, int32, int64, uint8, uint16, uint64
 
     @cuda.jit
-    def settle_pairs(a, b, scoring_method, royalties, require_win, out):
+    def settle_pairs(a, b, scoring_method, royalties, require_win, one_per_hand, out):
         """Points of ``a[i]`` against ``b[i]`` (rows of keys), the CPU's ``pair_points`` on each thread."""
         start, stride = cuda.grid(1), cuda.gridsize(1)
         for i in range(start, a.shape[0], stride):
             out[i] = pair_points(a[i, 0], a[i, 1], a[i, 2], b[i, 0], b[i, 1], b[i, 2], scoring_method, royalties,
-                                 require_win)
+                                 require_win, one_per_hand)
 
     @cuda.jit
     def keys_from_ids(ids, out):

@@ -399,3 +399,28 @@ def first_bad_mask(masks, low, high):
         if count < low or count > high:
             return i
     return -1
+
+
+@jit
+def dealt_category(mask):
+    """The best category among a hand's combinations that ``royalties.dealt`` pays whole or broken: 8 when the
+    cards hold a straight flush, else 7 for a four of a kind, else 0 (a hand of any size, as a card mask)."""
+    suit_0 = mask & np.int64(0x1FFF)  # each suit's ranks (card id = 13 * suit + rank)
+    suit_1 = (mask >> np.int64(13)) & np.int64(0x1FFF)
+    suit_2 = (mask >> np.int64(26)) & np.int64(0x1FFF)
+    suit_3 = (mask >> np.int64(39)) & np.int64(0x1FFF)
+    for ranks in (suit_0, suit_1, suit_2, suit_3):
+        if ranks & (ranks >> 1) & (ranks >> 2) & (ranks >> 3) & (ranks >> 4) or (ranks & WHEEL) == WHEEL:
+            return 8
+    if suit_0 & suit_1 & suit_2 & suit_3:
+        return 7
+    return 0
+
+
+@jit
+def dealt_categories(hands):
+    """:func:`dealt_category` of each row of card ids ``(N, k)``, as ``int64``."""
+    out = np.empty(hands.shape[0], dtype=np.int64)
+    for i in range(hands.shape[0]):
+        out[i] = dealt_category(mask_of_ids(hands[i]))
+    return out

@@ -233,7 +233,7 @@ def keys_cuda(cards: np.ndarray, n_cards: int = 0) -> np.ndarray:
 
 @_calls_the_gpu
 def settle_pairs_cuda(a: np.ndarray, b: np.ndarray, scoring_method: int, royalties: np.ndarray,
-                      require_win: bool) -> np.ndarray:
+                      require_win: bool, one_per_hand: bool = False) -> np.ndarray:
     """Points of each row of keys ``a`` against the same row of ``b`` on the GPU (the CPU's settlement)."""
     from cpoker._kernels.cuda import THREADS
 
@@ -245,7 +245,7 @@ def settle_pairs_cuda(a: np.ndarray, b: np.ndarray, scoring_method: int, royalti
         part_b = np.ascontiguousarray(b[start:start + GPU_BATCH], dtype=np.int32)
         points = cuda.device_array(len(part_a), dtype=np.int64)
         kernels["settle_pairs"][_grid(len(part_a), THREADS), THREADS](
-            cuda.to_device(part_a), cuda.to_device(part_b), scoring_method, table, require_win, points)
+            cuda.to_device(part_a), cuda.to_device(part_b), scoring_method, table, require_win, one_per_hand, points)
         out[start:start + len(part_a)] = points.copy_to_host()
     return out
 

@@ -38,6 +38,7 @@ from cpoker.game.evaluation import CATEGORIES
 
 SCORING_METHODS = ("pagat", "1-6", "2-4")
 TOML_FIELDS = ("scoring", "royalties", "naturals", "surrender", "session_stakes")
+ROYALTY_FLAGS = ("require_win", "one_per_hand", "dealt")  # the [royalties] table's options, beside its rows
 ROWS = ROW_NAMES
 FRONT_CATEGORIES = ("high card", "pair", "three of a kind")
 # strongest first: the order in which naturals beat each other (seed 003: "the stronger natural wins")
@@ -48,6 +49,8 @@ MAX_UNITS = 10**6
 # deal's points (below 10**9) stays far from int64 overflow
 MAX_SESSION_STAKE = 1000
 MAX_SESSION_DEALS = 1000
+# royalties.dealt: the categories a hand's 13 cards may hold and break across rows
+DEALT_CATEGORIES = (CATEGORIES.index("four of a kind"), CATEGORIES.index("straight flush"))
 NATURAL_KINDS = ("dragon", "four trips", "three flushes", "three straights", "six pairs", "no people")
 
 SEED001_ROYALTIES = {
@@ -82,17 +85,35 @@ class Royalties:
     require_win
         Pay a royalty only when the row beats the opponent's same row (default);
         otherwise each player is paid their own royalties by every opponent.
+    one_per_hand
+        Pay a hand only its largest row royalty (seed 003: "some rules allow only one royalty per
+        hand"); the other rows earn none.  Its row is the one whose royalty is largest (the back, then
+        the middle, on a tie), and ``require_win`` applies to that row.
+    dealt
+        A four of a kind or straight flush among the 13 cards earns its back-row royalty even when it
+        is broken across rows (seed 003: "a player dealt four sevens may use three for trips in front
+        and one in the middle, and still collect"), and is never paid twice: the hand is paid, by
+        each opponent who shows an arrangement, the back-row royalty of the best such combination it
+        was dealt (a straight flush before a four of a kind), whatever its rows and unless it fouls,
+        and no row earns a royalty for a four of a kind or a straight flush.
     """
 
     table: tuple = ()
     require_win: bool = True
+    one_per_hand: bool = False
+    dealt: bool = False
 
     @classmethod
-    def from_mapping(cls, table: Mapping, require_win: bool = True, source: str = "") -> "Royalties":
+    def from_mapping(cls, table: Mapping, require_win: bool = True, source: str = "", one_per_hand: bool = False,
+                     dealt: bool = False) -> "Royalties":
         if not isinstance(table, Mapping):
             raise _fail(source, "royalties must map rows (front, middle, back) to {category: units} tables")
-        if not isinstance(require_win, bool):
-            raise _fail(source, f"royalties.require_win must be true or false, got {require_win!r}")
+        for name, flag in (("require_win", require_win), ("one_per_hand", one_per_hand), ("dealt", dealt)):
+            if not isinstance(flag, bool):
+                raise _fail(source, f"royalties.{name} must be true or false, got {short_repr(flag)}")
+        if one_per_hand and dealt:
+            raise _fail(source, "royalties.one_per_hand and royalties.dealt cannot be combined: the sources say "
+                                "nothing of how a dealt royalty counts among one per hand; choose one")
         items = []
         for row, categories in table.items():
             if row not in ROWS:
@@ -105,14 +126,31 @@ class Royalties:
                     raise _fail(source, f"royalties.{row}: unknown category {category!r}; "
                                         f"one of: {', '.join(allowed)}")
                 items.append((row, category, _units(units, f"royalties.{row}.{category}", source)))
-        return cls(tuple(sorted(items)), require_win)
+        return cls(tuple(sorted(items)), require_win, one_per_hand, dealt)
 
     def as_array(self) -> np.ndarray:
-        """``(3, 9)`` int64 units by row (front, middle, back) and category index."""
+        """``(3, 9)`` int64 units by row (front, middle, back) and category index, as the table gives them."""
         array = np.zeros((3, len(CATEGORIES)), dtype=np.int64)
         for row, category, units in self.table:
             array[ROWS.index(row), CATEGORIES.index(category)] = units
         return array
+
+    def row_array(self) -> np.ndarray:
+        """:meth:`as_array` as rows earn it: under ``dealt``, no row earns a four of a kind's or a straight
+        flush's royalty (the hand's dealt royalty is that royalty, paid apart: :meth:`dealt_units`)."""
+        array = self.as_array()
+        if self.dealt:
+            array[:, list(DEALT_CATEGORIES)] = 0
+        return array
+
+    def dealt_units(self) -> np.ndarray:
+        """``(9,)`` int64: under ``dealt``, the back-row royalty of a hand dealt a combination of each category
+        (four of a kind, straight flush), else 0."""
+        units = np.zeros(len(CATEGORIES), dtype=np.int64)
+        if self.dealt:
+            back = self.as_array()[ROWS.index("back")]
+            units[list(DEALT_CATEGORIES)] = back[list(DEALT_CATEGORIES)]
+        return units
 
     def to_mapping(self) -> dict:
         out: dict = {}
@@ -266,8 +304,9 @@ class Rules:
             if not isinstance(royalties, Mapping):
                 raise _fail(source, "royalties must be a table")
             royalties = dict(royalties)
-            require_win = royalties.pop("require_win", True)
-            royalties = Royalties.from_mapping(royalties, require_win, source)
+            flags = {name: royalties.pop(name, name == "require_win") for name in ROYALTY_FLAGS}
+            royalties = Royalties.from_mapping(royalties, flags["require_win"], source, flags["one_per_hand"],
+                                               flags["dealt"])
         naturals = data.get("naturals")
         if naturals is not None:
             if not isinstance(naturals, Mapping):
@@ -287,6 +326,7 @@ class Rules:
             lines.append(f"session_stakes = [{', '.join(map(str, self.session_stakes))}]")
         if self.royalties is not None:
             lines += ["", "[royalties]", f"require_win = {str(self.royalties.require_win).lower()}"]
+            lines += [f"{name} = true" for name in ROYALTY_FLAGS[1:] if getattr(self.royalties, name)]
             for row, categories in self.royalties.to_mapping().items():
                 pairs = ", ".join(f'"{c}" = {u}' for c, u in categories.items())
                 lines.append(f"{row} = {{ {pairs} }}")
@@ -304,10 +344,22 @@ class Rules:
         return SCORING_METHODS.index(self.scoring)
 
     def kernel_arguments(self) -> tuple:
-        """``(scoring, royalties array, require_win)`` for the settlement kernels."""
-        royalties = self.royalties.as_array() if self.royalties else np.zeros((3, len(CATEGORIES)), dtype=np.int64)
+        """``(scoring, royalties array, require_win, one_per_hand)`` for the settlement kernels (the royalties
+        rows earn: :meth:`Royalties.row_array`)."""
+        royalties = self.royalties.row_array() if self.royalties else np.zeros((3, len(CATEGORIES)), dtype=np.int64)
         require_win = self.royalties.require_win if self.royalties else True
-        return self.scoring_code, royalties, require_win
+        one_per_hand = self.royalties.one_per_hand if self.royalties else False
+        return self.scoring_code, royalties, require_win, one_per_hand
+
+    @property
+    def royalties_by_row(self) -> bool:
+        """True when a hand's royalties are a sum over its rows, each row's alone (not under ``one_per_hand``)."""
+        return self.royalties is None or not self.royalties.one_per_hand
+
+    @property
+    def pays_dealt(self) -> bool:
+        """True when a hand is paid for a four of a kind or straight flush dealt (``royalties.dealt``)."""
+        return self.royalties is not None and self.royalties.dealt
 
     @property
     def name(self) -> str:
@@ -329,9 +381,12 @@ class Rules:
             raise RulesError(f"{source}: not a rules record (a mapping with scoring, royalties, naturals)")
         royalties = data.get("royalties")
         if royalties is not None:
-            if not isinstance(royalties, Mapping) or set(royalties) != {"table", "require_win"}:
-                raise RulesError(f"{source}: royalties must be a mapping with table and require_win")
-            royalties = Royalties.from_mapping(royalties["table"], royalties["require_win"], source)
+            if (not isinstance(royalties, Mapping) or not {"table", "require_win"} <= set(royalties)
+                    or not set(royalties) <= {"table", *ROYALTY_FLAGS}):
+                raise RulesError(f"{source}: royalties must be a mapping with table, require_win, one_per_hand "
+                                 "and dealt")
+            royalties = Royalties.from_mapping(royalties["table"], royalties["require_win"], source,
+                                               royalties.get("one_per_hand", False), royalties.get("dealt", False))
         given = data.get("name")
         name = given if isinstance(given, str) else ""
         session_stakes = data.get("session_stakes")  # (records of cpoker 0.3 and earlier have neither)
@@ -343,7 +398,8 @@ class Rules:
     def to_dict(self) -> dict:
         return {"name": self.name, "scoring": self.scoring,
                 "royalties": None if self.royalties is None else {
-                    "table": self.royalties.to_mapping(), "require_win": self.royalties.require_win},
+                    "table": self.royalties.to_mapping(), "require_win": self.royalties.require_win,
+                    "one_per_hand": self.royalties.one_per_hand, "dealt": self.royalties.dealt},
                 "naturals": None if self.naturals is None else self.naturals.to_mapping(),
                 "surrender": self.surrender,
                 "session_stakes": None if self.session_stakes is None else list(self.session_stakes)}

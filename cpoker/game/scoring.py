@@ -66,6 +66,32 @@ def fouled_hand_points(rules: Rules) -> int:
     return int(pair_points(-1, -1, -1, 0, 0, 0, *rules.kernel_arguments()))
 
 
+def dealt_royalty(arrangement: Arrangement, rules: Rules) -> int:
+    """What a shown arrangement is paid by each opponent for the four of a kind or straight flush its cards hold
+    (``royalties.dealt``; see :class:`~cpoker.Royalties`): 0 for a foul, and under other rules."""
+    if not rules.pays_dealt or arrangement.is_foul:
+        return 0
+    from cpoker._kernels.evaluate import dealt_categories
+
+    ids = np.array([sorted(int(card) for card in arrangement.cards)], dtype=np.uint8)
+    return int(rules.royalties.dealt_units()[dealt_categories(ids)[0]])  # type: ignore[union-attr]
+
+
+def dealt_units_of(hands: np.ndarray, rules: Rules) -> np.ndarray:
+    """What each hand (``(..., 13)`` card ids) is paid by each opponent, if shown, for the four of a kind or
+    straight flush it was dealt (``royalties.dealt``), ``int64`` of shape ``(...)``."""
+    from cpoker._kernels.evaluate import dealt_categories
+
+    units = rules.royalties.dealt_units()  # type: ignore[union-attr]
+    categories = dealt_categories(np.ascontiguousarray(hands.reshape(-1, 13), dtype=np.uint8))
+    return units[categories].reshape(hands.shape[:-1])
+
+
+def dealt_royalties(hands: np.ndarray, keys: np.ndarray, rules: Rules) -> np.ndarray:
+    """:func:`dealt_units_of` the hands as played (their row keys ``(..., 3)``): 0 for a foul or a surrender."""
+    return np.where(keys[..., 0] >= 0, dealt_units_of(hands, rules), 0)
+
+
 def fouled_rows() -> dict[str, dict[str, float]]:
     """Each row's chances of a fouled hand against valid ones, as results report them: every row lost."""
     return {name: {"win": 0.0, "tie": 0.0, "loss": 1.0} for name in ROW_NAMES}
@@ -125,8 +151,9 @@ def pair_breakdown(a: "Arrangement | Natural | Surrendered", b: "Arrangement | N
     elif isinstance(b, Natural):
         parts["naturals"] = -(b.payout or 0)
     else:
-        scoring, royalties, require_win = rules.kernel_arguments()
-        rows, bonus, royalty = pair_parts(*row_keys(a), *row_keys(b), scoring, royalties, require_win)
+        rows, bonus, royalty = pair_parts(*row_keys(a), *row_keys(b), *rules.kernel_arguments())
+        if rules.pays_dealt:  # each hand's dealt royalty, paid whatever the rows unless it fouls
+            royalty += dealt_royalty(a, rules) - dealt_royalty(b, rules)
         parts.update(rows=int(rows), scoring_bonus=int(bonus), royalties=int(royalty))
     parts["total"] = sum(parts.values())
     return parts

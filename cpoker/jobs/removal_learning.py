@@ -50,7 +50,7 @@ def value_moments(moments: np.ndarray, rules: "Rules") -> np.ndarray:
     losses = totals - wins - moments
     values = wins - losses
     if rules.royalties is not None:
-        units = rules.royalties.as_array()[:, strength_keys() >> 26][:, None, :]  # (3, 1, S)
+        units = rules.royalties.row_array()[:, strength_keys() >> 26][:, None, :]  # (3, 1, S)
         paid = moments * units
         if rules.royalties.require_win:
             stronger = paid[:, :, ::-1].cumsum(axis=2)[:, :, ::-1] - paid

@@ -24,7 +24,7 @@ from cpoker._version import __version__
 from cpoker.game.arrangements import ROW_NAMES, Arrangement, ArrangementLike, as_arrangement
 from cpoker.game.dealing import deal_seeded, new_seed, rest_of_deck
 from cpoker.game.rules import Rules
-from cpoker.game.scoring import SURRENDER_KEY
+from cpoker.game.scoring import SURRENDER_KEY, dealt_royalties, dealt_royalty, dealt_units_of
 from cpoker.jobs.job import Clock, run_job, seat_strategies, settle
 from cpoker.jobs.solve import MAX_OPPONENTS
 from cpoker.run import saved
@@ -149,6 +149,7 @@ def simulate(arrangement: ArrangementLike, opponents: int = 1, samples: int = 10
     ours = np.array([row_keys(arrangement)], dtype=np.int32)  # a foul under royalties: keys -1, simulated
     rest = rest_of_deck([int(c) for c in arrangement.cards])
     kernel_rules = rules.kernel_arguments()
+    own_dealt = dealt_royalty(arrangement, rules)
     played_tables = job.tables_fingerprint
     tally, seed = job.start(resume, _SimulationTally, _SimulationTally.reader(arrangement), kind="simulate",
                             state_format=SIMULATION_STATE, label="simulation", unit="samples", asked=samples,
@@ -167,6 +168,9 @@ def simulate(arrangement: ArrangementLike, opponents: int = 1, samples: int = 10
             totals, block_outcomes, block_sweeps = candidate_results(ours, keys)
             if not rules.is_row_additive:
                 totals = sample_totals(ours, keys, *kernel_rules)
+            if rules.pays_dealt:  # four of a kind and straight flushes dealt: paid whatever the rows
+                paid = dealt_royalties(dealt[start:start + count], keys, rules).sum(axis=1)
+                totals = totals + (own_dealt * opponents - paid)[None, :]
             points, point_counts = np.unique(totals[0], return_counts=True)
             summaries.append((totals[0], dict(zip(points.tolist(), point_counts.tolist())), block_outcomes[0],
                               block_sweeps[0], faults))
@@ -310,8 +314,13 @@ class MatchResult:
         }
 
 
-def seat_points(keys: list[np.ndarray], hand_of_seat: Sequence[int], rules: Rules) -> np.ndarray:
-    """Points of each seat for a batch of deals; seat ``i`` plays hand ``hand_of_seat[i]``."""
+def seat_points(keys: list[np.ndarray], hand_of_seat: Sequence[int], rules: Rules,
+                dealt: Optional[np.ndarray] = None) -> np.ndarray:
+    """Points of each seat for a batch of deals; seat ``i`` plays hand ``hand_of_seat[i]``.
+
+    ``dealt`` (``(count, hands)``, :func:`~cpoker.game.scoring.dealt_units_of`) is needed under
+    ``royalties.dealt``: what each hand is paid, shown, for a four of a kind or straight flush dealt.
+    """
     from cpoker._kernels.scoring import pair_points_batch
     from cpoker.game.scoring import surrender_points
 
@@ -322,6 +331,9 @@ def seat_points(keys: list[np.ndarray], hand_of_seat: Sequence[int], rules: Rule
             a = np.ascontiguousarray(keys[i][:, hand_of_seat[i]])
             b = np.ascontiguousarray(keys[j][:, hand_of_seat[j]])
             result = pair_points_batch(a, b, *rules.kernel_arguments())
+            if rules.pays_dealt:
+                assert dealt is not None, "royalties.dealt: seat_points needs the hands' dealt units"
+                result += (dealt[:, hand_of_seat[i]] * (a[:, 0] >= 0)) - (dealt[:, hand_of_seat[j]] * (b[:, 0] >= 0))
             if rules.surrender is not None:
                 result = surrender_points(result, a, b, rules.surrender)
             points[:, i] += result
@@ -478,14 +490,15 @@ def match(strategies: Sequence[StrategyLike], deals: int = 10_000, seed: Optiona
         # a session draws from a stream apart from the match deals
         seeds = [[seed, index] if index < n_deal_chunks else [seed, 1, index - n_deal_chunks] for index, _ in blocks]
         counts = [count for _, count in blocks]
-        keys, faults = arrange_all(seat_players, deal_seeded(deck, seeds, counts, players), tables, device, rules,
-                                   players - 1, may_surrender=True)
+        hands = deal_seeded(deck, seeds, counts, players)
+        keys, faults = arrange_all(seat_players, hands, tables, device, rules, players - 1, may_surrender=True)
+        dealt = dealt_units_of(hands, rules) if rules.pays_dealt else None
         if any(index < n_deal_chunks for index, _ in blocks):
             # summed over the rotations: `players` times the points per deal, an exact integer
-            rotated = sum(seat_points(keys, [(i + r) % players for i in range(players)], rules)
+            rotated = sum(seat_points(keys, [(i + r) % players for i in range(players)], rules, dealt)
                           for r in range(players))
         if any(index >= n_deal_chunks for index, _ in blocks):
-            seated = seat_points(keys, list(range(players)), rules)
+            seated = seat_points(keys, list(range(players)), rules, dealt)
         summaries = []
         for (index, _), start, count in zip(blocks, np.cumsum([0, *counts[:-1]]), counts):
             if index < n_deal_chunks:

@@ -21,26 +21,25 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 
 from cpoker.game.arrangements import ROW_NAMES, Arrangement, ArrangementLike, arrangement_of_split, parse_hand
-from cpoker.game.cards import CardsLike, format_cards
+from cpoker.game.cards import CardsLike
 from cpoker.game.dealing import deal_from, new_seed, rest_of_deck
 from cpoker.system.limits import MAX_SAMPLES, check_int, check_seconds
 from cpoker.system.errors import OptionError
-from cpoker.game.naturals import Natural
 from cpoker.strategies.policy.removal import row_shapes
 from cpoker.game.rules import Rules, resolve_rules
-from cpoker.run.stats import Z95
+from cpoker.game.scoring import dealt_royalties
 from cpoker.strategies.bots import Bot, closing_bots, faulted_hands
 from cpoker.game.devices import check_device
 from cpoker.strategies.policy import resolve_tables
 from cpoker.strategies.strategy import (Player, StrategyLike, TablePolicy, arrange_keys, greedy,
                                         resolve_strategy, table)
 from cpoker.system.limits import check_seed
+from cpoker.jobs.solution import Candidate, Solution, surrender_advice
 
 if TYPE_CHECKING:  # pragma: no cover
     from cpoker.strategies.policy import PolicyTables
@@ -48,172 +47,6 @@ if TYPE_CHECKING:  # pragma: no cover
 METHODS = ("mc", "table")
 MAX_OPPONENTS = 3
 N_ALTERNATIVES = 5
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """One arrangement with its estimated value (points per deal, summed over opponents)."""
-
-    arrangement: Arrangement
-    ev: float
-    stderr: Optional[float]
-    rows: dict = field(default_factory=dict)  # row -> {"win", "tie", "loss"} probabilities
-
-    @property
-    def interval(self) -> Optional[tuple[float, float]]:
-        """95% interval of :attr:`ev` (``None`` for the table method, which estimates nothing)."""
-        if self.stderr is None:
-            return None
-        return self.ev - Z95 * self.stderr, self.ev + Z95 * self.stderr
-
-    def to_dict(self) -> dict:
-        return {"arrangement": self.arrangement.to_dict(), "ev": self.ev, "stderr": self.stderr,
-                "interval_95": None if self.interval is None else list(self.interval),
-                "row_probabilities": self.rows}
-
-
-@dataclass(frozen=True)
-class SurrenderAdvice:
-    """Surrender or play, under rules that allow surrender (``Rules(surrender=N)``).
-
-    Surrendering pays ``N`` to each opponent; the solver's opponents always play, so its value is exactly
-    ``-N * opponents`` (an interval of no width).  Playing is worth the best arrangement's EV (or its
-    table value, for the table method), with that estimate's interval.  Surrender is ``advised`` when
-    playing is worth less, unless a natural is worth declaring.
-    """
-
-    advised: bool
-    surrender_value: float
-    play_ev: float
-    play_interval: Optional[tuple[float, float]]
-
-    @property
-    def surrender_interval(self) -> tuple[float, float]:
-        """95% interval of :attr:`surrender_value`: the value itself, which is exact."""
-        return self.surrender_value, self.surrender_value
-
-    def to_dict(self) -> dict:
-        return {"advised": self.advised, "surrender_value": self.surrender_value,
-                "surrender_interval_95": list(self.surrender_interval), "play_ev": self.play_ev,
-                "play_interval_95": None if self.play_interval is None else list(self.play_interval)}
-
-
-def surrender_advice(solution: "Solution") -> Optional[SurrenderAdvice]:
-    """:class:`SurrenderAdvice` for ``solution``, or ``None`` when its rules do not allow surrender."""
-    if solution.rules.surrender is None:
-        return None
-    value = -float(solution.rules.surrender * solution.opponents)
-    return SurrenderAdvice(advised=solution.ev < value and solution.natural is None, surrender_value=value,
-                           play_ev=solution.ev, play_interval=solution.interval)
-
-
-@dataclass(frozen=True)
-class Solution:
-    """The answer of :func:`solve`.
-
-    Attributes
-    ----------
-    best
-        The best non-fouling arrangement found.
-    ev, stderr, interval
-        Its expected points per deal (summed over opponents), the standard
-        error of that estimate and its 95% interval (``ev ± 1.96 stderr``).
-        For ``method="table"``, ``ev`` is the *table value* -- the sum of the
-        row values against the average self-play opponent, a score the policy
-        ranks by, not a simulated EV -- and ``stderr``/``interval`` are ``None``.
-    row_probabilities
-        ``{"front": {"win": p, "tie": p, "loss": p}, ...}`` per opponent row.
-    alternatives
-        The next best arrangements of different row strengths, best first.
-    compared, ev_lost, ev_lost_stderr
-        With ``solve(compare=...)``: that arrangement (say, the one a player
-        chose) scored like the best one, and what it costs, ``ev - compared.ev``
-        (never negative).  Under the Monte Carlo method both are scored on the
-        very same samples, so ``ev_lost_stderr`` is the standard error of the
-        paired difference, far below either EV's; ``ev_lost_interval`` is its
-        95% interval.  Under the table method they are table values and the
-        standard error is ``None``.
-    surrender
-        Under rules that allow surrender, whether to surrender instead of
-        playing :attr:`best`, with both values (:class:`SurrenderAdvice`);
-        ``None`` otherwise.
-    """
-
-    hand: tuple
-    best: Arrangement
-    ev: float
-    stderr: Optional[float]
-    row_probabilities: dict
-    alternatives: tuple
-    method: str
-    opponent_model: str
-    opponents: int
-    samples: int
-    seed: Optional[int]
-    rules: Rules
-    candidates: int
-    seconds: float
-    natural: Optional["Natural"] = None  # worth more than the best arrangement: declare it instead
-    partial: bool = False  # a signal stopped the sampling: the answer rests on `samples` of `requested_samples`
-    requested_samples: int = 0
-    compared: Optional[Candidate] = None  # solve(compare=...): that arrangement scored on the same samples
-    ev_lost: Optional[float] = None
-    ev_lost_stderr: Optional[float] = None
-    bot_faults: int = 0  # opponents' hands settled as fouls because the opponent model, a bot, faulted
-    surrender: Optional[SurrenderAdvice] = None
-
-    @property
-    def advise_surrender(self) -> bool:
-        """Whether to surrender rather than play :attr:`best` (never without rules that allow it)."""
-        return self.surrender is not None and self.surrender.advised
-
-    @property
-    def interval(self) -> Optional[tuple[float, float]]:
-        """95% interval of :attr:`ev` (``None`` for the table method)."""
-        if self.stderr is None:
-            return None
-        return self.ev - Z95 * self.stderr, self.ev + Z95 * self.stderr
-
-    @property
-    def ev_lost_interval(self) -> Optional[tuple[float, float]]:
-        """95% interval of :attr:`ev_lost` (``None`` without a comparison, or under the table method)."""
-        if self.ev_lost is None or self.ev_lost_stderr is None:
-            return None
-        return self.ev_lost - Z95 * self.ev_lost_stderr, self.ev_lost + Z95 * self.ev_lost_stderr
-
-    @property
-    def declare_natural(self) -> bool:
-        """Whether to declare :attr:`natural` instead of playing :attr:`best`."""
-        return self.natural is not None
-
-    def to_dict(self) -> dict:
-        """Plain data for JSON output, with every parameter needed to rerun."""
-        return {
-            "hand": format_cards(self.hand),
-            "best": self.best.to_dict(),
-            "ev": self.ev,
-            "stderr": self.stderr,
-            "interval_95": None if self.interval is None else list(self.interval),
-            "value_kind": "table value (not a simulated EV)" if self.method == "table" else "Monte Carlo EV",
-            "row_probabilities": self.row_probabilities,
-            "alternatives": [c.to_dict() for c in self.alternatives],
-            "method": self.method,
-            "opponent_model": self.opponent_model,
-            "opponents": self.opponents,
-            "samples": self.samples,
-            "requested_samples": self.requested_samples,
-            "partial": self.partial,
-            "seed": self.seed,
-            "rules": self.rules.to_dict(),
-            "non_fouling_candidates": self.candidates,
-            "seconds": self.seconds,
-            "bot_faults": self.bot_faults,
-            "declare_natural": None if self.natural is None else self.natural.to_dict(),
-            "surrender": None if self.surrender is None else self.surrender.to_dict(),
-            "compared": None if self.compared is None else {
-                **self.compared.to_dict(), "ev_lost": self.ev_lost, "ev_lost_stderr": self.ev_lost_stderr,
-                "ev_lost_interval_95": None if self.ev_lost_interval is None else list(self.ev_lost_interval)},
-        }
 
 
 def _check_options(opponents: int, samples: int, method: str) -> tuple[int, int]:
@@ -455,8 +288,10 @@ def _solve_table(hand_ids, opponents, rules, tables, started, compared=None) -> 
         t.middles, t.fronts, strength_keys(), N_ALTERNATIVES + 1)
     row_keys = strength_keys()[strengths]
     picked = range(len(split_ids))
+    # under royalties.dealt, every arrangement that does not foul is paid the hand's dealt royalty too
+    dealt = int(dealt_royalties(hand_ids[None, :], np.zeros((1, 3), np.int32), rules)[0]) if rules.pays_dealt else 0
     found = [Candidate(arrangement_of_split(hand_ids, int(split_ids[p]), row_keys[p].tolist()),
-                       opponents * float(table_value[p]), None) for p in picked]
+                       opponents * (float(table_value[p]) + dealt), None) for p in picked]
     other = ev_lost = None
     if compared is not None:  # its table value; a foul's points (the policy never plays one)
         arrangement = compared[0]
@@ -464,7 +299,7 @@ def _solve_table(hand_ids, opponents, rules, tables, started, compared=None) -> 
             value = float(opponents * fouled_hand_points(rules))
         else:
             dense = (np.array([row.strength_index]) for row in arrangement.values)  # front, middle, back
-            value = opponents * float(tables.model.split_values(*dense, hand_ids)[0])
+            value = opponents * (float(tables.model.split_values(*dense, hand_ids)[0]) + dealt)
         other, ev_lost = Candidate(arrangement, value, None), found[0].ev - value
     return Solution(hand=tuple(int(c) for c in hand_ids), best=found[0].arrangement, ev=found[0].ev, stderr=None,
                     row_probabilities={}, alternatives=tuple(found[1:]), method="table", opponent_model="table",
@@ -487,11 +322,20 @@ def _opponent_block(rest: np.ndarray, opponents: int, seed: int, start: int, cou
     a pure function of the seed and its position and equals the same rows of
     :func:`deal_opponents` for the whole run.
     """
+    return _opponents_dealt(rest, opponents, seed, start, count, opponent, tables, device, rules)[0]
+
+
+def _opponents_dealt(rest: np.ndarray, opponents: int, seed: int, start: int, count: int, opponent, tables,
+                     device: str = "cpu", rules: "Rules | None" = None) -> tuple:
+    """:func:`_opponent_block`'s keys, and what the opponents of each sample are paid for a four of a kind or
+    straight flush dealt (``(count,)``, summed over them: under ``royalties.dealt``, else ``None``)."""
     bit_generator = np.random.PCG64(seed)
     bit_generator.advance(len(rest) * start)
     dealt = deal_from(rest, np.random.Generator(bit_generator), count, opponents)
     keys = arrange_keys(opponent, dealt.reshape(-1, 13), tables, device, rules, opponents)
-    return np.ascontiguousarray(keys.reshape(count, opponents, 3), dtype=np.int32)
+    keys = np.ascontiguousarray(keys.reshape(count, opponents, 3), dtype=np.int32)
+    paid = dealt_royalties(dealt, keys, rules).sum(axis=1) if rules is not None and rules.pays_dealt else None
+    return keys, paid
 
 
 BONUS_PART = 64  # candidates a thread scores against a block's opponents at least (bonus_totals)
@@ -514,6 +358,25 @@ def bonus_totals(candidate_keys: np.ndarray, opponent_keys: np.ndarray, scoring:
 
     def add_part(start: int, stop: int) -> None:
         bonus_totals_part(candidate_keys, front, middle, back, scoring, start, stop, totals)
+
+    in_parts(add_part, len(candidate_keys), BONUS_PART)
+    return totals
+
+
+def candidate_totals(candidate_keys: np.ndarray, opponent_keys: np.ndarray, kernel_rules: tuple) -> np.ndarray:
+    """Points of every candidate (``(C, 3)`` keys) summed over every opponent's rows (``(samples, opponents,
+    3)``), whole: the solver's path for rules whose royalties are not a sum of rows' (``one_per_hand``).
+
+    The candidates in parts side by side (:func:`cpoker._kernels.scoring.candidate_totals_part`), as
+    :func:`bonus_totals` runs them.
+    """
+    from cpoker._kernels.scoring import candidate_totals_part
+    from cpoker.system.threads import in_parts
+
+    totals = np.zeros(len(candidate_keys), dtype=np.int64)
+
+    def add_part(start: int, stop: int) -> None:
+        candidate_totals_part(candidate_keys, opponent_keys, *kernel_rules, start, stop, totals)
 
     in_parts(add_part, len(candidate_keys), BONUS_PART)
     return totals
@@ -560,29 +423,44 @@ def _solve_mc(hand_ids, opponents, samples, seed, rules, opponent, opponent_name
     row_keys = np.ascontiguousarray(
         np.stack([keys3[rows[:, 2]], keys5[rows[:, 1]], keys5[rows[:, 0]]], axis=1), dtype=np.int32)
     additive = rules.is_row_additive
+    whole = not rules.royalties_by_row  # one royalty per hand: each candidate is settled whole
     kernel_rules = rules.kernel_arguments()
     kept: dict = {}
     keep_until = max(STATISTICS_SAMPLE // opponents, SOLVE_BLOCK)  # samples
-    # per subset: the rows' results and royalties (additive under any rules); per candidate: the scoring bonus
+    # per subset: the rows' results and royalties (additive under any rules but one_per_hand); per candidate: the
+    # scoring bonus.  Under one_per_hand, per candidate: everything
     sums = [np.zeros(len(keys5), np.int64), np.zeros(len(keys5), np.int64), np.zeros(len(keys3), np.int64)]
-    scoring, royalties, require_win = kernel_rules
+    scoring, royalties, require_win, _ = kernel_rules
     has_bonus = scoring != PAGAT
-    if has_bonus:
+    if whole:
+        sums = [np.zeros(len(split_ids), np.int64)]
+    elif has_bonus:
         sums.append(np.zeros(len(split_ids), np.int64))
+    # under royalties.dealt: what the opponents were paid for their dealt combinations, per kept sample (a block's
+    # sum otherwise); the hand's own is the same for every candidate that does not foul
     done: list = []
+    dealt_paid: dict = {}
+    dealt_total = [0]
+    own_dealt = (int(dealt_royalties(hand_ids[None, :], np.zeros((1, 3), np.int32), rules)[0])
+                 if rules.pays_dealt else 0)
 
     def totals_of_block(block):
-        keys = _opponent_block(rest, opponents, seed, block[0] * SOLVE_BLOCK, block[1], opponent, tables, device,
-                               rules)
+        keys, paid = _opponents_dealt(rest, opponents, seed, block[0] * SOLVE_BLOCK, block[1], opponent, tables,
+                                      device, rules)
         if additive:
-            return keys, subset_row_totals(keys5, keys3, keys)
+            return keys, paid, subset_row_totals(keys5, keys3, keys)
+        if whole:
+            return keys, paid, (candidate_totals(row_keys, keys, kernel_rules),)
         row_points = subset_row_points(keys5, keys3, keys, royalties, require_win)
-        return keys, (*row_points, bonus_totals(row_keys, keys, scoring)) if has_bonus else row_points
+        return keys, paid, (*row_points, bonus_totals(row_keys, keys, scoring)) if has_bonus else row_points
 
     def add_totals(block, summary):
-        keys, block_sums = summary
+        keys, paid, block_sums = summary
         if block[0] * SOLVE_BLOCK + block[1] <= keep_until:
             kept[block[0]] = keys
+            dealt_paid[block[0]] = paid
+        if paid is not None:
+            dealt_total[0] += int(paid.sum())
         for total, part in zip(sums, block_sums):
             total += part
         done.append(block)
@@ -590,7 +468,12 @@ def _solve_mc(hand_ids, opponents, samples, seed, rules, opponent, opponent_name
     partial = run_blocks(blocks_of(samples, SOLVE_BLOCK), totals_of_block, add_totals, total=samples,
                          progress=progress, unit="sample", description="solve", deadline=deadline)
     n_done = sum(count for _, count in done)
-    totals = sums[0][rows[:, 0]] + sums[1][rows[:, 1]] + sums[2][rows[:, 2]] + (sums[3] if has_bonus else 0)
+    if whole:
+        totals = sums[0]
+    else:
+        totals = sums[0][rows[:, 0]] + sums[1][rows[:, 1]] + sums[2][rows[:, 2]] + (sums[3] if has_bonus else 0)
+    if rules.pays_dealt:  # every candidate is shown, none fouls: its own dealt royalty from every opponent
+        totals = totals + (own_dealt * opponents * n_done - dealt_total[0])
     # highest total first; equal totals: higher table value, then lower split id
     picked = _best_distinct(totals, table_value, split_ids, row_keys, N_ALTERNATIVES + 1)
     # the compared arrangement, a candidate unless it fouls, is scored beside them, sample by sample, so its
@@ -598,15 +481,22 @@ def _solve_mc(hand_ids, opponents, samples, seed, rules, opponent, opponent_name
     compared_at = _compared_position(compared, split_ids)
     scored = list(picked) + ([compared_at] if compared_at is not None else [])
     picked_keys = np.ascontiguousarray(row_keys[scored])
-    moments = [Moments() for _ in scored]
+    # a compared foul under royalties pays what the opponents' rows earn: scored on the kept samples too
+    foul_scored = compared is not None and compared_at is None and rules.royalties is not None
+    if foul_scored:
+        picked_keys = np.concatenate([picked_keys, np.full((1, 3), -1, dtype=picked_keys.dtype)])
+    moments = [Moments() for _ in picked_keys]
     lost = Moments()
-    outcomes = np.zeros((len(scored), 3, 3), dtype=np.int64)
+    outcomes = np.zeros((len(picked_keys), 3, 3), dtype=np.int64)
 
     def statistics_of_block(block):
         keys = kept[block[0]]
         per_sample, block_outcomes, _ = candidate_results(picked_keys, keys)
         if not additive:
             per_sample = sample_totals(picked_keys, keys, *kernel_rules)
+        if rules.pays_dealt:
+            shown = (picked_keys[:, :1] >= 0) * (own_dealt * opponents)  # (a compared foul is paid nothing)
+            per_sample = per_sample + shown - dealt_paid[block[0]][None, :]
         return per_sample, block_outcomes
 
     def add_statistics(block, summary):
@@ -614,8 +504,8 @@ def _solve_mc(hand_ids, opponents, samples, seed, rules, opponent, opponent_name
         per_sample, block_outcomes = summary
         for i, moment in enumerate(moments):
             moment.add(per_sample[i])
-        if compared is not None:  # a foul's points are the same in every sample: the best's spread alone
-            lost.add(per_sample[0] - per_sample[-1] if compared_at is not None else per_sample[0])
+        if compared is not None:  # a foul's points are the same in every sample unless royalties are paid
+            lost.add(per_sample[0] - per_sample[-1] if compared_at is not None or foul_scored else per_sample[0])
         outcomes += block_outcomes
 
     with shielded():  # a few kernel calls over kept rows: a signal waits for them
@@ -635,7 +525,9 @@ def _solve_mc(hand_ids, opponents, samples, seed, rules, opponent, opponent_name
     other, cost = None, None
     if compared is not None:
         arrangement = compared[0]
-        if compared_at is None:  # fouls lose every row (a lost scoop), whatever the opponents hold
+        if foul_scored:  # every row lost, and every royalty of the opponents' rows paid (the kept samples')
+            other = Candidate(arrangement, moments[-1].mean(), moments[-1].stderr(), fouled_rows())
+        elif compared_at is None:  # fouls lose every row (a lost scoop), whatever the opponents hold
             other = Candidate(arrangement, float(opponents * fouled_hand_points(rules)), 0.0, fouled_rows())
         else:
             other = Candidate(arrangement, float(totals[compared_at]) / n_done, moments[-1].stderr(count=n_done),

@@ -20,6 +20,7 @@ import numpy as np
 from cpoker._version import __version__
 from cpoker.game.dealing import deal_seeded
 from cpoker.game.rules import Rules
+from cpoker.game.scoring import dealt_units_of
 from cpoker.jobs.job import Clock, run_job, seat_strategies, settle
 from cpoker.jobs.simulate import DEAL_CHUNK, arrange_all, seat_names, seat_points
 from cpoker.run import saved
@@ -160,14 +161,15 @@ def tournament(strategies: Sequence[StrategyLike], deals: int = 10_000, seed: Op
 
     def work(block):
         index, count = block
-        keys, faults = arrange_all(players, deal_seeded(deck, [[seed, index]], [count], 2), tables, device, rules,
-                                   may_surrender=True)
+        hands = deal_seeded(deck, [[seed, index]], [count], 2)
+        keys, faults = arrange_all(players, hands, tables, device, rules, may_surrender=True)
+        dealt = dealt_units_of(hands, rules) if rules.pays_dealt else None
         pair_points = []
         field_points = np.zeros((count, n), dtype=np.int64)
         for i, j in pairs:
             # i's duplicate points against j: both hands, both ways round (what match([i, j]) sums per deal)
-            points = (seat_points([keys[i], keys[j]], [0, 1], rules)[:, 0]
-                      + seat_points([keys[i], keys[j]], [1, 0], rules)[:, 0])
+            points = (seat_points([keys[i], keys[j]], [0, 1], rules, dealt)[:, 0]
+                      + seat_points([keys[i], keys[j]], [1, 0], rules, dealt)[:, 0])
             pair_points.append(points)
             field_points[:, i] += points
             field_points[:, j] -= points

@@ -19,7 +19,7 @@ WIN, TIE, LOSE = (2, 1, 0)  # keys for one row: ours vs theirs = 1
 def points(rows, method):
     """Settle rows given as W/T/L letters through the kernel, e.g. ``"WWL"``."""
     ours = [{"W": 2, "T": 1, "L": 0}[r] for r in rows]
-    return pair_parts(*ours, 1, 1, 1, METHOD[method], NO_ROYALTIES, True)
+    return pair_parts(*ours, 1, 1, 1, METHOD[method], NO_ROYALTIES, True, False)
 
 
 @pytest.mark.parametrize("rows, pagat, one_six, two_four", [

@@ -146,32 +146,74 @@ def _reference_bonus(rows_total, a_rows, b_rows, rules: Rules) -> int:
         bonus = 3 * ((wins == 3) - (losses == 3))
     elif rules.scoring == "2-4":
         bonus = (wins >= 2) - (losses >= 2)
-    table = rules.royalties.to_mapping() if rules.royalties else {}
-    require_win = rules.royalties.require_win if rules.royalties else True
-    for name, result, mine, theirs in zip(("front", "middle", "back"), results, a_rows or (None,) * 3,
-                                          b_rows or (None,) * 3):
-        earned = 0 if mine is None else table.get(name, {}).get(cpoker.evaluate(mine).category, 0)
-        paid = 0 if theirs is None else table.get(name, {}).get(cpoker.evaluate(theirs).category, 0)
-        bonus += earned * (result > 0) - paid * (result < 0) if require_win else earned - paid
-    return bonus
+    if rules.royalties is None:
+        return bonus
+    options = rules.royalties
+    mine, theirs = _row_royalties(a_rows, options), _row_royalties(b_rows, options)
+    for result, earned, paid in zip(results, mine, theirs):
+        bonus += earned * (result > 0) - paid * (result < 0) if options.require_win else earned - paid
+    return bonus + _dealt(a_rows, options) - _dealt(b_rows, options)
+
+
+def _row_royalties(rows, options) -> list:
+    """Each row's royalty as the words of docs/rules.md pay it (``None``: a foul, which earns none)."""
+    if rows is None:
+        return [0, 0, 0]
+    table = options.to_mapping()
+    categories = [cpoker.evaluate(row).category for row in rows]
+    units = [0 if options.dealt and category in ("four of a kind", "straight flush")  # paid as dealt instead
+             else table.get(name, {}).get(category, 0)
+             for name, category in zip(("front", "middle", "back"), categories)]
+    if options.one_per_hand:  # only the largest; on a tie the back's, then the middle's
+        keep = max((units[2], 2), (units[1], 1), (units[0], 0))[1]
+        units = [u if r == keep else 0 for r, u in enumerate(units)]
+    return units
+
+
+def _dealt(rows, options) -> int:
+    """The back-row royalty of the best four of a kind or straight flush among a shown hand's cards."""
+    if rows is None or not options.dealt:
+        return 0
+    from collections import Counter
+
+    from naive import card_of_id
+
+    cards = [card_of_id(int(c)) for row in rows for c in row]
+    back = options.to_mapping().get("back", {})
+    by_suit = {suit: {rank for rank, s in cards if s == suit} for suit in range(4)}
+    for ranks in by_suit.values():
+        ranks = ranks | ({1} if 14 in ranks else set())  # the ace plays low in the wheel
+        if any(all(r + k in ranks for k in range(5)) for r in ranks):
+            return back.get("straight flush", 0)
+    if 4 in Counter(rank for rank, _ in cards).values():
+        return back.get("four of a kind", 0)
+    return 0
+
+
+ROYALTY_TABLE = {"back": {"flush": 4, "straight flush": 10, "four of a kind": 7},
+                 "middle": {"full house": 2, "four of a kind": 8}, "front": {"three of a kind": 3, "pair": 1}}
+QUADS_HAND = "7s 7h 7d 7c 2s 3s 4s 5s Kd Qd Jd 9h 8h"  # dealt to seat 1 to exercise royalties.dealt
+STRAIGHT_FLUSH_HAND = "9h Th Jh Qh Kh 2s 2d 5c 6c 8c 3d 4d Ac"
 
 
 @given(players=st.integers(2, 4), seed=st.integers(0, 10**6), scoring=st.sampled_from(["pagat", "1-6", "2-4"]),
-       royalties=st.sampled_from([None, True, False]), naturals=st.booleans(), surrender=st.integers(0, 9),
-       data=st.data())
-@settings(max_examples=60, deadline=None)
-def test_every_combination_settles_zero_sum_as_the_reference_says(players, seed, scoring, royalties, naturals,
-                                                                   surrender, data):
+       royalties=st.sampled_from([None, True, False]), option=st.sampled_from([None, "one_per_hand", "dealt"]),
+       naturals=st.booleans(), surrender=st.integers(0, 9), data=st.data())
+@settings(max_examples=80, deadline=None)
+def test_every_combination_settles_zero_sum_as_the_reference_says(players, seed, scoring, royalties, option,
+                                                                   naturals, surrender, data):
     rules = Rules(scoring=scoring, surrender=surrender,
                   royalties=None if royalties is None else cpoker.Royalties.from_mapping(
-                      {"back": {"flush": 4, "straight flush": 10}, "middle": {"full house": 2},
-                       "front": {"three of a kind": 3, "pair": 1}}, require_win=royalties),
+                      ROYALTY_TABLE, require_win=royalties, one_per_hand=option == "one_per_hand",
+                      dealt=option == "dealt"),
                   naturals={"six pairs": 3, "dragon": 9} if naturals else None)
     rng = np.random.default_rng(seed)
     deck = np.argsort(rng.random(52))
-    six_pairs = cpoker.parse_cards(SIX_PAIRS)
-    if naturals and data.draw(st.booleans(), "a natural in seat 1"):  # seat 1 is dealt six pairs
-        deck = np.concatenate([six_pairs, [c for c in deck if c not in set(six_pairs)]])
+    first = data.draw(st.sampled_from(["random", "six pairs", "quads", "straight flush"]), "seat 1's hand")
+    if first != "random" and (naturals or first != "six pairs"):
+        given_hand = cpoker.parse_cards({"six pairs": SIX_PAIRS, "quads": QUADS_HAND,
+                                         "straight flush": STRAIGHT_FLUSH_HAND}[first])
+        deck = np.concatenate([given_hand, [c for c in deck if c not in set(given_hand)]])
     entries, reference = [], []
     for seat in range(players):
         hand = np.sort(deck[13 * seat:13 * seat + 13]).astype(np.uint8)
@@ -183,8 +225,10 @@ def test_every_combination_settles_zero_sum_as_the_reference_says(players, seed,
         elif choice == "surrender":
             entries.append("surrender")
             reference.append(("surrender", None))
-        else:
-            arrangement = arrangement_of_split(hand, int(rng.integers(72_072)))
+        else:  # a random split, or (half the time) a good one: they foul less, so royalties get paid
+            split = int(rng.integers(72_072))
+            arrangement = arrangement_of_split(hand, split) if data.draw(st.booleans(), f"seat {seat} random") \
+                else cpoker.greedy(hand)
             entries.append(arrangement)
             rows = (arrangement.front, arrangement.middle, arrangement.back)
             reference.append(("foul", None) if arrangement.is_foul else ("rows", rows))
@@ -374,3 +418,88 @@ def test_a_table_deal_surrendered_is_settled_and_reviewed():
     assert data["luck"] == data["actual"] + 3 and data["ev_lost"] == pytest.approx(max(best.ev, -3) + 3)
     with pytest.raises(ArrangementError, match="do not allow surrender"):
         table_deal("surrender", 4, 0, samples=200)
+
+
+# --- royalty options (seed 003) -------------------------------------------------------------------------------------
+
+ONE_PER_HAND = Rules(royalties=cpoker.Royalties.from_mapping(ROYALTY_TABLE, one_per_hand=True))
+DEALT = Rules(royalties=cpoker.Royalties.from_mapping(ROYALTY_TABLE, dealt=True))
+
+
+def test_one_royalty_per_hand_pays_only_the_largest_by_hand():
+    # front trips (3), a middle straight and a back flush (4): one royalty per hand pays the flush alone
+    trips_and_flush = "Qs Qh Qd / 7d 8s 9h Tc Jd / 2c 5c 7c Kc Ac"
+    weaker = "2s 3h 4d / 5s 5h 6c 9d Td / 3c 3s 4h 4s Jh"  # front 4-high, middle 55, back two pair
+    every = Rules(royalties=ROYALTY_TABLE)
+    assert cpoker.settle_details([trips_and_flush, weaker], every).royalties[0, 1] == 3 + 4
+    assert cpoker.settle_details([trips_and_flush, weaker], ONE_PER_HAND).royalties[0, 1] == 4
+    # its one royalty must win its row: the flush loses to a full house, so nothing is paid, and the trips' 3 is
+    # not paid instead
+    full_house = "2s 3h 4d / 5s 5h 6d 9d Td / 3c 3s 3d Jh Js"
+    assert cpoker.settle_details([trips_and_flush, full_house], ONE_PER_HAND).royalties.tolist() == [[0, -0], [0, 0]]
+    assert cpoker.settle_details([trips_and_flush, full_house], every).royalties[0, 1] == 3  # (and the FH: 0)
+
+
+def test_a_dealt_four_of_a_kind_is_paid_broken_and_never_twice_by_hand():
+    broken = "7s 7h Ad / 7d 7c 9c 9d Ts / Kd Kh Kc 2d 2h"  # the four sevens dealt: two in front, two in the middle
+    other = "2s 3h 4d / 5c 5d 6s 8s 8h / Ac As Ah 3c 3d"
+    assert not cpoker.Arrangement.parse(broken).is_foul
+    # the front's pair of sevens earns its 1 either way; the broken four of a kind, only as dealt: the back's 7
+    assert cpoker.settle_details([broken, other], Rules(royalties=ROYALTY_TABLE)).royalties[0, 1] == 1
+    assert cpoker.settle_details([broken, other], DEALT).royalties[0, 1] == 1 + 7
+    kept = "Qs 9h Ad / 2d 2c 9c 9d Ts / 7d 7h 7c 7s Kh"
+    assert cpoker.settle_details([kept, other], DEALT).royalties[0, 1] == 7  # once, not 7 + the row's 7
+    # two fours of a kind, in the middle (8 in the table) and in back (7): as dealt, one royalty, the back's 7
+    two = "2d 2c Ad / 7d 7h 7c 7s Kh / 9c 9d 9h 9s Th"
+    assert cpoker.settle_details([two, other], DEALT).royalties[0, 1] == 1 + 7  # (and the front's pair)
+    assert cpoker.settle_details([two, other], Rules(royalties=ROYALTY_TABLE)).royalties[0, 1] == 1 + 8 + 7
+    fouled = "Kd Kh Kc / 7d 7c 9c 9d Ts / 7s 7h Ad 2d 2h"
+    assert cpoker.Arrangement.parse(fouled).is_foul
+    assert cpoker.settle_details([fouled, other], DEALT).royalties[0, 1] == 0  # a foul earns nothing
+
+
+def test_royalty_options_round_trip_and_refuse_each_other():
+    for rules in (ONE_PER_HAND, DEALT):
+        assert Rules.from_toml_text(rules.to_toml()) == rules
+        assert Rules.from_dict(json.loads(json.dumps(rules.to_dict()))) == rules
+    assert "one_per_hand = true" in ONE_PER_HAND.to_toml() and "dealt = true" in DEALT.to_toml()
+    with pytest.raises(RulesError, match="one_per_hand and royalties.dealt cannot be combined"):
+        Rules.from_toml_text("[royalties]\none_per_hand = true\ndealt = true\nback = { flush = 1 }", "house")
+    with pytest.raises(RulesError, match="royalties.dealt must be true or false, got 'yes'"):
+        Rules.from_toml_text('[royalties]\ndealt = "yes"', "house")
+
+
+@pytest.mark.parametrize("rules", [ONE_PER_HAND, DEALT], ids=["one_per_hand", "dealt"])
+def test_the_solver_settles_the_options_as_settlement_does(rules):
+    """The solver's EV of its best and of a compared arrangement (a foul too) on the very samples, against an
+    independent settlement of them."""
+    from cpoker.game.arrangements import parse_hand
+    from cpoker.game.scoring import pair_points
+    from cpoker.jobs.solve import deal_opponents
+
+    hand = QUADS_HAND
+    samples, seed = 40, 3
+    first = cpoker.solve(hand, opponents=2, samples=samples, seed=seed, rules=rules)
+    dealt = deal_opponents(parse_hand(hand), 2, samples, seed)
+    opponents = [[cpoker.table(h.tolist(), rules=rules) for h in sample] for sample in dealt]
+    for compared in (first.alternatives[1].arrangement, cpoker.Arrangement.parse(
+            "7s 7h 7d / 2s 3s 4s 5s Kd / 7c Qd Jd 9h 8h")):
+        solution = cpoker.solve(hand, opponents=2, samples=samples, seed=seed, rules=rules, compare=compared)
+        best = [sum(pair_points(solution.best, o, rules) for o in sample) for sample in opponents]
+        mine = [sum(pair_points(compared, o, rules) for o in sample) for sample in opponents]
+        assert solution.ev == pytest.approx(np.mean(best), abs=1e-12)
+        assert solution.compared.ev == pytest.approx(np.mean(mine), abs=1e-12), compared
+        assert solution.ev >= max(a.ev for a in solution.alternatives)
+
+
+def test_matches_settle_the_options_as_settlement_does():
+    from cpoker.game.dealing import deal_seeded
+
+    for rules in (ONE_PER_HAND, DEALT):
+        result = cpoker.match(["table", "greedy"], deals=120, seed=9, rules=rules)
+        expected = 0
+        for a, b in deal_seeded(np.arange(52), [[9, 0]], [120], 2):
+            a, b = np.sort(a), np.sort(b)
+            expected += settle([cpoker.table(a, rules=rules), cpoker.greedy(b)], rules)[0]
+            expected += settle([cpoker.table(b, rules=rules), cpoker.greedy(a)], rules)[0]
+        assert result.scores[0].points == pytest.approx(expected / 240)

@@ -510,7 +510,7 @@ def test_solver_totals_split_into_row_points_and_a_bonus_exactly(scoring, requir
     got = back[rows[:, 0]] + middle[rows[:, 1]] + front[rows[:, 2]] + bonus
     flat = opponents.reshape(-1, 3)
     expected = [pair_points_batch(np.repeat(c[None, :], len(flat), axis=0), flat, scoring, royalties,
-                                   require_win).sum() for c in candidates]
+                                   require_win, False).sum() for c in candidates]
     assert got.tolist() == expected
     if scoring == 0:
         assert not bonus.any()

@@ -232,8 +232,13 @@ def main(rows: int, hands: int) -> dict:
     keys = strength_keys()
     a, b = (np.sort(keys[rng.integers(0, len(keys), (rows, 3))], axis=1) for _ in range(2))
     a[::7] = -1  # fouled hands
-    for name in ("pagat", "1-6", "2-4", "seed001-royalties"):
-        arguments = Rules.preset(name).kernel_arguments()
+    from cpoker import Royalties
+    from cpoker.game.rules import SEED001_ROYALTIES
+
+    one_per_hand = Rules("1-6", royalties=Royalties.from_mapping(SEED001_ROYALTIES, one_per_hand=True))
+    for name, rules in [(name, Rules.preset(name)) for name in ("pagat", "1-6", "2-4", "seed001-royalties")] + [
+            ("one_per_hand", one_per_hand)]:
+        arguments = rules.kernel_arguments()
         report[f"settlement_{name}_equal"] = bool(np.array_equal(settle_pairs_cuda(a, b, *arguments),
                                                                  pair_points_batch(a, b, *arguments)))
     report["rows"], report["hands"] = rows, hands

@@ -173,7 +173,7 @@ class RowModel:
         losses = 1.0 - wins - distribution
         values = wins - losses
         if rules.royalties is not None:
-            units = rules.royalties.as_array()[:, strength_keys() >> 26].astype(np.float64)  # (3, S)
+            units = rules.royalties.row_array()[:, strength_keys() >> 26].astype(np.float64)  # (3, S)
             paid = distribution * units  # what an opponent's row of each strength is owed
             if rules.royalties.require_win:
                 stronger = paid[:, ::-1].cumsum(axis=1)[:, ::-1] - paid  # opponents' royalties above s
