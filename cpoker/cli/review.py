@@ -89,6 +89,7 @@ def _print_review(result, source: str, symbols: bool, out: Optional[str]) -> Non
     for hand in result.hands[:SHOWN_HANDS]:
         low, high = hand.ev_lost_interval
         rows = "FOUL" if hand.fouled else ",".join(hand.rows_differ) or "same"
+        rows += "; SURRENDER was best" if hand.should_surrender else ""
         print(f"  {hand.number + 1:>4} {hand.line:>5}  {text(hand.played):<46}{fixed(hand.ev_played, '>+8.3f')}"
               f"{fixed(hand.ev_best, '>+9.3f')}"
               f"{fixed(hand.ev_lost, '>9.3f')}  [{fixed(low, '+.3f')}, {fixed(high, '+.3f')}] {rows}")
@@ -109,6 +110,8 @@ def _print_review(result, source: str, symbols: bool, out: Optional[str]) -> Non
     print(f"EV lost: {fixed(summary.total_ev_lost, '.3f')} in all [{fixed(low, '.3f')}, {fixed(high, '.3f')}], "
           f"{fixed(summary.mean_ev_lost, '.4f')} a hand "
           f"[{fixed(mean_low, '.4f')}, {fixed(mean_high, '.4f')}] (95%)")
+    if summary.should_surrender:
+        print(f"surrendering was the best play of {summary.should_surrender} hands (their best EV is surrendering's)")
     if summary.real_deals:
         print(f"on the {summary.real_deals} real deals: won {summary.total_actual:+d} points, EV "
               f"{fixed(summary.total_ev, '+.3f')}, luck {fixed(summary.total_luck, '+.3f')}")

@@ -61,6 +61,10 @@ class ReviewedHand:
     actual, luck
         With the real opponents' arrangements: the points the player won on the deal, and ``actual -
         ev_played``; otherwise ``None``.
+    should_surrender
+        Under rules that allow surrender, whether surrendering was worth more than the best arrangement:
+        ``ev_best`` is then surrendering's value (``-N`` per opponent, exact), and ``ev_lost`` what the played
+        arrangement lost against it, with the played arrangement's standard error.
     """
 
     number: int
@@ -79,6 +83,7 @@ class ReviewedHand:
     samples: int
     actual: Optional[int] = None
     luck: Optional[float] = None
+    should_surrender: bool = False
 
     @property
     def fouled(self) -> bool:
@@ -104,7 +109,7 @@ class ReviewedHand:
                 "ev_lost_stderr": self.ev_lost_stderr, "ev_lost_interval_95": list(self.ev_lost_interval),
                 "as_well_as_best": self.as_well_as_best, "rows_differ": list(self.rows_differ),
                 "opponents": self.opponents, "rules": self.rules, "seed": self.seed, "samples": self.samples,
-                "actual": self.actual, "luck": self.luck}
+                "actual": self.actual, "luck": self.luck, "should_surrender": self.should_surrender}
 
     @classmethod
     def from_dict(cls, data: dict) -> "ReviewedHand":
@@ -123,7 +128,8 @@ class ReviewedHand:
                    best=Arrangement.parse(data["best"]), rows_differ=rows, opponents=count(data["opponents"]),
                    rules=str(data["rules"]), seed=count(data["seed"]), samples=count(data["samples"]),
                    actual=None if actual is None else int(_number(actual)),
-                   luck=None if luck is None else _number(luck), **numbers)
+                   luck=None if luck is None else _number(luck),
+                   should_surrender=_flag(data.get("should_surrender", False)), **numbers)
 
 
 @dataclass(frozen=True)
@@ -158,6 +164,7 @@ class ReviewSummary:
     total_actual: Optional[int] = None
     total_ev: Optional[float] = None
     total_luck: Optional[float] = None
+    should_surrender: int = 0  # hands that surrendering would have played better (rules that allow it)
 
     @classmethod
     def of(cls, hands: "list[ReviewedHand]", top: int) -> "ReviewSummary":
@@ -173,14 +180,15 @@ class ReviewSummary:
                    total_ev_lost_interval=(total - half, total + half), mean_ev_lost=total / n,
                    mean_ev_lost_interval=((total - half) / n, (total + half) / n), costliest=costliest,
                    real_deals=len(real), total_actual=actual, total_ev=ev,
-                   total_luck=None if actual is None else actual - ev)  # type: ignore[operator]
+                   total_luck=None if actual is None else actual - ev,  # type: ignore[operator]
+                   should_surrender=sum(h.should_surrender for h in hands))
 
     def to_dict(self) -> dict:
         return {"hands": self.hands, "fouls": self.fouls, "as_well_as_best": self.as_well_as_best,
                 "total_ev_lost": self.total_ev_lost, "total_ev_lost_interval_95": list(self.total_ev_lost_interval),
                 "mean_ev_lost": self.mean_ev_lost, "mean_ev_lost_interval_95": list(self.mean_ev_lost_interval),
                 "costliest": list(self.costliest), "real_deals": self.real_deals, "total_actual": self.total_actual,
-                "total_ev": self.total_ev, "total_luck": self.total_luck}
+                "total_ev": self.total_ev, "total_luck": self.total_luck, "should_surrender": self.should_surrender}
 
 
 @dataclass(frozen=True)
@@ -418,11 +426,15 @@ def _review_hand(hand: PlayedHand, number: int, rules: Rules, opponents: int, sa
     differ = tuple(name for name, mine, best in zip(ROW_NAMES, hand.arrangement.rows, solution.best.rows)
                    if set(mine) != set(best))
     actual = actual_points(hand, rules) if hand.real_opponents else None
+    ev_best, ev_lost, ev_lost_stderr = solution.ev, max(solution.ev_lost, 0.0), solution.ev_lost_stderr or 0.0
+    if solution.advise_surrender:  # the best play gives the deal up: an exact value, so the played EV's error alone
+        ev_best = solution.surrender.surrender_value  # type: ignore[union-attr]
+        ev_lost, ev_lost_stderr = max(ev_best - compared.ev, 0.0), compared.stderr or 0.0
     return ReviewedHand(number=number, id=hand.id, line=hand.line, played=hand.arrangement, best=solution.best,
-                        ev_played=compared.ev, ev_best=solution.ev, ev_lost=max(solution.ev_lost, 0.0),
-                        ev_lost_stderr=solution.ev_lost_stderr or 0.0, rows_differ=differ, opponents=count,
-                        rules=rules.name, seed=hand_seed, samples=solution.samples, actual=actual,
-                        luck=None if actual is None else actual - compared.ev)
+                        ev_played=compared.ev, ev_best=ev_best, ev_lost=ev_lost, ev_lost_stderr=ev_lost_stderr,
+                        rows_differ=differ, opponents=count, rules=rules.name, seed=hand_seed,
+                        samples=solution.samples, actual=actual, luck=None if actual is None else actual - compared.ev,
+                        should_surrender=solution.advise_surrender)
 
 
 def _fingerprint(played: "list[PlayedHand]", rules: Rules, opponents: int, samples: int, opponent: str,
@@ -453,6 +465,12 @@ def _reader(fingerprint: str) -> "Callable[[dict, dict], Reading]":
                 "same file with the same options)"))
 
     return read
+
+
+def _flag(value: object) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"{value!r} is not true or false")
+    return value
 
 
 def _number(value: object) -> float:

@@ -503,3 +503,26 @@ def test_matches_settle_the_options_as_settlement_does():
             expected += settle([cpoker.table(a, rules=rules), cpoker.greedy(b)], rules)[0]
             expected += settle([cpoker.table(b, rules=rules), cpoker.greedy(a)], rules)[0]
         assert result.scores[0].points == pytest.approx(expected / 240)
+
+
+def test_a_review_says_which_hands_surrendering_would_have_played_better(tmp_path, capsys):
+    from cpoker import cli
+
+    hopeless = cpoker.greedy("Kd Qh Jc Ts 8d 6d 6c 5c 4s 4h 3d 3c 2h")
+    good = cpoker.greedy("As Ad Ac Ks Kd Qh Qs Jc Tc 9d 8h 7c 6s")
+    result = cpoker.review([hopeless, good], rules=SURRENDER_3, opponents=3, samples=400, seed=1)
+    bad, fine = result.hands
+    solved = cpoker.solve(hopeless.cards, opponents=3, samples=400, seed=bad.seed, rules=SURRENDER_3,
+                          compare=hopeless)
+    assert bad.should_surrender and bad.ev_best == -9.0 and bad.ev_played == solved.compared.ev
+    assert bad.ev_lost == pytest.approx(-9.0 - solved.compared.ev) and bad.ev_lost_stderr == solved.compared.stderr
+    assert not fine.should_surrender and result.summary.should_surrender == 1
+    assert type(bad).from_dict(json.loads(json.dumps(bad.to_dict()))) == bad
+    played = tmp_path / "played.txt"
+    played.write_text(f"{hopeless}\n{good}\n")
+    house = tmp_path / "house.toml"
+    house.write_text('scoring = "1-6"\nsurrender = 3\n')
+    assert cli.main(["review", str(played), "--rules", str(house), "--opponents", "3", "--samples", "400",
+                     "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "SURRENDER was best" in out and "surrendering was the best play of 1 hands" in out

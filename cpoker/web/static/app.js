@@ -377,7 +377,8 @@ function renderReview() {
     line.innerHTML = `<td>${hand.number + 1}</td><td>${hand.line}</td><td class="text">${hand.played}</td>` +
       `<td>${signed(hand.ev_played)}</td><td>${signed(hand.ev_best)}</td><td class="lost">${fixed(hand.ev_lost, 3)}</td>` +
       `<td>[${fixed(low, 3)}, ${fixed(high, 3)}]</td>` +
-      `<td class="text">${hand.fouled ? "FOUL" : hand.rows_differ.join(", ") || "same"}</td>`;
+      `<td class="text">${hand.fouled ? "FOUL" : hand.rows_differ.join(", ") || "same"}` +
+      `${hand.should_surrender ? "; surrender was best" : ""}</td>`;
     line.tabIndex = 0;
     const show = () => showReviewedHand(hand, line);
     line.addEventListener("click", show);
