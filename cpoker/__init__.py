@@ -43,10 +43,14 @@ _EXPORTS = {name: module for module, names in {
     "jobs.precompile": ("compile_kernels", "CompiledKernels"),
 }.items() for name in names}
 
-__all__ = sorted(_EXPORTS) + ["__version__"]
+__all__ = sorted(_EXPORTS) + ["__version__", "ofc"]
 
 
 def __getattr__(name: str) -> Any:
+    if name == "ofc":  # the open-face game's namespace: cpoker.ofc.settle(...), loaded on first use
+        import cpoker.ofc  # noqa: F401  (importing a submodule binds it here, as the package's attribute)
+
+        return globals()["ofc"]
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'cpoker' has no attribute {name!r}")

@@ -136,6 +136,28 @@ def _odds(rules, device: str) -> None:
     hand_odds("6s 6h 2d", rules=rules)
 
 
+def _royalty_options(rules, device: str) -> None:
+    """The kernels only house rules run: one royalty per hand (the solver settles candidates whole), dealt
+    combinations (read off each hand's cards)."""
+    from cpoker.game.rules import SEED001_ROYALTIES, Royalties, Rules
+    from cpoker.jobs.simulate import match
+    from cpoker.jobs.solve import solve
+
+    for one_per_hand in (True, False):
+        house = Rules("1-6", Royalties.from_mapping(SEED001_ROYALTIES, one_per_hand=one_per_hand,
+                                                    dealt=not one_per_hand))
+        solve(HAND, samples=20, seed=1, rules=house, compare=ARRANGEMENT)
+        match(["table", "greedy"], deals=20, seed=1, rules=house)
+
+
+def _open_face(rules, device: str) -> None:
+    from cpoker.game.ofc.fantasyland import fantasyland
+    from cpoker.game.ofc.scoring import settle
+
+    settle(["Qh Qd 2c / 5s 6s 7s 8s Ts / Ah Ad Ac Kd Ks", "Jh Jd 3c / 2s 2h 4d 4c 6d / Th Td Tc 9h 9d"])
+    fantasyland("As Ad Ac Kh Kd Qs Jh Th 9c 8c 7c 6c 5c 2d")
+
+
 # (name, job, whether it depends on the rules); in the order a user meets them
 JOBS: "tuple[tuple[str, Callable, bool], ...]" = (
     ("evaluation", _evaluation, False),
@@ -146,6 +168,8 @@ JOBS: "tuple[tuple[str, Callable, bool], ...]" = (
     ("exploit", _exploit, True),
     ("odds", _odds, True),
     ("tables build", _build, True),
+    ("house royalty options", _royalty_options, False),
+    ("open face", _open_face, False),
 )
 
 

@@ -48,6 +48,9 @@ COMMANDS = [
     ["tables", "build", "--hands", "1000", "--max-iterations", "3", "--removal-deals", "1000", "--removal-rounds",
      "2", "--rules", "1-6", "--seed", "2", "--out", "{tmp}/house.npz"],
     ["tables", "info", "{tmp}/house.npz"],
+    ["ofc", "score", "--player", "Qh Qd 2c / 5s 6s 7s 8s Ts / Ah Ad Ac Kd Ks", "--player",
+     "Jh Jd 3c / 2s 2h 4d 4c 6d / Th Td Tc 9h 9d", "--rules", "pineapple"],
+    ["ofc", "fantasy", *"Ah Kh Qh Jh Th 9s 9d 9c 9h 2c 3d 4s 5s 6s 7d 8d".split(), "--rules", "progressive"],
 ]
 
 # runs COMMANDS in one process, writing what numba compiled for each (cpoker's kernels only) to a JSON file
@@ -185,7 +188,8 @@ def test_compile_kernels_reports_each_job_with_the_kernels_it_compiled():
     seen = []
     done = compile_kernels(rules=cpoker.Rules.preset("pagat"), report=lambda *step: seen.append(step))
     assert [step[0] for step in seen] == [step[0] for step in done.steps] == [
-        "evaluation", "settlement", "solve", "simulate", "match", "exploit", "odds", "tables build"]
+        "evaluation", "settlement", "solve", "simulate", "match", "exploit", "odds", "tables build",
+        "house royalty options", "open face"]
     assert done.compiled == sum(step[2] for step in seen) == 0  # all in this process already
     assert done.seconds == pytest.approx(sum(step[1] for step in seen))
     assert done.cache_dir is not None and os.path.isdir(done.cache_dir)

@@ -1,0 +1,196 @@
+"""Scoring full open-face boards: royalties, fouls, Fantasyland, and the settlement of 2 to 4 players.
+
+The rows are evaluated, and a board fouls, exactly as in the closed game (:class:`cpoker.Arrangement`): back at
+least as strong as the middle, the middle as the front.  Between two boards (RULES.md §4): 1 unit a row, the
+scoop bonus (3) for all three rows, and the difference of their royalties; a fouled board earns no royalty,
+loses every row and the scoop, and pays the other's royalties; two fouled boards owe nothing.
+
+>>> from cpoker.game.ofc.scoring import settle
+>>> settle(["Qh Qd 2c / 5s 6s 7s 8s Ts / Ah Ad Ac Kd Ks", "Jh Jd 3c / 2s 2h 4d 4c 6d / Th Td Tc 9h 9d"]).results
+[15, -15]
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Optional
+
+from cpoker.game.arrangements import Arrangement
+from cpoker.game.ofc.boards import ROW_NAMES, Board, BoardLike, full_board
+from cpoker.game.ofc.rules import RANK_NAMES, OfcRules, resolve_ofc_rules
+from cpoker.system.errors import ArrangementError, CardError, OptionError
+
+MIN_PLAYERS = 2
+
+
+def _rank(card) -> str:
+    return RANK_NAMES[int(card) % 13]
+
+
+def row_hand(cards: tuple) -> str:
+    """The hand a row makes, for the royalty tables: a category, or ``"royal flush"``."""
+    from cpoker.game.evaluation import evaluate
+
+    category = evaluate(cards).category
+    if category == "straight flush" and {_rank(c) for c in cards} == set("TJQKA"):
+        return "royal flush"
+    return category
+
+
+def front_royalty(cards: tuple, rules: OfcRules) -> int:
+    """The royalty of a 3-card front: its pair's or its trips' rank in the rules' tables (before the multiplier)."""
+    counts = Counter(_rank(c) for c in cards)
+    rank, count = max(counts.items(), key=lambda item: (item[1], RANK_NAMES.index(item[0])))
+    table = dict(rules.royalties.front_trips if count == 3 else rules.royalties.front_pairs if count == 2 else ())
+    return table.get(rank, 0)
+
+
+@dataclass(frozen=True)
+class BoardScore:
+    """One full board under some rules: its rows' royalties, whether it fouls, and its Fantasyland.
+
+    Attributes
+    ----------
+    royalties
+        ``(front, middle, back)`` units, the multiplier applied; all 0 for a foul.
+    foul_reason
+        Why it fouls, or ``None``.
+    fantasyland
+        The cards of the Fantasyland this board earns (its front, not fouling), or ``None``; for a player in
+        Fantasyland, the repeat's size if the rules give one.
+    stays
+        Whether the board keeps a player already in Fantasyland there (any of the rules' ``stay``).
+    """
+
+    board: Board
+    royalties: tuple
+    foul_reason: Optional[str]
+    fantasyland: Optional[int]
+    stays: bool
+
+    @property
+    def fouled(self) -> bool:
+        return self.foul_reason is not None
+
+    @property
+    def total(self) -> int:
+        return sum(self.royalties)
+
+    def to_dict(self) -> dict:
+        return {"board": self.board.to_dict(), "royalties": dict(zip(ROW_NAMES, self.royalties)),
+                "royalty_total": self.total, "foul": self.foul_reason, "fantasyland": self.fantasyland,
+                "stays_in_fantasyland": self.stays}
+
+
+def score_board(board: BoardLike, rules: "OfcRules | str | None" = None, in_fantasyland: bool = False) -> BoardScore:
+    """Royalties, foul and Fantasyland of a full board (:class:`BoardScore`).
+
+    Raises
+    ------
+    ArrangementError, CardError
+        Unless ``board`` is a full board of 13 distinct cards.
+    """
+    rules = resolve_ofc_rules(rules)
+    board = full_board(board)
+    arrangement = Arrangement(*board.rows)
+    if arrangement.is_foul:
+        return BoardScore(board, (0, 0, 0), arrangement.foul_reason, None, False)
+    middle, back = row_hand(board.middle), row_hand(board.back)
+    units = (front_royalty(board.front, rules), dict(rules.royalties.middle).get(middle, 0),
+             dict(rules.royalties.back).get(back, 0))
+    front = Counter(_rank(c) for c in board.front)
+    rank, count = max(front.items(), key=lambda item: (item[1], RANK_NAMES.index(item[0])))
+    earned = "trips" if count == 3 else rank * 2 if count == 2 else None
+    entries = dict(rules.fantasyland)
+    fantasyland = entries.get(earned) if earned is not None else None
+    if fantasyland is not None and in_fantasyland and rules.fantasyland_repeat is not None:
+        fantasyland = rules.fantasyland_repeat
+    strong = {"front trips": count == 3,
+              "middle full house": middle in ("full house", "four of a kind", "straight flush", "royal flush"),
+              "back four of a kind": back in ("four of a kind", "straight flush", "royal flush")}
+    stays = any(strong[condition] for condition in rules.stay)
+    return BoardScore(board, tuple(u * rules.royalty_multiplier for u in units), None, fantasyland, stays)
+
+
+def pair_points(a: BoardScore, b: BoardScore, rules: OfcRules) -> int:
+    """What board ``a`` wins from board ``b`` (both scored under ``rules``)."""
+    if a.fouled and b.fouled:
+        return 0
+    lost_all = 3 + rules.scoop
+    if a.fouled:
+        return -lost_all - b.total
+    if b.fouled:
+        return lost_all + a.total
+    ours, theirs = Arrangement(*a.board.rows), Arrangement(*b.board.rows)
+    results = [(x.key > y.key) - (x.key < y.key) for x, y in zip(ours.values, theirs.values)]  # type: ignore
+    bonus = rules.scoop * ((results.count(1) == 3) - (results.count(-1) == 3))
+    return sum(results) + bonus + a.total - b.total
+
+
+@dataclass(frozen=True)
+class OfcSettlement:
+    """A settled open-face deal: each board scored, and ``matrix[i][j]``, what player ``i`` won from ``j``."""
+
+    rules: OfcRules
+    boards: tuple
+    matrix: tuple
+
+    @property
+    def results(self) -> list[int]:
+        return [sum(row) for row in self.matrix]
+
+    def to_dict(self) -> dict:
+        return {"rules": self.rules.to_dict(), "results": self.results, "matrix": [list(r) for r in self.matrix],
+                "players": [{"player": i + 1, **board.to_dict()} for i, board in enumerate(self.boards)]}
+
+
+def settle(boards: Sequence[BoardLike], rules: "OfcRules | str | None" = None,
+           in_fantasyland: Sequence[bool] = ()) -> OfcSettlement:
+    """Settle full open-face boards of 2 to 4 players (as many as the rules' deck deals: 3 in Pineapple).
+
+    ``in_fantasyland[i]`` says that player ``i`` played this hand in Fantasyland (whether the board stays, and a
+    repeat's size, follow).  The results add up to zero.
+
+    Raises
+    ------
+    OptionError
+        For fewer than 2 players, or more than the rules deal.
+    ArrangementError, CardError
+        For a board that is not full, a card given twice, or a card on two boards.
+    """
+    rules = resolve_ofc_rules(rules)
+    if isinstance(boards, (str, Board)) or not isinstance(boards, Sequence):
+        raise ArrangementError("settle takes a list of boards, one per player")
+    if not MIN_PLAYERS <= len(boards) <= rules.max_players:
+        raise OptionError(f"an open-face deal of {rules.name} has {MIN_PLAYERS} to {rules.max_players} players "
+                          f"(each sees {rules.cards_per_player} cards of the deck), got {len(boards)}")
+    flags = list(in_fantasyland) + [False] * (len(boards) - len(in_fantasyland))
+    if len(flags) != len(boards):
+        raise OptionError(f"in_fantasyland has {len(in_fantasyland)} entries for {len(boards)} players")
+    scored = []
+    for player, (board, flag) in enumerate(zip(boards, flags), 1):
+        try:
+            scored.append(score_board(board, rules, bool(flag)))
+        except (ArrangementError, CardError) as error:
+            raise type(error)(f"player {player}: {error}") from None
+    owner: dict = {}
+    for player, score in enumerate(scored, 1):
+        for card in score.board.cards:
+            if card in owner:
+                raise ArrangementError(f"card {card} is on the boards of both player {owner[card]} and player "
+                                       f"{player}")
+            owner[card] = player
+    n = len(scored)
+    matrix = [[0] * n for _ in range(n)]
+    for i in range(n):
+        for j in range(i + 1, n):
+            points = pair_points(scored[i], scored[j], rules)
+            matrix[i][j], matrix[j][i] = points, -points
+    return OfcSettlement(rules, tuple(scored), tuple(tuple(row) for row in matrix))
+
+
+def royalties(board: BoardLike, rules: "OfcRules | str | None" = None) -> int:
+    """A full board's royalties in units (0 for a foul): :func:`score_board`'s total."""
+    return score_board(board, rules).total

@@ -1,0 +1,25 @@
+"""Open-face Chinese poker (OFC, Pineapple, progressive Pineapple): the library's API, opt-in beside the closed game.
+
+>>> from cpoker import ofc
+>>> ofc.royalties("Qh Qd 2c / 5s 6s 7s 8s Ts / Ah Ad Ac Kd Ks")
+21
+>>> ofc.settle(["Qh Qd 2c / 5s 6s 7s 8s Ts / Ah Ad Ac Kd Ks",
+...             "Jh Jd 3c / 2s 2h 4d 4c 6d / Th Td Tc 9h 9d"], "pineapple").results
+[15, -15]
+
+>>> ofc.fantasyland("As Ad Ac Kh Kd Qs Jh Th 9c 8c 7c 6c 5c 2d", "pineapple").total
+28
+
+The rules are :class:`OfcRules` (``OfcRules.preset("pineapple")``, a house-rules TOML file); boards are
+``"front / middle / back"`` text (``-`` for an empty row) or :class:`Board`.  See docs/ofc.md.
+"""
+
+from __future__ import annotations
+
+from cpoker.game.ofc.boards import Board
+from cpoker.game.ofc.fantasyland import FantasylandBoard, fantasyland
+from cpoker.game.ofc.rules import GAMES, OfcRoyalties, OfcRules
+from cpoker.game.ofc.scoring import BoardScore, OfcSettlement, royalties, score_board, settle
+
+__all__ = ["GAMES", "Board", "BoardScore", "FantasylandBoard", "OfcRoyalties", "OfcRules", "OfcSettlement",
+           "fantasyland", "royalties", "score_board", "settle"]

@@ -1,0 +1,134 @@
+"""The Fantasyland solver (royalties objective) against a brute force over every board, and its answer's form."""
+
+import itertools
+import json
+
+import numpy as np
+import pytest
+
+import cpoker
+from cpoker import CardError, OptionError, ofc
+from cpoker.game.arrangements import arrangements
+from cpoker.game.lookup_tables import split_tables
+from cpoker.game.ofc.fantasyland import fantasyland
+
+CATEGORY = 26
+RANKS = "23456789TJQKA"
+CATEGORIES = ("high card", "pair", "two pair", "three of a kind", "straight", "flush", "full house",
+              "four of a kind", "straight flush")
+
+
+def _brute_force(cards, rules):
+    """The best (royalty, stays, back, middle, front keys) over every non-fouling board of every 13 of ``cards``:
+    the closed game's split search (every non-fouling split) and the royalty tables read row by row."""
+    pairs, trips = dict(rules.royalties.front_pairs), dict(rules.royalties.front_trips)
+    royal_key = cpoker.evaluate("As Ks Qs Js Ts").key
+    t = split_tables()
+    best = None
+    for kept in itertools.combinations(sorted(cards), 13):
+        found = arrangements(list(kept))
+        fronts = found.hand[t.subsets3[t.splits[found.split_ids, 2]]]  # each split's front, as card ids
+        ranks = np.sort(fronts % 13, axis=1)
+        royalty = np.zeros(len(found), dtype=np.int64)
+        for i, (low, mid, high) in enumerate(ranks):
+            if low == high:
+                royalty[i] += trips.get(RANKS[low], 0)
+            elif low == mid or mid == high:
+                royalty[i] += pairs.get(RANKS[mid], 0)  # the middle rank of a sorted pair is the pair's
+        for keys, table in ((found.middle_keys, dict(rules.royalties.middle)),
+                            (found.back_keys, dict(rules.royalties.back))):
+            royalty += np.array([table.get("royal flush" if key == royal_key else CATEGORIES[key >> CATEGORY], 0)
+                                 for key in keys])
+        stays = np.zeros(len(found), dtype=bool)
+        if "front trips" in rules.stay:
+            stays |= ranks[:, 0] == ranks[:, 2]
+        if "middle full house" in rules.stay:
+            stays |= (found.middle_keys >> CATEGORY) >= 6
+        if "back four of a kind" in rules.stay:
+            stays |= (found.back_keys >> CATEGORY) >= 7
+        i = np.lexsort((found.front_keys, found.middle_keys, found.back_keys, stays, royalty))[-1]
+        candidate = (int(royalty[i]), bool(stays[i]), int(found.back_keys[i]), int(found.middle_keys[i]),
+                     int(found.front_keys[i]))
+        best = candidate if best is None or candidate > best else best
+    return best
+
+
+def _answer(best):
+    board = best.board
+    keys = [cpoker.evaluate(row).key for row in (board.back, board.middle, board.front)]
+    return (best.total, best.stays, *keys)
+
+
+HANDS = [
+    "As Ad Ac Kh Kd Qs Jh Th 9c 8c 7c 6c 5c 2d",   # straight flush, aces, kings: rows compete for the cards
+    "Ah Kh Qh Jh Th 9s 9d 9c 9h 2c 3d 4s 5s 6s",   # a royal flush and four nines
+    "2c 2d 2h 7s 8s 9s Ts Js Kd Kc 3h 4h 5d 6c",   # trips of twos for the front, or a straight flush behind
+    "Qs Qd 3c 4d 5h 7s 8c 9d Jh Kc As 2s 6h Td",   # one pair: a front of queens, nothing else
+    "2c 3d 4h 5s 7c 8d 9h Jc Qd Kh As 6d Tc",      # 13 cards
+]
+
+
+@pytest.mark.parametrize("hand", HANDS)
+@pytest.mark.parametrize("preset", ["ofc", "pineapple"])
+def test_the_best_board_is_the_brute_forces(hand, preset):
+    rules = ofc.OfcRules.preset(preset)
+    best = fantasyland(hand, rules)
+    assert _answer(best) == _brute_force(hand.split(), rules)
+    assert not ofc.score_board(best.board, rules).fouled
+    assert sorted(best.board.cards + best.discards) == sorted(cpoker.parse_cards(hand))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("size, hands", [(13, 20), (14, 10), (15, 1)])
+def test_random_hands_match_the_brute_force(size, hands):
+    rng = np.random.default_rng(size)
+    for preset in ("ofc", "progressive"):
+        rules = ofc.OfcRules.preset(preset)
+        for _ in range(hands):
+            hand = [cpoker.Card(int(c)) for c in rng.permutation(52)[:size]]
+            assert _answer(fantasyland(hand, rules)) == _brute_force(hand, rules), cpoker.format_cards(hand)
+
+
+def test_a_house_table_changes_the_choice():
+    """A house that pays nothing for a pair of queens in front: the queens move, and the brute force agrees."""
+    hand = HANDS[3]
+    plain = fantasyland(hand, "pineapple")
+    assert {c % 13 for c in plain.board.front} >= {10} and plain.royalties[0] == 7  # the queens in front
+    house = ofc.OfcRules.from_toml_text('game = "pineapple"\n[royalties]\nfront_pairs = { A = 9 }')
+    moved = fantasyland(hand, house)
+    assert moved.royalties[0] == 0 and _answer(moved) == _brute_force(hand.split(), house)
+
+
+def test_the_answer_names_the_board_discards_and_next_fantasyland():
+    best = fantasyland(HANDS[1], "progressive")
+    data = json.loads(json.dumps(best.to_dict()))
+    assert data["royalty_total"] == best.total == sum(data["royalties"].values())
+    assert best.stays and best.next_fantasyland == 14  # four nines in back; a repeat is 14 in progressive
+    assert len(best.discards) == 1 and data["discards"] == cpoker.format_cards(best.discards)
+    assert fantasyland(HANDS[3], "pineapple").next_fantasyland is None
+
+
+@pytest.mark.parametrize("cards, error, message", [
+    ("As Ad Ac Kh Kd Qs Jh Th 9c 8c 7c 6c", CardError, "13 to 17 cards, got 12"),
+    (" ".join(f"{r}{s}" for r in "23456" for s in "shdc")[:53], CardError, "13 to 17 cards, got 18"),
+    ("As As Ac Kh Kd Qs Jh Th 9c 8c 7c 6c 5c", CardError, "As"),
+    ("As Ad Ac Kh Kd Qs Jh Th 9c 8c 7c 6c Xx", CardError, "Xx"),
+])
+def test_bad_hands_are_refused(cards, error, message):
+    with pytest.raises(error, match=message):
+        fantasyland(cards)
+    with pytest.raises(OptionError, match="unknown objective 'ev'"):
+        fantasyland(HANDS[0], objective="ev")
+
+
+def test_the_ofc_fantasy_command(capsys):
+    from cpoker import cli
+
+    assert cli.main(["ofc", "fantasy", *HANDS[0].split(), "--rules", "pineapple", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["board"] == str(fantasyland(HANDS[0], "pineapple").board) and out["royalty_total"] == 28
+    assert cli.main(["ofc", "fantasy", *HANDS[0].split(), "--rules", "pineapple"]) == 0
+    text = capsys.readouterr().out
+    assert "discard 2d" in text and "royalties 28; stays in Fantasyland (14 cards next hand)" in text
+    assert cli.main(["ofc", "fantasy", "As", "Ad"]) == 2
+    assert "13 to 17 cards, got 2" in capsys.readouterr().err
