@@ -69,7 +69,7 @@ HANDS = [
 
 
 @pytest.mark.parametrize("hand", HANDS)
-@pytest.mark.parametrize("preset", ["ofc", "pineapple"])
+@pytest.mark.parametrize("preset", ["ofc", pytest.param("pineapple", marks=pytest.mark.slow)])
 def test_the_best_board_is_the_brute_forces(hand, preset):
     rules = ofc.OfcRules.preset(preset)
     best = fantasyland(hand, rules)

@@ -132,6 +132,7 @@ def _real_cluster(tmp_path, workers: int, threads: int):
         log.close()
 
 
+@pytest.mark.slow  # (7 s of real processes; the default tier keeps the other cluster tests)
 def test_real_scheduler_and_workers_survive_a_killed_worker(tmp_path):
     with _real_cluster(tmp_path, 2, 1) as (address, workers, env):
         command = [sys.executable, "-m", "cpoker", "match", "table", "greedy", "--deals", "40000", "--seed", "9",

@@ -144,7 +144,7 @@ def test_a_bot_that_crashes_once_is_restarted_and_its_request_fouled(tmp_path):
     ("wrong-cards", "is not in the hand"),
     ("flood", "without ending its answer's line"),
     ("crash", "exited with status 3"),
-    ("hang", "no answer"),
+    pytest.param("hang", "no answer", marks=pytest.mark.slow),  # (waits out three silences: the full tier)
 ])
 def test_a_bot_that_always_faults_is_declared_broken_with_the_partial_result(tmp_path, mode, reason):
     """A fresh bot has 10 s to start, whatever the load on the machine (half a second was once not enough for a
@@ -161,7 +161,8 @@ def test_a_bot_that_always_faults_is_declared_broken_with_the_partial_result(tmp
     assert not any(alive(pid) for pid in pids(pidfile)) and len(pids(pidfile)) == FAULTS_TO_BREAK
 
 
-@pytest.mark.parametrize("mode", ["heartbeat", "murmur", "busy"])
+@pytest.mark.parametrize("mode", ["heartbeat", pytest.param("murmur", marks=pytest.mark.slow),
+                                  pytest.param("busy", marks=pytest.mark.slow)])  # (each waits 3 s: one by default)
 def test_a_slow_bot_that_shows_it_is_alive_is_not_cut_off(mode):
     """Each request takes the bot 3 s, twice its silence limit, with a sign of life at least every 0.3 s."""
     hands = sample_hands(50, seed=3)
