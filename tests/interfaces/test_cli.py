@@ -132,6 +132,7 @@ def test_help_has_examples(capsys):
         assert "example: cpoker " + command in out
 
 
+@pytest.mark.slow  # (the first table build of a run compiles the build's kernels: half a minute cold)
 def test_tables_info_and_small_build(capsys, tmp_path):
     status, out, _ = run(capsys, "tables", "info", "--json")
     assert status == 0 and json.loads(out)["hands"] >= 10_000

@@ -22,6 +22,10 @@ from cpoker.jobs.selfplay import build_tables
 from cpoker.game.rules import PRESETS
 from cpoker.game.lookup_tables import strength_keys
 
+# the near-best lists are a build's speed-up, tested whole here in the full tier (their kernels alone take 10 s
+# to compile); the default tier keeps the builds that use them (tests/jobs/test_solve.py, test_removal.py...)
+pytestmark = pytest.mark.slow
+
 RULES = {**PRESETS, "odd": ODD_ROYALTIES}
 
 

@@ -129,6 +129,7 @@ def test_a_strided_out_takes_the_scalar_loop():
     assert np.array_equal(strided[1::2], evaluate_batch(hands[:, :5]))
 
 
+@pytest.mark.slow  # (a real process compiling for a processor without VBMI: the full tier)
 def test_a_named_processor_without_vbmi_gets_the_scalar_loop():
     """``NUMBA_CPU_FEATURES`` makes numba compile for another processor: here this one without VBMI (a later ``-``
     undoes a ``+``).  cpoker then emits no AVX-512 VBMI, and the batch calls give the same keys."""
