@@ -143,6 +143,36 @@ class NaturalBody(RulesField):
     hand: str = Field(..., max_length=HAND_TEXT)
 
 
+class OfcRulesField(StrictBody):
+    """Open-face rules by preset name, or house rules as TOML text (docs/ofc.md)."""
+
+    rules: str = Field("ofc", max_length=40, description="ofc, pineapple or progressive")
+    rules_toml: Optional[str] = Field(None, max_length=10_000,
+                                      description="open-face house rules as TOML text; wins over rules")
+
+
+class OfcScoreBody(OfcRulesField):
+    players: list[str] = Field(..., min_length=2, max_length=4, description="each player's full board, "
+                               "'front / middle / back'",
+                               examples=[["Qh Qd 2c / 5s 6s 7s 8s Ts / Ah Ad Ac Kd Ks",
+                                          "Jh Jd 3c / 2s 2h 4d 4c 6d / Th Td Tc 9h 9d"]])
+    fantasyland: list[bool] = Field([], max_length=4, description="which players played the hand in Fantasyland "
+                                    "(in order; the rest did not)")
+
+
+class OfcFantasyBody(OfcRulesField):
+    cards: str = Field(..., max_length=HAND_TEXT, description="the 13 to 17 cards of a Fantasyland",
+                       examples=["As Ad Ac Kh Kd Qs Jh Th 9c 8c 7c 6c 5c 2d"])
+
+
+def _ofc_rules(body: OfcRulesField) -> "cpoker.ofc.OfcRules":
+    from cpoker.game.ofc.rules import OfcRules
+
+    if body.rules_toml:
+        return OfcRules.from_toml_text(body.rules_toml, "rules_toml")
+    return OfcRules.preset(body.rules)
+
+
 def _rules(body: RulesField) -> cpoker.Rules:
     if body.rules_toml:
         return cpoker.Rules.from_toml_text(body.rules_toml, "rules_toml")
@@ -277,6 +307,21 @@ def create_app(workers: Optional[int] = None, time_budget: float = TIME_BUDGET) 
         played = await limited(table_deal, body.arrangement, body.players, body.seed, rules=rules,
                                samples=body.samples, deal=body.deal, session_deals=body.session_deals)
         return played.to_dict()
+
+    @app.post("/api/ofc/score", summary="Settle full open-face boards of 2-4 players (as `cpoker ofc score "
+                                        "--json`)")
+    async def ofc_score(body: OfcScoreBody) -> dict:
+        from cpoker.game.ofc.scoring import settle as settle_boards
+
+        return settle_boards(body.players, _ofc_rules(body), body.fantasyland).to_dict()
+
+    @app.post("/api/ofc/fantasy", summary="The best Fantasyland board of 13-17 cards (as `cpoker ofc fantasy "
+                                          "--json`)")
+    async def ofc_fantasy(body: OfcFantasyBody) -> dict:
+        from cpoker.game.ofc.fantasyland import fantasyland
+
+        best = await limited(fantasyland, body.cards, _ofc_rules(body))
+        return best.to_dict()
 
     @app.get("/api/deal", summary="Deal 2-4 hands, reproducibly (as `cpoker deal --json`)")
     async def deal(players: int = Query(2, ge=2, le=4), seed: Optional[int] = Query(None, ge=0, le=MAX_SEED)) -> dict:

@@ -455,6 +455,29 @@ def test_play_and_score_routes_take_the_variants(client):
     assert refused.status_code == 422 and "do not allow surrender" in refused.text
 
 
+def test_the_open_face_routes_answer_what_the_library_answers(client):
+    from cpoker import ofc
+
+    boards = ["Qh Qd 2c / 5s 6s 7s 8s Ts / Ah Ad Ac Kd Ks", "Jh Jd 3c / 2s 2h 4d 4c 6d / Th Td Tc 9h 9d"]
+    scored = client.post("/api/ofc/score", json={"players": boards, "rules": "pineapple", "fantasyland": [False, True]})
+    assert scored.status_code == 200
+    assert scored.json() == json.loads(json.dumps(ofc.settle(boards, "pineapple", [False, True]).to_dict()))
+    house = client.post("/api/ofc/score", json={"players": boards, "rules_toml": 'game = "ofc"\nscoop = 0'}).json()
+    assert house["results"] == [3 + 9, -12]
+    hand = "As Ad Ac Kh Kd Qs Jh Th 9c 8c 7c 6c 5c 2d"
+    best = client.post("/api/ofc/fantasy", json={"cards": hand, "rules": "progressive"}).json()
+    expected = ofc.fantasyland(hand, "progressive").to_dict()
+    assert {k: v for k, v in best.items() if k != "seconds"} == {k: v for k, v in expected.items() if k != "seconds"}
+    for path, body, message in (
+            ("/api/ofc/score", {"players": [boards[0], boards[0]]}, "card Qh is on the boards of both"),
+            ("/api/ofc/score", {"players": boards, "rules": "chinese"}, "unknown open-face rules 'chinese'"),
+            ("/api/ofc/score", {"players": boards, "fantasyland": [True, True, True]}, "in_fantasyland has 3"),
+            ("/api/ofc/fantasy", {"cards": "As Ad"}, "13 to 17 cards, got 2"),
+            ("/api/ofc/fantasy", {"cards": hand, "rules_toml": "game = 3"}, "rules_toml: unknown open-face game")):
+        response = client.post(path, json=body)
+        assert response.status_code == 422 and message in response.json()["detail"], response.json()
+
+
 @pytest.mark.parametrize("path, body, message", [
     ("/api/review", {"text": "2s 2h Ad / 7c 7d"}, "the pasted text: 1 bad line"),
     ("/api/review", {"text": "\n".join([SESSION[0]] * 501)}, "the pasted text holds more than 500 hands"),
