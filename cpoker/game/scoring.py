@@ -167,12 +167,28 @@ def pair_points(a: "Arrangement | Natural", b: "Arrangement | Natural", rules: O
 Entry = Union[ArrangementLike, Natural, Surrendered]
 
 
+def is_surrender(item: object) -> bool:
+    """Whether an entry, or a strategy's answer, is a surrender: :data:`SURRENDER` or the word ``"surrender"``."""
+    return isinstance(item, Surrendered) or (isinstance(item, str) and item.strip().lower() == "surrender")
+
+
+def surrender_under(rules: Rules) -> Surrendered:
+    """:data:`SURRENDER`, where ``rules`` allow it.
+
+    Raises
+    ------
+    ArrangementError
+        Under rules without ``surrender``.
+    """
+    if rules.surrender is None:
+        raise ArrangementError(f"the rules ({rules.name}) do not allow surrender; house rules allow it with "
+                               "surrender = UNITS (paid to each opponent who plays)")
+    return SURRENDER
+
+
 def _as_entry(item: Entry, rules: Rules, misset: str = "error") -> "Arrangement | Natural | Surrendered":
-    if isinstance(item, Surrendered) or (isinstance(item, str) and item.strip().lower() == "surrender"):
-        if rules.surrender is None:
-            raise ArrangementError(f"the rules ({rules.name}) do not allow surrender; house rules allow it with "
-                                   "surrender = UNITS (paid to each opponent who plays)")
-        return SURRENDER
+    if is_surrender(item):
+        return surrender_under(rules)
     if isinstance(item, Natural):
         if rules.naturals is None or rules.naturals.payout(item.kind) is None:
             raise ArrangementError(f"the rules ({rules.name}) do not count the natural '{item.kind}'")
@@ -187,7 +203,7 @@ def _as_entry(item: Entry, rules: Rules, misset: str = "error") -> "Arrangement 
         if declared is None:
             raise ArrangementError(f"no natural that the rules ({rules.name}) count in {hand.strip()!r}")
         return declared
-    return as_arrangement(item, misset=misset)
+    return as_arrangement(item, misset=misset)  # type: ignore[arg-type]  # (a surrender: returned above)
 
 
 def _check_deal(arrangements: Sequence[Entry], rules: Rules, misset: str = "error") -> list:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterable, Optional
 
 from cpoker.game.arrangements import ROW_NAMES, Arrangement
-from cpoker.system.errors import ArrangementError, CpokerError, OptionError, RulesError
+from cpoker.system.errors import CpokerError, OptionError, RulesError
 from cpoker.system.limits import MAX_SAMPLES, check_int, check_seed
 from cpoker.jobs.played import MAX_HANDS, MAX_OPPONENTS, PlayedHand, actual_points, checked_hands
 from cpoker.game.rules import MAX_SESSION_DEALS, Rules, resolve_rules
@@ -558,7 +558,7 @@ def table_deal(arrangement, players: int, seed: int, rules: "Rules | str | None"
         For a ``deal`` outside the session.
     """
     from cpoker.game.cards import deal as deal_hands
-    from cpoker.game.scoring import SURRENDER, Surrendered, settle, settle_details
+    from cpoker.game.scoring import Surrendered, is_surrender, settle, settle_details, surrender_under
     from cpoker.strategies.strategy import table_play
 
     seed = check_seed(seed)
@@ -572,14 +572,9 @@ def table_deal(arrangement, players: int, seed: int, rules: "Rules | str | None"
                          f"fewer than this session's {session_deals}")
     stake = rules.deal_stake(number)
     hands = deal_hands(players, seed)
-    surrendered = isinstance(arrangement, Surrendered) or (
-        isinstance(arrangement, str) and arrangement.strip().lower() == "surrender")
-    if surrendered and rules.surrender is None:
-        raise ArrangementError(f"the rules ({rules.name}) do not allow surrender; house rules allow it with "
-                               "surrender = UNITS")
     mine: "Arrangement | Surrendered"
-    if surrendered:
-        mine = SURRENDER
+    if is_surrender(arrangement):
+        mine = surrender_under(rules)
     elif isinstance(arrangement, Arrangement):
         mine = Arrangement(*arrangement.rows, hand=hands[0])
     else:

@@ -32,7 +32,7 @@ from cpoker.system.limits import MAX_SAMPLES, check_int, check_seconds
 from cpoker.system.errors import OptionError
 from cpoker.strategies.policy.removal import row_shapes
 from cpoker.game.rules import Rules, resolve_rules
-from cpoker.game.scoring import dealt_royalties
+from cpoker.game.scoring import dealt_royalties, dealt_units_of
 from cpoker.strategies.bots import Bot, closing_bots, faulted_hands
 from cpoker.game.devices import check_device
 from cpoker.strategies.policy import resolve_tables
@@ -289,7 +289,7 @@ def _solve_table(hand_ids, opponents, rules, tables, started, compared=None) -> 
     row_keys = strength_keys()[strengths]
     picked = range(len(split_ids))
     # under royalties.dealt, every arrangement that does not foul is paid the hand's dealt royalty too
-    dealt = int(dealt_royalties(hand_ids[None, :], np.zeros((1, 3), np.int32), rules)[0]) if rules.pays_dealt else 0
+    dealt = int(dealt_units_of(hand_ids[None, :], rules)[0]) if rules.pays_dealt else 0
     found = [Candidate(arrangement_of_split(hand_ids, int(split_ids[p]), row_keys[p].tolist()),
                        opponents * (float(table_value[p]) + dealt), None) for p in picked]
     other = ev_lost = None
@@ -441,7 +441,7 @@ def _solve_mc(hand_ids, opponents, samples, seed, rules, opponent, opponent_name
     done: list = []
     dealt_paid: dict = {}
     dealt_total = [0]
-    own_dealt = (int(dealt_royalties(hand_ids[None, :], np.zeros((1, 3), np.int32), rules)[0])
+    own_dealt = (int(dealt_units_of(hand_ids[None, :], rules)[0])
                  if rules.pays_dealt else 0)
 
     def totals_of_block(block):

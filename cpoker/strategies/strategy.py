@@ -32,7 +32,7 @@ from cpoker.game.cards import CardsLike
 from cpoker.system.errors import CpokerError, StrategyError
 from cpoker.system.interrupts import deferred
 from cpoker.game.rules import resolve_rules
-from cpoker.game.scoring import SURRENDER, SURRENDER_KEY, Surrendered, entry_keys
+from cpoker.game.scoring import SURRENDER, SURRENDER_KEY, Surrendered, entry_keys, is_surrender
 from cpoker.strategies.policy import (arrange_by_tables, arrange_greedy, arrange_one_by_tables, default_tables,
                                       resolve_tables)
 from cpoker.game.lookup_tables import SPLITS_PER_BACK, strength_keys
@@ -195,7 +195,7 @@ def _call_strategy(name: str, function: Strategy, hand: list,
     except Exception as error:
         raise StrategyError(f"strategy {name!r} failed on hand {format_cards(hand)}: "
                             f"{type(error).__name__}: {error}") from None
-    if isinstance(answer, Surrendered) or (isinstance(answer, str) and answer.strip().lower() == "surrender"):
+    if is_surrender(answer):
         if not may_surrender:
             raise StrategyError(f"strategy {name!r} surrendered hand {format_cards(hand)}, where every hand is "
                                 "played (rules without surrender, or an opponent model)")
