@@ -74,6 +74,23 @@ def _units(value, where: str, source: str) -> int:
     return int(value)
 
 
+def read_rules_toml(text: str, source: str) -> dict:
+    """House rules' TOML text as data (the closed game's and the open-face game's), or a one-line
+    :class:`RulesError` naming ``source``: not text, over 100,000 characters, or not TOML."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+    if not isinstance(text, str) or len(text) > 100_000:
+        raise RulesError(f"{source}: rules are TOML text of at most 100,000 characters")
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise RulesError(f"rules file {source} is not valid TOML: {error}") from None
+    except (ValueError, RecursionError) as error:  # e.g. a 5,000-digit number, absurd nesting
+        raise RulesError(f"rules file {source} cannot be read: {str(error)[:120]}") from None
+
+
 @dataclass(frozen=True)
 class Royalties:
     """Bonus units by row and hand category.
@@ -284,18 +301,7 @@ class Rules:
     @classmethod
     def from_toml_text(cls, text: str, source: str = "rules") -> "Rules":
         """House rules from TOML text (the web page's rules box, a string in a script)."""
-        if sys.version_info >= (3, 11):
-            import tomllib
-        else:  # pragma: no cover
-            import tomli as tomllib
-        if not isinstance(text, str) or len(text) > 100_000:
-            raise RulesError(f"{source}: rules are TOML text of at most 100,000 characters")
-        try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as error:
-            raise RulesError(f"rules file {source} is not valid TOML: {error}") from None
-        except (ValueError, RecursionError) as error:  # e.g. a 5,000-digit number, absurd nesting
-            raise RulesError(f"rules file {source} cannot be read: {str(error)[:120]}") from None
+        data = read_rules_toml(text, source)
         unknown = set(data) - set(TOML_FIELDS)
         if unknown:
             raise _fail(source, f"unknown field {sorted(unknown)[0]!r} (fields: {', '.join(TOML_FIELDS)})")

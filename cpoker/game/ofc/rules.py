@@ -15,13 +15,13 @@ counts, the Fantasyland entries and their sizes, and what keeps a player in Fant
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Mapping, Optional
 
 from cpoker.game.cards import short_repr
 from cpoker.game.evaluation import CATEGORIES
+from cpoker.game.rules import read_rules_toml
 from cpoker.system.errors import RulesError
 
 GAMES = ("ofc", "pineapple", "progressive")
@@ -219,18 +219,7 @@ class OfcRules:
     @classmethod
     def from_toml_text(cls, text: str, source: str = "rules") -> "OfcRules":
         """House rules from TOML text: ``game = "pineapple"`` picks the preset the other fields change."""
-        if sys.version_info >= (3, 11):
-            import tomllib
-        else:  # pragma: no cover
-            import tomli as tomllib
-        if not isinstance(text, str) or len(text) > 100_000:
-            raise RulesError(f"{source}: rules are TOML text of at most 100,000 characters")
-        try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as error:
-            raise RulesError(f"rules file {source} is not valid TOML: {error}") from None
-        except (ValueError, RecursionError) as error:
-            raise RulesError(f"rules file {source} cannot be read: {str(error)[:120]}") from None
+        data = read_rules_toml(text, source)
         fields = ("game", "first_cards", "round_cards", "round_places", "fantasyland", "fantasyland_repeat",
                   "stay", "royalties", "scoop", "royalty_multiplier")
         unknown = set(data) - set(fields)
