@@ -68,12 +68,7 @@ def best_fantasyland_board(ids, front_pairs, front_trips, middle_units, back_uni
     """
     n = ids.shape[0]
     royal_key = key5(ROYAL_MASK)
-    count5 = 0
-    for a in range(n):
-        for b in range(a + 1, n):
-            for c in range(b + 1, n):
-                for d in range(c + 1, n):
-                    count5 += n - d - 1
+    count5 = n * (n - 1) * (n - 2) * (n - 3) * (n - 4) // 120
     masks5 = np.empty(count5, dtype=np.int64)
     keys5 = np.empty(count5, dtype=np.int64)
     middle_royalty = np.empty(count5, dtype=np.int64)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Sequence
 
 from cpoker.system.environment import address_space_advice, address_space_limit, address_space_needed
 
@@ -36,6 +37,17 @@ def cards_text(cards, symbols: bool) -> str:
 
 def print_json(data) -> None:
     print(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+def print_matrix(matrix: "Sequence[Sequence[int]]") -> None:
+    """A deal's settlement matrix, ``matrix[i][j]`` what player ``i`` won from ``j`` (``cpoker score``, ``cpoker ofc
+    score``)."""
+    n = len(matrix)
+    print("\nwho won what from whom (row player from column player):")
+    print("          " + "".join(f"{'P' + str(j + 1):>6}" for j in range(n)))
+    for i in range(n):
+        cells = "".join(f"{'.' if i == j else format(int(matrix[i][j]), '+d'):>6}" for j in range(n))
+        print(f"      P{i + 1}  {cells}")
 
 
 # what a command computed but could not write, reported as status 1 (see cpoker.cli.command._run_command)

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import argparse
 
-from cpoker.cli.common import fail, print_json
-from cpoker.cli.options import Parser
+from cpoker.cli.common import fail, print_json, print_matrix
+from cpoker.cli.options import Parser, command
 
 OFC_RULES_HELP = "ofc (default), pineapple, progressive, or a house-rules .toml file (docs/ofc.md)"
 
@@ -66,12 +65,7 @@ def _score(args) -> int:
         if flags[i]:
             status += "; stays in Fantasyland" if score.stays else "; leaves Fantasyland"
         print(f"player {i + 1}: {result:+d}   {score.board.format(symbols=args.symbols)}   {status}".rstrip())
-    n = players
-    print("\nwho won what from whom (row player from column player):")
-    print("          " + "".join(f"{'P' + str(j + 1):>6}" for j in range(n)))
-    for i in range(n):
-        cells = "".join(f"{'.' if i == j else format(settlement.matrix[i][j], '+d'):>6}" for j in range(n))
-        print(f"      P{i + 1}  {cells}")
+    print_matrix(settlement.matrix)
     return 0
 
 
@@ -82,27 +76,19 @@ def add_ofc(commands) -> None:
                               epilog='example: cpoker ofc score --player "Qh Qd 2c / 5s 6s 7s 8s Ts / Ah Ad Ac Kd Ks" '
                                      '--player "Jh Jd 3c / 2s 2h 4d 4c 6d / Th Td Tc 9h 9d"')
     actions = sub.add_subparsers(dest="ofc_command", metavar="ACTION", required=True, parser_class=Parser)
-    score = actions.add_parser("score", help="settle full boards of 2 to 4 players: points, royalties, fouls and "
-                                             "Fantasyland",
-                               epilog='example: cpoker ofc score --rules pineapple --player "Qh Qd 2c / 5s 6s 7s 8s '
-                                      'Ts / Ah Ad Ac Kd Ks" --player "Jh Jd 3c / 2s 2h 4d 4c 6d / Th Td Tc 9h 9d"',
-                               formatter_class=argparse.RawDescriptionHelpFormatter)
+    score = command(actions, "score", "settle full boards of 2 to 4 players: points, royalties, fouls and Fantasyland",
+                    'cpoker ofc score --rules pineapple --player "Qh Qd 2c / 5s 6s 7s 8s Ts / Ah Ad Ac Kd Ks" '
+                    '--player "Jh Jd 3c / 2s 2h 4d 4c 6d / Th Td Tc 9h 9d"')
     score.add_argument("--player", action="append", required=True, metavar='"FRONT / MIDDLE / BACK"',
                        help="one player's full board; repeat for each player (2 to 4: 3 in Pineapple)")
     score.add_argument("--rules", default=None, help=OFC_RULES_HELP)
     score.add_argument("--fantasyland", type=int, action="append", metavar="PLAYER",
                        help="this player played the hand in Fantasyland (says whether the board stays); repeat")
-    score.add_argument("--json", action="store_true", help="machine-readable output")
-    score.add_argument("--symbols", action="store_true", help="print suits as ♠♥♦♣")
-    fantasy = actions.add_parser("fantasy", help="the best board of a Fantasyland hand (13 to 17 cards)",
-                                 epilog="example: cpoker ofc fantasy As Ad Ac Kh Kd Qs Jh Th 9c 8c 7c 6c 5c 2d "
-                                        "--rules pineapple",
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    fantasy = command(actions, "fantasy", "the best board of a Fantasyland hand (13 to 17 cards)",
+                      "cpoker ofc fantasy As Ad Ac Kh Kd Qs Jh Th 9c 8c 7c 6c 5c 2d --rules pineapple")
     fantasy.add_argument("cards", nargs="+", metavar="CARD", help="the Fantasyland's 13 to 17 cards")
     fantasy.add_argument("--rules", default=None, help=OFC_RULES_HELP)
     fantasy.add_argument("--objective", default="royalties", choices=["royalties"],
                          help="royalties: the board with the most royalties, exactly (ties: the one that stays, then "
                               "the strongest rows)")
-    fantasy.add_argument("--json", action="store_true", help="machine-readable output")
-    fantasy.add_argument("--symbols", action="store_true", help="print suits as ♠♥♦♣")
     sub.set_defaults(run=cmd_ofc)

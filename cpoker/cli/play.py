@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import sys
 
-from cpoker.cli.common import fixed, PARTIAL, cards_text, fail, percent, print_bot_faults, print_json, show_progress
+from cpoker.cli.common import (fixed, PARTIAL, cards_text, fail, percent, print_bot_faults, print_json, print_matrix,
+                               show_progress)
 from cpoker.system.limits import MAX_SAMPLES
 from cpoker.cli.options import (OPPONENT_HELP, bot_options, command, device_option, int_in, seed_option, tables_option,
                       with_bot_options)
@@ -129,12 +130,7 @@ def cmd_score(args) -> int:
         n = len(deal)
         print("stakes: " + ", ".join(f"P{i + 1}-P{j + 1} {int(settlement.stakes[i, j])}" for i in range(n)
                                      for j in range(i + 1, n)))
-    print("\nwho won what from whom (row player from column player):")
-    n = len(deal)
-    print("          " + "".join(f"{'P' + str(j + 1):>6}" for j in range(n)))
-    for i in range(n):
-        cells = "".join(f"{'.' if i == j else format(int(matrix[i, j]), '+d'):>6}" for j in range(n))
-        print(f"      P{i + 1}  {cells}")
+    print_matrix(matrix.tolist())
     return 0
 
 
