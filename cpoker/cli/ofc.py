@@ -56,10 +56,12 @@ def _score(args) -> int:
         return 0
     print(f"rules {settlement.rules.name}:")
     for i, (score, result) in enumerate(zip(settlement.boards, settlement.results)):
-        status = f"FOUL: {score.foul_reason}" if score.fouled else "royalties " + ", ".join(
-            f"{name} {units}" for name, units in zip(ROW_NAMES, score.royalties) if units) if score.total else ""
-        if not score.fouled and score.total:
-            status += f" (total {score.total})"
+        status = ""
+        if score.fouled:
+            status = f"FOUL: {score.foul_reason}"
+        elif score.total:
+            paid = ", ".join(f"{name} {units}" for name, units in zip(ROW_NAMES, score.royalties) if units)
+            status = f"royalties {paid} (total {score.total})"
         if score.fantasyland is not None:
             status += f"; Fantasyland next hand: {score.fantasyland} cards"
         if flags[i]:

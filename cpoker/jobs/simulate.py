@@ -325,12 +325,13 @@ def seat_points(keys: list[np.ndarray], hand_of_seat: Sequence[int], rules: Rule
     from cpoker.game.scoring import surrender_points
 
     seats = len(keys)
+    kernel_rules = rules.kernel_arguments()
     points = np.zeros((keys[0].shape[0], seats), dtype=np.int64)
     for i in range(seats):
         for j in range(i + 1, seats):
             a = np.ascontiguousarray(keys[i][:, hand_of_seat[i]])
             b = np.ascontiguousarray(keys[j][:, hand_of_seat[j]])
-            result = pair_points_batch(a, b, *rules.kernel_arguments())
+            result = pair_points_batch(a, b, *kernel_rules)
             if rules.pays_dealt:
                 assert dealt is not None, "royalties.dealt: seat_points needs the hands' dealt units"
                 result += (dealt[:, hand_of_seat[i]] * (a[:, 0] >= 0)) - (dealt[:, hand_of_seat[j]] * (b[:, 0] >= 0))
