@@ -9,6 +9,8 @@
 
 >>> ofc.fantasyland("As Ad Ac Kh Kd Qs Jh Th 9c 8c 7c 6c 5c 2d", "pineapple").total
 28
+>>> len(ofc.place("- / - / -", "As Kd 9c 9h 4s", "pineapple", samples=64, seed=1).options)
+232
 
 The rules are :class:`OfcRules` (``OfcRules.preset("pineapple")``, a house-rules TOML file); boards are
 ``"front / middle / back"`` text (``-`` for an empty row) or :class:`Board`.  See docs/ofc.md.
@@ -20,6 +22,9 @@ from cpoker.game.ofc.boards import Board
 from cpoker.game.ofc.fantasyland import FantasylandBoard, fantasyland
 from cpoker.game.ofc.rules import GAMES, OfcRoyalties, OfcRules
 from cpoker.game.ofc.scoring import BoardScore, OfcSettlement, royalties, score_board, settle
+from cpoker.jobs.fantasyland_worth import FantasylandWorth, fantasyland_worth
+from cpoker.jobs.placement import Placement, PlacementOption, place
 
-__all__ = ["GAMES", "Board", "BoardScore", "FantasylandBoard", "OfcRoyalties", "OfcRules", "OfcSettlement",
-           "fantasyland", "royalties", "score_board", "settle"]
+__all__ = ["GAMES", "Board", "BoardScore", "FantasylandBoard", "FantasylandWorth", "OfcRoyalties", "OfcRules",
+           "OfcSettlement", "Placement", "PlacementOption", "fantasyland", "fantasyland_worth", "place", "royalties",
+           "score_board", "settle"]

@@ -29,7 +29,7 @@ from cpoker._kernels import bonus, deal, evaluate, lookup, nearbest, policy, rem
 
 TWINNED = {
     deal: ("_mul_high", "_mul128", "_add128", "pcg_step", "pcg_output", "pcg_advance", "deal_hands"),
-    evaluate: ("_suit_ranks", "_rank_groups", "_make_key", "key5", "key3", "mask_of_ids", "_top_ranks", "best_key"),
+    evaluate: ("suit_ranks", "rank_groups", "_make_key", "key5", "key3", "mask_of_ids", "_top_ranks", "best_key"),
     lookup: ("perfect_hash_value", "perfect_hash_slot", "flush_ranks", "flagged_suit_ranks"),
     removal: ("rank_feature", "suit_counts", "blocker_feature", "suit_feature", "hand_correction",
               "hand_correction_column", "hand_correction_rows", "hand_correction_at"),

@@ -25,13 +25,13 @@ WHEEL = 0x100F  # A-2-3-4-5
 
 
 @jit
-def _suit_ranks(mask):
+def suit_ranks(mask):
     """The four 13-bit rank sets of a card mask, spades first."""
     return mask & 0x1FFF, (mask >> 13) & 0x1FFF, (mask >> 26) & 0x1FFF, (mask >> 39) & 0x1FFF
 
 
 @jit
-def _rank_groups(s, h, d, c):
+def rank_groups(s, h, d, c):
     """Rank sets of ranks held once, twice, three and four times (bit-sliced count)."""
     sum_sh, carry_sh = s ^ h, s & h
     sum_dc, carry_dc = d ^ c, d & c
@@ -50,8 +50,8 @@ def _make_key(category, major, minor):
 @jit
 def key5(mask):
     """Strength key of the 5 cards in ``mask``."""
-    s, h, d, c = _suit_ranks(mask)
-    singles, pairs, trips, quads = _rank_groups(s, h, d, c)
+    s, h, d, c = suit_ranks(mask)
+    singles, pairs, trips, quads = rank_groups(s, h, d, c)
     if quads:
         return _make_key(QUADS, quads, singles)
     if trips:
@@ -79,8 +79,8 @@ def key5(mask):
 @jit
 def key3(mask):
     """Strength key of the 3 cards in ``mask`` (front row: no straights or flushes)."""
-    s, h, d, c = _suit_ranks(mask)
-    singles, pairs, trips, quads = _rank_groups(s, h, d, c)
+    s, h, d, c = suit_ranks(mask)
+    singles, pairs, trips, quads = rank_groups(s, h, d, c)
     if trips:
         return _make_key(TRIPS, trips, 0)
     if pairs:
@@ -147,8 +147,8 @@ def _top_ranks(ranks, count):
 @jit
 def best_key(mask):
     """Key of the best 5-card hand among the 5 to 8 cards of ``mask``."""
-    s, h, d, c = _suit_ranks(mask)
-    singles, pairs, trips, quads = _rank_groups(s, h, d, c)
+    s, h, d, c = suit_ranks(mask)
+    singles, pairs, trips, quads = rank_groups(s, h, d, c)
     ranks = s | h | d | c
     flush_ranks = 0
     for suited in (s, h, d, c):
@@ -184,8 +184,8 @@ def best_key(mask):
 @jit
 def best_front_key(mask):
     """Key of the best 3-card front among the 3 or more cards of ``mask``."""
-    s, h, d, c = _suit_ranks(mask)
-    singles, pairs, trips, quads = _rank_groups(s, h, d, c)
+    s, h, d, c = suit_ranks(mask)
+    singles, pairs, trips, quads = rank_groups(s, h, d, c)
     ranks = s | h | d | c
     if trips | quads:
         return _make_key(TRIPS, top_rank(trips | quads), 0)

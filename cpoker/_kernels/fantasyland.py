@@ -15,31 +15,10 @@ import numpy as np
 
 from cpoker.system.jit import jit
 from cpoker._kernels.evaluate import key3, key5
+from cpoker._kernels.ofc_board import front_royalty as royalty_of_front, row_hand
 
 CATEGORY_SHIFT = 26
-TRIPS, FULL_HOUSE, QUADS, STRAIGHT_FLUSH = 3, 6, 7, 8
-ROYAL = 9  # the row tables' tenth entry: a straight flush to the ace
-ROYAL_MASK = np.int64(0x1F00)  # ten to ace of one suit (the spades' 13 bits)
-
-
-@jit
-def _front_royalty(key, pairs, trips):
-    """A front's royalty from its key (``category << 26 | rank bits << 13 | kickers``): its pair's or trips'."""
-    category = key >> CATEGORY_SHIFT
-    if category == 0:
-        return 0
-    major = (key >> 13) & 0x1FFF
-    rank = 0
-    while major > 1:
-        major >>= 1
-        rank += 1
-    return trips[rank] if category == TRIPS else pairs[rank]
-
-
-@jit
-def _row_hand(key, royal_key):
-    """Index of a 5-card row's hand in the row tables: its category, or :data:`ROYAL`."""
-    return ROYAL if key == royal_key else key >> CATEGORY_SHIFT
+TRIPS, FULL_HOUSE, QUADS = 3, 6, 7
 
 
 @jit
@@ -57,17 +36,10 @@ def _better(royalty, stays, back, middle, front, best_royalty, best_stays, best_
 
 
 @jit
-def best_fantasyland_board(ids, front_pairs, front_trips, middle_units, back_units, stay_front_trips,
-                           stay_middle_full_house, stay_back_quads):
-    """The best board of 13 of the cards ``ids`` (13 to 17 card ids) by royalties.
-
-    ``front_pairs[r]`` and ``front_trips[r]`` are the royalties of a front pair or trips of rank ``r`` (0 = two
-    .. 12 = ace); ``middle_units`` and ``back_units`` those of a row by hand (the nine categories, then the royal
-    flush); the ``stay_*`` flags, what keeps a player in Fantasyland.  Returns ``(back, middle, front)``, each a
-    mask of positions in ``ids``, then the board's royalty and whether it stays.
-    """
+def row_subsets(ids, front_pairs, front_trips, middle_units, back_units):
+    """Every 5-card subset of ``ids`` (a mask of positions, its key, its royalty as a middle and as a back) and
+    every 3-card subset (its mask, key and royalty as a front), each evaluated once."""
     n = ids.shape[0]
-    royal_key = key5(ROYAL_MASK)
     count5 = n * (n - 1) * (n - 2) * (n - 3) * (n - 4) // 120
     masks5 = np.empty(count5, dtype=np.int64)
     keys5 = np.empty(count5, dtype=np.int64)
@@ -83,7 +55,7 @@ def best_fantasyland_board(ids, front_pairs, front_trips, middle_units, back_uni
                                  | (np.int64(1) << ids[d]) | (np.int64(1) << ids[e]))
                         masks5[i] = (1 << a) | (1 << b) | (1 << c) | (1 << d) | (1 << e)
                         keys5[i] = key5(cards)
-                        hand = _row_hand(keys5[i], royal_key)
+                        hand = row_hand(keys5[i])
                         middle_royalty[i] = middle_units[hand]
                         back_royalty[i] = back_units[hand]
                         i += 1
@@ -98,8 +70,24 @@ def best_fantasyland_board(ids, front_pairs, front_trips, middle_units, back_uni
                 cards = (np.int64(1) << ids[a]) | (np.int64(1) << ids[b]) | (np.int64(1) << ids[c])
                 masks3[i] = (1 << a) | (1 << b) | (1 << c)
                 keys3[i] = key3(cards)
-                front_royalty[i] = _front_royalty(keys3[i], front_pairs, front_trips)
+                front_royalty[i] = royalty_of_front(keys3[i], front_pairs, front_trips)
                 i += 1
+    return masks5, keys5, middle_royalty, back_royalty, masks3, keys3, front_royalty
+
+
+@jit
+def best_fantasyland_board(ids, front_pairs, front_trips, middle_units, back_units, stay_front_trips,
+                           stay_middle_full_house, stay_back_quads):
+    """The best board of 13 of the cards ``ids`` (13 to 17 card ids) by royalties.
+
+    ``front_pairs[r]`` and ``front_trips[r]`` are the royalties of a front pair or trips of rank ``r`` (0 = two
+    .. 12 = ace); ``middle_units`` and ``back_units`` those of a row by hand (the nine categories, then the royal
+    flush); the ``stay_*`` flags, what keeps a player in Fantasyland.  Returns ``(back, middle, front)``, each a
+    mask of positions in ``ids``, then the board's royalty and whether it stays.
+    """
+    masks5, keys5, middle_royalty, back_royalty, masks3, keys3, front_royalty = row_subsets(
+        ids, front_pairs, front_trips, middle_units, back_units)
+    count5, count3 = keys5.shape[0], keys3.shape[0]
     # richest first, then strongest (keys are below 2**31)
     backs = np.argsort(-(back_royalty * (np.int64(1) << 31) + keys5))
     middles = np.argsort(-(middle_royalty * (np.int64(1) << 31) + keys5))
@@ -215,3 +203,103 @@ def best_fantasyland_board(ids, front_pairs, front_trips, middle_units, back_uni
                     best_masks = (back_mask, middle_mask, front_mask)
                 break
     return best_masks[0], best_masks[1], best_masks[2], best[0], best[1]
+
+
+@jit
+def row_scores(keys, opponent_keys, samples):
+    """Each row key's ``(wins - losses) / samples`` and ``wins / samples`` against the sorted ``opponent_keys``."""
+    count = opponent_keys.shape[0]
+    scores = np.empty(keys.shape[0])
+    wins = np.empty(keys.shape[0])
+    for i in range(keys.shape[0]):
+        below = np.searchsorted(opponent_keys, keys[i], side="left")
+        above = count - np.searchsorted(opponent_keys, keys[i], side="right")
+        scores[i] = (below - above) / samples
+        wins[i] = below / samples
+    return scores, wins
+
+
+@jit
+def scoops_against(back_key, middle_key, front_key, opponents, scoop):
+    """The scoop bonuses three rows win (and lose) against the opponent boards ``opponents`` (rows: front,
+    middle, back keys), summed."""
+    total = 0
+    for j in range(opponents.shape[0]):
+        if front_key > opponents[j, 0] and middle_key > opponents[j, 1] and back_key > opponents[j, 2]:
+            total += scoop
+        elif front_key < opponents[j, 0] and middle_key < opponents[j, 1] and back_key < opponents[j, 2]:
+            total -= scoop
+    return total
+
+
+@jit
+def best_fantasyland_board_ev(ids, front_pairs, front_trips, middle_units, back_units, stay_front_trips,
+                              stay_middle_full_house, stay_back_quads, stay_value, opponents, samples, scoop):
+    """The board of 13 of ``ids`` with the highest expected value against sampled opponent boards, exactly.
+
+    The value of a board is its royalty, plus ``stay_value`` if it stays in Fantasyland, plus what its rows win
+    (the scoop bonus included) against each row of ``opponents`` (the front, middle and back keys of the
+    sampled opponent boards that do not foul), over ``samples`` (every sample, fouled ones too: what a fouled
+    opponent pays does not depend on the board and is added by the caller).  The row points split into a
+    part of each row, computed once for every row (against the opponents' sorted keys), and the scoop, at most
+    ``scoop`` times the back's win rate: their sum bounds every board of a back, and of a back and middle, so
+    the loops stop when no board left can reach the best found.  Ties go to the strongest back, middle, front.
+    Returns ``(back, middle, front)`` position masks and the value (less the fouled opponents' part).
+    """
+    masks5, keys5, middle_units5, back_units5, masks3, keys3, front_units3 = row_subsets(
+        ids, front_pairs, front_trips, middle_units, back_units)
+    count5, count3 = keys5.shape[0], keys3.shape[0]
+    middle_royalty, back_royalty = middle_units5.astype(np.float64), back_units5.astype(np.float64)
+    front_royalty = front_units3.astype(np.float64)
+    front_score, front_wins = row_scores(keys3, np.sort(opponents[:, 0]), samples)
+    middle_score, middle_wins = row_scores(keys5, np.sort(opponents[:, 1]), samples)
+    back_score, back_wins = row_scores(keys5, np.sort(opponents[:, 2]), samples)
+    front_value = front_royalty + front_score
+    middle_value = middle_royalty + middle_score
+    back_value = back_royalty + back_score + scoop * back_wins  # (the scoop's bound rides on the back)
+    fronts = np.argsort(-front_value, kind="mergesort")
+    middles = np.argsort(-middle_value, kind="mergesort")
+    backs = np.argsort(-back_value, kind="mergesort")
+    any_front, any_middle = front_value[fronts[0]], middle_value[middles[0]]
+    any_stay = stay_value if (stay_front_trips or stay_middle_full_house or stay_back_quads) else 0.0
+    best = -np.inf
+    best_keys = (np.int64(-1), np.int64(-1), np.int64(-1))
+    best_masks = (np.int64(0), np.int64(0), np.int64(0))
+    for bi in range(count5):
+        back = backs[bi]
+        if back_value[back] + any_middle + any_front + any_stay < best:
+            break  # the backs by bound: no later one reaches the best
+        back_mask, back_key = masks5[back], keys5[back]
+        back_stays = stay_back_quads and (back_key >> CATEGORY_SHIFT) >= QUADS
+        for mi in range(count5):
+            middle = middles[mi]
+            if back_value[back] + middle_value[middle] + any_front + any_stay < best:
+                break
+            middle_mask, middle_key = masks5[middle], keys5[middle]
+            if middle_mask & back_mask or middle_key > back_key:
+                continue
+            middle_stays = back_stays or (stay_middle_full_house and (middle_key >> CATEGORY_SHIFT) >= FULL_HOUSE)
+            may_stay = stay_value if (middle_stays or stay_front_trips) else 0.0
+            # the scoop is won at most as often as the middle wins (a tighter bound than the back's)
+            two_rows = back_value[back] - scoop * (back_wins[back] - min(back_wins[back], middle_wins[middle]))
+            if two_rows + middle_value[middle] + any_front + any_stay < best:
+                continue
+            for fi in range(count3):
+                front = fronts[fi]
+                if back_value[back] + middle_value[middle] + front_value[front] + may_stay < best:
+                    break
+                front_mask, front_key = masks3[front], keys3[front]
+                if front_mask & (back_mask | middle_mask) or front_key > middle_key:
+                    continue
+                stays = middle_stays or (stay_front_trips and (front_key >> CATEGORY_SHIFT) == TRIPS)
+                rows = back_score[back] + middle_score[middle] + front_score[front]
+                fixed = (back_royalty[back] + middle_royalty[middle] + front_royalty[front]
+                         + (stay_value if stays else 0.0) + rows)
+                if fixed + scoop * min(back_wins[back], middle_wins[middle], front_wins[front]) < best:
+                    continue
+                value = fixed + scoops_against(back_key, middle_key, front_key, opponents, scoop) / samples
+                if value > best or (value == best and (back_key, middle_key, front_key) > best_keys):
+                    best = value
+                    best_keys = (back_key, middle_key, front_key)
+                    best_masks = (back_mask, middle_mask, front_mask)
+    return best_masks[0], best_masks[1], best_masks[2], best

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 
 from cpoker.cli.common import fail, print_json, print_matrix
-from cpoker.cli.options import Parser, command
+from cpoker.cli.options import Parser, command, int_in, seed_option
+from cpoker.game.cards import format_cards
+
+MAX_PLACEMENT_SAMPLES = 1_000_000
 
 OFC_RULES_HELP = "ofc (default), pineapple, progressive, or a house-rules .toml file (docs/ofc.md)"
 
@@ -14,16 +17,20 @@ def cmd_ofc(args) -> int:
         return _score(args)
     if args.ofc_command == "fantasy":
         return _fantasy(args)
+    if args.ofc_command == "place":
+        return _place(args)
+    if args.ofc_command == "fantasy-worth":
+        return _worth(args)
     return fail(f"unknown ofc action {args.ofc_command!r}")  # pragma: no cover  (argparse refuses it first)
 
 
 def _fantasy(args) -> int:
     from cpoker.cli.common import fixed
-    from cpoker.game.cards import format_cards
     from cpoker.game.ofc.boards import ROW_NAMES
     from cpoker.game.ofc.fantasyland import fantasyland
 
-    best = fantasyland(" ".join(args.cards), args.rules, args.objective)
+    best = fantasyland(" ".join(args.cards), args.rules, args.objective, samples=args.samples, seed=args.seed,
+                       fantasyland_value=args.fantasyland_value)
     if args.json:
         print_json(best.to_dict())
         return 0
@@ -35,8 +42,68 @@ def _fantasy(args) -> int:
         print(f"  discard {format_cards(best.discards, symbols=symbols)}")
     stays = (f"stays in Fantasyland ({best.next_fantasyland} cards next hand)" if best.stays
              else "leaves Fantasyland")
-    print(f"royalties {best.total}; {stays}  ({fixed(best.seconds * 1e3, '.1f')} ms)")
+    value = ""
+    if best.objective == "ev":
+        value = (f"; EV {fixed(best.value, '+.3f')} against {best.samples:,} opponent boards (seed {best.seed}, "
+                 f"staying counts {best.fantasyland_value:g})")
+    print(f"royalties {best.total}; {stays}{value}  ({fixed(best.seconds * 1e3, '.1f')} ms)")
     return 0
+
+
+def _place(args) -> int:
+    from cpoker.cli.common import PARTIAL, fixed, show_progress
+    from cpoker.jobs.placement import place
+
+    solved = place(args.board, " ".join(args.cards), args.rules, opponents=args.opponent,
+                   dead=" ".join(args.dead or []), samples=args.samples, seed=args.seed,
+                   fantasyland_value=args.fantasyland_value, progress=show_progress(args), jobs=args.jobs)
+    if args.json:
+        print_json(solved.to_dict())
+        return PARTIAL if solved.partial else 0
+    symbols = args.symbols
+    opponents = len(solved.opponents)
+    how = "exact: no card is unknown" if solved.exact else f"{solved.samples:,} rollouts each, seed {solved.seed}"
+    print(f"placing {format_cards(solved.cards, symbols=symbols)} on {solved.board.format(symbols=symbols)} "
+          f"({solved.rules.name}, {opponents} opponent{'s' * (opponents > 1)}, {how}; Fantasyland counts "
+          f"{solved.fantasyland_value:g} points):")
+    shown = solved.options if args.all else solved.options[:args.top]
+    width = max(len(option.board.format(symbols=symbols)) for option in shown)
+    for rank, option in enumerate(shown, 1):
+        low, high = option.interval
+        line = (f"{rank:>4}. {option.board.format(symbols=symbols):<{width}}  "
+                f"{'discard ' + format_cards(option.discard, symbols=symbols) + '  ' if option.discard else ''}"
+                f"EV {fixed(option.ev, '+.3f')}")
+        if not solved.exact:
+            line += f" [{fixed(low, '+.3f')}, {fixed(high, '+.3f')}]"
+        if rank > 1:
+            loss_low, loss_high = option.loss_interval
+            line += f"  loses {fixed(option.loss, '.3f')}"
+            if not solved.exact:
+                line += f" [{fixed(loss_low, '+.3f')}, {fixed(loss_high, '+.3f')}]"
+        print(line)
+    if len(shown) < len(solved.options):
+        print(f"  ... {len(solved.options) - len(shown)} more of {len(solved.options)} (--all shows every one)")
+    if solved.partial:
+        print(f"PARTIAL: stopped after {solved.samples:,} of {solved.asked:,} rollouts")
+    print(f"({fixed(solved.seconds, '.2f')} s)")
+    return PARTIAL if solved.partial else 0
+
+
+def _worth(args) -> int:
+    from cpoker.cli.common import PARTIAL, fixed, show_progress
+    from cpoker.jobs.fantasyland_worth import fantasyland_worth
+
+    worth = fantasyland_worth(args.rules, hands=args.hands, seed=args.seed, cards=args.cards,
+                              progress=show_progress(args), jobs=args.jobs)
+    if args.json:
+        print_json(worth.to_dict())
+        return PARTIAL if worth.partial else 0
+    low, high = worth.interval
+    print(f"a Fantasyland of {worth.cards} cards ({worth.rules.name}) is worth {fixed(worth.value, '.2f')} points "
+          f"[{fixed(low, '.2f')}, {fixed(high, '.2f')}]: {fixed(worth.mean_points, '+.3f')} a hand, staying "
+          f"{fixed(100 * worth.stay_rate, '.1f')}% of hands ({worth.hands:,} hands, seed {worth.seed}"
+          f"{', PARTIAL' if worth.partial else ''}; {fixed(worth.seconds, '.1f')} s)")
+    return PARTIAL if worth.partial else 0
 
 
 def _score(args) -> int:
@@ -90,7 +157,63 @@ def add_ofc(commands) -> None:
                       "cpoker ofc fantasy As Ad Ac Kh Kd Qs Jh Th 9c 8c 7c 6c 5c 2d --rules pineapple")
     fantasy.add_argument("cards", nargs="+", metavar="CARD", help="the Fantasyland's 13 to 17 cards")
     fantasy.add_argument("--rules", default=None, help=OFC_RULES_HELP)
-    fantasy.add_argument("--objective", default="royalties", choices=["royalties"],
-                         help="royalties: the board with the most royalties, exactly (ties: the one that stays, then "
-                              "the strongest rows)")
+    fantasy.add_argument("--objective", default="ev", choices=["ev", "royalties"],
+                         help="ev (default): the board with the highest expected value against sampled opponent "
+                              "boards, staying in Fantasyland counted; royalties: the board with the most royalties "
+                              "(ties: the one that stays, then the strongest rows); both exactly")
+    fantasy.add_argument("--samples", type=int_in(1, 100_000), default=1000,
+                         help="with --objective ev: the opponent boards (default 1000)")
+    seed_option(fantasy)
+    fantasy.add_argument("--fantasyland-value", type=points, default=None, metavar="POINTS",
+                         help="with --objective ev: points a board that stays in Fantasyland counts (default: the "
+                              "rules' measured value, docs/ofc.md)")
+    placing = command(actions, "place", "every placement of the cards in hand, best first, with its expected value",
+                      'cpoker ofc place --rules pineapple --board "Qh / 9s 9d / Ah Kh" --cards "Qd 7c 2s" '
+                      '--opponent "Kc 7d / 5s 5d / 8c 8h 3d" --seed 1')
+    placing.add_argument("--board", default="- / - / -", metavar='"FRONT / MIDDLE / BACK"',
+                         help="your board so far ('-' for an empty row; default: empty, to place the first cards)")
+    placing.add_argument("--cards", nargs="+", required=True, metavar="CARD",
+                         help="the cards dealt to place: the first 5, or a round's (1 in OFC, 3 in Pineapple)")
+    placing.add_argument("--opponent", action="append", metavar='"FRONT / MIDDLE / BACK"',
+                         help="an opponent's board as you see it; repeat for each (default: one, empty)")
+    placing.add_argument("--dead", nargs="+", metavar="CARD", help="cards out of play you know: your discards, ...")
+    placing.add_argument("--samples", type=int_in(1, MAX_PLACEMENT_SAMPLES), default=1000,
+                         help="rollouts of each placement, all sharing the same deals (default 1000)")
+    seed_option(placing)
+    placing.add_argument("--rules", default=None, help=OFC_RULES_HELP)
+    placing.add_argument("--fantasyland-value", type=points, default=None, metavar="POINTS",
+                         help="points a board that earns Fantasyland counts (default: the rules' measured value, "
+                              "docs/ofc.md; 0: this hand's points alone)")
+    placing.add_argument("--top", type=int_in(1, 10_000), default=10, help="placements shown (default 10)")
+    placing.add_argument("--all", action="store_true", help="show every placement")
+    placing.add_argument("--jobs", type=int_in(1, 4096), default=None,
+                         help="threads (default: all cores); never changes results")
+    placing.add_argument("--quiet", action="store_true", help="no progress bar (none is shown off a terminal)")
+    worth = command(actions, "fantasy-worth", "measure what a Fantasyland is worth, in points, by simulation",
+                    "cpoker ofc fantasy-worth --rules pineapple --hands 20000 --seed 1")
+    worth.add_argument("--rules", default=None, help=OFC_RULES_HELP)
+    worth.add_argument("--hands", type=int_in(2, 10_000_000), default=20_000,
+                       help="Fantasyland hands to play (default 20,000)")
+    worth.add_argument("--cards", type=int_in(13, 17), default=None,
+                       help="the Fantasyland's cards (default: the smallest the rules deal)")
+    seed_option(worth)
+    worth.add_argument("--jobs", type=int_in(1, 4096), default=None,
+                       help="threads (default: all cores); never changes results")
+    worth.add_argument("--quiet", action="store_true", help="no progress bar (none is shown off a terminal)")
     sub.set_defaults(run=cmd_ofc)
+
+
+def points(text: str) -> float:
+    """An argparse type: a number of points from 0 to the placement solver's most."""
+    import argparse
+    import math
+
+    from cpoker.game.ofc.policy import MAX_FANTASYLAND_VALUE
+
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 <= value <= MAX_FANTASYLAND_VALUE:
+        raise argparse.ArgumentTypeError(f"expected points from 0 to {MAX_FANTASYLAND_VALUE:g}, got {text[:30]!r}")
+    return value

@@ -163,6 +163,31 @@ class OfcScoreBody(OfcRulesField):
 class OfcFantasyBody(OfcRulesField):
     cards: str = Field(..., max_length=HAND_TEXT, description="the 13 to 17 cards of a Fantasyland",
                        examples=["As Ad Ac Kh Kd Qs Jh Th 9c 8c 7c 6c 5c 2d"])
+    objective: str = Field("ev", max_length=20, description="ev (default) or royalties")
+    samples: int = Field(1000, ge=1, le=10_000, description="with objective ev: the opponent boards")
+    seed: Optional[int] = Field(None, ge=0, le=MAX_SEED)
+    fantasyland_value: Optional[float] = Field(None, ge=0, le=1000, description="points staying counts "
+                                               "(default: the rules' measured value)")
+
+
+class OfcPlaceBody(OfcRulesField):
+    board: str = Field("- / - / -", max_length=HAND_TEXT, description="your board, 'front / middle / back'",
+                       examples=["Qh / 9s 9d / Ah Kh"])
+    cards: str = Field(..., max_length=HAND_TEXT, description="the cards dealt to place", examples=["Qd 7c 2s"])
+    opponents: Optional[list[str]] = Field(None, max_length=3, description="each opponent's board as you see it "
+                                           "(default: one, empty)", examples=[["Kc 7d / 5s 5d / 8c 8h 3d"]])
+    dead: str = Field("", max_length=HAND_TEXT, description="cards out of play you know (your discards)")
+    samples: int = Field(1000, ge=1, le=5_000, description="rollouts of each placement")
+    seed: Optional[int] = Field(None, ge=0, le=MAX_SEED)
+    fantasyland_value: Optional[float] = Field(None, ge=0, le=1000, description="points a board that earns "
+                                               "Fantasyland counts (default: the rules' measured value)")
+
+
+def _web_seed(seed: Optional[int]) -> int:
+    """``seed``, or one drawn that JavaScript holds exactly."""
+    from cpoker.game.dealing import new_seed
+
+    return new_seed() % (MAX_SEED + 1) if seed is None else seed
 
 
 def _ofc_rules(body: OfcRulesField) -> "cpoker.ofc.OfcRules":
@@ -320,14 +345,23 @@ def create_app(workers: Optional[int] = None, time_budget: float = TIME_BUDGET) 
     async def ofc_fantasy(body: OfcFantasyBody) -> dict:
         from cpoker.game.ofc.fantasyland import fantasyland
 
-        best = await limited(fantasyland, body.cards, _ofc_rules(body))
+        best = await limited(fantasyland, body.cards, _ofc_rules(body), body.objective, samples=body.samples,
+                             seed=_web_seed(body.seed), fantasyland_value=body.fantasyland_value)
         return best.to_dict()
+
+    @app.post("/api/ofc/place", summary="Every placement of the cards in hand, best first, with its expected value "
+                                        "(as `cpoker ofc place --json`)")
+    async def ofc_place(body: OfcPlaceBody) -> dict:
+        from cpoker.jobs.placement import place
+
+        solved = await limited(place, body.board, body.cards, _ofc_rules(body), opponents=body.opponents,
+                               dead=body.dead, samples=body.samples, seed=_web_seed(body.seed),
+                               fantasyland_value=body.fantasyland_value)
+        return solved.to_dict()
 
     @app.get("/api/deal", summary="Deal 2-4 hands, reproducibly (as `cpoker deal --json`)")
     async def deal(players: int = Query(2, ge=2, le=4), seed: Optional[int] = Query(None, ge=0, le=MAX_SEED)) -> dict:
-        from cpoker.game.dealing import new_seed
-
-        seed = new_seed() % (MAX_SEED + 1) if seed is None else seed  # seeds drawn here stay exact in JavaScript
+        seed = _web_seed(seed)
         hands = cpoker.deal(players, seed)
         return {"seed": seed, "players": [cpoker.format_cards(hand) for hand in hands]}
 

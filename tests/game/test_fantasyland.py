@@ -1,4 +1,5 @@
-"""The Fantasyland solver (royalties objective) against a brute force over every board, and its answer's form."""
+"""The Fantasyland solver (royalties and ev objectives) against a brute force over every board, and its answer's
+form."""
 
 import itertools
 import json
@@ -18,13 +19,12 @@ CATEGORIES = ("high card", "pair", "two pair", "three of a kind", "straight", "f
               "four of a kind", "straight flush")
 
 
-def _brute_force(cards, rules):
-    """The best (royalty, stays, back, middle, front keys) over every non-fouling board of every 13 of ``cards``:
+def _every_board(cards, rules):
+    """For each 13 of ``cards``: every non-fouling board's (royalty, stays, back, middle, front keys), as arrays:
     the closed game's split search (every non-fouling split) and the royalty tables read row by row."""
     pairs, trips = dict(rules.royalties.front_pairs), dict(rules.royalties.front_trips)
     royal_key = cpoker.evaluate("As Ks Qs Js Ts").key
     t = split_tables()
-    best = None
     for kept in itertools.combinations(sorted(cards), 13):
         found = arrangements(list(kept))
         fronts = found.hand[t.subsets3[t.splits[found.split_ids, 2]]]  # each split's front, as card ids
@@ -46,9 +46,33 @@ def _brute_force(cards, rules):
             stays |= (found.middle_keys >> CATEGORY) >= 6
         if "back four of a kind" in rules.stay:
             stays |= (found.back_keys >> CATEGORY) >= 7
-        i = np.lexsort((found.front_keys, found.middle_keys, found.back_keys, stays, royalty))[-1]
-        candidate = (int(royalty[i]), bool(stays[i]), int(found.back_keys[i]), int(found.middle_keys[i]),
-                     int(found.front_keys[i]))
+        yield royalty * rules.royalty_multiplier, stays, found.back_keys, found.middle_keys, found.front_keys
+
+
+def _brute_force(cards, rules):
+    """The best (royalty, stays, back, middle, front keys) over every non-fouling board of every 13 of ``cards``."""
+    best = None
+    for royalty, stays, backs, middles, fronts in _every_board(cards, rules):
+        i = np.lexsort((fronts, middles, backs, stays, royalty))[-1]
+        candidate = (int(royalty[i]), bool(stays[i]), int(backs[i]), int(middles[i]), int(fronts[i]))
+        best = candidate if best is None or candidate > best else best
+    return best
+
+
+def _brute_force_ev(cards, rules, opponents, worth):
+    """The best (value, back, middle, front keys) over every non-fouling board of every 13 of ``cards`` against
+    the opponent boards ``opponents`` (keys, royalty, fouled arrays), each scored sample by sample as the
+    rules settle two boards, plus ``worth`` for a board that stays."""
+    keys, royalty_of, fouled = opponents
+    scoop = rules.scoop
+    best = None
+    for royalty, stays, backs, middles, fronts in _every_board(cards, rules):
+        rows = sum(np.sign(mine[:, None] - keys[None, :, row]) for row, mine in enumerate((fronts, middles, backs)))
+        standing = rows + scoop * ((rows == 3).astype(int) - (rows == -3)) + royalty[:, None] - royalty_of[None, :]
+        points = np.where(fouled[None, :], 3 + scoop + royalty[:, None], standing)
+        value = points.mean(axis=1) + worth * stays
+        i = np.lexsort((fronts, middles, backs, value))[-1]
+        candidate = (round(float(value[i]), 9), int(backs[i]), int(middles[i]), int(fronts[i]))
         best = candidate if best is None or candidate > best else best
     return best
 
@@ -72,7 +96,7 @@ HANDS = [
 @pytest.mark.parametrize("preset", ["ofc", pytest.param("pineapple", marks=pytest.mark.slow)])
 def test_the_best_board_is_the_brute_forces(hand, preset):
     rules = ofc.OfcRules.preset(preset)
-    best = fantasyland(hand, rules)
+    best = fantasyland(hand, rules, "royalties")
     assert _answer(best) == _brute_force(hand.split(), rules)
     assert not ofc.score_board(best.board, rules).fouled
     assert sorted(best.board.cards + best.discards) == sorted(cpoker.parse_cards(hand))
@@ -86,26 +110,27 @@ def test_random_hands_match_the_brute_force(size, hands):
         rules = ofc.OfcRules.preset(preset)
         for _ in range(hands):
             hand = [cpoker.Card(int(c)) for c in rng.permutation(52)[:size]]
-            assert _answer(fantasyland(hand, rules)) == _brute_force(hand, rules), cpoker.format_cards(hand)
+            assert _answer(fantasyland(hand, rules, "royalties")) == _brute_force(hand, rules), \
+                cpoker.format_cards(hand)
 
 
 def test_a_house_table_changes_the_choice():
     """A house that pays nothing for a pair of queens in front: the queens move, and the brute force agrees."""
     hand = HANDS[3]
-    plain = fantasyland(hand, "pineapple")
+    plain = fantasyland(hand, "pineapple", "royalties")
     assert {c % 13 for c in plain.board.front} >= {10} and plain.royalties[0] == 7  # the queens in front
     house = ofc.OfcRules.from_toml_text('game = "pineapple"\n[royalties]\nfront_pairs = { A = 9 }')
-    moved = fantasyland(hand, house)
+    moved = fantasyland(hand, house, "royalties")
     assert moved.royalties[0] == 0 and _answer(moved) == _brute_force(hand.split(), house)
 
 
 def test_the_answer_names_the_board_discards_and_next_fantasyland():
-    best = fantasyland(HANDS[1], "progressive")
+    best = fantasyland(HANDS[1], "progressive", "royalties")
     data = json.loads(json.dumps(best.to_dict()))
     assert data["royalty_total"] == best.total == sum(data["royalties"].values())
     assert best.stays and best.next_fantasyland == 14  # four nines in back; a repeat is 14 in progressive
     assert len(best.discards) == 1 and data["discards"] == cpoker.format_cards(best.discards)
-    assert fantasyland(HANDS[3], "pineapple").next_fantasyland is None
+    assert fantasyland(HANDS[3], "pineapple", "royalties").next_fantasyland is None
 
 
 @pytest.mark.parametrize("cards, error, message", [
@@ -117,18 +142,53 @@ def test_the_answer_names_the_board_discards_and_next_fantasyland():
 def test_bad_hands_are_refused(cards, error, message):
     with pytest.raises(error, match=message):
         fantasyland(cards)
-    with pytest.raises(OptionError, match="unknown objective 'ev'"):
-        fantasyland(HANDS[0], objective="ev")
+    with pytest.raises(OptionError, match="unknown objective 'money'"):
+        fantasyland(HANDS[0], objective="money")
+    with pytest.raises(OptionError, match="samples"):
+        fantasyland(HANDS[0], samples=0)
+    with pytest.raises(OptionError, match="fantasyland_value"):
+        fantasyland(HANDS[0], fantasyland_value=float("nan"))
 
 
 def test_the_ofc_fantasy_command(capsys):
     from cpoker import cli
 
-    assert cli.main(["ofc", "fantasy", *HANDS[0].split(), "--rules", "pineapple", "--json"]) == 0
+    assert cli.main(["ofc", "fantasy", *HANDS[0].split(), "--rules", "pineapple", "--json", "--objective",
+                     "royalties"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["board"] == str(fantasyland(HANDS[0], "pineapple").board) and out["royalty_total"] == 28
-    assert cli.main(["ofc", "fantasy", *HANDS[0].split(), "--rules", "pineapple"]) == 0
+    assert out["board"] == str(fantasyland(HANDS[0], "pineapple", "royalties").board) and out["royalty_total"] == 28
+    assert cli.main(["ofc", "fantasy", *HANDS[0].split(), "--rules", "pineapple", "--objective", "royalties"]) == 0
     text = capsys.readouterr().out
     assert "discard 2d" in text and "royalties 28; stays in Fantasyland (14 cards next hand)" in text
     assert cli.main(["ofc", "fantasy", "As", "Ad"]) == 2
     assert "13 to 17 cards, got 2" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("hand, preset, worth", [
+    (HANDS[4], "progressive", 8.0),
+    pytest.param(HANDS[0], "pineapple", 8.0, marks=pytest.mark.slow),
+    pytest.param(HANDS[3], "pineapple", 0.0, marks=pytest.mark.slow),
+    pytest.param(HANDS[2], "ofc", 25.0, marks=pytest.mark.slow)])
+def test_the_ev_board_is_the_brute_forces(hand, preset, worth):
+    """The ev objective's board and value: every board of every 13 cards scored against the same sampled opponent
+    boards, sample by sample (the scoop, the fouls, the royalties), plus what staying is worth."""
+    from cpoker.game.ofc.policy import sampled_opponents
+
+    rules = ofc.OfcRules.preset(preset)
+    best = fantasyland(hand, rules, "ev", samples=40, seed=7, fantasyland_value=worth)
+    ids = sorted(int(c) for c in cpoker.parse_cards(hand))
+    unseen = np.array(sorted(set(range(52)) - set(ids)), dtype=np.int64)
+    opponents = sampled_opponents(rules, unseen, 40, np.random.default_rng([7, len(ids)]), worth)
+    value, *keys = _brute_force_ev(hand.split(), rules, opponents, worth)
+    assert _answer(best)[2:] == tuple(keys)
+    assert best.value == pytest.approx(value, abs=1e-9) and best.samples == 40 and best.seed == 7
+    assert not ofc.score_board(best.board, rules).fouled
+
+
+def test_the_ev_objective_is_seeded_and_values_staying():
+    """Same seed, same board; a board that stays is worth more the more staying is worth."""
+    hand = HANDS[1]  # a royal flush and four nines: quads behind stay in Fantasyland
+    first, again = (fantasyland(hand, "pineapple", seed=3, samples=100) for _ in range(2))
+    assert first.to_dict() | {"seconds": 0} == again.to_dict() | {"seconds": 0}
+    staying = fantasyland(hand, "pineapple", seed=3, samples=100, fantasyland_value=100)
+    assert staying.stays and staying.value > first.value + 50

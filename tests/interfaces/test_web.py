@@ -465,14 +465,27 @@ def test_the_open_face_routes_answer_what_the_library_answers(client):
     house = client.post("/api/ofc/score", json={"players": boards, "rules_toml": 'game = "ofc"\nscoop = 0'}).json()
     assert house["results"] == [3 + 9, -12]
     hand = "As Ad Ac Kh Kd Qs Jh Th 9c 8c 7c 6c 5c 2d"
-    best = client.post("/api/ofc/fantasy", json={"cards": hand, "rules": "progressive"}).json()
-    expected = ofc.fantasyland(hand, "progressive").to_dict()
-    assert {k: v for k, v in best.items() if k != "seconds"} == {k: v for k, v in expected.items() if k != "seconds"}
+    for body in ({"objective": "royalties"}, {"samples": 50, "seed": 3}):
+        best = client.post("/api/ofc/fantasy", json={"cards": hand, "rules": "progressive", **body}).json()
+        expected = ofc.fantasyland(hand, "progressive", **body).to_dict()
+        assert {k: v for k, v in best.items() if k != "seconds"} == {k: v for k, v in expected.items()
+                                                                     if k != "seconds"}
+    asked = {"board": "Qh / 9s 9d / Ah Kh", "cards": "Qd 7c 2s", "opponents": ["Kc 7d / 5s 5d / 8c 8h 3d"],
+             "samples": 64, "seed": 2}
+    placed = client.post("/api/ofc/place", json={**asked, "rules": "pineapple"}).json()
+    expected = ofc.place(asked["board"], asked["cards"], "pineapple", opponents=asked["opponents"], samples=64,
+                         seed=2).to_dict()
+    assert placed["placements"] == expected["placements"] and len(placed["placements"]) == 27
+    drawn = client.post("/api/ofc/place", json={**asked, "seed": None, "rules": "pineapple"}).json()
+    assert 0 <= drawn["seed"] < 2**53
     for path, body, message in (
             ("/api/ofc/score", {"players": [boards[0], boards[0]]}, "card Qh is on the boards of both"),
             ("/api/ofc/score", {"players": boards, "rules": "chinese"}, "unknown open-face rules 'chinese'"),
             ("/api/ofc/score", {"players": boards, "fantasyland": [True, True, True]}, "in_fantasyland has 3"),
             ("/api/ofc/fantasy", {"cards": "As Ad"}, "13 to 17 cards, got 2"),
+            ("/api/ofc/fantasy", {"cards": hand, "objective": "money"}, "unknown objective 'money'"),
+            ("/api/ofc/place", {"cards": "As Kd"}, "dealt 5 cards"),
+            ("/api/ofc/place", {"cards": "As Kd 9c 9h 4s", "samples": 10**6}, "samples"),
             ("/api/ofc/fantasy", {"cards": hand, "rules_toml": "game = 3"}, "rules_toml: unknown open-face game")):
         response = client.post(path, json=body)
         assert response.status_code == 422 and message in response.json()["detail"], response.json()

@@ -257,6 +257,20 @@ class OfcRules:
                   for name in ("front_pairs", "front_trips", "middle", "back")]
         return "\n".join(lines) + "\n"
 
+    def kernel_table(self):
+        """The rules as the open-face kernels read them: one int64 array (:mod:`cpoker._kernels.ofc_board`)."""
+        import numpy as np
+
+        pairs, trips = dict(self.royalties.front_pairs), dict(self.royalties.front_trips)
+        middle, back = dict(self.royalties.middle), dict(self.royalties.back)
+        entries = dict(self.fantasyland)
+        entry_pair = min((RANK_NAMES.index(front[0]) for front in ("QQ", "KK", "AA") if front in entries),
+                         default=len(RANK_NAMES))
+        return np.array([*(pairs.get(rank, 0) for rank in RANK_NAMES), *(trips.get(rank, 0) for rank in RANK_NAMES),
+                         *(middle.get(hand, 0) for hand in FIVE_CARD_HANDS),
+                         *(back.get(hand, 0) for hand in FIVE_CARD_HANDS),
+                         self.scoop, self.royalty_multiplier, entry_pair, int("trips" in entries)], dtype=np.int64)
+
     def to_dict(self) -> dict:
         return {"name": self.name, "game": self.game, "first_cards": self.first_cards,
                 "round_cards": self.round_cards, "round_places": self.round_places,

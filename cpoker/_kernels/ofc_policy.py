@@ -1,0 +1,239 @@
+"""The open-face rollout policy: where a player puts a round's cards, from their own board and cards alone.
+
+Every legal choice of the round (which cards to keep, which row each goes to) is scored by
+:func:`board_value`, a static estimate in points of the board it leaves, and the best is played (ties: the
+first in the order of :func:`place_round`, so the policy is a function of its inputs).  The estimate:
+
+* a full board is valued exactly: its royalty, the Fantasyland it earns, and its rows' strength (what wins
+  rows), or ``-foul cost`` when it fouls;
+* a partial board by what its rows hold now (a pair only grows), what their empty slots may add (a pair or
+  better from each slot, a flush or straight drawn to by suited or connected cards), and the chance that a row
+  ends above the row below it (a foul), which scales the royalties and the Fantasyland down and costs the
+  foul's points.
+
+The policy sees no card it could not see at a table: not the cards still to come, nor the other boards.  It
+is fast (a few dozen choices a round, each scored in well under a microsecond), so that the placement
+solver's rollouts can play whole hands by it; docs/ofc.md measures its strength.  The weights are an array
+(:data:`WEIGHTS` names them) so that they can be measured and changed without recompiling.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cpoker.system.jit import jit
+from cpoker._kernels.evaluate import key3, key5, rank_groups, suit_ranks
+from cpoker._kernels.ofc_board import (BACK, FRONT_PAIRS, FRONT_TRIPS, MIDDLE, MULTIPLIER, enters_fantasyland,
+                                       front_royalty, row_hand, scored_board, top_rank)
+
+# the weights array: its entries, in order
+WEIGHTS = ("fantasyland", "row", "foul", "slot_gain", "flush_draw", "straight_draw")
+FANTASYLAND, ROW, FOUL, SLOT_GAIN, FLUSH_DRAW, STRAIGHT_DRAW = range(6)
+CATEGORY_SHIFT = 26
+STRAIGHT, FLUSH = 4, 5
+FRONT_SIZE, ROW_SIZE = 3, 5
+# what a row's strength is divided by in the row term: the strongest a front, middle, back usually gets
+FRONT_SCALE, MIDDLE_SCALE, BACK_SCALE = 3.0, 6.0, 8.0
+
+
+@jit
+def popcount(mask):
+    count = 0
+    while mask:
+        mask &= mask - 1
+        count += 1
+    return count
+
+
+@jit
+def made_strength(mask, five):
+    """What a row's cards make now, on the keys' scale: the category plus the top rank of its group over 13
+    (a high card's 0 to 0.92); a 5-card row's trips and pair count as a full house."""
+    s, h, d, c = suit_ranks(mask)
+    singles, pairs, trips, quads = rank_groups(s, h, d, c)
+    if quads:
+        return 7.0 + top_rank(quads) / 13.0
+    if trips:
+        if five and pairs:
+            return 6.0 + top_rank(trips) / 13.0
+        return 3.0 + top_rank(trips) / 13.0
+    if pairs:
+        if pairs & (pairs - 1):
+            return 2.0 + top_rank(pairs) / 13.0
+        return 1.0 + top_rank(pairs) / 13.0
+    if singles:
+        return top_rank(singles) / 13.0
+    return 0.0
+
+
+@jit
+def key_strength(key):
+    """A full row's strength from its key: category plus its deciding top rank over 13."""
+    return (key >> CATEGORY_SHIFT) + top_rank((key >> 13) & 0x1FFF) / 13.0
+
+
+@jit
+def draws(mask):
+    """``(flush, straight)``: whether the cards of a 5-card row with room left draw to a flush (all of one
+    suit, two or more) and to a straight (no pair, within five ranks, the ace low too)."""
+    s, h, d, c = suit_ranks(mask)
+    ranks = s | h | d | c
+    count = popcount(mask)
+    flush = count >= 2 and (ranks == s or ranks == h or ranks == d or ranks == c) and popcount(ranks) == count
+    straight = False
+    if popcount(ranks) == count and count >= 2:
+        low_ace = ((ranks << 1) & 0x1FFE) | (ranks >> 12)  # the ace moved below the two, to bit 0
+        for window in (ranks << 1, low_ace):
+            spread = top_rank(window) - (popcount((window & -window) - 1))
+            if spread <= 4:
+                straight = True
+    return flush, straight
+
+
+@jit
+def row_outlook(mask, five, weights, table, row):
+    """``(made, expected, royalty)`` of a row not yet full: its strength now, what it is expected to reach, and
+    its royalty expected from what it holds (made trips, a flush or straight drawn to)."""
+    size = ROW_SIZE if five else FRONT_SIZE
+    free = size - popcount(mask)
+    made = made_strength(mask, five)
+    expected = made + weights[SLOT_GAIN] * free
+    royalty = 0.0
+    multiplier = table[MULTIPLIER]
+    if not five:
+        if made >= 1.0:
+            royalty = front_royalty(key3(mask), table[FRONT_PAIRS:FRONT_TRIPS], table[FRONT_TRIPS:MIDDLE])
+        return made, expected, royalty * multiplier
+    base = MIDDLE if row == 1 else BACK
+    if made >= 3.0:
+        royalty = table[base + int(made)]
+    if made < 1.0 and free > 0:
+        flush, straight = draws(mask)
+        chance = 1.0
+        for _ in range(free - 1):
+            chance *= 0.35
+        if flush:
+            expected += weights[FLUSH_DRAW] * chance * (FLUSH - made)
+            royalty += weights[FLUSH_DRAW] * chance * table[base + FLUSH]
+        if straight:
+            expected += weights[STRAIGHT_DRAW] * chance * (STRAIGHT - made)
+            royalty += weights[STRAIGHT_DRAW] * chance * table[base + STRAIGHT]
+    return made, expected, royalty * multiplier
+
+
+@jit
+def order_risk(upper_made, upper_free, lower_made, lower_expected, lower_free):
+    """The chance, roughly, that a row ends stronger than the row below it (a foul)."""
+    if lower_free == 0:
+        if upper_made > lower_made:
+            return 1.0
+        if upper_free == 0:
+            return 0.0
+        return min(1.0, max(0.0, 0.3 * upper_free - (lower_made - upper_made)))
+    gap = upper_made - lower_made
+    risk = (gap + 0.3) / (1.0 * lower_free + 0.3) + 0.05 * upper_free / (lower_free + 1.0)
+    if lower_expected > upper_made + 2.0:
+        risk *= 0.5
+    return min(1.0, max(0.0, risk))
+
+
+@jit
+def board_value(front, middle, back, table, weights):
+    """The policy's estimate, in points, of a board as it stands (see the module docstring)."""
+    if popcount(front) == FRONT_SIZE and popcount(middle) == ROW_SIZE and popcount(back) == ROW_SIZE:
+        front_key, middle_key, back_key, royalty, fouled = scored_board(front, middle, back, table)
+        if fouled:
+            return -weights[FOUL]
+        value = float(royalty) + weights[ROW] * (key_strength(front_key) / FRONT_SCALE
+                                                 + key_strength(middle_key) / MIDDLE_SCALE
+                                                 + key_strength(back_key) / BACK_SCALE)
+        if enters_fantasyland(front_key, table):
+            value += weights[FANTASYLAND]
+        return value
+    front_made, front_expected, front_royalty_ = row_outlook(front, False, weights, table, 0)
+    middle_made, middle_expected, middle_royalty = row_outlook(middle, True, weights, table, 1)
+    back_made, back_expected, back_royalty = row_outlook(back, True, weights, table, 2)
+    if popcount(middle) == ROW_SIZE:
+        middle_made = middle_expected = key_strength(key5(middle))
+        middle_royalty = float(table[MIDDLE + row_hand(key5(middle))] * table[MULTIPLIER])
+    if popcount(back) == ROW_SIZE:
+        back_made = back_expected = key_strength(key5(back))
+        back_royalty = float(table[BACK + row_hand(key5(back))] * table[MULTIPLIER])
+    front_free = FRONT_SIZE - popcount(front)
+    middle_free, back_free = ROW_SIZE - popcount(middle), ROW_SIZE - popcount(back)
+    risk_front = order_risk(front_made, front_free, middle_made, middle_expected, middle_free)
+    risk_middle = order_risk(middle_made, middle_free, back_made, back_expected, back_free)
+    safe = (1.0 - risk_front) * (1.0 - risk_middle)
+    gain = front_royalty_ + middle_royalty + back_royalty
+    if front_made >= 1.0 and enters_fantasyland(key3(front), table):
+        gain += weights[FANTASYLAND]
+    rows = weights[ROW] * (min(front_expected, 3.9) / FRONT_SCALE + middle_expected / MIDDLE_SCALE
+                           + back_expected / BACK_SCALE)
+    return safe * (gain + rows) - (1.0 - safe) * weights[FOUL]
+
+
+@jit
+def place_round(front, middle, back, cards, count, keep, table, weights):
+    """The policy's choice for a round: ``keep`` of the ``count`` first ``cards`` (card ids) placed on the
+    board ``(front, middle, back)``, the rest discarded.  Returns the new board's three masks.
+
+    Choices are tried by the kept cards (subsets in increasing bit order), then by each kept card's row
+    (front, middle, back: the first card's row varying slowest); the first of the best values wins.
+    """
+    free = (FRONT_SIZE - popcount(front), ROW_SIZE - popcount(middle), ROW_SIZE - popcount(back))
+    best = -np.inf
+    best_front, best_middle, best_back = front, middle, back
+    kept = np.empty(keep, dtype=np.int64)
+    assignments = 3 ** keep
+    for subset in range(1 << count):
+        if popcount(subset) != keep:
+            continue
+        k = 0
+        for i in range(count):
+            if subset >> i & 1:
+                kept[k] = cards[i]
+                k += 1
+        for code in range(assignments):
+            f, m, b = front, middle, back
+            used_f = used_m = used_b = 0
+            rest = code
+            fits = True
+            for i in range(keep - 1, -1, -1):
+                row = rest % 3
+                rest //= 3
+                card = np.int64(1) << kept[i]
+                if row == 0:
+                    used_f += 1
+                    f |= card
+                elif row == 1:
+                    used_m += 1
+                    m |= card
+                else:
+                    used_b += 1
+                    b |= card
+            if used_f > free[0] or used_m > free[1] or used_b > free[2]:
+                fits = False
+            if not fits:
+                continue
+            value = board_value(f, m, b, table, weights)
+            if value > best:
+                best = value
+                best_front, best_middle, best_back = f, m, b
+    return best_front, best_middle, best_back
+
+
+@jit
+def complete_board(front, middle, back, deck, position, first_cards, round_cards, round_places, table, weights):
+    """The board the policy ends with, dealt from ``deck[position:]`` as the rules deal (the first cards to an
+    empty board, then rounds), and the position after the cards it took."""
+    placed = popcount(front) + popcount(middle) + popcount(back)
+    while placed < 13:
+        if placed == 0:
+            count, keep = first_cards, first_cards
+        else:
+            count, keep = round_cards, round_places
+        front, middle, back = place_round(front, middle, back, deck[position:position + count], count, keep,
+                                          table, weights)
+        position += count
+        placed += keep
+    return front, middle, back, position

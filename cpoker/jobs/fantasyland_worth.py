@@ -1,0 +1,141 @@
+"""What Fantasyland is worth: cpoker's own simulation of Fantasyland hands, heads-up.
+
+A hand in Fantasyland deals the player the Fantasyland's cards at once (the rules' smallest: 13 in OFC, 14 in
+Pineapple) and sets them for the most royalties (the Fantasyland solver's ``royalties`` objective); the
+opponent is dealt a hand as the rules deal it and sets it by the rollout policy.  A Fantasyland is then
+worth its hand's mean points ``m`` and, when the board stays (probability ``p``), another Fantasyland:
+
+    V = m + p V,   so   V = m / (1 - p),
+
+counted against the hand the player would otherwise have played, worth 0 against a like opponent.  The
+opponent's own Fantasyland entries are left out (a few percent of hands, the same whichever hand the player
+plays).  The interval is the delta method's on the hands' points and stays.  The placement solver and the
+Fantasyland solver's ``ev`` objective take ``V`` as their ``fantasyland_value``
+(:data:`cpoker.game.ofc.policy.DEFAULT_FANTASYLAND_VALUE` holds this measure for each preset; docs/ofc.md).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+
+from cpoker.game.dealing import new_seed
+from cpoker.game.ofc.policy import fantasyland_value_of, policy_weights
+from cpoker.game.ofc.rules import OfcRules, resolve_ofc_rules
+from cpoker.run.blocks import blocks_of
+from cpoker.run.runner import run_blocks
+from cpoker.run.stats import Z95
+from cpoker.system.limits import check_int, check_seed
+
+BLOCK = 500  # hands a block
+MAX_HANDS = 10_000_000
+
+
+@dataclass(frozen=True)
+class FantasylandWorth:
+    """The answer of :func:`fantasyland_worth`: ``value`` (V, points) with its 95% ``interval``, from the mean
+    points of a Fantasyland hand and the rate at which it stays."""
+
+    rules: OfcRules
+    cards: int
+    hands: int
+    seed: int
+    mean_points: float
+    stay_rate: float
+    value: float
+    interval: tuple
+    partial: bool
+    seconds: float
+
+    def to_dict(self) -> dict:
+        return {"rules": self.rules.to_dict(), "cards": self.cards, "hands": self.hands, "seed": self.seed,
+                "mean_points": self.mean_points, "stay_rate": self.stay_rate, "value": self.value,
+                "interval": list(self.interval), "partial": self.partial, "seconds": self.seconds}
+
+
+def fantasyland_worth(rules: "OfcRules | str | None" = None, hands: int = 20_000, seed: Optional[int] = None,
+                      cards: Optional[int] = None, progress: bool = False,
+                      jobs: Optional[int] = None) -> FantasylandWorth:
+    """Measure what a Fantasyland is worth under ``rules`` (see the module docstring).
+
+    Parameters
+    ----------
+    rules
+        Open-face rules (default ``ofc``).
+    hands
+        Fantasyland hands to play (default 20,000).
+    seed
+        Seeds the deals (default: drawn, and reported).
+    cards
+        The Fantasyland's cards (default: the smallest the rules deal).
+    progress, jobs
+        A progress bar on standard error; the threads (default: all cores).
+
+    Examples
+    --------
+    >>> worth = fantasyland_worth("pineapple", hands=500, seed=1)
+    >>> worth.hands, worth.cards, worth.value > 0
+    (500, 14, True)
+    """
+    from cpoker._kernels.ofc_rollout import fantasyland_hands
+    from cpoker.jobs.job import numba_threads
+    from cpoker.system.threads import in_parts
+
+    rules = resolve_ofc_rules(rules)
+    hands = check_int("hands", hands, 2, MAX_HANDS)
+    seed = check_seed(seed)
+    seed = new_seed() if seed is None else seed
+    sizes = sorted(set(dict(rules.fantasyland).values())) or [13]
+    cards = check_int("cards", sizes[0] if cards is None else cards, 13, 17)
+    table = rules.kernel_table()
+    weights = policy_weights(fantasyland_value_of(rules, None))
+    stays_by = ("front trips" in rules.stay, "middle full house" in rules.stay, "back four of a kind" in rules.stay)
+    dealt = cards + rules.cards_per_player
+    points_seen: list = []
+    stays_seen: list = []
+
+    def work(block: tuple) -> tuple:
+        index, count = block
+        rng = np.random.default_rng([seed, index])
+        decks = np.ascontiguousarray(np.argsort(rng.random((count, 52)), axis=1, kind="stable")[:, :dealt])
+        points = np.empty(count, dtype=np.int64)
+        stays = np.empty(count, dtype=np.bool_)
+
+        def part(start: int, stop: int) -> None:
+            fantasyland_hands(decks, cards, rules.first_cards, rules.round_cards, rules.round_places, table,
+                              weights, *stays_by, points, stays, start, stop)
+
+        in_parts(part, count, 16)
+        return points, stays
+
+    def combine(block: tuple, result: tuple) -> None:
+        points_seen.append(result[0])
+        stays_seen.append(result[1])
+
+    started = time.perf_counter()
+    with numba_threads(jobs):
+        partial = run_blocks(blocks_of(hands, BLOCK), work, combine, total=hands, progress=progress, unit="hand",
+                             description="Fantasyland hands")
+    points = np.concatenate(points_seen).astype(np.float64)
+    stays = np.concatenate(stays_seen).astype(np.float64)
+    value, interval = _ratio(points, stays)
+    return FantasylandWorth(rules=rules, cards=cards, hands=len(points), seed=seed, mean_points=float(points.mean()),
+                            stay_rate=float(stays.mean()), value=value, interval=interval, partial=partial,
+                            seconds=time.perf_counter() - started)
+
+
+def _ratio(points: np.ndarray, stays: np.ndarray) -> tuple:
+    """``m / (1 - p)`` and its 95% interval by the delta method."""
+    n = len(points)
+    m, p = points.mean(), stays.mean()
+    if p >= 1.0:  # pragma: no cover - every hand stayed: a Fantasyland without end
+        return math.inf, (math.inf, math.inf)
+    value = m / (1 - p)
+    covariance = np.cov(points, stays, ddof=1)
+    gradient = np.array([1 / (1 - p), m / (1 - p) ** 2])
+    half = Z95 * math.sqrt(max(float(gradient @ covariance @ gradient), 0.0) / n)
+    return float(value), (float(value - half), float(value + half))

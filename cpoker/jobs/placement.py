@@ -1,0 +1,323 @@
+"""The open-face placement solver: every legal placement of the cards in hand, ranked by expected value.
+
+:func:`place` lists each option of the decision (the opening cards: every way to put them in the rows; a
+Pineapple round: every choice of discard and rows), plays each to the end many times and ranks them by their
+mean.  A rollout deals the unknown cards -- neither on a board, nor in hand, nor dead -- and completes the
+player's board and every opponent's by the rollout policy (:mod:`cpoker._kernels.ofc_policy`), which sees
+only what that player would see at the table: never a card still to come.  Every option meets the same
+deals (common random numbers), so the differences between options are measured more tightly than each
+option's value; each option's ``loss`` (the best's value minus its own) carries its own interval.
+
+The value of a rollout is the points the player's board wins this hand from each opponent (royalties, the
+scoop, fouls: :func:`cpoker.game.ofc.scoring.settle`), plus ``fantasyland_value`` when the board earns
+Fantasyland.  When no card is unknown the value is exact and its interval has zero width.
+
+The samples run in blocks of :data:`BLOCK` deals through the block runner (all cores; Ctrl-C returns the
+ranking of the blocks done, ``partial=True``); block ``i`` deals from ``default_rng([seed, i])``, so a seed
+gives the same answer on any machine and any number of threads.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+
+from cpoker.game.cards import CardsLike, cards_mask, format_cards, parse_cards
+from cpoker.game.dealing import new_seed
+from cpoker.game.ofc.boards import Board, BoardLike, as_board
+from cpoker.game.ofc.policy import fantasyland_value_of, policy_weights
+from cpoker.game.ofc.rules import OfcRules, resolve_ofc_rules
+from cpoker.run.blocks import blocks_of
+from cpoker.run.runner import run_blocks
+from cpoker.run.stats import Z95
+from cpoker.system.errors import ArrangementError, CardError, Interrupted, OptionError
+from cpoker.system.limits import check_int, check_seed
+
+BLOCK = 64  # samples a block: the unit of progress, of Ctrl-C and of the seeded streams
+MAX_SAMPLES = 1_000_000
+
+
+@dataclass(frozen=True)
+class PlacementOption:
+    """One option of a decision: the board it leaves, the cards it discards, and its value.
+
+    ``ev`` is the mean of its rollouts' points with its 95% ``interval``; ``loss`` is the best option's mean
+    minus this one's, on the same deals, with its own 95% ``loss_interval`` (``(0, 0)`` for the best).
+    """
+
+    board: Board
+    discard: tuple
+    ev: float
+    interval: tuple
+    loss: float
+    loss_interval: tuple
+
+    def to_dict(self) -> dict:
+        return {"board": str(self.board), "discard": format_cards(self.discard) if self.discard else None,
+                "ev": self.ev, "interval": list(self.interval), "loss": self.loss,
+                "loss_interval": list(self.loss_interval)}
+
+
+@dataclass(frozen=True)
+class Placement:
+    """The answer of :func:`place`: its options best first, and every setting that reruns it."""
+
+    board: Board
+    cards: tuple
+    opponents: tuple
+    dead: tuple
+    rules: OfcRules
+    options: tuple
+    samples: int
+    asked: int
+    seed: int
+    fantasyland_value: float
+    exact: bool
+    partial: bool
+    seconds: float
+
+    @property
+    def best(self) -> PlacementOption:
+        return self.options[0]
+
+    def to_dict(self) -> dict:
+        return {"placements": [option.to_dict() for option in self.options], "board": str(self.board),
+                "cards": format_cards(self.cards), "opponents": [str(b) for b in self.opponents],
+                "dead": format_cards(self.dead), "rules": self.rules.to_dict(), "samples": self.samples,
+                "asked_samples": self.asked, "seed": self.seed, "fantasyland_value": self.fantasyland_value,
+                "exact": self.exact, "partial": self.partial, "seconds": self.seconds}
+
+
+def to_place(rules: OfcRules, placed: int) -> "tuple[int, int] | None":
+    """``(dealt, kept)``: the cards a board holding ``placed`` cards is dealt next and how many it keeps, or
+    ``None`` when ``placed`` is not a count a board can have between rounds (or the board is full)."""
+    if placed == 0:
+        return rules.first_cards, rules.first_cards
+    if placed < rules.first_cards or placed >= 13 or (placed - rules.first_cards) % rules.round_places:
+        return None
+    return rules.round_cards, rules.round_places
+
+
+def cards_to_come(rules: OfcRules, placed: int) -> int:
+    """Cards a board holding ``placed`` cards is still dealt before it is full."""
+    dealt = 0
+    while placed < 13:
+        step = to_place(rules, placed)
+        assert step is not None
+        dealt += step[0]
+        placed += step[1]
+    return dealt
+
+
+def options_of(board: Board, cards: tuple, keep: int) -> list:
+    """Every ``(board, discard)`` of a decision: ``keep`` of ``cards`` placed in the rows with room (each
+    kept card's row, the first card's varying slowest), the rest discarded; subsets in the order of
+    :func:`itertools.combinations`."""
+    options = []
+    for kept in itertools.combinations(cards, keep):
+        discard = tuple(card for card in cards if card not in kept)
+        for rows in itertools.product(range(3), repeat=keep):
+            if any(rows.count(row) > free for row, free in enumerate(board.free)):
+                continue
+            placed = [list(row) for row in board.rows]
+            for card, row in zip(kept, rows):
+                placed[row].append(card)
+            options.append((Board(*(tuple(row) for row in placed)), discard))
+    return options
+
+
+def _check_board(board: Board, rules: OfcRules, who: str) -> None:
+    if to_place(rules, len(board.cards)) is None and not board.is_complete:
+        raise ArrangementError(f"{who} holds {len(board.cards)} cards, which no round of {rules.name} leaves "
+                               f"(first {rules.first_cards}, then {rules.round_places} a round)")
+
+
+def _settings(board: BoardLike, cards: CardsLike, rules: OfcRules, opponents: "Sequence[BoardLike] | None",
+              dead: CardsLike) -> tuple:
+    """The decision's boards and cards, checked: ``(board, cards, opponents, dead, kept, pool)``."""
+    board = as_board(board)
+    if board.is_complete:
+        raise ArrangementError(f"the board {board} is full: there is nothing to place")
+    _check_board(board, rules, "the board")
+    step = to_place(rules, len(board.cards))
+    assert step is not None
+    dealt, kept = step
+    hand = parse_cards(cards, unique=False)
+    if len(hand) != dealt:
+        raise CardError(f"a board of {len(board.cards)} cards is dealt {dealt} card{'s' * (dealt > 1)} in "
+                        f"{rules.name}, got {len(hand)}: {format_cards(hand)}")
+    if opponents is None:
+        opponents = [Board()]
+    if isinstance(opponents, (str, Board)) or not isinstance(opponents, Sequence):
+        raise ArrangementError("opponents is a list of boards, one per opponent ('- / - / -' for one whose board "
+                               "is empty)")
+    if not 1 <= len(opponents) <= rules.max_players - 1:
+        raise OptionError(f"a deal of {rules.name} has 1 to {rules.max_players - 1} opponents, got {len(opponents)}")
+    others = []
+    for number, other in enumerate(opponents, 1):
+        try:
+            other = as_board(other)
+        except (ArrangementError, CardError) as error:
+            raise type(error)(f"opponent {number}: {error}") from None
+        _check_board(other, rules, f"opponent {number}'s board")
+        others.append(other)
+    dead_cards = parse_cards(dead, unique=False) if dead not in (None, "", ()) else ()
+    owner: dict = {}
+    for where, group in [("your board", board.cards), ("your hand", hand),
+                         *((f"opponent {i}'s board", b.cards) for i, b in enumerate(others, 1)),
+                         ("the dead cards", dead_cards)]:
+        for card in group:
+            if card in owner:
+                place = f"twice in {where}" if owner[card] == where else f"both in {owner[card]} and in {where}"
+                raise CardError(f"card {card} is {place}")
+            owner[card] = where
+    pool = np.array(sorted(set(range(52)) - set(int(c) for c in owner)), dtype=np.int64)
+    needed = cards_to_come(rules, len(board.cards) + kept) + sum(cards_to_come(rules, len(b.cards)) for b in others)
+    if needed > len(pool):
+        raise CardError(f"the boards still need {needed} cards but only {len(pool)} are unseen: too many opponents "
+                        f"or dead cards for one deck")
+    return board, hand, tuple(others), dead_cards, kept, pool
+
+
+def place(board: BoardLike, cards: CardsLike, rules: "OfcRules | str | None" = None,
+          opponents: "Sequence[BoardLike] | None" = None, dead: CardsLike = (), samples: int = 1000,
+          seed: Optional[int] = None, fantasyland_value: "float | None" = None, progress: bool = False,
+          jobs: Optional[int] = None) -> Placement:
+    """Every legal placement of ``cards`` on ``board``, best first, each with its expected value.
+
+    Parameters
+    ----------
+    board
+        The player's board, e.g. ``"Qh / 9s 9d / Ah Kh"`` (``"- / - / -"`` or ``""``-rows before the first cards).
+    cards
+        The cards dealt to place: the first cards (5) on an empty board, else a round's (1 in OFC, 3 in
+        Pineapple, one of which is discarded).
+    rules
+        Open-face rules (default ``ofc``), a preset name or a house-rules TOML file.
+    opponents
+        Each opponent's board as the player sees it (default: one opponent whose board is still empty).
+    dead
+        Cards out of play that the player knows: their own discards, cards seen elsewhere.
+    samples
+        Rollouts of each option (all options share them), 1 to 1,000,000; 1 when no card is unknown.
+    seed
+        Seeds the deals (default: drawn, and reported).
+    fantasyland_value
+        Points credited to a rollout whose board earns Fantasyland (default: the rules' measured value,
+        :data:`~cpoker.game.ofc.policy.DEFAULT_FANTASYLAND_VALUE`); 0 counts the hand's points alone.
+    progress, jobs
+        A progress bar on standard error; the threads to use (default: all cores).
+
+    Raises
+    ------
+    CardError, ArrangementError
+        For an unknown or repeated card, a wrong number of cards to place, a board no round leaves, a full
+        board, or more cards needed than one deck holds.
+    OptionError
+        For a bad sample count, seed, opponent count or Fantasyland value.
+    Interrupted
+        When Ctrl-C comes before the first block is done (after it: the ranking so far, ``partial=True``).
+
+    Examples
+    --------
+    >>> last = place("Qh Qd / 9s 9d 8c 8h 7c / As Ah Ad Kc", "Kd 6s 2h", "pineapple",
+    ...              opponents=["Kh 2d 2c / 3c 3d 4c 4d 4h / 5c 5d 5h 6c 6d"])
+    >>> best = last.best
+    >>> str(best.board), best.discard, round(best.ev, 3), last.exact, len(last.options)
+    ('Qh Qd 6s / 9s 9d 8h 8c 7c / As Ah Ad Kd Kc', (Card('2h'),), 12.6, True, 6)
+    """
+    from cpoker.jobs.job import numba_threads
+
+    rules = resolve_ofc_rules(rules)
+    mine, hand, others, dead_cards, kept, pool = _settings(board, cards, rules, opponents, dead)
+    samples = check_int("samples", samples, 1, MAX_SAMPLES)
+    seed = check_seed(seed)
+    fantasyland_value = fantasyland_value_of(rules, fantasyland_value)
+    choices = options_of(mine, hand, kept)
+    own = cards_to_come(rules, len(mine.cards) + kept)
+    needed = own + sum(cards_to_come(rules, len(b.cards)) for b in others)
+    exact = needed == 0
+    if exact:
+        samples = 1
+    seed = new_seed() if seed is None else seed
+    options = np.array([[cards_mask(b.front), cards_mask(b.middle), cards_mask(b.back)] for b, _ in choices],
+                       dtype=np.int64)
+    opponent_rows = np.array([[cards_mask(b.front), cards_mask(b.middle), cards_mask(b.back)] for b in others],
+                             dtype=np.int64).reshape(len(others), 3)
+    table = rules.kernel_table()
+    weights = policy_weights(fantasyland_value)
+    sums = np.zeros(len(choices))
+    gram = np.zeros((len(choices), len(choices)))
+    done = 0
+
+    def work(block: tuple) -> np.ndarray:
+        return _rollouts(block, seed, pool, needed, options, opponent_rows, own, rules, table, weights,
+                         float(fantasyland_value))
+
+    def combine(block: tuple, values: np.ndarray) -> None:
+        nonlocal sums, gram, done
+        sums += values.sum(axis=1)
+        gram += values @ values.T
+        done += values.shape[1]
+
+    started = time.perf_counter()
+    with numba_threads(jobs):
+        partial = run_blocks(blocks_of(samples, BLOCK), work, combine, total=samples, progress=progress,
+                             unit="rollout", description="placing")
+    if not done:  # pragma: no cover - run_blocks raises first
+        raise Interrupted()
+    seconds = time.perf_counter() - started
+    ranked = _ranked(choices, sums, gram, done)
+    return Placement(board=mine, cards=tuple(sorted(hand)), opponents=others, dead=tuple(sorted(dead_cards)),
+                     rules=rules, options=ranked, samples=done, asked=samples, seed=seed,
+                     fantasyland_value=float(fantasyland_value), exact=exact, partial=partial, seconds=seconds)
+
+
+def _rollouts(block: tuple, seed: int, pool: np.ndarray, needed: int, options: np.ndarray,
+              opponent_rows: np.ndarray, own: int, rules: OfcRules, table: np.ndarray, weights: np.ndarray,
+              fantasyland_value: float) -> np.ndarray:
+    """``values[option, sample]`` of one block's samples, on numba's threads."""
+    from cpoker._kernels.ofc_rollout import rollout_values
+    from cpoker.system.threads import in_parts
+
+    index, count = block
+    rng = np.random.default_rng([seed, index])
+    order = np.argsort(rng.random((count, len(pool))), axis=1, kind="stable")[:, :max(needed, 1)]
+    decks = np.ascontiguousarray(pool[order]) if len(pool) else np.zeros((count, 1), dtype=np.int64)
+    values = np.empty((len(options), count))
+
+    def part(start: int, stop: int) -> None:
+        rollout_values(options, opponent_rows, decks, own, rules.first_cards, rules.round_cards,
+                       rules.round_places, table, weights, fantasyland_value, values[:, start:stop], start, stop)
+
+    in_parts(part, count, 4)
+    return values
+
+
+def _ranked(choices: list, sums: np.ndarray, gram: np.ndarray, n: int) -> tuple:
+    """The options best first (ties: the order of :func:`options_of`), with their intervals from the sums."""
+    means = sums / n
+    order = sorted(range(len(choices)), key=lambda i: (-round(float(means[i]), 9), i))
+    best = order[0]
+    ranked = []
+    for i in order:
+        variance = (gram[i, i] / n - means[i] ** 2) * n / (n - 1) if n > 1 else 0.0
+        half = Z95 * math.sqrt(max(variance, 0.0) / n)
+        difference = means[best] - means[i]
+        spread = (gram[best, best] - 2 * gram[best, i] + gram[i, i]) / n - difference ** 2
+        loss_half = Z95 * math.sqrt(max(spread * n / (n - 1), 0.0) / n) if n > 1 else 0.0
+        board, discard = choices[i]
+        ranked.append(PlacementOption(board=board, discard=tuple(sorted(discard)), ev=float(means[i]),
+                                      interval=(float(means[i] - half), float(means[i] + half)),
+                                      loss=float(difference),
+                                      loss_interval=(float(difference - loss_half), float(difference + loss_half))))
+    return tuple(ranked)
+
+
+__all__ = ["Placement", "PlacementOption", "place", "options_of"]
