@@ -181,3 +181,18 @@ def namespaces_work() -> bool:
 
 
 needs_namespaces = pytest.mark.skipif(not namespaces_work(), reason="needs unshare -rm (user and mount namespaces)")
+
+
+def compiled_c_bot(source, folder) -> str:
+    """``cmd:PATH`` of the C bot ``source`` compiled into ``folder`` (the test is skipped without a compiler)."""
+    import shutil
+    import subprocess
+
+    import pytest
+
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    if compiler is None:
+        pytest.skip("no C compiler here")
+    binary = folder / source.stem
+    subprocess.run([compiler, "-O2", "-std=c99", "-Wall", "-Werror", "-o", str(binary), str(source)], check=True)
+    return f"cmd:{binary}"

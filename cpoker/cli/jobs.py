@@ -256,13 +256,15 @@ def cmd_tournament(args) -> int:
 
 def cmd_bot_check(args) -> int:
     from cpoker.strategies.bots import Bot, check_bot
+    from cpoker.strategies.ofc_bot import check_ofc_bot
 
-    checks = check_bot(Bot(args.bot, timeout=args.bot_timeout, silence=args.bot_silence), seed=args.seed)
+    bot = Bot(args.bot, timeout=args.bot_timeout, silence=args.bot_silence)
+    checks = check_bot(bot, seed=args.seed) if args.game == "closed" else check_ofc_bot(bot, args.game, args.seed)
     if args.json:
-        print_json({"bot": args.bot, "passed": all(c.passed for c in checks),
+        print_json({"bot": args.bot, "game": args.game, "passed": all(c.passed for c in checks),
                     "checks": [c._asdict() for c in checks]})
     else:
-        print(f"bot {args.bot}: protocol 1 conformance")
+        print(f"bot {args.bot}: protocol 1 conformance ({args.game} game)")
         for check in checks:
             print(f"  {'PASS' if check.passed else 'FAIL'}  {check.name}: {check.detail}")
         failed = sum(not c.passed for c in checks)
@@ -476,6 +478,9 @@ def add_bot_check(commands) -> None:
                      help=f"seconds the bot has per hand (default {DEFAULT_TIMEOUT:g})")
     silence_option(sub)
     seed_option(sub, default=0, drawn=False)
+    sub.add_argument("--game", choices=("closed", "ofc", "pineapple", "progressive"), default="closed",
+                     help="closed (default): a bot that arranges 13-card hands; ofc, pineapple, progressive: an "
+                          "open-face bot that places cards")
     sub.set_defaults(run=cmd_bot_check)
 
 

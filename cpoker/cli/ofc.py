@@ -21,6 +21,8 @@ def cmd_ofc(args) -> int:
         return _place(args)
     if args.ofc_command == "fantasy-worth":
         return _worth(args)
+    if args.ofc_command == "match":
+        return _match(args)
     return fail(f"unknown ofc action {args.ofc_command!r}")  # pragma: no cover  (argparse refuses it first)
 
 
@@ -106,6 +108,39 @@ def _worth(args) -> int:
     return PARTIAL if worth.partial else 0
 
 
+def _match(args) -> int:
+    from cpoker.cli.common import PARTIAL, fixed, show_progress
+    from cpoker.jobs.ofc_match import match
+
+    played = match(args.strategies, hands=args.hands, rules=args.rules, seed=args.seed,
+                   session_hands=args.session_hands, progress=show_progress(args), jobs=args.jobs)
+    if args.json:
+        print_json(played.to_dict())
+        return PARTIAL if played.partial else 0
+
+    def rate(value: float, interval: tuple) -> str:
+        if value != value:  # NaN: nothing to count
+            return "-"
+        return f"{fixed(100 * value, '.1f')}% [{fixed(100 * interval[0], '.1f')}, {fixed(100 * interval[1], '.1f')}]"
+
+    kind = "duplicate, seats swapped" if played.duplicate else "seats rotating"
+    print(f"{played.hands:,} deals of {played.rules.name} ({kind}; sessions of {played.session_hands} hands, "
+          f"Fantasyland carried within one), seed {played.seed}"
+          f"{f', PARTIAL: {played.hands:,} of {played.asked:,} deals' if played.partial else ''}:")
+    width = max(len(name) for name in played.names)
+    print(f"  {'strategy':<{width}}  {'points a hand':<24}{'fouls':<22}{'enters Fantasyland':<22}"
+          f"{'stays':<22}royalties")
+    for score in played.scores:
+        low, high = score.interval
+        points = f"{fixed(score.points, '+.3f')} [{fixed(low, '+.3f')}, {fixed(high, '+.3f')}]"
+        print(f"  {score.name:<{width}}  {points:<24}{rate(score.foul_rate, score.foul_interval):<22}"
+              f"{rate(score.fantasyland_entry_rate, score.fantasyland_entry_interval):<22}"
+              f"{rate(score.fantasyland_stay_rate, score.fantasyland_stay_interval):<22}"
+              f"{fixed(score.royalties, '.2f')}{f'  ({score.faults} faults)' if score.faults else ''}")
+    print(f"({fixed(played.seconds, '.1f')} s)")
+    return PARTIAL if played.partial else 0
+
+
 def _score(args) -> int:
     from cpoker.game.ofc.boards import ROW_NAMES
     from cpoker.game.ofc.scoring import settle
@@ -189,6 +224,19 @@ def add_ofc(commands) -> None:
     placing.add_argument("--jobs", type=int_in(1, 4096), default=None,
                          help="threads (default: all cores); never changes results")
     placing.add_argument("--quiet", action="store_true", help="no progress bar (none is shown off a terminal)")
+    matching = command(actions, "match", "strategies play whole hands, Fantasyland carried; heads-up is duplicate",
+                       "cpoker ofc match mc heuristic --rules pineapple --hands 200 --seed 1")
+    matching.add_argument("strategies", nargs="+", metavar="STRATEGY",
+                          help="2 or 3 of: heuristic, mc (the placement solver at 100 rollouts), mc:N, "
+                               "package.module:function")
+    matching.add_argument("--hands", type=int_in(1, 10_000_000), default=1000, help="deals (default 1000)")
+    matching.add_argument("--rules", default=None, help=OFC_RULES_HELP)
+    seed_option(matching)
+    matching.add_argument("--session-hands", type=int_in(1, 1000), default=10,
+                          help="hands a session: Fantasyland carries within one (default 10)")
+    matching.add_argument("--jobs", type=int_in(1, 4096), default=None,
+                          help="threads (default: all cores); never changes results")
+    matching.add_argument("--quiet", action="store_true", help="no progress bar (none is shown off a terminal)")
     worth = command(actions, "fantasy-worth", "measure what a Fantasyland is worth, in points, by simulation",
                     "cpoker ofc fantasy-worth --rules pineapple --hands 20000 --seed 1")
     worth.add_argument("--rules", default=None, help=OFC_RULES_HELP)

@@ -152,6 +152,32 @@ class Bot:
         return np.concatenate([child.request(hands[start:start + self.batch], rules, opponents)
                                for start in range(0, len(hands), self.batch)] or [np.empty((0, 3), np.int32)])
 
+    def request_object(self, payload: dict) -> dict:
+        """One request of any game (the open-face game's placements): ``payload`` as a line, the answer as a
+        JSON object, within :attr:`timeout` (plus :attr:`startup` after a start).
+
+        Raises
+        ------
+        StrategyError
+            For a fault (counted: the bot is restarted for the next request).
+        BotBroken
+            After :data:`FAULTS_TO_BREAK` faults in a row.
+        """
+        child = self.child
+        try:
+            answer = child.ask_object(payload)
+        except _Fault as fault:
+            child._fault(str(fault), 1)
+            raise StrategyError(f"bot {self.__name__!r} faulted: {fault}") from None
+        return answer
+
+    def answer_was_wrong(self, reason: str) -> None:
+        """Count a fault for an answer that parsed but broke the game's rules (an illegal placement)."""
+        self.child._fault(reason, 1)
+
+    def answer_was_right(self) -> None:
+        self.child.in_a_row = 0
+
     def __call__(self, hand) -> Arrangement:
         """One hand's arrangement; a fault raises :class:`~cpoker.StrategyError` (a job fouls it instead)."""
         from cpoker.game.arrangements import parse_hand
@@ -244,6 +270,23 @@ class BotProcess:
         answer = self._exchange(line.encode() + b"\n", time.monotonic() + seconds, seconds, self.bot.silence,
                                 ANSWER_BYTES_PER_HAND * len(hands) + 4096)
         found, self.last_answer = _read_answer(answer, hands)
+        return found
+
+    def ask_object(self, payload: dict) -> dict:
+        """The answer to one request of any game, as a JSON object; :class:`_Fault` when the bot faults."""
+        fresh = self.process is None or self.process.poll() is not None
+        if fresh:
+            self.close()
+            self.start()
+        seconds = self.bot.timeout + (self.bot.startup if fresh else 0.0)
+        answer = self._exchange(json.dumps({"protocol": PROTOCOL, **payload}).encode() + b"\n",
+                                time.monotonic() + seconds, seconds, self.bot.silence, ANSWER_BYTES_PER_HAND + 4096)
+        try:
+            found = json.loads(answer)
+        except ValueError:
+            raise _Fault(f"answered a line that is not JSON: {_shown(answer)}") from None
+        if not isinstance(found, dict):
+            raise _Fault(f"answered JSON that is not an object: {_shown(answer)}")
         return found
 
     def _fault(self, reason: str, hands: int) -> None:
@@ -521,6 +564,12 @@ def as_bot(strategy: object) -> Optional[Bot]:
 
 
 # --- conformance ----------------------------------------------------------------------------------------------
+
+def fault_of(error: Exception) -> Optional[str]:
+    """The reason of a bot's protocol fault (raised by :meth:`BotProcess.ask_object`), or ``None`` for another
+    error."""
+    return str(error) if isinstance(error, _Fault) else None
+
 
 class Check(NamedTuple):
     """One conformance check of :func:`check_bot`: its name, whether it passed, and what was seen."""

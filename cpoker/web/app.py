@@ -183,6 +183,16 @@ class OfcPlaceBody(OfcRulesField):
                                                "Fantasyland counts (default: the rules' measured value)")
 
 
+class OfcPlayBody(OfcRulesField):
+    seed: int = Field(..., ge=0, le=MAX_SEED, description="the session's seed")
+    hand: int = Field(0, ge=0, le=10_000, description="the hand's number in the session (the button moves)")
+    placements: list[str] = Field([], max_length=17, description="your board after each of your decisions so far")
+    fantasyland: list[int] = Field([0, 0], min_length=2, max_length=2, description="your and the opponent's "
+                                   "Fantasyland sizes this hand (0: none), as the previous hand's answer said")
+    rollouts: int = Field(100, ge=1, le=2000, description="the opponent's rollouts a placement (the mc strategy)")
+    review_samples: int = Field(200, ge=1, le=2000, description="rollouts of the review of your decisions")
+
+
 def _web_seed(seed: Optional[int]) -> int:
     """``seed``, or one drawn that JavaScript holds exactly."""
     from cpoker.game.dealing import new_seed
@@ -348,6 +358,15 @@ def create_app(workers: Optional[int] = None, time_budget: float = TIME_BUDGET) 
         best = await limited(fantasyland, body.cards, _ofc_rules(body), body.objective, samples=body.samples,
                              seed=_web_seed(body.seed), fantasyland_value=body.fantasyland_value)
         return best.to_dict()
+
+    @app.post("/api/ofc/play", summary="A Pineapple hand against the mc strategy, one decision at a time: your next "
+                                       "decision, or the hand settled and your decisions reviewed")
+    async def ofc_play(body: OfcPlayBody) -> dict:
+        from cpoker.jobs.ofc_table import table_turn
+
+        turn = await limited(table_turn, _ofc_rules(body), body.seed, body.hand, body.placements, body.fantasyland,
+                             f"mc:{body.rollouts}", body.review_samples)
+        return turn.to_dict()
 
     @app.post("/api/ofc/place", summary="Every placement of the cards in hand, best first, with its expected value "
                                         "(as `cpoker ofc place --json`)")

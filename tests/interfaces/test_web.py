@@ -3,6 +3,7 @@ Chromium, and a bounded load test on 127.0.0.1."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -250,18 +251,27 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CARDS = "els => els.map(e => e.dataset.card)"  # the cards shown by a selector, as 'As'-style text
 
 
-@pytest.mark.browser
-@pytest.mark.skipif(CHROMIUM is None and not os.environ.get("CI"), reason="Debian's chromium is not installed")
-def test_the_page_in_a_real_browser(server, tmp_path):
+@contextlib.contextmanager
+def chromium_page(server: str):
+    """``(browser, page, errors)``: the real Chromium on the page at ``server``, desktop-sized, with the page's
+    script errors collected."""
     from playwright.sync_api import sync_playwright
 
-    shots = Path(os.environ.get("CPOKER_SCREENSHOTS", tmp_path))
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
         page = browser.new_page(viewport={"width": 1100, "height": 900})
         errors: list = []
         page.on("pageerror", lambda error: errors.append(str(error)))
         page.goto(server)
+        yield browser, page, errors
+        browser.close()
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(CHROMIUM is None and not os.environ.get("CI"), reason="Debian's chromium is not installed")
+def test_the_page_in_a_real_browser(server, tmp_path):
+    shots = Path(os.environ.get("CPOKER_SCREENSHOTS", tmp_path))
+    with chromium_page(server) as (browser, page, errors):
 
         # Solve: paste a hand, solve with seed 1, and read the three rows shown
         page.fill("[data-testid=hand]", HAND)
@@ -317,7 +327,6 @@ def test_the_page_in_a_real_browser(server, tmp_path):
         phone = browser.new_page(viewport={"width": 390, "height": 844})  # a phone-sized screen
         phone.goto(server)
         assert phone.evaluate("document.documentElement.scrollWidth") <= 390 + 1
-        browser.close()
     assert not errors, errors
 
 
@@ -563,3 +572,88 @@ def test_a_request_the_machine_has_not_the_memory_for_is_a_503_that_says_so(clie
     assert detail.startswith("the server is out of memory (Unable to allocate 1.00 PiB") and \
         detail.endswith("try again later, or with fewer samples or opponents"), detail
     assert client.post("/api/simulate", json={"arrangement": A, "samples": 100, "seed": 1}).status_code == 200
+
+
+def test_the_ofc_play_route_replays_the_hand_the_library_plays(client):
+    """/api/ofc/play: the person's placements replayed against mc, each view as play_hand shows it; the end
+    settled and reviewed; an illegal placement is a 422."""
+    from cpoker.game.ofc.boards import Board
+    from cpoker.game.ofc.heuristic import heuristic
+    from cpoker.game.ofc.play import OfcView
+    from cpoker.game.ofc.rules import OfcRules
+
+    rules = OfcRules.preset("pineapple")
+    body = {"seed": 4, "hand": 1, "rules": "pineapple", "rollouts": 8, "review_samples": 16}
+    placements: list = []
+    while True:
+        turn = client.post("/api/ofc/play", json={**body, "placements": placements}).json()
+        if turn["done"]:
+            break
+        you = turn["you"]
+        assert you["seat"] == 1 and turn["opponent"] == you["opponents"][0]
+        view = OfcView(rules=rules, board=Board.parse(you["board"]), cards=cpoker.parse_cards(you["cards"]),
+                       keep=you["keep"], opponents=(), discards=(), fantasyland=False, seat=1, seed=0)
+        placements.append(str(heuristic(view)))
+    assert len(placements) == 5 and len(turn["review"]) == 5 and turn["you"]["board"] == placements[-1]
+    assert turn["points"] == turn["settlement"]["results"][1] and all(r["loss"] >= -1e-9 for r in turn["review"])
+    bad = client.post("/api/ofc/play", json={**body, "placements": ["As / - / -"]})
+    assert bad.status_code == 422 and "placement 1" in bad.json()["detail"]
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(CHROMIUM is None and not os.environ.get("CI"), reason="Debian's chromium is not installed")
+def test_the_open_face_tab_plays_a_hand_with_hints_in_a_real_browser(server, tmp_path):
+    """A whole Pineapple hand in the real Chromium: each round, Hint, then the hint's best placement by clicks;
+    the result, the review of each decision and the ledger; Analyse a position; and the tab at phone width."""
+    shots = Path(os.environ.get("CPOKER_SCREENSHOTS", tmp_path))
+    with chromium_page(server) as (browser, page, errors):
+        page.click("[data-testid=tab-ofc]")
+        page.fill("[data-testid=ofc-seed]", "5")
+        page.fill("[data-testid=ofc-rollouts]", "8")
+        page.click("[data-testid=ofc-new]")
+        for decision in range(5):
+            page.wait_for_function("document.querySelector('[data-testid=ofc-status]').textContent.includes('to go')",
+                                   timeout=60_000)
+            page.click("[data-testid=ofc-hint]")
+            page.wait_for_selector("[data-testid=ofc-hint-table] tbody tr", timeout=60_000)
+            best = page.inner_text("[data-testid=ofc-hint-table] tbody tr:first-child td:nth-child(2)")
+            rows = dict(zip(("front", "middle", "back"), (part.split() for part in best.split("/"))))
+            hand = page.eval_on_selector_all("[data-testid=ofc-hand] .card", CARDS)
+            board = {row: page.eval_on_selector_all(f"[data-testid=ofc-board] .ofc-row[data-row={row}] .card", CARDS)
+                     for row in rows}
+            for card in hand:
+                row = next((r for r, cards in rows.items() if card in cards and card not in board[r]), None)
+                if row is None:
+                    continue  # the discard
+                page.click(f"[data-testid=ofc-hand] .card[data-card='{card}']")
+                page.click(f"[data-testid=ofc-row-{row}]")
+            if decision == 0:
+                page.screenshot(path=str(shots / "ofc.png"), full_page=True)
+            page.click("[data-testid=ofc-place]")
+        page.wait_for_selector("[data-testid=ofc-review] tbody tr", timeout=120_000)
+        assert len(page.query_selector_all("[data-testid=ofc-review] tbody tr")) == 5
+        assert len(page.query_selector_all("[data-testid=ofc-ledger] tbody tr")) == 1
+        points = int(page.inner_text("[data-testid=ofc-points]").split()[0])
+        finished = _post(f"{server}/api/ofc/play", {"seed": 5, "hand": 0, "rules": "pineapple", "rollouts": 8,
+                                                    "placements": page.evaluate("ofcState.placements")})[1]
+        assert points == finished["points"]  # the page shows the hand the server settles
+        page.screenshot(path=str(shots / "ofc-result.png"), full_page=True)
+        page.click("[data-testid=ofc-analyse] summary")
+        page.fill("[data-testid=an-board]", "Qh / 9s 9d / Ah Kh")
+        page.fill("[data-testid=an-cards]", "Qd 7c 2s")
+        page.fill("[data-testid=an-opponent]", "Kc 7d / 5s 5d / 8c 8h 3d")
+        page.click("[data-testid=an-run]")
+        page.wait_for_selector("[data-testid=an-table] tbody tr", timeout=60_000)
+        assert len(page.query_selector_all("[data-testid=an-table] tbody tr:not([hidden])")) == 10
+        page.click("[data-testid=an-table-all]")
+        assert len(page.query_selector_all("[data-testid=an-table] tbody tr:not([hidden])")) == 27
+        phone = browser.new_page(viewport={"width": 390, "height": 844})
+        phone.goto(server)
+        phone.click("[data-testid=tab-ofc]")
+        phone.fill("[data-testid=ofc-seed]", "5")
+        phone.fill("[data-testid=ofc-rollouts]", "8")
+        phone.click("[data-testid=ofc-new]")
+        phone.wait_for_selector("[data-testid=ofc-hand] .card", timeout=60_000)
+        assert phone.evaluate("document.documentElement.scrollWidth") <= 390 + 1
+        phone.screenshot(path=str(shots / "ofc-phone.png"), full_page=True)
+    assert not errors, errors

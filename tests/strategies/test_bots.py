@@ -14,7 +14,6 @@ import json
 import os
 import pickle
 import shlex
-import shutil
 import signal
 import subprocess
 import sys
@@ -23,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import compiled_c_bot
 
 import cpoker
 from cpoker import Bot, BotBroken, StrategyError
@@ -69,12 +69,7 @@ def pids(pidfile: Path) -> list[int]:
 
 @pytest.fixture(scope="module")
 def c_bot(tmp_path_factory) -> str:
-    compiler = shutil.which("cc") or shutil.which("gcc")
-    if compiler is None:
-        pytest.skip("no C compiler here")
-    binary = tmp_path_factory.mktemp("bots") / "greedy_bot"
-    subprocess.run([compiler, "-O2", "-std=c99", "-Wall", "-Werror", "-o", str(binary), str(C_BOT)], check=True)
-    return f"cmd:{binary}"
+    return compiled_c_bot(C_BOT, tmp_path_factory.mktemp("bots"))
 
 
 # --- the examples play as the strategies they wrap, bit for bit ------------------------------------------------

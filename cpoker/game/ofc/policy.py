@@ -53,3 +53,4 @@ def sampled_opponents(rules: OfcRules, unseen: np.ndarray, count: int, rng: np.r
     order = np.argsort(rng.random((count, len(unseen))), axis=1, kind="stable")[:, :dealt]
     return policy_boards(np.ascontiguousarray(unseen[order]), rules.first_cards, rules.round_cards,
                          rules.round_places, rules.kernel_table(), policy_weights(fantasyland_value))
+

@@ -147,11 +147,13 @@ class OfcSettlement:
 
 
 def settle(boards: Sequence[BoardLike], rules: "OfcRules | str | None" = None,
-           in_fantasyland: Sequence[bool] = ()) -> OfcSettlement:
+           in_fantasyland: Sequence[bool] = (), forfeited: Sequence[int] = ()) -> OfcSettlement:
     """Settle full open-face boards of 2 to 4 players (as many as the rules' deck deals: 3 in Pineapple).
 
     ``in_fantasyland[i]`` says that player ``i`` played this hand in Fantasyland (whether the board stays, and a
-    repeat's size, follow).  The results add up to zero.
+    repeat's size, follow).  ``forfeited`` lists the players (numbered from 1) whose hand is scored as a foul
+    whatever their board, which may then be unfinished: a strategy that faulted at a table.  The results add up
+    to zero.
 
     Raises
     ------
@@ -172,7 +174,11 @@ def settle(boards: Sequence[BoardLike], rules: "OfcRules | str | None" = None,
     scored = []
     for player, (board, flag) in enumerate(zip(boards, flags), 1):
         try:
-            scored.append(score_board(board, rules, bool(flag)))
+            if player in forfeited:
+                scored.append(BoardScore(Board.parse(board), (0, 0, 0), "forfeited: the player's strategy faulted",
+                                         None, False))
+            else:
+                scored.append(score_board(board, rules, bool(flag)))
         except (ArrangementError, CardError) as error:
             raise type(error)(f"player {player}: {error}") from None
     owner: dict = {}

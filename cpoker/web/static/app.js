@@ -535,3 +535,248 @@ function showLedger() {
   $("play-standings").innerHTML = `<p data-testid="standings">Standings after ${table.ledger.length} deal(s): ` +
     order.map((i) => `<span data-testid="place-${i}">${ordinal(place[i])}</span> ${seatName(i)} (${signed(totals[i], 0)})`).join(" · ") + "</p>";
 }
+
+// --- open face -----------------------------------------------------------------------------------------
+// A hand is replayed on the server from the session's seed and your placements (POST /api/ofc/play): nothing
+// of the game lives here but your placements so far, this round's pending cards and the ledger.
+const ofcState = { seed: null, hand: 0, placements: [], fantasyland: [0, 0], turn: null, pending: null,
+  selected: null, ledger: [] };
+
+function ofcRules() { return $("ofc-rules").value; }
+
+function boardRows(text) {
+  // "Qh / 9s 9d / -" -> {front: ["Qh"], middle: ["9s", "9d"], back: []}
+  const parts = (text || "- / - / -").split("/").map((part) => part.trim());
+  return Object.fromEntries(ROWS.map((row, i) => [row, parts[i] && parts[i] !== "-" ? parts[i].split(/\s+/) : []]));
+}
+
+function boardText(rows) {
+  return ROWS.map((row) => (rows[row].length ? rows[row].join(" ") : "-")).join(" / ");
+}
+
+function showOfcBoard(target, rows, pending, interactive) {
+  target.innerHTML = "";
+  for (const row of ROWS) {
+    const line = document.createElement("div");
+    line.className = "ofc-row";
+    line.dataset.row = row;
+    const name = document.createElement("button");
+    name.type = "button";
+    name.className = "row-name";
+    name.textContent = `${row} (${SIZES[row]})`;
+    name.setAttribute("data-testid", target.id === "ofc-board" ? `ofc-row-${row}` : `ofc-opp-${row}`);
+    line.appendChild(name);
+    for (const card of rows[row]) line.appendChild(cardButton(card));
+    for (const card of (pending ? pending[row] : [])) {
+      line.appendChild(cardButton(card, (button) => {
+        button.classList.add("pending");
+        button.title = "placed this round: click to take it back";
+        button.addEventListener("click", () => ofcTakeBack(card));
+      }));
+    }
+    if (interactive) {
+      name.addEventListener("click", () => ofcPut(row));
+      line.addEventListener("dragover", (event) => { event.preventDefault(); line.classList.add("over"); });
+      line.addEventListener("dragleave", () => line.classList.remove("over"));
+      line.addEventListener("drop", (event) => {
+        event.preventDefault();
+        line.classList.remove("over");
+        ofcState.selected = event.dataTransfer.getData("text/plain");
+        ofcPut(row);
+      });
+    }
+    target.appendChild(line);
+  }
+}
+
+function ofcPendingCount() {
+  return ROWS.reduce((n, row) => n + ofcState.pending[row].length, 0);
+}
+
+function ofcRender() {
+  const turn = ofcState.turn;
+  if (!turn) return;
+  showOfcBoard($("ofc-opponent"), boardRows(turn.opponent), null, false);
+  if (turn.done) {
+    showOfcBoard($("ofc-board"), boardRows(turn.you.board), null, false);
+    $("ofc-hand").innerHTML = "";
+    $("ofc-place").disabled = true;
+    $("ofc-hint").disabled = true;
+    return;
+  }
+  const view = turn.you;
+  const fixedRows = boardRows(view.board);
+  showOfcBoard($("ofc-board"), fixedRows, ofcState.pending, true);
+  const placed = new Set(ROWS.flatMap((row) => ofcState.pending[row]));
+  const hand = $("ofc-hand");
+  hand.innerHTML = "";
+  for (const card of view.cards.split(" ")) {
+    if (placed.has(card)) continue;
+    hand.appendChild(cardButton(card, (button) => {
+      button.draggable = true;
+      button.setAttribute("aria-pressed", String(ofcState.selected === card));
+      button.addEventListener("click", () => {
+        ofcState.selected = ofcState.selected === card ? null : card;
+        ofcRender();
+      });
+      button.addEventListener("dragstart", (event) => event.dataTransfer.setData("text/plain", card));
+    }));
+  }
+  const left = view.keep - ofcPendingCount();
+  $("ofc-place").disabled = left !== 0;
+  $("ofc-hint").disabled = false;
+  const what = view.fantasyland ? `Fantasyland: set 13 of your ${view.cards.split(" ").length} cards`
+    : `place ${view.keep} of ${view.cards.split(" ").length}`;
+  $("ofc-status").classList.remove("error");
+  $("ofc-status").textContent = left ? `Hand ${ofcState.hand + 1}: ${what} (${left} to go)` :
+    `Hand ${ofcState.hand + 1}: ready to place`;
+}
+
+function ofcPut(row) {
+  const card = ofcState.selected;
+  const view = ofcState.turn && !ofcState.turn.done ? ofcState.turn.you : null;
+  if (!card || !view) return;
+  const room = SIZES[row] - boardRows(view.board)[row].length - ofcState.pending[row].length;
+  if (room <= 0 || ofcPendingCount() >= view.keep) return;
+  for (const other of ROWS) ofcState.pending[other] = ofcState.pending[other].filter((c) => c !== card);
+  ofcState.pending[row].push(card);
+  ofcState.selected = null;
+  ofcRender();
+}
+
+function ofcTakeBack(card) {
+  for (const row of ROWS) ofcState.pending[row] = ofcState.pending[row].filter((c) => c !== card);
+  ofcRender();
+}
+
+async function ofcRequest() {
+  $("ofc-status").textContent = "The opponent is thinking...";
+  $("ofc-place").disabled = true;
+  $("ofc-hint").disabled = true;
+  try {
+    const turn = await api("/api/ofc/play", { seed: ofcState.seed, hand: ofcState.hand, placements: ofcState.placements,
+      fantasyland: ofcState.fantasyland, rules: ofcRules(), rollouts: Number($("ofc-rollouts").value) || 100 });
+    ofcState.turn = turn;
+    ofcState.pending = { front: [], middle: [], back: [] };
+    ofcState.selected = null;
+    $("ofc-hints").innerHTML = "";
+    ofcRender();
+    if (turn.done) ofcFinish(turn);
+  } catch (error) {
+    $("ofc-status").classList.add("error");
+    $("ofc-status").textContent = error.message;
+  }
+}
+
+function ofcFinish(turn) {
+  const you = turn.settlement.players[turn.seat];
+  const lines = turn.review.map((r) => `<tr><td>${r.decision}</td><td class="text">${r.cards}</td>
+    <td class="text">${r.chosen}</td><td class="text">${r.best}</td>
+    <td>${r.fantasyland ? "-" : fixed(r.loss, 3)}</td>
+    <td>${r.fantasyland ? "" : `[${fixed(r.loss_interval[0], 3)}, ${fixed(r.loss_interval[1], 3)}]`}</td></tr>`);
+  const foul = you.foul ? ` <span class="foul">FOUL: ${you.foul}</span>` : "";
+  const next = turn.next_fantasyland;
+  const fantasy = next.you ? ` You play the next hand in Fantasyland (${next.you} cards).` : "";
+  $("ofc-result").innerHTML = `<p class="ev" data-testid="ofc-points">${turn.points > 0 ? "+" : ""}${turn.points} points</p>
+    <p>Your royalties ${you.royalty_total}${foul}.${fantasy}</p>
+    <table class="data" data-testid="ofc-review"><thead><tr><th>#</th><th class="text">Dealt</th>
+    <th class="text">You played</th><th class="text">Best</th><th>EV lost</th><th>95% interval</th></tr></thead>
+    <tbody>${lines.join("")}</tbody></table>`;
+  ofcState.ledger.push({ hand: ofcState.hand + 1, points: turn.points, royalties: you.royalty_total,
+    foul: Boolean(you.foul), fantasyland: ofcState.fantasyland[0] > 0 });
+  ofcState.fantasyland = [next.you, next.opponent];
+  try { localStorage.setItem("cpoker-ofc-ledger", JSON.stringify(ofcState.ledger)); } catch (e) { /* private mode */ }
+  ofcShowLedger();
+  $("ofc-status").textContent = `Hand ${ofcState.hand + 1} is over.`;
+  $("ofc-next").hidden = false;
+}
+
+function ofcShowLedger() {
+  let total = 0;
+  const rows = ofcState.ledger.map((entry) => {
+    total += entry.points;
+    return `<tr class="${entry.foul ? "foul" : ""}"><td>${entry.hand}</td><td>${entry.fantasyland ? "yes" : ""}</td>
+      <td>${entry.royalties}</td><td>${entry.points > 0 ? "+" : ""}${entry.points}</td><td>${total > 0 ? "+" : ""}${total}</td></tr>`;
+  });
+  $("ofc-ledger").innerHTML = `<thead><tr><th>Hand</th><th>Fantasyland</th><th>Royalties</th><th>Points</th>
+    <th>Total</th></tr></thead><tbody>${rows.join("")}</tbody>`;
+}
+
+function optionTable(options, testid, shown = 10) {
+  const more = options.length > shown ? `<button type="button" class="more" data-testid="${testid}-all"
+    onclick="this.previousElementSibling.querySelectorAll('tr[hidden]').forEach((r) => { r.hidden = false; });
+    this.remove()">Show all ${options.length}</button>` : "";
+  const rows = options.map((o, i) => `<tr${i >= shown ? " hidden" : ""}><td>${i + 1}</td><td class="text">${o.board}</td>
+    <td class="text">${o.discard || ""}</td><td>${fixed(o.ev, 3)}</td>
+    <td>[${fixed(o.interval[0], 3)}, ${fixed(o.interval[1], 3)}]</td><td>${i ? fixed(o.loss, 3) : "best"}</td></tr>`);
+  return `<table class="data" data-testid="${testid}"><thead><tr><th>#</th><th class="text">Board</th>
+    <th class="text">Discard</th><th>EV</th><th>95% interval</th><th>Loses</th></tr></thead>
+    <tbody>${rows.join("")}</tbody></table>${more}`;
+}
+
+$("ofc-hint").addEventListener("click", async () => {
+  const view = ofcState.turn && ofcState.turn.you;
+  if (!view) return;
+  $("ofc-status").textContent = "Rolling every option out...";
+  try {
+    if (view.fantasyland) {
+      const best = await api("/api/ofc/fantasy", { cards: view.cards, rules: ofcRules(), seed: 1, samples: 300 });
+      $("ofc-hints").innerHTML = `<p data-testid="ofc-hint-fantasy">Best Fantasyland board: ${best.board}
+        (discard ${best.discards || "none"}), EV ${fixed(best.value, 3)}</p>`;
+    } else {
+      const found = await api("/api/ofc/place", { board: view.board, cards: view.cards, opponents: view.opponents,
+        dead: view.discards, rules: ofcRules(), samples: 300, seed: 1 });
+      $("ofc-hints").innerHTML = optionTable(found.placements, "ofc-hint-table");
+    }
+    ofcRender();
+  } catch (error) {
+    $("ofc-status").classList.add("error");
+    $("ofc-status").textContent = error.message;
+  }
+});
+
+$("ofc-place").addEventListener("click", () => {
+  const view = ofcState.turn.you;
+  const rows = boardRows(view.board);
+  for (const row of ROWS) rows[row] = rows[row].concat(ofcState.pending[row]);
+  ofcState.placements.push(boardText(rows));
+  ofcRequest();
+});
+
+$("ofc-new").addEventListener("click", () => {
+  const seed = $("ofc-seed").value;
+  ofcState.seed = seed === "" ? Math.floor(Math.random() * 2 ** 31) : Number(seed);
+  ofcState.hand = 0;
+  ofcState.placements = [];
+  ofcState.fantasyland = [0, 0];
+  ofcState.ledger = [];
+  $("ofc-dealt").textContent = `session seed ${ofcState.seed}`;
+  $("ofc-result").innerHTML = "";
+  $("ofc-next").hidden = true;
+  ofcShowLedger();
+  ofcRequest();
+});
+
+$("ofc-next").addEventListener("click", () => {
+  ofcState.hand += 1;
+  ofcState.placements = [];
+  $("ofc-result").innerHTML = "";
+  $("ofc-next").hidden = true;
+  ofcRequest();
+});
+
+$("ofc-analyse-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  $("an-status").classList.remove("error");
+  $("an-status").textContent = "Rolling every option out...";
+  try {
+    const found = await api("/api/ofc/place", { board: $("an-board").value, cards: $("an-cards").value,
+      opponents: [$("an-opponent").value], dead: $("an-dead").value, rules: ofcRules(),
+      samples: Number($("an-samples").value) || 500, seed: Number($("an-seed").value) || 0 });
+    $("an-result").innerHTML = optionTable(found.placements, "an-table");
+    $("an-status").textContent = `${found.placements.length} options, ${found.samples} rollouts each${found.exact ? " (exact)" : ""}`;
+  } catch (error) {
+    $("an-status").classList.add("error");
+    $("an-status").textContent = error.message;
+  }
+});

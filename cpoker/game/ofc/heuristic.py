@@ -1,0 +1,30 @@
+"""The ``heuristic`` open-face strategy: the rollout policy's placement, and the Fantasyland with the most
+royalties."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cpoker.game.cards import cards_mask
+from cpoker.game.ofc.boards import Board
+from cpoker.game.ofc.fantasyland import fantasyland
+from cpoker.game.ofc.play import OfcView
+from cpoker.game.ofc.policy import fantasyland_value_of, policy_weights
+
+
+def heuristic(view: OfcView) -> Board:
+    """The ``heuristic`` strategy: the rollout policy's placement (:mod:`cpoker._kernels.ofc_policy`), and in
+    Fantasyland the board with the most royalties (the Fantasyland solver's ``royalties`` objective)."""
+    from cpoker._kernels.ofc_policy import place_round
+
+    rules = view.rules
+    if view.fantasyland:
+        return fantasyland(view.cards, rules, "royalties").board
+    board = view.board
+    chosen = place_round(cards_mask(board.front), cards_mask(board.middle), cards_mask(board.back),
+                         np.array([int(c) for c in view.cards], dtype=np.int64), len(view.cards), view.keep,
+                         rules.kernel_table(), policy_weights(fantasyland_value_of(rules, None)))
+    rows = []
+    for row, mask in zip(board.rows, chosen):
+        rows.append(row + tuple(c for c in view.cards if int(mask) >> int(c) & 1))
+    return Board(*rows)

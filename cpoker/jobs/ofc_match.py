@@ -1,0 +1,319 @@
+"""Open-face matches: strategies play whole hands at one table, Fantasyland carried from hand to hand.
+
+:func:`match` plays ``hands`` deals in **sessions** of ``session_hands`` (default 10): a session is hands in a
+row at one table, the button moving each hand and Fantasyland carried from one hand to the next; every
+session starts with nobody in Fantasyland.  Sessions are the blocks of the block runner (all cores, a
+progress bar, Ctrl-C returns the sessions done, ``partial=True``), and session ``i`` deals from
+``default_rng([seed, i, hand])``, so a seed gives the same match on any machine and number of threads.
+
+Heads-up matches are **duplicate**: each session is played twice on the same decks, the strategies in
+swapped seats, so a strategy holds, hand for hand, the cards its opponent held (as far as the two tables'
+Fantasylands let the deals run alike), and luck largely cancels.  Three-handed, the seats rotate from one
+session to the next.
+
+Strategies: ``heuristic`` (the rollout policy, :func:`cpoker.game.ofc.heuristic.heuristic`), ``mc`` (the
+placement solver, :data:`MC_ROLLOUTS` rollouts a placement; ``mc:N`` for ``N``), ``package.module:function``
+(called with an :class:`~cpoker.game.ofc.play.OfcView`, answering a board), ``cmd:COMMAND`` (a program that
+speaks the bot protocol, docs/bots.md), or a callable.  A player in
+Fantasyland sets it with the Fantasyland solver (``heuristic``: royalties; ``mc``: expected value) unless its
+strategy is its own.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+
+from cpoker.game.dealing import derived_seed, new_seed
+from cpoker.game.ofc.boards import Board
+from cpoker.game.ofc.play import SEAT_CARDS, OfcStrategy, OfcView, play_hand
+from cpoker.game.ofc.heuristic import heuristic
+from cpoker.game.ofc.rules import OfcRules, resolve_ofc_rules
+from cpoker.run.blocks import blocks_of
+from cpoker.run.runner import run_blocks
+from cpoker.run.stats import Z95
+from cpoker.strategies.bots import closing_bots
+from cpoker.strategies.ofc_bot import OfcBot, is_bot_name
+from cpoker.strategies.strategy import load_plugin
+from cpoker.system import interrupts
+from cpoker.system.errors import CardError, OptionError, StrategyError
+from cpoker.system.limits import check_int, check_seed
+
+MC_ROLLOUTS = 100
+MAX_HANDS = 10_000_000
+MAX_SESSION_HANDS = 1000
+STRATEGY_NAMES = ("heuristic", "mc", "mc:N", "cmd:COMMAND")
+_MC = re.compile(r"mc(?::(\d{1,7}))?")
+
+
+class MonteCarloPlacer:
+    """The ``mc`` strategy: the placement solver's best placement at ``rollouts`` rollouts, seeded by the view;
+    in Fantasyland, the Fantasyland solver's ``ev`` board against ``rollouts`` opponent boards."""
+
+    def __init__(self, rollouts: int = MC_ROLLOUTS) -> None:
+        self.rollouts = rollouts
+        self.__name__ = "mc" if rollouts == MC_ROLLOUTS else f"mc:{rollouts}"
+
+    def __call__(self, view: OfcView) -> Board:
+        from cpoker.game.ofc.fantasyland import fantasyland
+        from cpoker.jobs.placement import place
+
+        if view.fantasyland:
+            return fantasyland(view.cards, view.rules, "ev", samples=self.rollouts, seed=view.seed).board
+        opponents = list(view.opponents)
+        try:
+            solved = place(view.board, view.cards, view.rules, opponents=opponents, dead=view.discards,
+                           samples=self.rollouts, seed=view.seed)
+        except CardError:
+            # a seat in Fantasyland shows an empty board, whose 17 hidden cards may not fit the cards unseen:
+            # the placement then meets the boards that can be seen
+            seen = [board for board in opponents if board.cards] or [Board()]
+            solved = place(view.board, view.cards, view.rules, opponents=seen, dead=view.discards,
+                           samples=self.rollouts, seed=view.seed)
+        return solved.best.board
+
+
+def resolve_ofc_strategy(strategy: object) -> tuple:
+    """``(name, callable)`` of a strategy: a built-in name, ``package.module:function``, ``cmd:COMMAND`` (a bot,
+    :class:`~cpoker.strategies.ofc_bot.OfcBot`) or a callable.
+
+    Raises
+    ------
+    StrategyError
+        For anything else.
+    """
+    if callable(strategy):
+        return getattr(strategy, "__name__", type(strategy).__name__), strategy
+    if not isinstance(strategy, str):
+        raise StrategyError(f"an open-face strategy is a name ({', '.join(STRATEGY_NAMES)}), package.module:function "
+                            f"or a callable, got {type(strategy).__name__}")
+    if strategy == "heuristic":
+        return "heuristic", heuristic
+    found = _MC.fullmatch(strategy)
+    if found:
+        rollouts = MC_ROLLOUTS if found.group(1) is None else check_int("mc rollouts", int(found.group(1)), 1,
+                                                                         100_000)
+        placer = MonteCarloPlacer(rollouts)
+        return placer.__name__, placer
+    if is_bot_name(strategy):
+        bot = OfcBot(strategy)
+        return bot.__name__, bot
+    if ":" in strategy:
+        return strategy, load_plugin(strategy)
+    raise StrategyError(f"unknown open-face strategy {strategy[:60]!r}; known: {', '.join(STRATEGY_NAMES)}, or "
+                        "package.module:function")
+
+
+@dataclass(frozen=True)
+class OfcStrategyScore:
+    """One strategy's figures over a match, each rate with its 95% interval.
+
+    ``points``: its mean points a hand; ``foul_rate``: of its hands; ``fantasyland_entry_rate``: of the hands it
+    played out of Fantasyland, those that earned one; ``fantasyland_stay_rate``: of its Fantasyland hands, those
+    that stayed; ``royalties``: its mean royalties a hand (a foul earns none); ``faults``: hands it forfeited.
+    """
+
+    name: str
+    hands: int
+    points: float
+    interval: tuple
+    foul_rate: float
+    foul_interval: tuple
+    fantasyland_entry_rate: float
+    fantasyland_entry_interval: tuple
+    fantasyland_hands: int
+    fantasyland_stay_rate: float
+    fantasyland_stay_interval: tuple
+    royalties: float
+    royalties_interval: tuple
+    faults: int
+
+    def to_dict(self) -> dict:
+        return {name: [float(v) for v in value] if isinstance(value, tuple) else value
+                for name, value in self.__dict__.items()}
+
+
+@dataclass(frozen=True)
+class OfcMatchResult:
+    """The answer of :func:`match`: a score for each strategy, and every setting that reruns the match."""
+
+    rules: OfcRules
+    names: tuple
+    scores: tuple
+    hands: int
+    asked: int
+    session_hands: int
+    duplicate: bool
+    seed: int
+    partial: bool
+    seconds: float
+
+    def to_dict(self) -> dict:
+        return {"rules": self.rules.to_dict(), "strategies": list(self.names), "hands": self.hands,
+                "asked_hands": self.asked, "session_hands": self.session_hands, "duplicate": self.duplicate,
+                "seed": self.seed, "partial": self.partial, "seconds": self.seconds,
+                "scores": [score.to_dict() for score in self.scores]}
+
+
+# a session's counts for each strategy, in this order
+FIELDS = ("hands", "points", "fouls", "royalties", "royalty_squares", "normal_hands", "entries",
+          "fantasyland_hands", "stays", "faults")
+HANDS, POINTS, FOULS, ROYALTIES, ROYALTY_SQUARES, NORMAL_HANDS, ENTRIES, FANTASYLAND_HANDS, STAYS, FAULTS = \
+    range(len(FIELDS))
+
+
+def _session(index: int, count: int, seed: int, rules: OfcRules, strategies: Sequence[OfcStrategy],
+             duplicate: bool) -> np.ndarray:
+    """Play session ``index`` (``count`` hands; twice, seats swapped, when ``duplicate``): an array of the
+    :data:`FIELDS` for each strategy."""
+    players = len(strategies)
+    totals = np.zeros((players, len(FIELDS)), dtype=np.int64)
+    orders = [list(range(players)), list(range(players))[::-1]] if duplicate else \
+        [[(i + index) % players for i in range(players)]]
+    for table, order in enumerate(orders):  # order[s]: the strategy in seat s
+        sizes = [0] * players  # each seat's Fantasyland (cards), by seat
+        for hand in range(count):
+            button = hand % players
+            # seat k after the button is table seat (button + 1 + k) % players
+            seats = [(button + 1 + k) % players for k in range(players)]
+            deck = np.argsort(np.random.default_rng([seed, index, hand]).random(52), kind="stable")
+            record = play_hand([strategies[order[s]] for s in seats], rules, deck[:SEAT_CARDS * players].tolist(),
+                               [sizes[s] for s in seats],
+                               functools.partial(_decision_seed, seed, index, hand, table))
+            for k, s in enumerate(seats):
+                who = order[s]
+                scored = record.settlement.boards[k]
+                row = totals[who]
+                row[HANDS] += 1
+                row[POINTS] += record.settlement.results[k]
+                row[FOULS] += scored.fouled
+                row[ROYALTIES] += scored.total
+                row[ROYALTY_SQUARES] += scored.total ** 2
+                if record.fantasyland[k]:
+                    row[FANTASYLAND_HANDS] += 1
+                    row[STAYS] += record.next_fantasyland[k] > 0
+                else:
+                    row[NORMAL_HANDS] += 1
+                    row[ENTRIES] += record.next_fantasyland[k] > 0
+                row[FAULTS] += record.faults[k] is not None
+                sizes[s] = record.next_fantasyland[k]
+    return totals
+
+
+def _decision_seed(seed: int, session: int, hand: int, table: int, seat: int, step: int) -> int:
+    """The seed of one decision of a match: the same on any machine, and apart from every other's."""
+    return derived_seed(seed, session, hand, table, seat, step)
+
+
+def _proportion(hits: int, n: int) -> tuple:
+    """``hits / n`` and its 95% Wilson interval (within 0 and 1 even for rare events); NaN for no ``n``."""
+    if not n:
+        return math.nan, (math.nan, math.nan)
+    p = hits / n
+    z2 = Z95 * Z95
+    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = Z95 * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    return p, (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def match(strategies: Sequence[object], hands: int = 1000, rules: "OfcRules | str | None" = None,
+          seed: Optional[int] = None, session_hands: int = 10, progress: bool = False,
+          jobs: Optional[int] = None) -> OfcMatchResult:
+    """Play an open-face match (see the module docstring).
+
+    Parameters
+    ----------
+    strategies
+        2 or 3 strategies (Pineapple deals 3 players; OFC up to 4, of which matches play 2 or 3).
+    hands
+        Deals (heads-up, each is played twice, seats swapped).
+    rules
+        Open-face rules (default ``ofc``).
+    seed
+        Seeds every deal and every ``mc`` decision (default: drawn, and reported).
+    session_hands
+        Hands a session: Fantasyland carries within one.
+    progress, jobs
+        A progress bar on standard error; the threads (default: all cores).
+
+    Raises
+    ------
+    OptionError, StrategyError
+        Naming the first option or strategy that is wrong.
+
+    Examples
+    --------
+    >>> result = match(["heuristic", "heuristic"], hands=20, rules="pineapple", seed=1)
+    >>> result.hands, result.duplicate, round(sum(s.points for s in result.scores), 9)
+    (20, True, 0.0)
+    """
+    from cpoker.jobs.job import numba_threads
+
+    rules = resolve_ofc_rules(rules)
+    if isinstance(strategies, str) or not isinstance(strategies, Sequence) or not 2 <= len(strategies) <= 3:
+        raise OptionError("an open-face match needs 2 or 3 strategies")
+    if len(strategies) > rules.max_players:
+        raise OptionError(f"{rules.name} deals {rules.max_players} players, not {len(strategies)}")
+    hands = check_int("hands", hands, 1, MAX_HANDS)
+    session_hands = check_int("session_hands", session_hands, 1, MAX_SESSION_HANDS)
+    seed = check_seed(seed)
+    seed = new_seed() if seed is None else seed
+    resolved = [resolve_ofc_strategy(strategy) for strategy in strategies]
+    names = tuple(name for name, _ in resolved)
+    players = [play for _, play in resolved]
+    duplicate = len(players) == 2
+    sessions = -(-hands // session_hands)
+    totals = np.zeros((len(players), len(FIELDS)), dtype=np.int64)
+    observations: list = []
+
+    def work(block: tuple) -> np.ndarray:
+        index, _ = block
+        count = min(session_hands, hands - index * session_hands)
+        with interrupts.deferred():  # a signal drops the session in flight; the mc placements never see it
+            return _session(index, count, seed, rules, players, duplicate)
+
+    def combine(block: tuple, session: np.ndarray) -> None:
+        nonlocal totals
+        totals = totals + session
+        observations.append(session[:, POINTS] / session[:, HANDS])  # a session is one observation
+
+    started = time.perf_counter()
+    with numba_threads(jobs), closing_bots():
+        partial = run_blocks(blocks_of(sessions, 1), work, combine, total=hands, progress=progress, unit="deal",
+                             size=lambda block: min(session_hands, hands - block[0] * session_hands),
+                             description="open-face match")
+    played = int(sum(min(session_hands, hands - i * session_hands) for i in range(len(observations))))
+    per_session = np.array(observations, dtype=np.float64)  # sessions x strategies
+    scores = []
+    for who, name in enumerate(names):
+        row = totals[who]
+        n = int(row[HANDS])
+        mean = row[POINTS] / n
+        # the sessions are independent (the hands of one are not: Fantasyland, and a duplicate's two tables)
+        sessions_done = len(per_session)
+        half = Z95 * per_session[:, who].std(ddof=1) / math.sqrt(sessions_done) if sessions_done > 1 else math.nan
+        royalty_mean = row[ROYALTIES] / n
+        royalty_half = Z95 * math.sqrt(max(row[ROYALTY_SQUARES] / n - royalty_mean ** 2, 0.0) / n)
+        foul, foul_interval = _proportion(int(row[FOULS]), n)
+        entry, entry_interval = _proportion(int(row[ENTRIES]), int(row[NORMAL_HANDS]))
+        stay, stay_interval = _proportion(int(row[STAYS]), int(row[FANTASYLAND_HANDS]))
+        scores.append(OfcStrategyScore(name=name, hands=n, points=float(mean),
+                                       interval=(float(mean - half), float(mean + half)),
+                                       foul_rate=foul, foul_interval=foul_interval, fantasyland_entry_rate=entry,
+                                       fantasyland_entry_interval=entry_interval,
+                                       fantasyland_hands=int(row[FANTASYLAND_HANDS]),
+                                       fantasyland_stay_rate=stay, fantasyland_stay_interval=stay_interval,
+                                       royalties=float(royalty_mean),
+                                       royalties_interval=(float(royalty_mean - royalty_half),
+                                                           float(royalty_mean + royalty_half)),
+                                       faults=int(row[FAULTS])))
+    return OfcMatchResult(rules=rules, names=names, scores=tuple(scores), hands=played, asked=hands,
+                          session_hands=session_hands, duplicate=duplicate, seed=seed, partial=partial,
+                          seconds=time.perf_counter() - started)

@@ -1,0 +1,1 @@
+"""Reinforcement-learning environments (the ``rl`` extra: ``pip install "cpoker[rl]"``)."""

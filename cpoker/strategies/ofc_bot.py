@@ -1,0 +1,125 @@
+"""Open-face bots: programs in any language that place cards over the line protocol (docs/bots.md).
+
+A request is one decision, one JSON line; the answer, one line, is the board the bot leaves::
+
+    -> {"protocol": 1, "game": "pineapple", "rules": {...}, "board": "Qh / 9s 9d / Ah Kh", "cards": "Qd 7c 2s",
+        "keep": 2, "opponents": ["Kc 7d / 5s 5d / 8c 8h 3d"], "discards": "4c", "fantasyland": false, "seat": 1}
+    <- {"board": "Qh Qd / 9s 9d 2s / Ah Kh"}
+
+The request's ``"game"`` key tells it from the closed game's (which has ``"hands"``).  Faults are contained as
+for the closed game (:mod:`cpoker.strategies.bots`): a crash, garbage, no answer in time, or a board that
+breaks the rules (a card moved, one not dealt, the wrong count) forfeits that hand, the bot is restarted, and
+three faults in a row break it (:class:`~cpoker.BotBroken`).
+"""
+
+from __future__ import annotations
+
+from cpoker.game.cards import format_cards
+from cpoker.game.ofc.boards import Board
+from cpoker.game.ofc.play import OfcView, placed_board
+from cpoker.game.ofc.rules import OfcRules
+from cpoker.strategies.bots import PREFIX, Bot
+from cpoker.system.errors import StrategyError
+
+
+def request_of(view: OfcView) -> dict:
+    """The protocol's request for a decision (its keys but ``protocol``)."""
+    return {"game": view.rules.game, "rules": view.rules.to_dict(), "board": str(view.board),
+            "cards": format_cards(view.cards, sort=False), "keep": view.keep,
+            "opponents": [str(board) for board in view.opponents], "discards": format_cards(view.discards),
+            "fantasyland": view.fantasyland, "seat": view.seat}
+
+
+class OfcBot:
+    """A :class:`~cpoker.strategies.bots.Bot` as an open-face strategy (``cmd:COMMAND`` in an open-face match)."""
+
+    def __init__(self, bot: "Bot | str") -> None:
+        self.bot = bot if isinstance(bot, Bot) else Bot(bot)
+        self.__name__ = self.bot.__name__
+
+    def __call__(self, view: OfcView) -> Board:
+        answer = self.bot.request_object(request_of(view))
+        board = answer.get("board")
+        try:
+            if not isinstance(board, str):
+                raise StrategyError(f"answered {str(answer)[:80]}, without a \"board\" of text")
+            placed = placed_board(view, board)
+        except StrategyError as error:
+            self.bot.answer_was_wrong(str(error))
+            raise StrategyError(f"bot {self.__name__!r} {error}") from None
+        self.bot.answer_was_right()
+        return placed
+
+
+def is_bot_name(strategy: object) -> bool:
+    return isinstance(strategy, str) and strategy.startswith(PREFIX)
+
+
+def check_ofc_bot(bot: "Bot | str", rules: "OfcRules | str" = "pineapple", seed: int = 0) -> list:
+    """Conformance checks of an open-face bot (what ``cpoker bot-check --game pineapple`` prints): a hand's
+    decisions in order (the first cards, each round, the last), a Fantasyland, a request with keys it does not
+    know, and its end when its input ends.  Each answer must be a legal board (:func:`placed_board`)."""
+    import subprocess
+    import time
+
+    import numpy as np
+
+    from cpoker.game.cards import Card
+    from cpoker.game.ofc.heuristic import heuristic
+    from cpoker.game.ofc.rules import resolve_ofc_rules
+    from cpoker.strategies.bots import BotProcess, Check, fault_of
+
+    rules = resolve_ofc_rules(rules)
+    bot = bot if isinstance(bot, Bot) else Bot(bot)
+    child = BotProcess(bot)
+    checks: list = []
+    cards = [Card(int(c)) for c in np.random.default_rng(seed).permutation(52)]
+
+    def ask(name: str, view: OfcView, extra: "dict | None" = None) -> "Board | None":
+        started = time.perf_counter()
+        try:
+            answer = child.ask_object({**request_of(view), **(extra or {})})
+            board = answer.get("board") if isinstance(answer, dict) else None
+            placed = placed_board(view, board if isinstance(board, str) else answer)
+        except StrategyError as error:
+            checks.append(Check(name, False, str(error)))
+            return None
+        except Exception as error:  # the protocol's faults (no answer, garbage, a crash)
+            reason = fault_of(error)
+            if reason is None:
+                raise
+            checks.append(Check(name, False, reason))
+            child.close()
+            return None
+        checks.append(Check(name, True, f"{1e3 * (time.perf_counter() - started):.1f} ms: {placed}"))
+        return placed
+
+    try:
+        board, dealt, step = Board(), 0, 0
+        while not board.is_complete:
+            count, keep = ((rules.first_cards, rules.first_cards) if not board.cards
+                           else (rules.round_cards, rules.round_places))
+            view = OfcView(rules=rules, board=board, cards=tuple(cards[dealt:dealt + count]), keep=keep,
+                           opponents=(Board(),), discards=(), fantasyland=False, seat=0, seed=step)
+            name = ("starts, and places the first cards" if not board.cards
+                    else "places the last round" if len(board.cards) + keep == 13 else f"places round {step}"
+                    + (" (a request with keys it does not know)" if step == 1 else ""))
+            placed = ask(name, view, {"future_key": [1, 2]} if step == 1 else None)
+            board = placed if placed is not None else heuristic(view)  # on, with a legal board, after a failure
+            dealt += count
+            step += 1
+        size = min(dict(rules.fantasyland).values(), default=13)
+        view = OfcView(rules=rules, board=Board(), cards=tuple(cards[20:20 + size]), keep=13, opponents=(Board(),),
+                       discards=(), fantasyland=True, seat=0, seed=step)
+        ask(f"sets a Fantasyland of {size} cards", view)
+        process = child.process
+        if process is not None:
+            process.stdin.close()  # type: ignore[union-attr]
+            try:
+                process.wait(timeout=2.0)
+                checks.append(Check("ends when its input ends", True, f"exit status {process.returncode}"))
+            except subprocess.TimeoutExpired:
+                checks.append(Check("ends when its input ends", False, "still running 2 s after its input ended"))
+    finally:
+        child.close()
+    return checks

@@ -1,0 +1,34 @@
+#!/usr/bin/env python3
+"""An open-face bot that speaks cpoker's line protocol (docs/bots.md), placing cards with cpoker's heuristic.
+
+    cpoker ofc match heuristic "cmd:python examples/bots/ofc_python_bot.py" --rules pineapple --hands 100
+
+It reads one JSON request a line (one decision: the board, the cards dealt, how many to keep, what it can see)
+and answers each with one line: the board it leaves.  It ends when its input ends.
+"""
+
+import json
+import sys
+
+from cpoker.game.cards import parse_cards
+from cpoker.game.ofc.boards import Board
+from cpoker.game.ofc.heuristic import heuristic
+from cpoker.game.ofc.play import OfcView
+from cpoker.game.ofc.rules import OfcRules
+
+
+def main() -> int:
+    for line in sys.stdin:
+        request = json.loads(line)
+        view = OfcView(rules=OfcRules.preset(request["game"]), board=Board.parse(request["board"]),
+                       cards=parse_cards(request["cards"]), keep=request["keep"],
+                       opponents=tuple(Board.parse(b) for b in request["opponents"]),
+                       discards=parse_cards(request["discards"]) if request["discards"] else (),
+                       fantasyland=request["fantasyland"], seat=request["seat"], seed=0)
+        sys.stdout.write(json.dumps({"board": str(heuristic(view))}) + "\n")
+        sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,139 @@
+"""Open-face matches: hands dealt and played as the rules say, duplicate and zero-sum, Fantasyland carried,
+faults contained, seeded, and the command."""
+
+import json
+import os
+import signal
+import threading
+
+import numpy as np
+import pytest
+
+from cpoker import OptionError, StrategyError
+from cpoker.cli import main
+from cpoker.game.ofc.boards import Board
+from cpoker.game.ofc.play import SEAT_CARDS, OfcView, placed_board, play_hand
+from cpoker.game.ofc.heuristic import heuristic
+from cpoker.game.ofc.rules import OfcRules
+from cpoker.jobs.ofc_match import match, resolve_ofc_strategy
+
+PINEAPPLE = OfcRules.preset("pineapple")
+
+
+class Recorder:
+    """The heuristic, keeping every view it is shown."""
+
+    __name__ = "recorder"
+
+    def __init__(self):
+        self.views = []
+
+    def __call__(self, view):
+        self.views.append(view)
+        return heuristic(view)
+
+
+def junk(view):
+    return "As Ks / - / -"
+
+
+def test_a_hand_deals_each_seat_its_own_cards_in_the_rules_order():
+    first, second = Recorder(), Recorder()
+    deck = np.random.default_rng(1).permutation(52)
+    record = play_hand([first, second], PINEAPPLE, deck[:2 * SEAT_CARDS], [0, 0], lambda k, step: step)
+    for seat, recorder in enumerate((first, second)):
+        views = recorder.views
+        assert [len(v.cards) for v in views] == [5, 3, 3, 3, 3] and [v.keep for v in views] == [5, 2, 2, 2, 2]
+        dealt = [int(c) for v in views for c in v.cards]
+        assert dealt == list(deck[SEAT_CARDS * seat:SEAT_CARDS * (seat + 1)])
+        assert len(views[-1].discards) == 3 and all(v.seat == seat for v in views)
+    # the second seat sees the first's board as it stands after the first has placed this round
+    assert [len(v.opponents[0].cards) for v in second.views] == [5, 7, 9, 11, 13]
+    assert [len(v.opponents[0].cards) for v in first.views] == [0, 5, 7, 9, 11]
+    assert record.settlement.results[0] == -record.settlement.results[1]
+
+
+def test_a_fantasyland_is_dealt_whole_and_hidden():
+    fantasy, other = Recorder(), Recorder()
+    deck = np.random.default_rng(2).permutation(52)
+    record = play_hand([other, fantasy], PINEAPPLE, deck[:2 * SEAT_CARDS], [0, 14], lambda k, step: step)
+    assert len(fantasy.views) == 1 and fantasy.views[0].fantasyland and len(fantasy.views[0].cards) == 14
+    assert fantasy.views[0].keep == 13 and record.fantasyland == (False, True)
+    assert all(not v.opponents[0].cards for v in other.views)  # set face down
+    assert record.boards[1].is_complete
+
+
+def test_answers_are_checked_and_a_fault_forfeits_the_hand():
+    view = OfcView(rules=PINEAPPLE, board=Board.parse("Qh / 9s 9d / Ah Kh"), cards=tuple(Board.parse(
+        "Qd 7c 2s / - / -").front), keep=2, opponents=(), discards=(), fantasyland=False, seat=0, seed=1)
+    assert placed_board(view, "Qh Qd / 9s 9d 7c / Ah Kh").cards
+    for answer, words in (("Qh Qd 7c 2s / 9s 9d / Ah Kh", "front holds 3"), ("Qd / 9s 9d / Ah Kh 7c 2s", "moved"),
+                          ("Qh Qd / 9s 9d 3c / Ah Kh", "not among"), ("Qh Qd / 9s 9d / Ah Kh", "placed 1"),
+                          (42, "answered int")):
+        with pytest.raises(StrategyError, match=words):
+            placed_board(view, answer)
+    played = match([junk, "heuristic"], hands=4, rules=PINEAPPLE, seed=1)
+    faulty, fine = played.scores
+    assert faulty.faults == faulty.hands == 8 and faulty.foul_rate == 1.0 and fine.faults == 0
+    assert faulty.points < 0 and faulty.points == -fine.points
+
+
+def test_duplicate_matches_are_zero_sum_and_identical_strategies_tie():
+    same = match(["heuristic", "heuristic"], hands=30, rules=PINEAPPLE, seed=4)
+    assert same.duplicate and same.hands == 30 and all(s.points == 0 and s.hands == 60 for s in same.scores)
+    three = match(["heuristic", Recorder(), "heuristic"], hands=20, rules=PINEAPPLE, seed=4)
+    assert not three.duplicate and abs(sum(s.points for s in three.scores)) < 1e-9
+    assert three.names[1] == "recorder" and all(s.hands == 20 for s in three.scores)
+
+
+def test_fantasyland_carries_within_a_session():
+    recorder = Recorder()
+    played = match([recorder, "heuristic"], hands=300, rules=PINEAPPLE, seed=2, session_hands=30)
+    ours = played.scores[0]
+    fantasy = [v for v in recorder.views if v.fantasyland]
+    assert ours.fantasyland_hands == len(fantasy) > 0 and all(len(v.cards) == 14 for v in fantasy)
+    assert 0 < ours.fantasyland_entry_rate < 0.1 and ours.fantasyland_stay_interval[0] >= 0
+
+
+def test_a_seed_gives_the_same_match_on_any_number_of_threads():
+    one = match(["mc:8", "heuristic"], hands=3, rules=PINEAPPLE, seed=9, jobs=1, session_hands=1)
+    two = match(["mc:8", "heuristic"], hands=3, rules=PINEAPPLE, seed=9, jobs=2, session_hands=1)
+    assert json.dumps([s.to_dict() for s in one.scores]) == json.dumps([s.to_dict() for s in two.scores])
+
+
+def test_strategies_and_options_are_checked():
+    assert resolve_ofc_strategy("mc")[0] == "mc" and resolve_ofc_strategy("mc:500")[0] == "mc:500"
+    name, loaded = resolve_ofc_strategy("tests.jobs.test_ofc_match:junk")
+    assert name == "tests.jobs.test_ofc_match:junk" and loaded.__name__ == "junk"
+    assert resolve_ofc_strategy("cmd:./bot --level 3")[0] == "cmd:./bot --level 3"  # started when first asked
+    for strategy, words in (("table", "unknown open-face strategy"), ("nowhere.module:f", "cannot load"),
+                            (3, "got int")):
+        with pytest.raises(StrategyError, match=words):
+            resolve_ofc_strategy(strategy)
+    with pytest.raises(OptionError, match="2 or 3 strategies"):
+        match(["heuristic"], hands=1)
+    with pytest.raises(OptionError, match="hands"):
+        match(["heuristic", "heuristic"], hands=0)
+
+
+def test_the_command(capsys):
+    assert main(["ofc", "match", "heuristic", "heuristic", "--rules", "pineapple", "--hands", "20", "--seed", "3",
+                 "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["hands"] == 20 and data["seed"] == 3 and data["duplicate"] and len(data["scores"]) == 2
+    assert set(data["scores"][0]) >= {"points", "interval", "foul_rate", "fantasyland_entry_rate", "royalties"}
+    assert main(["ofc", "match", "heuristic", "heuristic", "--hands", "20", "--seed", "3"]) == 0
+    assert "20 deals of ofc (duplicate" in capsys.readouterr().out
+    assert main(["ofc", "match", "heuristic", "nope"]) == 2
+    assert "unknown open-face strategy 'nope'" in capsys.readouterr().err
+
+
+def test_a_real_ctrl_c_returns_the_sessions_done():
+    match(["heuristic", "mc:8"], hands=1, rules=PINEAPPLE, seed=1)  # compiled and warm
+    timer = threading.Timer(1.5, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        played = match(["heuristic", "mc:16"], hands=10_000, rules=PINEAPPLE, seed=1, session_hands=2)
+    finally:
+        timer.cancel()
+    assert played.partial and 0 < played.hands < 10_000 and played.hands % 2 == 0
