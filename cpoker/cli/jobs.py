@@ -142,13 +142,13 @@ def cmd_simulate(args) -> int:
         print(f"exact value: {fixed(result.ev, '+.0f')} points per deal ("
               f"{result.opponents} opponent(s) each win every row)")
         return 0
-    status = _partial_status(result.partial, f"{result.samples} of {result.requested_samples} samples", out,
+    status = partial_status(result.partial, f"{result.samples} of {result.requested_samples} samples", out,
                              "simulate")
     low, high = result.interval
     print(f"EV {fixed(result.ev, '+.4f')} points per deal, 95% interval [{fixed(low, '+.4f')}, "
           f"{fixed(high, '+.4f')}], against "
           f"{result.opponents} '{result.opponent_model}' opponent(s), {result.samples} samples, "
-          f"seed {result.seed}{_resumed_after(saved, 'samples')}{status}")
+          f"seed {result.seed}{resumed_after(saved, 'samples')}{status}")
     print(f"  {'row':<8}{'hand':<46}{'win':>7}{'tie':>7}{'loss':>7}")
     for name, value in zip(("front", "middle", "back"), arrangement.values):
         p = result.rows[name]
@@ -182,9 +182,9 @@ def cmd_match(args) -> int:
     if args.json:
         print_json(data)
         return PARTIAL if result.partial else 0
-    status = _partial_status(result.partial, f"{result.deals} of {result.requested_deals} deals", out, "match")
+    status = partial_status(result.partial, f"{result.deals} of {result.requested_deals} deals", out, "match")
     print(f"{' vs '.join(result.strategies)}: {result.format} format, {result.deals} deals, seed {result.seed}"
-          f"{_resumed_after(saved, 'deals')}{status}")
+          f"{resumed_after(saved, 'deals')}{status}")
     header = f"  {'strategy':<28}{'points/deal':>12}   {'95% interval':<21}"
     surrender = result.rules.surrender is not None
     if surrender:
@@ -230,10 +230,10 @@ def cmd_tournament(args) -> int:
     if args.json:
         print_json(data)
         return PARTIAL if result.partial else 0
-    status = _partial_status(result.partial, f"{result.deals} of {result.requested_deals} deals", out, "tournament")
+    status = partial_status(result.partial, f"{result.deals} of {result.requested_deals} deals", out, "tournament")
     n = len(result.strategies)
     print(f"tournament of {n} strategies: every pair in duplicate format on the same {result.deals} deals, "
-          f"seed {result.seed}, rules {result.rules.name}{_resumed_after(saved, 'deals')}{status}")
+          f"seed {result.seed}, rules {result.rules.name}{resumed_after(saved, 'deals')}{status}")
     for i, name in enumerate(result.strategies, 1):
         print(f"  ({i}) {name}")
     print("points per deal of the row's strategy against the column's, with the 95% interval's half-width:")
@@ -284,13 +284,13 @@ def resumed_job(args, kind: str, suffixes: tuple = OUT_SUFFIXES) -> "tuple[Optio
     from cpoker.system.files import read_json
 
     noun = {"match": "match", "simulate": "simulation", "exploit": "exploit run", "tournament": "tournament",
-            "review": "review"}[kind]
+            "review": "review", "ofc-match": "open-face match"}[kind]
     saved: Any = None
     if args.resume:
         saved = read_json(args.resume, f"saved {noun}")
         if not isinstance(saved, dict) or saved.get("kind") != kind or not isinstance(saved.get("state"), dict):
             raise OptionError(f"{args.resume} is not a {noun} result that can be resumed "
-                              f"(cpoker {kind} --out FILE.json writes one)")
+                              f"(cpoker {kind.replace('-', ' ')} --out FILE.json writes one)")
     out = args.out or args.resume  # a resumed job's file becomes the continued one's
     if args.checkpoint and not (out and Path(out).suffix.lower() == ".json"):
         raise OptionError(f"--checkpoint saves the {noun} so far to its --out FILE.json; give one")
@@ -307,7 +307,7 @@ def rules_of(args, saved: Optional[dict]):
     return Rules.from_dict(saved.get("rules"), f"rules in {args.resume}")
 
 
-def _partial_status(partial: bool, done: str, out: Optional[str], kind: str) -> str:
+def partial_status(partial: bool, done: str, out: Optional[str], kind: str) -> str:
     """The note after a partial result: how far it got, and the command that continues it when it was saved."""
     if not partial:
         return ""
@@ -316,7 +316,7 @@ def _partial_status(partial: bool, done: str, out: Optional[str], kind: str) -> 
                                                   else ")")
 
 
-def _resumed_after(saved: Optional[dict], unit: str) -> str:
+def resumed_after(saved: Optional[dict], unit: str) -> str:
     if not saved:
         return ""
     done = saved.get(unit)  # the saved result's deals, samples or hands
@@ -372,11 +372,11 @@ def cmd_exploit(args) -> int:
     exit_code = _save_and_print_json(args, result, out)
     if exit_code is not None:
         return exit_code
-    status = _partial_status(result.partial, f"{result.hands} of {result.requested_hands} hands", out, "exploit")
+    status = partial_status(result.partial, f"{result.hands} of {result.requested_hands} hands", out, "exploit")
     low, high = result.interval
     print(f"best response against '{result.strategy}' under {result.rules.name}: {result.hands} hands, "
           f"{result.samples} samples to choose and {result.samples} fresh samples to score each, "
-          f"seed {result.seed}{_resumed_after(saved, 'hands')}{status}")
+          f"seed {result.seed}{resumed_after(saved, 'hands')}{status}")
     print(f"gain {fixed(result.gain, '+.4f')} points per hand, 95% interval [{fixed(low, '+.4f')}, "
           f"{fixed(high, '+.4f')}]; the choices differ "
           f"in value on {percent(result.differ).strip()} of hands")

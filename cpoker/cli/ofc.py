@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import json
 
 from cpoker.cli.common import fail, print_json, print_matrix
-from cpoker.cli.options import Parser, command, int_in, seed_option
+from cpoker.cli.options import Parser, backend_options, bot_options, command, int_in, resume_options, seed_option
 from cpoker.game.cards import format_cards
 
 MAX_PLACEMENT_SAMPLES = 1_000_000
@@ -109,14 +110,32 @@ def _worth(args) -> int:
 
 
 def _match(args) -> int:
-    from cpoker.cli.common import PARTIAL, fixed, show_progress
+    from cpoker.cli.common import PARTIAL, fixed, played as contained, show_progress
+    from cpoker.cli.jobs import checkpointing, given, partial_status, resumed_after, resumed_job, write_out
+    from cpoker.game.ofc.rules import OfcRules
     from cpoker.jobs.ofc_match import match
+    from cpoker.strategies.ofc_bot import is_bot_name
+    from cpoker.strategies.bots import Bot
 
-    played = match(args.strategies, hands=args.hands, rules=args.rules, seed=args.seed,
-                   session_hands=args.session_hands, progress=show_progress(args), jobs=args.jobs)
+    saved, out = resumed_job(args, "ofc-match")
+    names = args.strategies or (saved or {}).get("strategies", [])
+    strategies = [Bot(name, timeout=args.bot_timeout, silence=args.bot_silence) if is_bot_name(name) else name
+                  for name in names]
+    rules = args.rules if args.rules is not None or not saved else OfcRules.from_dict(saved["rules"])
+    played = contained(match, strategies, hands=given(args.hands, saved, "asked_hands", 1000), rules=rules,
+                       seed=args.seed, session_hands=given(args.session_hands, saved, "session_hands", 10),
+                       progress=show_progress(args), jobs=args.jobs, backend=args.backend, scheduler=args.scheduler,
+                       resume=saved, **checkpointing(args, out))
+    data = played.to_dict()
+    if out:
+        common = {key: data[key] for key in ("version", "session_hands", "seed", "partial")}
+        common.update(deals=data["hands"], rules=played.rules.name)  # (each score's "hands": its own)
+        write_out(out, data, [{**common, **{k: json.dumps(v) if isinstance(v, list) else v
+                                            for k, v in score.items()}} for score in data["scores"]])
     if args.json:
-        print_json(played.to_dict())
+        print_json(data)
         return PARTIAL if played.partial else 0
+    status = partial_status(played.partial, f"{played.hands:,} of {played.asked:,} deals", out, "ofc match")
 
     def rate(value: float, interval: tuple) -> str:
         if value != value:  # NaN: nothing to count
@@ -125,8 +144,7 @@ def _match(args) -> int:
 
     kind = "duplicate, seats swapped" if played.duplicate else "seats rotating"
     print(f"{played.hands:,} deals of {played.rules.name} ({kind}; sessions of {played.session_hands} hands, "
-          f"Fantasyland carried within one), seed {played.seed}"
-          f"{f', PARTIAL: {played.hands:,} of {played.asked:,} deals' if played.partial else ''}:")
+          f"Fantasyland carried within one), seed {played.seed}{resumed_after(saved, 'hands')}{status}:")
     width = max(len(name) for name in played.names)
     print(f"  {'strategy':<{width}}  {'points a hand':<24}{'fouls':<22}{'enters Fantasyland':<22}"
           f"{'stays':<22}royalties")
@@ -226,17 +244,21 @@ def add_ofc(commands) -> None:
     placing.add_argument("--quiet", action="store_true", help="no progress bar (none is shown off a terminal)")
     matching = command(actions, "match", "strategies play whole hands, Fantasyland carried; heads-up is duplicate",
                        "cpoker ofc match mc heuristic --rules pineapple --hands 200 --seed 1")
-    matching.add_argument("strategies", nargs="+", metavar="STRATEGY",
+    matching.add_argument("strategies", nargs="*", metavar="STRATEGY",
                           help="2 or 3 of: heuristic, mc (the placement solver at 100 rollouts), mc:N, "
                                "package.module:function")
-    matching.add_argument("--hands", type=int_in(1, 10_000_000), default=1000, help="deals (default 1000)")
+    matching.add_argument("--hands", type=int_in(1, 10_000_000), default=None, help="deals (default 1000)")
     matching.add_argument("--rules", default=None, help=OFC_RULES_HELP)
     seed_option(matching)
-    matching.add_argument("--session-hands", type=int_in(1, 1000), default=10,
+    matching.add_argument("--session-hands", type=int_in(1, 1000), default=None,
                           help="hands a session: Fantasyland carries within one (default 10)")
     matching.add_argument("--jobs", type=int_in(1, 4096), default=None,
                           help="threads (default: all cores); never changes results")
     matching.add_argument("--quiet", action="store_true", help="no progress bar (none is shown off a terminal)")
+    matching.add_argument("--out", help="save the result with every setting to FILE.json or FILE.csv")
+    backend_options(matching)
+    bot_options(matching)
+    resume_options(matching, "match", "hands")
     worth = command(actions, "fantasy-worth", "measure what a Fantasyland is worth, in points, by simulation",
                     "cpoker ofc fantasy-worth --rules pineapple --hands 20000 --seed 1")
     worth.add_argument("--rules", default=None, help=OFC_RULES_HELP)

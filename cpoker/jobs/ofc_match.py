@@ -26,7 +26,7 @@ import math
 import re
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional
 
 import numpy as np
@@ -37,7 +37,9 @@ from cpoker.game.ofc.play import SEAT_CARDS, OfcStrategy, OfcView, play_hand
 from cpoker.game.ofc.heuristic import heuristic
 from cpoker.game.ofc.rules import OfcRules, resolve_ofc_rules
 from cpoker.run.blocks import blocks_of
-from cpoker.run.runner import run_blocks
+from cpoker.run import saved
+from cpoker.run.runner import check_backend, run_blocks
+from cpoker.run.saved import check_checkpoint
 from cpoker.run.stats import Z95
 from cpoker.strategies.bots import closing_bots
 from cpoker.strategies.ofc_bot import OfcBot, is_bot_name
@@ -46,6 +48,7 @@ from cpoker.system import interrupts
 from cpoker.system.errors import CardError, OptionError, StrategyError
 from cpoker.system.limits import check_int, check_seed
 
+KIND, STATE_FORMAT = "ofc-match", "ofc-match-1"
 MC_ROLLOUTS = 100
 MAX_HANDS = 10_000_000
 MAX_SESSION_HANDS = 1000
@@ -154,12 +157,16 @@ class OfcMatchResult:
     seed: int
     partial: bool
     seconds: float
+    state: dict = field(default_factory=dict, repr=False)
 
     def to_dict(self) -> dict:
-        return {"rules": self.rules.to_dict(), "strategies": list(self.names), "hands": self.hands,
-                "asked_hands": self.asked, "session_hands": self.session_hands, "duplicate": self.duplicate,
-                "seed": self.seed, "partial": self.partial, "seconds": self.seconds,
-                "scores": [score.to_dict() for score in self.scores]}
+        """The result as JSON-ready data, with the ``state`` that ``match(..., resume=...)`` continues."""
+        from cpoker._version import __version__
+
+        return {"kind": KIND, "version": __version__, "rules": self.rules.to_dict(), "strategies": list(self.names),
+                "hands": self.hands, "asked_hands": self.asked, "session_hands": self.session_hands,
+                "duplicate": self.duplicate, "seed": self.seed, "partial": self.partial, "seconds": self.seconds,
+                "scores": [score.to_dict() for score in self.scores], "state": self.state}
 
 
 # a session's counts for each strategy, in this order
@@ -225,7 +232,8 @@ def _proportion(hits: int, n: int) -> tuple:
 
 def match(strategies: Sequence[object], hands: int = 1000, rules: "OfcRules | str | None" = None,
           seed: Optional[int] = None, session_hands: int = 10, progress: bool = False,
-          jobs: Optional[int] = None) -> OfcMatchResult:
+          jobs: Optional[int] = None, backend: str = "local", scheduler: Optional[str] = None,
+          resume: object = None, checkpoint: object = None, checkpoint_seconds: float = 10.0) -> OfcMatchResult:
     """Play an open-face match (see the module docstring).
 
     Parameters
@@ -242,11 +250,19 @@ def match(strategies: Sequence[object], hands: int = 1000, rules: "OfcRules | st
         Hands a session: Fantasyland carries within one.
     progress, jobs
         A progress bar on standard error; the threads (default: all cores).
+    backend, scheduler
+        ``"local"`` (default) or ``"dask"``: the sessions on a Dask cluster (the one at ``scheduler``, or a local
+        one for the match); the same result.
+    resume
+        A saved result of this match (``to_dict()``, or its JSON read back) to continue, to the result of one
+        unbroken run: more ``hands``, or the rest of a partial one.
+    checkpoint, checkpoint_seconds
+        ``checkpoint(result)`` is called with the partial result every ``checkpoint_seconds`` (to save it).
 
     Raises
     ------
     OptionError, StrategyError
-        Naming the first option or strategy that is wrong.
+        Naming the first option or strategy that is wrong, or a saved result that is not this match's.
 
     Examples
     --------
@@ -264,14 +280,23 @@ def match(strategies: Sequence[object], hands: int = 1000, rules: "OfcRules | st
     hands = check_int("hands", hands, 1, MAX_HANDS)
     session_hands = check_int("session_hands", session_hands, 1, MAX_SESSION_HANDS)
     seed = check_seed(seed)
-    seed = new_seed() if seed is None else seed
     resolved = [resolve_ofc_strategy(strategy) for strategy in strategies]
     names = tuple(name for name, _ in resolved)
     players = [play for _, play in resolved]
     duplicate = len(players) == 2
+    backend = check_backend(backend, scheduler)
+    check_checkpoint(checkpoint, checkpoint_seconds)
     sessions = -(-hands // session_hands)
     totals = np.zeros((len(players), len(FIELDS)), dtype=np.int64)
     observations: list = []
+    earlier = 0.0
+    if resume is not None:
+        (totals, observations, earlier), seed = saved.resumed(
+            resume, KIND, STATE_FORMAT, _reader(len(players)), seed=seed, rules=None,  # type: ignore[arg-type]
+            tables_sha256="", now={"rules": rules.to_dict(), "strategies": list(names),
+                                   "session_hands": session_hands},
+            unit="hands", asked=hands, block=session_hands, label="open-face match")
+    seed = new_seed() if seed is None else seed
 
     def work(block: tuple) -> np.ndarray:
         index, _ = block
@@ -285,12 +310,42 @@ def match(strategies: Sequence[object], hands: int = 1000, rules: "OfcRules | st
         observations.append(session[:, POINTS] / session[:, HANDS])  # a session is one observation
 
     started = time.perf_counter()
+
+    def result(partial: bool) -> OfcMatchResult:
+        return _result(rules, names, totals, observations, hands, session_hands, duplicate, seed, partial,
+                       earlier + time.perf_counter() - started)
+
+    first = len(observations)
+    save = checkpoint if callable(checkpoint) else None
     with numba_threads(jobs), closing_bots():
-        partial = run_blocks(blocks_of(sessions, 1), work, combine, total=hands, progress=progress, unit="deal",
+        partial = run_blocks(blocks_of(sessions - first, 1, first_index=first), work, combine,
+                             total=hands - min(hands, first * session_hands), progress=progress, unit="deal",
                              size=lambda block: min(session_hands, hands - block[0] * session_hands),
-                             description="open-face match")
+                             description="open-face match", backend=backend, scheduler=scheduler,
+                             checkpoint=None if save is None else lambda: save(result(True)),
+                             checkpoint_seconds=checkpoint_seconds)
+    return result(partial)
+
+
+def _reader(players: int):
+    """How a saved match's state is read back: its totals, its sessions' points a hand, its seconds."""
+    def read(data: dict, state: dict) -> saved.Reading:
+        totals = np.array(state["totals"], dtype=np.int64).reshape(players, len(FIELDS))
+        observations = [np.array(row, dtype=np.float64).reshape(players) for row in state["observations"]]
+        done = saved.count(data["hands"])
+        settings = {"rules": data["rules"], "strategies": data["strategies"], "session_hands": data["session_hands"]}
+        consistent = len(observations) == -(-done // int(data["session_hands"])) and int(totals[0, HANDS]) == done * (
+            2 if players == 2 else 1)
+        return saved.Reading(tally=(totals, observations, float(data["seconds"])), done=done, consistent=consistent,
+                             settings=settings)
+    return read
+
+
+def _result(rules: OfcRules, names: tuple, totals: np.ndarray, observations: list, hands: int, session_hands: int,
+            duplicate: bool, seed: int, partial: bool, seconds: float) -> OfcMatchResult:
+    """The match's result from its sums so far."""
     played = int(sum(min(session_hands, hands - i * session_hands) for i in range(len(observations))))
-    per_session = np.array(observations, dtype=np.float64)  # sessions x strategies
+    per_session = np.array(observations, dtype=np.float64).reshape(len(observations), len(names))
     scores = []
     for who, name in enumerate(names):
         row = totals[who]
@@ -314,6 +369,7 @@ def match(strategies: Sequence[object], hands: int = 1000, rules: "OfcRules | st
                                        royalties_interval=(float(royalty_mean - royalty_half),
                                                            float(royalty_mean + royalty_half)),
                                        faults=int(row[FAULTS])))
+    state = {"format": STATE_FORMAT, "totals": totals.tolist(), "observations": [row.tolist() for row in observations]}
     return OfcMatchResult(rules=rules, names=names, scores=tuple(scores), hands=played, asked=hands,
                           session_hands=session_hands, duplicate=duplicate, seed=seed, partial=partial,
-                          seconds=time.perf_counter() - started)
+                          seconds=seconds, state=state)

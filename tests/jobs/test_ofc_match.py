@@ -137,3 +137,34 @@ def test_a_real_ctrl_c_returns_the_sessions_done():
     finally:
         timer.cancel()
     assert played.partial and 0 < played.hands < 10_000 and played.hands % 2 == 0
+
+
+def test_a_match_resumed_is_the_match_never_stopped(tmp_path, capsys):
+    whole = match(["heuristic", "mc:4"], hands=30, rules=PINEAPPLE, seed=6)
+    half = match(["heuristic", "mc:4"], hands=20, rules=PINEAPPLE, seed=6)
+    saved = json.loads(json.dumps(half.to_dict()))  # as a file holds it
+    continued = match(["heuristic", "mc:4"], hands=30, rules=PINEAPPLE, resume=saved)
+    assert continued.seed == 6 and json.dumps([s.to_dict() for s in continued.scores]) == \
+        json.dumps([s.to_dict() for s in whole.scores])
+    with pytest.raises(OptionError, match="session_hands"):
+        match(["heuristic", "mc:4"], hands=30, rules=PINEAPPLE, resume=saved, session_hands=5)
+    with pytest.raises(OptionError, match="strategies"):
+        match(["heuristic", "heuristic"], hands=30, rules=PINEAPPLE, resume=saved)
+    # the command: --out, then --resume with more hands; a checkpoint file is a result to resume
+    out = tmp_path / "match.json"
+    assert main(["ofc", "match", "heuristic", "mc:4", "--rules", "pineapple", "--hands", "20", "--seed", "6",
+                 "--out", str(out), "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["ofc", "match", "--resume", str(out), "--hands", "30", "--json", "--quiet"]) == 0
+    printed, kept = json.loads(capsys.readouterr().out), json.loads(out.read_text())
+    assert printed["hands"] == kept["hands"] == 30 and kept["scores"][1]["points"] == whole.scores[1].points
+    assert main(["ofc", "match", "heuristic", "heuristic", "--hands", "10", "--checkpoint", "--quiet"]) == 2
+
+
+@pytest.mark.slow
+@pytest.mark.cluster
+def test_a_match_on_a_dask_cluster_is_the_local_match():
+    pytest.importorskip("distributed")
+    local = match(["heuristic", "mc:4"], hands=20, rules=PINEAPPLE, seed=8, session_hands=5)
+    remote = match(["heuristic", "mc:4"], hands=20, rules=PINEAPPLE, seed=8, session_hands=5, backend="dask")
+    assert json.dumps([s.to_dict() for s in remote.scores]) == json.dumps([s.to_dict() for s in local.scores])

@@ -219,7 +219,14 @@ class OfcRules:
     @classmethod
     def from_toml_text(cls, text: str, source: str = "rules") -> "OfcRules":
         """House rules from TOML text: ``game = "pineapple"`` picks the preset the other fields change."""
-        data = read_rules_toml(text, source)
+        return cls.from_dict(read_rules_toml(text, source), source)
+
+    @classmethod
+    def from_dict(cls, data: object, source: str = "rules") -> "OfcRules":
+        """Rules from a mapping of their fields (a TOML file's, or :meth:`to_dict`'s: its ``name`` is ignored)."""
+        if not isinstance(data, Mapping):
+            raise _fail(source, "open-face rules are a table of fields")
+        data = {key: value for key, value in data.items() if key != "name"}
         fields = ("game", "first_cards", "round_cards", "round_places", "fantasyland", "fantasyland_repeat",
                   "stay", "royalties", "scoop", "royalty_multiplier")
         unknown = set(data) - set(fields)
