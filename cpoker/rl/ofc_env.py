@@ -102,6 +102,7 @@ class OfcEnv(AECEnv):
             for agent in self.possible_agents}
         self.action_spaces = {agent: spaces.Discrete(self.actions) for agent in self.possible_agents}
         self._seed = 0
+        self._path: tuple = ()
         self._boards: list = []
         self._discards: list = []
         self._cards: list = []
@@ -115,9 +116,20 @@ class OfcEnv(AECEnv):
         return self.action_spaces[agent]
 
     def reset(self, seed: Optional[int] = None, options: Optional[dict] = None) -> None:
-        self._seed = new_seed() if seed is None else int(seed)
+        """A new hand.  ``options={"match": {"seed": s, "session": i, "table": t}}`` deals the first hand of
+        session ``i`` of ``cpoker.ofc.match(..., seed=s, session_hands=1)`` at its table ``t`` (0, or 1 for a
+        duplicate's second), with that match's decision seeds: the environment then plays that match's hands."""
+        match = (options or {}).get("match")
+        if match is not None:
+            self._seed = int(match["seed"])
+            self._path = (int(match["session"]), 0, int(match.get("table", 0)))
+            shuffle = np.random.default_rng([self._seed, self._path[0], 0])
+        else:
+            self._seed = new_seed() if seed is None else int(seed)
+            self._path = ()
+            shuffle = np.random.default_rng(self._seed)
         players = len(self.possible_agents)
-        deck = np.argsort(np.random.default_rng(self._seed).random(52), kind="stable")
+        deck = np.argsort(shuffle.random(52), kind="stable")
         self._cards = [[Card(int(c)) for c in deck[SEAT_CARDS * k:SEAT_CARDS * (k + 1)]] for k in range(players)]
         self._boards = [Board() for _ in range(players)]
         self._discards = [() for _ in range(players)]
@@ -148,7 +160,7 @@ class OfcEnv(AECEnv):
         others = tuple(self._boards[(seat + i) % players] for i in range(1, players))
         return OfcView(rules=self.rules, board=self._boards[seat], cards=cards, keep=kept, opponents=others,
                        discards=self._discards[seat], fantasyland=False, seat=seat,
-                       seed=derived_seed(self._seed, seat, self._step // players + 1))
+                       seed=derived_seed(self._seed, *self._path, seat, self._step // players + 1))
 
     def action_of(self, agent: str, board: object) -> int:
         """The action that leaves ``board`` (a board a strategy answered for :meth:`view`)."""

@@ -84,3 +84,17 @@ def test_bad_settings_and_actions_are_refused():
     illegal = int(np.flatnonzero(game.observe(game.agent_selection)["action_mask"] == 0)[0])
     with pytest.raises(StrategyError, match="not legal"):
         game.step(illegal)
+
+
+def test_a_random_agent_and_mc_through_the_environment_give_the_match_figures():
+    """examples/rl/random_against_mc.py: the environment reset to a match's deals plays that match's hands."""
+    import runpy
+    from pathlib import Path
+
+    from cpoker.jobs.ofc_match import match
+
+    example = runpy.run_path(str(Path(__file__).resolve().parents[2] / "examples" / "rl" / "random_against_mc.py"))
+    through_env = example["play"](3, 7, 4)
+    played = match([example["random_strategy"], "mc:4"], hands=3, rules="pineapple", seed=7, session_hands=1)
+    assert [through_env["random"] / 6, through_env["mc"] / 6] == [s.points for s in played.scores]
+    assert through_env["random"] == -through_env["mc"]
