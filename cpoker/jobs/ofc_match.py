@@ -41,7 +41,7 @@ from cpoker.run import saved
 from cpoker.run.runner import check_backend, run_blocks
 from cpoker.run.saved import check_checkpoint
 from cpoker.run.stats import Z95
-from cpoker.strategies.bots import closing_bots
+from cpoker.strategies.bots import Bot, closing_bots
 from cpoker.strategies.ofc_bot import OfcBot, is_bot_name
 from cpoker.strategies.strategy import load_plugin
 from cpoker.system import interrupts
@@ -92,6 +92,9 @@ def resolve_ofc_strategy(strategy: object) -> tuple:
     StrategyError
         For anything else.
     """
+    if isinstance(strategy, Bot):  # (a closed-game callable too: here it places cards)
+        bot = OfcBot(strategy)
+        return bot.__name__, bot
     if callable(strategy):
         return getattr(strategy, "__name__", type(strategy).__name__), strategy
     if not isinstance(strategy, str):

@@ -17,7 +17,18 @@ from cpoker.game.ofc.play import OfcView
 from cpoker.game.ofc.rules import OfcRules
 
 
+def warm_up() -> None:
+    """Compile (or load from numba's cache) the kernels every decision uses, before the first request is read:
+    the first answer has the start-up allowance, the later ones only their time (docs/bots.md)."""
+    from cpoker.game.ofc.fantasyland import fantasyland
+
+    fantasyland("As Ad Ac Kh Kd Qs Jh Th 9c 8c 7c 6c 5c 2d", "pineapple", "royalties")
+    heuristic(OfcView(rules=OfcRules.preset("pineapple"), board=Board(), cards=parse_cards("As Kd 9c 9h 4s"),
+                      keep=5, opponents=(), discards=(), fantasyland=False, seat=0, seed=0))
+
+
 def main() -> int:
+    warm_up()
     for line in sys.stdin:
         request = json.loads(line)
         view = OfcView(rules=OfcRules.preset(request["game"]), board=Board.parse(request["board"]),

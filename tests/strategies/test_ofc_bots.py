@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from helpers import compiled_c_bot
 
-from cpoker import BotBroken
+from cpoker import Bot, BotBroken
 from cpoker.cli import main
 from cpoker.jobs.ofc_match import match
 from cpoker.strategies.ofc_bot import check_ofc_bot
@@ -31,11 +31,15 @@ def _script(tmp_path, name: str, body: str) -> str:
 
 @pytest.mark.subprocess
 def test_the_python_bot_plays_the_heuristic_bit_for_bit():
-    by_bot = match(["heuristic", PYTHON_BOT], hands=12, rules="pineapple", seed=5, session_hands=6)
+    bot = Bot(PYTHON_BOT, timeout=30)  # (a cold numba cache compiles the bot's kernels in its first answers)
+    by_bot = match(["heuristic", bot], hands=12, rules="pineapple", seed=5, session_hands=6)
     built_in = match(["heuristic", "heuristic"], hands=12, rules="pineapple", seed=5, session_hands=6)
     assert json.dumps([s.to_dict() | {"name": ""} for s in by_bot.scores]) == \
         json.dumps([s.to_dict() | {"name": ""} for s in built_in.scores])
     assert by_bot.scores[1].faults == 0 and by_bot.names[1] == PYTHON_BOT
+    # the command passes cmd: strategies as bots with its --bot-timeout: they place cards, not arrange hands
+    assert main(["ofc", "match", "heuristic", PYTHON_BOT, "--rules", "pineapple", "--hands", "2", "--seed", "5",
+                 "--bot-timeout", "30", "--json", "--quiet"]) == 0
 
 
 @pytest.mark.subprocess
@@ -79,7 +83,8 @@ for line in sys.stdin:
 
 @pytest.mark.subprocess
 def test_the_bot_check_command(capsys):
-    assert main(["bot-check", PYTHON_BOT, "--game", "pineapple", "--json"]) == 0
+    # (a cold numba cache compiles the bot's kernels within its first answer's start-up allowance)
+    assert main(["bot-check", PYTHON_BOT, "--game", "pineapple", "--json", "--bot-timeout", "30"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["passed"] and data["game"] == "pineapple" and len(data["checks"]) == 7
     closed_game_bot = f"cmd:{sys.executable} {ROOT / 'examples' / 'bots' / 'python_bot.py'}"
