@@ -170,6 +170,7 @@ def _run_limited(limit_kb: int, cwd, *argv: str, timeout: float = 600, env=None)
                           timeout=timeout, cwd=cwd, env=env)
 
 
+@pytest.mark.slow  # (16 s of real processes under ulimit: the full tier)
 def test_a_job_this_machine_has_not_the_memory_for_stops_in_one_line_with_status_1(tmp_path):
     """Real processes under a real address-space limit (``ulimit -v``), 256 MB above what a small build took (and
     at least 128 MiB above what the kernels need): a build of 10**8 hands (about 1.5 GB) stops in one line naming
