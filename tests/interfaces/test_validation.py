@@ -221,6 +221,7 @@ def test_solve_labels_table_values_apart_from_evs(capsys):
     low, high = data["interval_95"]
     assert low < data["ev"] < high and data["alternatives"][0]["interval_95"] and not data["partial"]
 
+@pytest.mark.slow  # (a table build and every job on it, 11 s: the full tier)
 def test_a_built_table_can_be_used_everywhere(capsys, tmp_path):
     path = tmp_path / "mine.npz"
     status, out, _ = cli(capsys, "tables", "build", "--hands", "300", "--max-iterations", "2",

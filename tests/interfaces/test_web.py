@@ -600,6 +600,7 @@ def test_the_ofc_play_route_replays_the_hand_the_library_plays(client):
     assert bad.status_code == 422 and "placement 1" in bad.json()["detail"]
 
 
+@pytest.mark.slow  # (the default tier drives the other tabs in the browser; this one runs in the full tier)
 @pytest.mark.browser
 @pytest.mark.skipif(CHROMIUM is None and not os.environ.get("CI"), reason="Debian's chromium is not installed")
 def test_the_open_face_tab_plays_a_hand_with_hints_in_a_real_browser(server, tmp_path):
