@@ -101,12 +101,12 @@ def _rank_tables():
     """Per 13-bit rank set: popcount, highest rank bit, and top-card bit of the best straight (0 if none)."""
     sets = np.arange(1 << 13)
     bits = (sets[:, None] >> np.arange(13)) & 1
-    popcount = bits.sum(axis=1).astype(np.uint8)
+    counts = bits.sum(axis=1).astype(np.uint8)
     top_bit = np.where(sets > 0, 1 << np.floor(np.log2(np.maximum(sets, 1))).astype(np.int64), 0)
     run = sets & (sets >> 1) & (sets >> 2) & (sets >> 3) & (sets >> 4)
     straight = np.where(run > 0, 1 << (np.floor(np.log2(np.maximum(run, 1))).astype(np.int64) + 4), 0)
     straight = np.where((straight == 0) & ((sets & WHEEL) == WHEEL), 1 << 3, straight)
-    return popcount, top_bit.astype(np.uint16), straight.astype(np.uint16)
+    return counts, top_bit.astype(np.uint16), straight.astype(np.uint16)
 
 
 # 3 x 8 KiB/16 KiB: small enough for numba to freeze into the cached machine code
@@ -238,7 +238,7 @@ def _bit_count(llvm_name: str, *flags: int):
     return bit_count
 
 
-_popcount = _bit_count("llvm.ctpop.i64")  # the number of bits set
+popcount = _bit_count("llvm.ctpop.i64")  # the number of bits set
 lowest_bit = _bit_count("llvm.cttz.i64", 1)  # the index of the lowest bit set, of a nonzero value
 
 
@@ -254,7 +254,7 @@ def row_problem(ids, i, width):
     union = np.int64(0)
     for j in range(width):
         union |= CARD_BITS[ids[i, j]]
-    return _popcount(union) ^ width
+    return popcount(union) ^ width
 
 
 # rows a vectorised check takes at a time: one 32-byte vector of card ids per 32 bytes of rows

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from cpoker.system.jit import jit
-from cpoker._kernels.evaluate import key3, key5, rank_groups, suit_ranks
+from cpoker._kernels.evaluate import key3, key5, lowest_bit, popcount, rank_groups, suit_ranks
 from cpoker._kernels.ofc_board import (BACK, FRONT_PAIRS, FRONT_TRIPS, MIDDLE, MULTIPLIER, enters_fantasyland,
                                        front_royalty, row_hand, scored_board, top_rank)
 
@@ -34,15 +34,6 @@ STRAIGHT, FLUSH = 4, 5
 FRONT_SIZE, ROW_SIZE = 3, 5
 # what a row's strength is divided by in the row term: the strongest a front, middle, back usually gets
 FRONT_SCALE, MIDDLE_SCALE, BACK_SCALE = 3.0, 6.0, 8.0
-
-
-@jit
-def popcount(mask):
-    count = 0
-    while mask:
-        mask &= mask - 1
-        count += 1
-    return count
 
 
 @jit
@@ -84,18 +75,16 @@ def draws(mask):
     if popcount(ranks) == count and count >= 2:
         low_ace = ((ranks << 1) & 0x1FFE) | (ranks >> 12)  # the ace moved below the two, to bit 0
         for window in (ranks << 1, low_ace):
-            spread = top_rank(window) - (popcount((window & -window) - 1))
+            spread = top_rank(window) - lowest_bit(window)
             if spread <= 4:
                 straight = True
     return flush, straight
 
 
 @jit
-def row_outlook(mask, five, weights, table, row):
-    """``(made, expected, royalty)`` of a row not yet full: its strength now, what it is expected to reach, and
-    its royalty expected from what it holds (made trips, a flush or straight drawn to)."""
-    size = ROW_SIZE if five else FRONT_SIZE
-    free = size - popcount(mask)
+def row_outlook(mask, free, five, weights, table, row):
+    """``(made, expected, royalty)`` of a row not yet full (``free`` slots left): its strength now, what it is
+    expected to reach, and its royalty expected from what it holds (made trips, a flush or straight drawn to)."""
     made = made_strength(mask, five)
     expected = made + weights[SLOT_GAIN] * free
     royalty = 0.0
@@ -122,6 +111,15 @@ def row_outlook(mask, five, weights, table, row):
 
 
 @jit
+def full_row(mask, base, table):
+    """``(made, expected, royalty)`` of a full 5-card row: its strength both now and at the end, and its royalty
+    (the row table at ``base``)."""
+    key = key5(mask)
+    strength = key_strength(key)
+    return strength, strength, float(table[base + row_hand(key)] * table[MULTIPLIER])
+
+
+@jit
 def order_risk(upper_made, upper_free, lower_made, lower_expected, lower_free):
     """The chance, roughly, that a row ends stronger than the row below it (a foul)."""
     if lower_free == 0:
@@ -140,7 +138,9 @@ def order_risk(upper_made, upper_free, lower_made, lower_expected, lower_free):
 @jit
 def board_value(front, middle, back, table, weights):
     """The policy's estimate, in points, of a board as it stands (see the module docstring)."""
-    if popcount(front) == FRONT_SIZE and popcount(middle) == ROW_SIZE and popcount(back) == ROW_SIZE:
+    front_free = FRONT_SIZE - popcount(front)
+    middle_free, back_free = ROW_SIZE - popcount(middle), ROW_SIZE - popcount(back)
+    if front_free == 0 and middle_free == 0 and back_free == 0:
         front_key, middle_key, back_key, royalty, fouled = scored_board(front, middle, back, table)
         if fouled:
             return -weights[FOUL]
@@ -150,17 +150,11 @@ def board_value(front, middle, back, table, weights):
         if enters_fantasyland(front_key, table):
             value += weights[FANTASYLAND]
         return value
-    front_made, front_expected, front_royalty_ = row_outlook(front, False, weights, table, 0)
-    middle_made, middle_expected, middle_royalty = row_outlook(middle, True, weights, table, 1)
-    back_made, back_expected, back_royalty = row_outlook(back, True, weights, table, 2)
-    if popcount(middle) == ROW_SIZE:
-        middle_made = middle_expected = key_strength(key5(middle))
-        middle_royalty = float(table[MIDDLE + row_hand(key5(middle))] * table[MULTIPLIER])
-    if popcount(back) == ROW_SIZE:
-        back_made = back_expected = key_strength(key5(back))
-        back_royalty = float(table[BACK + row_hand(key5(back))] * table[MULTIPLIER])
-    front_free = FRONT_SIZE - popcount(front)
-    middle_free, back_free = ROW_SIZE - popcount(middle), ROW_SIZE - popcount(back)
+    front_made, front_expected, front_royalty_ = row_outlook(front, front_free, False, weights, table, 0)
+    middle_made, middle_expected, middle_royalty = (full_row(middle, MIDDLE, table) if middle_free == 0
+                                                    else row_outlook(middle, middle_free, True, weights, table, 1))
+    back_made, back_expected, back_royalty = (full_row(back, BACK, table) if back_free == 0
+                                              else row_outlook(back, back_free, True, weights, table, 2))
     risk_front = order_risk(front_made, front_free, middle_made, middle_expected, middle_free)
     risk_middle = order_risk(middle_made, middle_free, back_made, back_expected, back_free)
     safe = (1.0 - risk_front) * (1.0 - risk_middle)
@@ -197,7 +191,6 @@ def place_round(front, middle, back, cards, count, keep, table, weights):
             f, m, b = front, middle, back
             used_f = used_m = used_b = 0
             rest = code
-            fits = True
             for i in range(keep - 1, -1, -1):
                 row = rest % 3
                 rest //= 3
@@ -212,8 +205,6 @@ def place_round(front, middle, back, cards, count, keep, table, weights):
                     used_b += 1
                     b |= card
             if used_f > free[0] or used_m > free[1] or used_b > free[2]:
-                fits = False
-            if not fits:
                 continue
             value = board_value(f, m, b, table, weights)
             if value > best:
