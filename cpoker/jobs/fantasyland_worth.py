@@ -89,8 +89,7 @@ def fantasyland_worth(rules: "OfcRules | str | None" = None, hands: int = 20_000
     hands = check_int("hands", hands, 2, MAX_HANDS)
     seed = check_seed(seed)
     seed = new_seed() if seed is None else seed
-    sizes = sorted(set(dict(rules.fantasyland).values())) or [13]
-    cards = check_int("cards", sizes[0] if cards is None else cards, 13, 17)
+    cards = check_int("cards", (rules.smallest_fantasyland or 13) if cards is None else cards, 13, 17)
     table = rules.kernel_table()
     weights = policy_weights(fantasyland_value_of(rules, None))
     stays_by = ("front trips" in rules.stay, "middle full house" in rules.stay, "back four of a kind" in rules.stay)

@@ -29,7 +29,7 @@ from typing import Optional
 import numpy as np
 
 from cpoker.game.cards import CardsLike, cards_mask, format_cards, parse_cards
-from cpoker.game.dealing import new_seed
+from cpoker.game.dealing import new_seed, rest_of_deck
 from cpoker.game.ofc.boards import Board, BoardLike, as_board
 from cpoker.game.ofc.policy import fantasyland_value_of, policy_weights
 from cpoker.game.ofc.rules import OfcRules, resolve_ofc_rules
@@ -94,27 +94,6 @@ class Placement:
                 "exact": self.exact, "partial": self.partial, "seconds": self.seconds}
 
 
-def to_place(rules: OfcRules, placed: int) -> "tuple[int, int] | None":
-    """``(dealt, kept)``: the cards a board holding ``placed`` cards is dealt next and how many it keeps, or
-    ``None`` when ``placed`` is not a count a board can have between rounds (or the board is full)."""
-    if placed == 0:
-        return rules.first_cards, rules.first_cards
-    if placed < rules.first_cards or placed >= 13 or (placed - rules.first_cards) % rules.round_places:
-        return None
-    return rules.round_cards, rules.round_places
-
-
-def cards_to_come(rules: OfcRules, placed: int) -> int:
-    """Cards a board holding ``placed`` cards is still dealt before it is full."""
-    dealt = 0
-    while placed < 13:
-        step = to_place(rules, placed)
-        assert step is not None
-        dealt += step[0]
-        placed += step[1]
-    return dealt
-
-
 def options_of(board: Board, cards: tuple, keep: int) -> list:
     """Every ``(board, discard)`` of a decision: ``keep`` of ``cards`` placed in the rows with room (each
     kept card's row, the first card's varying slowest), the rest discarded; subsets in the order of
@@ -133,19 +112,21 @@ def options_of(board: Board, cards: tuple, keep: int) -> list:
 
 
 def _check_board(board: Board, rules: OfcRules, who: str) -> None:
-    if to_place(rules, len(board.cards)) is None and not board.is_complete:
+    if rules.deal_after(len(board.cards)) is None and not board.is_complete:
         raise ArrangementError(f"{who} holds {len(board.cards)} cards, which no round of {rules.name} leaves "
                                f"(first {rules.first_cards}, then {rules.round_places} a round)")
 
 
 def _settings(board: BoardLike, cards: CardsLike, rules: OfcRules, opponents: "Sequence[BoardLike] | None",
               dead: CardsLike) -> tuple:
-    """The decision's boards and cards, checked: ``(board, cards, opponents, dead, kept, pool)``."""
+    """The decision's boards and cards, checked: ``(board, cards, opponents, dead, kept, pool, own, needed)``:
+    ``pool`` the unseen card ids, ``own`` the cards the player's board is still dealt after this decision,
+    ``needed`` those and the opponents'."""
     board = as_board(board)
     if board.is_complete:
         raise ArrangementError(f"the board {board} is full: there is nothing to place")
     _check_board(board, rules, "the board")
-    step = to_place(rules, len(board.cards))
+    step = rules.deal_after(len(board.cards))
     assert step is not None
     dealt, kept = step
     hand = parse_cards(cards, unique=False)
@@ -177,12 +158,13 @@ def _settings(board: BoardLike, cards: CardsLike, rules: OfcRules, opponents: "S
                 place = f"twice in {where}" if owner[card] == where else f"both in {owner[card]} and in {where}"
                 raise CardError(f"card {card} is {place}")
             owner[card] = where
-    pool = np.array(sorted(set(range(52)) - set(int(c) for c in owner)), dtype=np.int64)
-    needed = cards_to_come(rules, len(board.cards) + kept) + sum(cards_to_come(rules, len(b.cards)) for b in others)
+    pool = rest_of_deck([int(c) for c in owner]).astype(np.int64)
+    own = rules.cards_to_come(len(board.cards) + kept)
+    needed = own + sum(rules.cards_to_come(len(b.cards)) for b in others)
     if needed > len(pool):
         raise CardError(f"the boards still need {needed} cards but only {len(pool)} are unseen: too many opponents "
                         f"or dead cards for one deck")
-    return board, hand, tuple(others), dead_cards, kept, pool
+    return board, hand, tuple(others), dead_cards, kept, pool, own, needed
 
 
 def place(board: BoardLike, cards: CardsLike, rules: "OfcRules | str | None" = None,
@@ -235,13 +217,11 @@ def place(board: BoardLike, cards: CardsLike, rules: "OfcRules | str | None" = N
     from cpoker.jobs.job import numba_threads
 
     rules = resolve_ofc_rules(rules)
-    mine, hand, others, dead_cards, kept, pool = _settings(board, cards, rules, opponents, dead)
+    mine, hand, others, dead_cards, kept, pool, own, needed = _settings(board, cards, rules, opponents, dead)
     samples = check_int("samples", samples, 1, MAX_SAMPLES)
     seed = check_seed(seed)
     fantasyland_value = fantasyland_value_of(rules, fantasyland_value)
     choices = options_of(mine, hand, kept)
-    own = cards_to_come(rules, len(mine.cards) + kept)
-    needed = own + sum(cards_to_come(rules, len(b.cards)) for b in others)
     exact = needed == 0
     if exact:
         samples = 1

@@ -146,9 +146,9 @@ class OfcEnv(AECEnv):
 
     def _decision(self, seat: int) -> tuple:
         """``(cards dealt now, how many to keep)`` for the seat's next decision."""
-        placed = len(self._boards[seat].cards)
-        dealt, kept = ((self.rules.first_cards, self.rules.first_cards) if placed == 0
-                       else (self.rules.round_cards, self.rules.round_places))
+        step = self.rules.deal_after(len(self._boards[seat].cards))
+        assert step is not None  # (the environment places as the rules say)
+        dealt, kept = step
         start = self._dealt[seat]
         return tuple(self._cards[seat][start:start + dealt]), kept
 

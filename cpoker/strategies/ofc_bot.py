@@ -97,8 +97,9 @@ def check_ofc_bot(bot: "Bot | str", rules: "OfcRules | str" = "pineapple", seed:
     try:
         board, dealt, step = Board(), 0, 0
         while not board.is_complete:
-            count, keep = ((rules.first_cards, rules.first_cards) if not board.cards
-                           else (rules.round_cards, rules.round_places))
+            step_cards = rules.deal_after(len(board.cards))
+            assert step_cards is not None  # (each check's board is one a round leaves)
+            count, keep = step_cards
             view = OfcView(rules=rules, board=board, cards=tuple(cards[dealt:dealt + count]), keep=keep,
                            opponents=(Board(),), discards=(), fantasyland=False, seat=0, seed=step)
             name = ("starts, and places the first cards" if not board.cards
@@ -108,7 +109,7 @@ def check_ofc_bot(bot: "Bot | str", rules: "OfcRules | str" = "pineapple", seed:
             board = placed if placed is not None else heuristic(view)  # on, with a legal board, after a failure
             dealt += count
             step += 1
-        size = min(dict(rules.fantasyland).values(), default=13)
+        size = rules.smallest_fantasyland or 13
         view = OfcView(rules=rules, board=Board(), cards=tuple(cards[20:20 + size]), keep=13, opponents=(Board(),),
                        discards=(), fantasyland=True, seat=0, seed=step)
         ask(f"sets a Fantasyland of {size} cards", view)

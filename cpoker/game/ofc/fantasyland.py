@@ -20,10 +20,10 @@ import numpy as np
 
 from cpoker.game.cards import Card, CardsLike, format_cards, parse_cards
 from cpoker.game.ofc.boards import ROW_NAMES, Board
-from cpoker.game.dealing import new_seed
+from cpoker.game.dealing import new_seed, rest_of_deck
 from cpoker.game.ofc.policy import fantasyland_value_of, sampled_opponents
 from cpoker.game.ofc.rules import OfcRules, resolve_ofc_rules
-from cpoker.game.ofc.scoring import score_board
+from cpoker.game.ofc.scoring import next_fantasyland, score_board
 from cpoker.system.errors import CardError, OptionError
 from cpoker.system.limits import check_int, check_seed
 
@@ -150,12 +150,9 @@ def fantasyland(cards: CardsLike, rules: "OfcRules | str | None" = None, objecti
     board = Board(row(front), row(middle), row(back))
     discards = tuple(Card(int(c)) for c in ids if Card(int(c)) not in set(board.cards))
     scored = score_board(board, rules, in_fantasyland=True)
-    next_fantasyland = None
-    if scored.stays:
-        # the repeat's size, else what its front earns, else the smallest Fantasyland the rules deal
-        next_fantasyland = rules.fantasyland_repeat or scored.fantasyland or min(dict(rules.fantasyland).values())
     return FantasylandBoard(cards=tuple(sorted(dealt)), board=board, discards=discards, royalties=scored.royalties,
-                            stays=scored.stays, next_fantasyland=next_fantasyland, objective=objective,
+                            stays=scored.stays, next_fantasyland=next_fantasyland(scored, rules, True) or None,
+                            objective=objective,
                             value=float(value) if objective == "ev" else float(scored.total), rules=rules,
                             seconds=seconds, samples=samples, seed=seed, fantasyland_value=worth)
 
@@ -165,7 +162,7 @@ def _best_by_ev(ids: np.ndarray, rules: OfcRules, stays: tuple, samples: int, se
     opponent boards that do not foul, plus what the fouled ones pay whatever the board."""
     from cpoker._kernels.fantasyland import best_fantasyland_board_ev
 
-    unseen = np.array(sorted(set(range(52)) - {int(i) for i in ids}), dtype=np.int64)
+    unseen = rest_of_deck(ids).astype(np.int64)
     keys, royalty, fouled = sampled_opponents(rules, unseen, samples, np.random.default_rng([seed, len(ids)]),
                                               worth)
     pairs, trips, middle, back = (units * rules.royalty_multiplier for units in _tables(rules))

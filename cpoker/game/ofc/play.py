@@ -27,7 +27,7 @@ from typing import Optional
 from cpoker.game.cards import Card, format_cards
 from cpoker.game.ofc.boards import ROW_NAMES, Board
 from cpoker.game.ofc.rules import OfcRules
-from cpoker.game.ofc.scoring import OfcSettlement, settle
+from cpoker.game.ofc.scoring import OfcSettlement, next_fantasyland, settle
 from cpoker.system.errors import ArrangementError, BotBroken, CardError, StrategyError
 
 SEAT_CARDS = 17  # the most cards a seat is dealt in a hand
@@ -173,23 +173,14 @@ def play_hand(strategies: Sequence[OfcStrategy], rules: OfcRules, deck: Sequence
         for k, seat in enumerate(seats):
             if seat.fantasyland or seat.fault is not None or len(seat.board.cards) >= 13:
                 continue
-            placed = len(seat.board.cards)
-            count, keep = ((rules.first_cards, rules.first_cards) if placed == 0
-                           else (rules.round_cards, rules.round_places))
-            decide(k, count, keep, step)
+            step_cards = rules.deal_after(len(seat.board.cards))
+            assert step_cards is not None  # (every decision placed as the rules say)
+            decide(k, *step_cards, step)
         step += 1
     forfeited = [k + 1 for k, seat in enumerate(seats) if seat.fault is not None]
     flags = [bool(seat.fantasyland) for seat in seats]
     settlement = settle([seat.board for seat in seats], rules, flags, forfeited=forfeited)
-    next_sizes = []
-    for seat, scored in zip(seats, settlement.boards):
-        if scored.fouled:
-            next_sizes.append(0)
-        elif seat.fantasyland:
-            next_sizes.append((rules.fantasyland_repeat or scored.fantasyland or min(dict(rules.fantasyland).values()))
-                              if scored.stays else 0)
-        else:
-            next_sizes.append(scored.fantasyland or 0)
+    next_sizes = [next_fantasyland(scored, rules, flag) for scored, flag in zip(settlement.boards, flags)]
     return HandRecord(boards=tuple(seat.board for seat in seats), discards=tuple(seat.discards for seat in seats),
                       settlement=settlement, fantasyland=tuple(flags),
                       faults=tuple(seat.fault for seat in seats), next_fantasyland=tuple(next_sizes))

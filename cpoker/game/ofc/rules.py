@@ -189,6 +189,31 @@ class OfcRules:
         """Every card a player is dealt in a hand out of Fantasyland, discards included."""
         return self.first_cards + self.rounds * self.round_cards
 
+    def deal_after(self, placed: int) -> "tuple[int, int] | None":
+        """``(dealt, kept)``: the cards a board holding ``placed`` cards is dealt next and how many it keeps
+        (the first cards to an empty board, then rounds), or ``None`` when ``placed`` is not a count a board
+        can have between rounds (or the board is full)."""
+        if placed == 0:
+            return self.first_cards, self.first_cards
+        if placed < self.first_cards or placed >= 13 or (placed - self.first_cards) % self.round_places:
+            return None
+        return self.round_cards, self.round_places
+
+    def cards_to_come(self, placed: int) -> int:
+        """Cards a board holding ``placed`` cards (a count :meth:`deal_after` knows) is dealt before it is full."""
+        dealt = 0
+        while placed < 13:
+            step = self.deal_after(placed)
+            assert step is not None
+            dealt += step[0]
+            placed += step[1]
+        return dealt
+
+    @property
+    def smallest_fantasyland(self) -> Optional[int]:
+        """The cards of the smallest Fantasyland the rules deal (``None``: they have none)."""
+        return min(dict(self.fantasyland).values(), default=None)
+
     @property
     def max_players(self) -> int:
         """Players one deck deals: 4 in OFC, 3 in Pineapple."""

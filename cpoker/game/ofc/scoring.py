@@ -114,6 +114,17 @@ def score_board(board: BoardLike, rules: "OfcRules | str | None" = None, in_fant
     return BoardScore(board, tuple(u * rules.royalty_multiplier for u in units), None, fantasyland, stays)
 
 
+def next_fantasyland(score: BoardScore, rules: OfcRules, in_fantasyland: bool) -> int:
+    """The Fantasyland a scored board sends its player to next hand, in cards (0: none): the one its front
+    earns; or, for a player in Fantasyland whose board stays, the repeat's size, else what its front earns,
+    else the smallest the rules deal."""
+    if not in_fantasyland:
+        return score.fantasyland or 0
+    if not score.stays:
+        return 0
+    return rules.fantasyland_repeat or score.fantasyland or rules.smallest_fantasyland or 0
+
+
 def pair_points(a: BoardScore, b: BoardScore, rules: OfcRules) -> int:
     """What board ``a`` wins from board ``b`` (both scored under ``rules``)."""
     if a.fouled and b.fouled:
