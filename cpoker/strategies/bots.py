@@ -616,18 +616,25 @@ def check_bot(bot: "Bot | str", seed: int = 0, rules: str = "pagat") -> list[Che
         timed("a request of 1 hand (time a hand)", many[1:2], plain)
         timed(f"a request of {len(many):,} hands (time a hand)", np.sort(many, axis=1), plain)
         timed("ignores keys it does not know", many[2:4], {**plain, "seat": 1, "deal": 7, "future_key": [1, 2]})
-        process = child.process
-        if process is not None:
-            _pipe(process.stdin).close()
-            try:
-                process.wait(timeout=2.0)
-                checks.append(Check("ends when its input ends", True, f"exit status {process.returncode}"))
-            except subprocess.TimeoutExpired:
-                checks.append(Check("ends when its input ends", False, "still running 2 s after its input ended "
-                                    "(cpoker kills it, so this costs nothing but time)"))
+        checks.extend(end_check(child))
     finally:
         child.close()
     return checks
+
+
+def end_check(child: BotProcess) -> list[Check]:
+    """The last conformance check of every game's (none when the bot is not running): its input closed, the bot
+    ends within 2 s."""
+    process = child.process
+    if process is None:
+        return []
+    _pipe(process.stdin).close()
+    try:
+        process.wait(timeout=2.0)
+    except subprocess.TimeoutExpired:
+        return [Check("ends when its input ends", False, "still running 2 s after its input ended "
+                      "(cpoker kills it, so this costs nothing but time)")]
+    return [Check("ends when its input ends", True, f"exit status {process.returncode}")]
 
 
 def _tail(child: BotProcess) -> str:

@@ -59,7 +59,6 @@ def check_ofc_bot(bot: "Bot | str", rules: "OfcRules | str" = "pineapple", seed:
     """Conformance checks of an open-face bot (what ``cpoker bot-check --game pineapple`` prints): a hand's
     decisions in order (the first cards, each round, the last), a Fantasyland, a request with keys it does not
     know, and its end when its input ends.  Each answer must be a legal board (:func:`placed_board`)."""
-    import subprocess
     import time
 
     import numpy as np
@@ -67,7 +66,7 @@ def check_ofc_bot(bot: "Bot | str", rules: "OfcRules | str" = "pineapple", seed:
     from cpoker.game.cards import Card
     from cpoker.game.ofc.heuristic import heuristic
     from cpoker.game.ofc.rules import resolve_ofc_rules
-    from cpoker.strategies.bots import BotProcess, Check, fault_of
+    from cpoker.strategies.bots import BotProcess, Check, end_check, fault_of
 
     rules = resolve_ofc_rules(rules)
     bot = bot if isinstance(bot, Bot) else Bot(bot)
@@ -113,14 +112,7 @@ def check_ofc_bot(bot: "Bot | str", rules: "OfcRules | str" = "pineapple", seed:
         view = OfcView(rules=rules, board=Board(), cards=tuple(cards[20:20 + size]), keep=13, opponents=(Board(),),
                        discards=(), fantasyland=True, seat=0, seed=step)
         ask(f"sets a Fantasyland of {size} cards", view)
-        process = child.process
-        if process is not None:
-            process.stdin.close()  # type: ignore[union-attr]
-            try:
-                process.wait(timeout=2.0)
-                checks.append(Check("ends when its input ends", True, f"exit status {process.returncode}"))
-            except subprocess.TimeoutExpired:
-                checks.append(Check("ends when its input ends", False, "still running 2 s after its input ended"))
+        checks.extend(end_check(child))
     finally:
         child.close()
     return checks
