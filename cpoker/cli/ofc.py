@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 
 from cpoker.cli.common import fail, print_json, print_matrix
-from cpoker.cli.options import Parser, backend_options, bot_options, command, int_in, resume_options, seed_option
+from cpoker.cli.options import (Parser, backend_options, bot_options, command, int_in, resume_options, seed_option,
+                                thread_options)
 from cpoker.game.cards import format_cards
 
 MAX_PLACEMENT_SAMPLES = 1_000_000
@@ -239,9 +240,7 @@ def add_ofc(commands) -> None:
                               "docs/ofc.md; 0: this hand's points alone)")
     placing.add_argument("--top", type=int_in(1, 10_000), default=10, help="placements shown (default 10)")
     placing.add_argument("--all", action="store_true", help="show every placement")
-    placing.add_argument("--jobs", type=int_in(1, 4096), default=None,
-                         help="threads (default: all cores); never changes results")
-    placing.add_argument("--quiet", action="store_true", help="no progress bar (none is shown off a terminal)")
+    thread_options(placing)
     matching = command(actions, "match", "strategies play whole hands, Fantasyland carried; heads-up is duplicate",
                        "cpoker ofc match mc heuristic --rules pineapple --hands 200 --seed 1")
     matching.add_argument("strategies", nargs="*", metavar="STRATEGY",
@@ -252,9 +251,7 @@ def add_ofc(commands) -> None:
     seed_option(matching)
     matching.add_argument("--session-hands", type=int_in(1, 1000), default=None,
                           help="hands a session: Fantasyland carries within one (default 10)")
-    matching.add_argument("--jobs", type=int_in(1, 4096), default=None,
-                          help="threads (default: all cores); never changes results")
-    matching.add_argument("--quiet", action="store_true", help="no progress bar (none is shown off a terminal)")
+    thread_options(matching)
     matching.add_argument("--out", help="save the result with every setting to FILE.json or FILE.csv")
     backend_options(matching)
     bot_options(matching)
@@ -267,9 +264,7 @@ def add_ofc(commands) -> None:
     worth.add_argument("--cards", type=int_in(13, 17), default=None,
                        help="the Fantasyland's cards (default: the smallest the rules deal)")
     seed_option(worth)
-    worth.add_argument("--jobs", type=int_in(1, 4096), default=None,
-                       help="threads (default: all cores); never changes results")
-    worth.add_argument("--quiet", action="store_true", help="no progress bar (none is shown off a terminal)")
+    thread_options(worth)
     sub.set_defaults(run=cmd_ofc)
 
 

@@ -114,14 +114,19 @@ def command(commands, name: str, help_text: str, example: str) -> argparse.Argum
     return sub
 
 
+def thread_options(sub: argparse.ArgumentParser) -> None:
+    """``--jobs`` (threads) and ``--quiet`` (no progress bar): what every command that runs on all cores takes."""
+    sub.add_argument("--jobs", type=int_in(1, 4096), default=None,
+                     help="threads (default: all cores); never changes results")
+    sub.add_argument("--quiet", action="store_true", help="no progress bar (none is shown off a terminal)")
+
+
 def job_options(sub: argparse.ArgumentParser) -> None:
     """The options every job command takes: --seed, --rules, --tables, --jobs, --quiet, --out."""
     seed_option(sub)
     sub.add_argument("--rules", default=None, help=RULES_HELP)
     tables_option(sub)
-    sub.add_argument("--jobs", type=int_in(1, 4096), default=None,
-                     help="threads (default: all cores); never changes results")
-    sub.add_argument("--quiet", action="store_true", help="no progress bar (none is shown off a terminal)")
+    thread_options(sub)
     sub.add_argument("--out", help="save results with every parameter to FILE.json or FILE.csv")
 
 def resume_options(sub: argparse.ArgumentParser, noun: str, more: str) -> None:
