@@ -70,17 +70,16 @@ class MonteCarloPlacer:
 
         if view.fantasyland:
             return fantasyland(view.cards, view.rules, "ev", samples=self.rollouts, seed=view.seed).board
-        opponents = list(view.opponents)
+        def best_against(opponents: list) -> Board:
+            return place(view.board, view.cards, view.rules, opponents=opponents, dead=view.discards,
+                         samples=self.rollouts, seed=view.seed).best.board
+
         try:
-            solved = place(view.board, view.cards, view.rules, opponents=opponents, dead=view.discards,
-                           samples=self.rollouts, seed=view.seed)
+            return best_against(list(view.opponents))
         except CardError:
             # a seat in Fantasyland shows an empty board, whose 17 hidden cards may not fit the cards unseen:
             # the placement then meets the boards that can be seen
-            seen = [board for board in opponents if board.cards] or [Board()]
-            solved = place(view.board, view.cards, view.rules, opponents=seen, dead=view.discards,
-                           samples=self.rollouts, seed=view.seed)
-        return solved.best.board
+            return best_against([board for board in view.opponents if board.cards] or [Board()])
 
 
 def resolve_ofc_strategy(strategy: object) -> tuple:
@@ -92,8 +91,8 @@ def resolve_ofc_strategy(strategy: object) -> tuple:
     StrategyError
         For anything else.
     """
-    if isinstance(strategy, Bot):  # (a closed-game callable too: here it places cards)
-        bot = OfcBot(strategy)
+    if isinstance(strategy, Bot) or is_bot_name(strategy):  # (a Bot is callable too: here it places cards)
+        bot = OfcBot(strategy)  # type: ignore[arg-type]
         return bot.__name__, bot
     if callable(strategy):
         return getattr(strategy, "__name__", type(strategy).__name__), strategy
@@ -108,9 +107,6 @@ def resolve_ofc_strategy(strategy: object) -> tuple:
                                                                          100_000)
         placer = MonteCarloPlacer(rollouts)
         return placer.__name__, placer
-    if is_bot_name(strategy):
-        bot = OfcBot(strategy)
-        return bot.__name__, bot
     if ":" in strategy:
         return strategy, load_plugin(strategy)
     raise StrategyError(f"unknown open-face strategy {strategy[:60]!r}; known: {', '.join(STRATEGY_NAMES)}, or "

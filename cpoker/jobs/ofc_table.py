@@ -17,6 +17,7 @@ from typing import Optional
 
 import numpy as np
 
+from cpoker.game.cards import format_cards
 from cpoker.game.dealing import derived_seed
 from cpoker.game.ofc.boards import Board
 from cpoker.game.ofc.play import SEAT_CARDS, HandRecord, OfcView, placed_board, play_hand
@@ -62,7 +63,7 @@ class TableTurn:
         record = self.record
         assert record is not None  # (a hand over has its record)
         you, other = self.seat, 1 - self.seat
-        data["you"] = {"board": str(record.boards[you]), "discards": " ".join(map(str, record.discards[you]))}
+        data["you"] = {"board": str(record.boards[you]), "discards": format_cards(record.discards[you])}
         data["opponent"] = str(record.boards[other])
         data["settlement"] = record.settlement.to_dict()
         data["points"] = record.settlement.results[you]
@@ -129,7 +130,7 @@ def _review(view: OfcView, chosen: Board, seed: int, hand: int, index: int, samp
     """One decision of the person's: the placement solver's best option and what theirs cost, on the same deals."""
     from cpoker.jobs.placement import place
 
-    entry = {"decision": index + 1, "board": str(view.board), "cards": " ".join(map(str, view.cards)),
+    entry = {"decision": index + 1, "board": str(view.board), "cards": format_cards(view.cards, sort=False),
              "chosen": str(chosen)}
     if view.fantasyland:
         from cpoker.game.ofc.fantasyland import fantasyland

@@ -150,8 +150,6 @@ def play_hand(strategies: Sequence[OfcStrategy], rules: OfcRules, deck: Sequence
         seat = seats[k]
         dealt = tuple(seat.cards[seat.dealt:seat.dealt + count])
         seat.dealt += count
-        if seat.fault is not None:
-            return
         others = tuple(Board() if seats[j].fantasyland else seats[j].board
                        for j in ((k + i) % players for i in range(1, players)))
         view = OfcView(rules=rules, board=seat.board, cards=dealt, keep=keep, opponents=others,
