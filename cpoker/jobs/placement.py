@@ -104,10 +104,7 @@ def options_of(board: Board, cards: tuple, keep: int) -> list:
         for rows in itertools.product(range(3), repeat=keep):
             if any(rows.count(row) > free for row, free in enumerate(board.free)):
                 continue
-            placed = [list(row) for row in board.rows]
-            for card, row in zip(kept, rows):
-                placed[row].append(card)
-            options.append((Board(*(tuple(row) for row in placed)), discard))
+            options.append((board.plus(kept, rows), discard))
     return options
 
 

@@ -25,6 +25,7 @@ played through the environment plays exactly the hand ``play_hand`` would (:meth
 from __future__ import annotations
 
 import itertools
+import math
 from typing import Optional
 
 import numpy as np
@@ -51,7 +52,7 @@ def _decisions(rules: OfcRules) -> list:
 
 def action_count(rules: OfcRules) -> int:
     """The size of the action space: the most options any decision numbers."""
-    return max(len(list(itertools.combinations(range(dealt), kept))) * 3 ** kept for dealt, kept in _decisions(rules))
+    return max(math.comb(dealt, kept) * 3 ** kept for dealt, kept in _decisions(rules))
 
 
 def decode(action: int, cards: tuple, kept: int) -> tuple:
@@ -181,8 +182,7 @@ class OfcEnv(AECEnv):
         seat = self.possible_agents.index(agent)
         cards, kept = self._decision(seat)
         free = self._boards[seat].free
-        subsets = len(list(itertools.combinations(range(len(cards)), kept)))
-        for action in range(subsets * 3 ** kept):
+        for action in range(math.comb(len(cards), kept) * 3 ** kept):
             rows = decode(action, cards, kept)[1]
             mask[action] = all(rows.count(row) <= room for row, room in enumerate(free))
         return mask
@@ -211,10 +211,7 @@ class OfcEnv(AECEnv):
             raise StrategyError(f"{agent}: action {action} is not legal now (see the observation's action_mask)")
         cards, kept = self._decision(seat)
         chosen, rows = decode(int(action), cards, kept)
-        placed = [list(row) for row in self._boards[seat].rows]
-        for card, row in zip(chosen, rows):
-            placed[row].append(card)
-        self._boards[seat] = Board(*(tuple(row) for row in placed))
+        self._boards[seat] = self._boards[seat].plus(chosen, rows)
         self._discards[seat] = tuple(sorted((*self._discards[seat], *(c for c in cards if c not in chosen))))
         self._dealt[seat] += len(cards)
         self._step += 1

@@ -77,6 +77,13 @@ class Board:
     def is_complete(self) -> bool:
         return len(self.cards) == 13
 
+    def plus(self, cards: tuple, rows: tuple) -> "Board":
+        """This board with ``cards[i]`` added to row ``rows[i]`` (0 front, 1 middle, 2 back), after its own."""
+        placed = [list(row) for row in self.rows]
+        for card, row in zip(cards, rows):
+            placed[row].append(card)
+        return Board(*(tuple(row) for row in placed))
+
     def format(self, symbols: bool = False) -> str:
         return " / ".join(format_cards(row, symbols=symbols) if row else "-" for row in self.rows)
 
