@@ -6,7 +6,7 @@ import json
 
 from cpoker.cli.common import fail, print_json, print_matrix
 from cpoker.cli.options import (Parser, backend_options, bot_options, command, int_in, resume_options, seed_option,
-                                thread_options)
+                                thread_options, with_bot_options)
 from cpoker.game.cards import format_cards
 
 MAX_PLACEMENT_SAMPLES = 1_000_000
@@ -115,13 +115,9 @@ def _match(args) -> int:
     from cpoker.cli.jobs import checkpointing, given, partial_status, resumed_after, resumed_job, write_out
     from cpoker.game.ofc.rules import OfcRules
     from cpoker.jobs.ofc_match import match
-    from cpoker.strategies.ofc_bot import is_bot_name
-    from cpoker.strategies.bots import Bot
 
     saved, out = resumed_job(args, "ofc-match")
-    names = args.strategies or (saved or {}).get("strategies", [])
-    strategies = [Bot(name, timeout=args.bot_timeout, silence=args.bot_silence) if is_bot_name(name) else name
-                  for name in names]
+    strategies = [with_bot_options(args, name) for name in args.strategies or (saved or {}).get("strategies", [])]
     rules = args.rules if args.rules is not None or not saved else OfcRules.from_dict(saved["rules"])
     played = contained(match, strategies, hands=given(args.hands, saved, "asked_hands", 1000), rules=rules,
                        seed=args.seed, session_hands=given(args.session_hands, saved, "session_hands", 10),
