@@ -54,6 +54,14 @@ def deal_stream(state_high, state_low, inc_high, inc_low, count: int, deck: np.n
     return out
 
 
+def shuffled(cards: np.ndarray, rng: np.random.Generator, count: int, take: int) -> np.ndarray:
+    """``(count, take)``: the first ``take`` of ``cards`` in each of ``count`` orders drawn from ``rng``.  Order
+    ``i`` draws ``rng.random(len(cards))`` and puts the cards in the order of their draws (a stable argsort), as
+    :func:`deal_from` does: the same generator state gives the same orders on every machine."""
+    order = np.argsort(rng.random((count, len(cards))), axis=1, kind="stable")[:, :take]
+    return np.ascontiguousarray(np.asarray(cards)[order])
+
+
 def deal_from(rest: np.ndarray, rng: np.random.Generator, count: int, hands: int) -> np.ndarray:
     """``(count, hands, 13)`` hands dealt from the cards ``rest`` (sorted ids), each sorted by id.
 
@@ -66,8 +74,7 @@ def deal_from(rest: np.ndarray, rng: np.random.Generator, count: int, hands: int
     rest = np.asarray(rest)
     bit_generator = rng.bit_generator
     if type(bit_generator) is not np.random.PCG64 or len(rest) > 63 or 13 * hands > len(rest):
-        order = np.argsort(rng.random((count, len(rest))), axis=1, kind="stable")
-        return np.sort(rest[order[:, :13 * hands]].reshape(count, hands, 13), axis=2)
+        return np.sort(shuffled(rest, rng, count, 13 * hands).reshape(count, hands, 13), axis=2)
     dealt = deal_stream(*pcg64_halves(bit_generator), count, np.ascontiguousarray(rest), hands)
     buffered = bit_generator.state  # random() leaves the 32-bit buffer alone; advance() would clear it
     bit_generator.advance(count * len(rest))

@@ -23,7 +23,7 @@ from typing import Optional
 
 import numpy as np
 
-from cpoker.game.dealing import new_seed
+from cpoker.game.dealing import new_seed, shuffled
 from cpoker.game.ofc.policy import fantasyland_value_of, policy_weights
 from cpoker.game.ofc.rules import OfcRules, resolve_ofc_rules
 from cpoker.run.blocks import blocks_of
@@ -92,7 +92,6 @@ def fantasyland_worth(rules: "OfcRules | str | None" = None, hands: int = 20_000
     cards = check_int("cards", (rules.smallest_fantasyland or 13) if cards is None else cards, 13, 17)
     table = rules.kernel_table()
     weights = policy_weights(fantasyland_value_of(rules, None))
-    stays_by = ("front trips" in rules.stay, "middle full house" in rules.stay, "back four of a kind" in rules.stay)
     dealt = cards + rules.cards_per_player
     points_seen: list = []
     stays_seen: list = []
@@ -100,13 +99,13 @@ def fantasyland_worth(rules: "OfcRules | str | None" = None, hands: int = 20_000
     def work(block: tuple) -> tuple:
         index, count = block
         rng = np.random.default_rng([seed, index])
-        decks = np.ascontiguousarray(np.argsort(rng.random((count, 52)), axis=1, kind="stable")[:, :dealt])
+        decks = shuffled(np.arange(52), rng, count, dealt)
         points = np.empty(count, dtype=np.int64)
         stays = np.empty(count, dtype=np.bool_)
 
         def part(start: int, stop: int) -> None:
             fantasyland_hands(decks, cards, rules.first_cards, rules.round_cards, rules.round_places, table,
-                              weights, *stays_by, points, stays, start, stop)
+                              weights, *rules.stay_flags, points, stays, start, stop)
 
         in_parts(part, count, 16)
         return points, stays

@@ -29,7 +29,7 @@ from typing import Optional
 import numpy as np
 
 from cpoker.game.cards import CardsLike, cards_mask, format_cards, parse_cards
-from cpoker.game.dealing import new_seed, rest_of_deck
+from cpoker.game.dealing import new_seed, rest_of_deck, shuffled
 from cpoker.game.ofc.boards import Board, BoardLike, as_board
 from cpoker.game.ofc.policy import fantasyland_value_of, policy_weights
 from cpoker.game.ofc.rules import OfcRules, resolve_ofc_rules
@@ -265,8 +265,7 @@ def _rollouts(block: tuple, seed: int, pool: np.ndarray, needed: int, options: n
 
     index, count = block
     rng = np.random.default_rng([seed, index])
-    order = np.argsort(rng.random((count, len(pool))), axis=1, kind="stable")[:, :max(needed, 1)]
-    decks = np.ascontiguousarray(pool[order]) if len(pool) else np.zeros((count, 1), dtype=np.int64)
+    decks = shuffled(pool, rng, count, max(needed, 1)) if len(pool) else np.zeros((count, 1), dtype=np.int64)
     values = np.empty((len(options), count))
 
     def part(start: int, stop: int) -> None:

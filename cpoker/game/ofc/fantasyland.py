@@ -130,7 +130,7 @@ def fantasyland(cards: CardsLike, rules: "OfcRules | str | None" = None, objecti
     if not MIN_CARDS <= len(dealt) <= MAX_CARDS:
         raise CardError(f"a Fantasyland hand has {MIN_CARDS} to {MAX_CARDS} cards, got {len(dealt)}")
     ids = np.array(sorted(int(c) for c in dealt), dtype=np.int64)
-    stays = ("front trips" in rules.stay, "middle full house" in rules.stay, "back four of a kind" in rules.stay)
+    stays = rules.stay_flags
     started = time.perf_counter()
     if objective == "ev":
         samples = check_int("samples", samples, 1, MAX_SAMPLES)

@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 
+from cpoker.game.dealing import shuffled
 from cpoker.game.ofc.rules import OfcRules
 from cpoker.system.errors import OptionError
 
@@ -49,8 +50,6 @@ def sampled_opponents(rules: OfcRules, unseen: np.ndarray, count: int, rng: np.r
     rollout policy: ``(keys, royalty, fouled)`` arrays (front, middle, back keys a row)."""
     from cpoker._kernels.ofc_rollout import policy_boards
 
-    dealt = rules.cards_per_player
-    order = np.argsort(rng.random((count, len(unseen))), axis=1, kind="stable")[:, :dealt]
-    return policy_boards(np.ascontiguousarray(unseen[order]), rules.first_cards, rules.round_cards,
+    return policy_boards(shuffled(unseen, rng, count, rules.cards_per_player), rules.first_cards, rules.round_cards,
                          rules.round_places, rules.kernel_table(), policy_weights(fantasyland_value))
 

@@ -210,6 +210,11 @@ class OfcRules:
         return dealt
 
     @property
+    def stay_flags(self) -> tuple:
+        """Whether each of :data:`STAY_CONDITIONS` keeps a player in Fantasyland, in that order (the kernels')."""
+        return tuple(condition in self.stay for condition in STAY_CONDITIONS)
+
+    @property
     def smallest_fantasyland(self) -> Optional[int]:
         """The cards of the smallest Fantasyland the rules deal (``None``: they have none)."""
         return min(dict(self.fantasyland).values(), default=None)
