@@ -16,6 +16,11 @@ measured in the same run.  cpoker is timed as users call it: the default call
 ``check=False``.  It also checks agreement: each library's ranking must be a
 strictly increasing function of cpoker's key on those hands.
 
+``--no-avx512`` measures the path a processor without AVX-512 runs (Intel client chips since Alder Lake, AMD
+before Zen 4), on this machine: numba compiles for this processor with every ``avx512*`` feature turned off
+(``NUMBA_CPU_FEATURES``), and the C++ harnesses are built with ``-mno-avx512f``, so both sides lose the same
+instructions.
+
 Without any source directory it says how to get them and exits 0.
 """
 
@@ -23,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -136,13 +142,28 @@ def random_hands(n: int, k: int, seed: int) -> np.ndarray:
 FLOOR_NAME = "read + one load (scalar floor)"
 
 
-def build(name: str, source_dir: Path, work: Path) -> Path:
+def without_avx512(features: str) -> str:
+    """LLVM's feature string ``features`` with every ``avx512*`` feature turned off (the rest as they are)."""
+    return ",".join("-" + flag[1:] if flag[1:].startswith("avx512") else flag for flag in features.split(","))
+
+
+def mask_avx512() -> None:
+    """Make numba compile for this processor without AVX-512 (before numba is imported: it reads its
+    configuration once)."""
+    if "numba" in sys.modules:
+        raise RuntimeError("--no-avx512 must take effect before numba is imported")
+    import llvmlite.binding as llvm
+
+    os.environ["NUMBA_CPU_FEATURES"] = without_avx512(llvm.get_host_cpu_features().flatten())
+
+
+def build(name: str, source_dir: Path, work: Path, flags: tuple[str, ...] = ()) -> Path:
     spec = FLOOR if name == FLOOR_NAME else LIBRARIES[name]
     stem = "floor" if name == FLOOR_NAME else name
     harness = work / f"{stem}.cpp"
     harness.write_text(HARNESS % spec)
     binary = work / stem
-    command = ["g++", "-O3", "-march=native", "-std=c++20", "-w", "-o", str(binary), str(harness),
+    command = ["g++", "-O3", "-march=native", *flags, "-std=c++20", "-w", "-o", str(binary), str(harness),
                *(str(source_dir / s) for s in spec["sources"]),
                *(f"-I{source_dir / i}" for i in spec["includes"])]
     subprocess.run(command, check=True)
@@ -198,6 +219,8 @@ def main(argv=None) -> int:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument("--no-avx512", action="store_true",
+                        help="measure the path of a processor without AVX-512: numba and g++ both told not to use it")
     args = parser.parse_args(argv)
     sources = {name: path for name, path in (("OMPEval", args.ompeval), ("SKPokerEval", args.skpokereval)) if path}
     if not sources:
@@ -211,6 +234,10 @@ def main(argv=None) -> int:
             print(f"compare_cpp.py: {path} is not a checkout of {name} (no {LIBRARIES[name]['marker']})",
                   file=sys.stderr)
             return 2
+    flags: tuple[str, ...] = ()
+    if args.no_avx512:
+        mask_avx512()
+        flags = ("-mno-avx512f",)
     import numba
 
     numba.set_num_threads(1)
@@ -218,8 +245,8 @@ def main(argv=None) -> int:
     results = []
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        binaries = {name: build(name, path.expanduser(), work) for name, path in sources.items()}
-        binaries[FLOOR_NAME] = build(FLOOR_NAME, work, work)
+        binaries = {name: build(name, path.expanduser(), work, flags) for name, path in sources.items()}
+        binaries[FLOOR_NAME] = build(FLOOR_NAME, work, work, flags)
         for k in (5, 7):
             ids = random_hands(n, k, args.seed + k)
             hands_file = work / f"hands{k}.bin"
@@ -249,17 +276,19 @@ def main(argv=None) -> int:
                                 "ratio": rate / omp if omp else float("nan"), "violations": violations})
     print(f"{n:,} random hands per size, one thread, best of {repeats} interleaved passes; "
           "ratio = rate / OMPEval's rate in the same run (above 1: faster than OMPEval)")
-    from cpoker._kernels import avx512
+    from cpoker._kernels import avx2, avx512
 
-    print("cpoker's path on this processor: " + ("AVX-512 VBMI, 16 rows a step" if avx512.available()
-                                                 else "the scalar loop (no AVX-512 VBMI)"))
+    path = ("AVX-512 VBMI, 16 rows a step" if avx512.available() else "AVX2, 8 rows a step" if avx2.available()
+            else "the scalar loop")
+    print(f"cpoker's path on this processor: {path}"
+          + (" (AVX-512 turned off: numba's NUMBA_CPU_FEATURES, g++ -mno-avx512f)" if args.no_avx512 else ""))
     print(f"{'evaluator':32} {'cards':>5} {'M hands/s':>10} {'ratio':>6} {'order violations':>17}")
     for row in results:
         print(f"{row['evaluator']:32} {row['cards']:>5} {row['rate'] / 1e6:>10.1f} {row['ratio']:>6.2f} "
               f"{row['violations']:>17}")
     if args.json:
-        args.json.write_text(json.dumps({"hands": n, "repeats": repeats, "seed": args.seed, "results": results},
-                                        indent=1))
+        args.json.write_text(json.dumps({"hands": n, "repeats": repeats, "seed": args.seed, "path": path,
+                                         "no_avx512": args.no_avx512, "results": results}, indent=1))
     return 1 if any(row["violations"] for row in results) else 0
 
 

@@ -196,3 +196,11 @@ def compiled_c_bot(source, folder) -> str:
     binary = folder / source.stem
     subprocess.run([compiler, "-O2", "-std=c99", "-Wall", "-Werror", "-o", str(binary), str(source)], check=True)
     return f"cmd:{binary}"
+
+
+def flush_row(rng: np.random.Generator, width: int, suited: int) -> np.ndarray:
+    """A row of ``width`` card ids in random order, ``suited`` of them (5 or more) of one random suit."""
+    suit = rng.integers(4)
+    ranks = 13 * suit + rng.choice(13, size=suited, replace=False)
+    others = rng.choice(np.setdiff1d(np.arange(52), ranks), size=width - suited, replace=False)
+    return rng.permutation(np.r_[ranks, others]).astype(np.uint8)

@@ -35,11 +35,10 @@ import functools
 
 from cpoker.system.jit import jit  # first: it checks the environment before numba loads
 from llvmlite import ir
-from numba.core import types
-from numba.extending import intrinsic
 
 from cpoker._kernels.layout import FLUSH_KEY_OFFSET, RANK_CONSTANTS
 from cpoker._kernels.evaluate import call_intrinsic
+from cpoker._kernels.simd import compiles_with, row_group_intrinsic
 
 LANES = 16  # rows a step: one 512-bit vector of int32 keys
 FEATURES = ("avx512f", "avx512bw", "avx512vbmi")
@@ -60,22 +59,7 @@ SUIT_COUNTERS_OF_ID = ([1 << 4 * (card // 13) if card < 26 else 0 for card in ra
 def available() -> bool:
     """Whether numba compiles for a processor with AVX-512 F, BW and VBMI (the host's, unless ``NUMBA_CPU_NAME``
     or ``NUMBA_CPU_FEATURES`` name another)."""
-    import llvmlite.binding as llvm
-    from numba.core import config
-
-    if config.CPU_FEATURES is not None:
-        features = config.CPU_FEATURES
-    elif config.CPU_NAME is not None:  # a named processor's own features are not known here: play safe
-        return False
-    else:
-        features = llvm.get_host_cpu_features().flatten()
-    enabled: set = set()
-    for flag in features.split(","):  # in order: LLVM lets a later flag undo an earlier one
-        if flag[:1] == "+":
-            enabled.add(flag[1:])
-        elif flag[:1] == "-":
-            enabled.discard(flag[1:])
-    return all(feature in enabled for feature in FEATURES)
+    return compiles_with(FEATURES)
 
 
 def _vector(element: ir.Type, count: int = LANES) -> ir.VectorType:
@@ -151,91 +135,77 @@ def rank_key_group(width: int, checked: bool):
     # 48 bytes for 3 cards: one 64-byte load, which reads 16 bytes past the group (see group_count)
     comparisons = _repeat_comparisons(width) if checked else []
 
-    @intrinsic
-    def rank_keys(typingctx, ids, row, out):
-        if not (isinstance(ids, types.Array) and ids.dtype == types.uint8 and ids.layout == "C"
-                and isinstance(out, types.Array) and out.dtype == types.int32 and out.layout == "C"
-                and isinstance(row, types.Integer)):
-            return None
-        sig = types.int64(ids, types.intp, out)
+    def codegen(builder, start, keys_out, row):
+        late = size - 64
 
-        def codegen(context, builder, signature, args):
-            data = context.make_array(signature.args[0])(context, builder, args[0]).data
-            keys_out = context.make_array(signature.args[2])(context, builder, args[2]).data
-            row = args[1]
-            start = builder.gep(data, [builder.mul(row, ir.Constant(row.type, width))])
-            late = size - 64
+        def load(at: int):
+            where = builder.gep(start, [ir.Constant(row.type, at)])
+            return builder.load(builder.bitcast(where, _vector(_I8, 64).as_pointer()), align=1)
 
-            def load(at: int):
-                where = builder.gep(start, [ir.Constant(row.type, at)])
-                return builder.load(builder.bitcast(where, _vector(_I8, 64).as_pointer()), align=1)
-
-            early = load(0)
-            tail = load(late) if late > 0 else early
-            chunks = []
-            for positions in CHUNK_POSITIONS[width]:
-                picks = []
-                for position in positions:
-                    for lane in range(LANES):
-                        at = width * lane + position
-                        picks.append(at if at < 64 else at - late + 64)
-                chunks.append(builder.shuffle_vector(early, tail, ir.Constant(_vector(_I32, 64), picks)))
-            ranks = [_lookup_bytes(builder, RANK_OF_ID, chunk) for chunk in chunks]
-            constants = ir.Constant(_vector(_I32), CONSTANT_OF_RANK)
-            keys = None
-            for position in range(width):
-                rank = builder.zext(_position(builder, ranks, position), _vector(_I32))
-                constant = call_intrinsic(builder, "llvm.x86.avx512.permvar.si.512", _vector(_I32), constants, rank)
-                keys = constant if keys is None else builder.add(keys, constant)
-            zero = ir.Constant(_vector(_I8), [0] * LANES)
-            if width == 3:  # a front: no flushes, no straights, so the rank key is all
-                result = ir.Constant(ir.IntType(64), 0)
-            elif width == 5:
-                suits = [_lookup_bytes(builder, SUIT_BIT_OF_ID, chunk) for chunk in chunks]
-                shared = _position(builder, suits, 0)
+        early = load(0)
+        tail = load(late) if late > 0 else early
+        chunks = []
+        for positions in CHUNK_POSITIONS[width]:
+            picks = []
+            for position in positions:
+                for lane in range(LANES):
+                    at = width * lane + position
+                    picks.append(at if at < 64 else at - late + 64)
+            chunks.append(builder.shuffle_vector(early, tail, ir.Constant(_vector(_I32, 64), picks)))
+        ranks = [_lookup_bytes(builder, RANK_OF_ID, chunk) for chunk in chunks]
+        constants = ir.Constant(_vector(_I32), CONSTANT_OF_RANK)
+        keys = None
+        for position in range(width):
+            rank = builder.zext(_position(builder, ranks, position), _vector(_I32))
+            constant = call_intrinsic(builder, "llvm.x86.avx512.permvar.si.512", _vector(_I32), constants, rank)
+            keys = constant if keys is None else builder.add(keys, constant)
+        zero = ir.Constant(_vector(_I8), [0] * LANES)
+        if width == 3:  # a front: no flushes, no straights, so the rank key is all
+            result = ir.Constant(ir.IntType(64), 0)
+        elif width == 5:
+            suits = [_lookup_bytes(builder, SUIT_BIT_OF_ID, chunk) for chunk in chunks]
+            shared = _position(builder, suits, 0)
+            for position in range(1, width):
+                shared = builder.and_(shared, _position(builder, suits, position))
+            flush = builder.icmp_unsigned("!=", shared, zero)
+            offset = builder.select(flush, ir.Constant(_vector(_I32), [FLUSH_KEY_OFFSET] * LANES),
+                                    ir.Constant(_vector(_I32), [0] * LANES))
+            keys = builder.add(keys, offset)
+            result = ir.Constant(ir.IntType(64), 0)
+        else:
+            flagged = zero
+            for table in SUIT_COUNTERS_OF_ID:
+                counters = [_lookup_bytes(builder, table, chunk) for chunk in chunks]
+                counts = _position(builder, counters, 0)
                 for position in range(1, width):
-                    shared = builder.and_(shared, _position(builder, suits, position))
-                flush = builder.icmp_unsigned("!=", shared, zero)
-                offset = builder.select(flush, ir.Constant(_vector(_I32), [FLUSH_KEY_OFFSET] * LANES),
-                                        ir.Constant(_vector(_I32), [0] * LANES))
-                keys = builder.add(keys, offset)
-                result = ir.Constant(ir.IntType(64), 0)
-            else:
-                flagged = zero
-                for table in SUIT_COUNTERS_OF_ID:
-                    counters = [_lookup_bytes(builder, table, chunk) for chunk in chunks]
-                    counts = _position(builder, counters, 0)
-                    for position in range(1, width):
-                        counts = builder.add(counts, _position(builder, counters, position))
-                    # a counter of five or more (at most 7) plus 3 sets its nibble's bit 3
-                    flagged = builder.or_(flagged, builder.add(counts, ir.Constant(_vector(_I8), [0x33] * LANES)))
-                flagged = builder.and_(flagged, ir.Constant(_vector(_I8), [0x88] * LANES))
-                mask = builder.bitcast(builder.icmp_unsigned("!=", flagged, zero), ir.IntType(LANES))
-                result = builder.zext(mask, ir.IntType(64))
-            if checked:
-                flags = _vector(ir.IntType(1), 64)
-                highest = ir.Constant(_vector(_I8, 64), [51] * 64)
-                bad = builder.or_(builder.icmp_unsigned(">", early, highest), builder.icmp_unsigned(">", tail, highest))
-                for chunk, other, turn, lanes in comparisons:
-                    turned = chunks[other]
-                    if turn:
-                        turned = builder.shuffle_vector(turned, ir.Constant(turned.type, None), ir.Constant(
-                            _vector(_I32, 64), [(lane + LANES * turn) % 64 for lane in range(64)]))
-                    same = builder.icmp_unsigned("==", chunks[chunk], turned)
-                    if not all(lanes):
-                        same = builder.and_(same, ir.Constant(flags, lanes))
-                    bad = builder.or_(bad, same)
-                any_bad = builder.icmp_unsigned("!=", builder.bitcast(bad, ir.IntType(64)),
-                                                ir.Constant(ir.IntType(64), 0))
-                result = builder.or_(result, builder.shl(builder.zext(any_bad, ir.IntType(64)),
-                                                         ir.Constant(ir.IntType(64), LANES)))
-            target = builder.bitcast(builder.gep(keys_out, [row]), _vector(_I32).as_pointer())
-            builder.store(keys, target, align=4)
-            return result
+                    counts = builder.add(counts, _position(builder, counters, position))
+                # a counter of five or more (at most 7) plus 3 sets its nibble's bit 3
+                flagged = builder.or_(flagged, builder.add(counts, ir.Constant(_vector(_I8), [0x33] * LANES)))
+            flagged = builder.and_(flagged, ir.Constant(_vector(_I8), [0x88] * LANES))
+            mask = builder.bitcast(builder.icmp_unsigned("!=", flagged, zero), ir.IntType(LANES))
+            result = builder.zext(mask, ir.IntType(64))
+        if checked:
+            flags = _vector(ir.IntType(1), 64)
+            highest = ir.Constant(_vector(_I8, 64), [51] * 64)
+            bad = builder.or_(builder.icmp_unsigned(">", early, highest), builder.icmp_unsigned(">", tail, highest))
+            for chunk, other, turn, lanes in comparisons:
+                turned = chunks[other]
+                if turn:
+                    turned = builder.shuffle_vector(turned, ir.Constant(turned.type, None), ir.Constant(
+                        _vector(_I32, 64), [(lane + LANES * turn) % 64 for lane in range(64)]))
+                same = builder.icmp_unsigned("==", chunks[chunk], turned)
+                if not all(lanes):
+                    same = builder.and_(same, ir.Constant(flags, lanes))
+                bad = builder.or_(bad, same)
+            any_bad = builder.icmp_unsigned("!=", builder.bitcast(bad, ir.IntType(64)),
+                                            ir.Constant(ir.IntType(64), 0))
+            result = builder.or_(result, builder.shl(builder.zext(any_bad, ir.IntType(64)),
+                                                     ir.Constant(ir.IntType(64), LANES)))
+        target = builder.bitcast(builder.gep(keys_out, [row]), _vector(_I32).as_pointer())
+        builder.store(keys, target, align=4)
+        return result
 
-        return sig, codegen
-
-    return rank_keys
+    return row_group_intrinsic(width, codegen)
 
 
 rank_keys_3, rank_keys_5, rank_keys_6, rank_keys_7 = (rank_key_group(width, False) for width in (3, 5, 6, 7))

@@ -40,6 +40,7 @@ from cpoker.system.jit import jit  # first: it checks the environment before num
 from numba.core import types
 from numba.extending import intrinsic
 
+from cpoker._kernels import avx2
 from cpoker._kernels.avx512 import (LANES, checked_rank_keys_3, checked_rank_keys_5, checked_rank_keys_6,
                                     checked_rank_keys_7, group_count, rank_keys_3, rank_keys_5, rank_keys_6,
                                     rank_keys_7)
@@ -198,8 +199,17 @@ def _keys_from_ids(ids, eval_codes, pair_codes, table, out):
 
 
 @jit(inline="always")
-def _rank_keys(ids, row, out, width, checked):
-    """:func:`.avx512.rank_key_group`'s kernel for ``width`` and ``checked`` (constants at the call)."""
+def _rank_keys(ids, row, out, width, checked, wide):
+    """The rank keys of a group of rows (:func:`.avx512.rank_key_group`'s kernel for ``width`` and ``checked``
+    with ``wide``, else :func:`.avx2.rank_key_group`'s, which checks nothing; all three constants at the call)."""
+    if not wide:
+        if width == 3:
+            return avx2.rank_keys_3(ids, row, out)
+        if width == 5:
+            return avx2.rank_keys_5(ids, row, out)
+        if width == 6:
+            return avx2.rank_keys_6(ids, row, out)
+        return avx2.rank_keys_7(ids, row, out)
     if checked:
         if width == 3:
             return checked_rank_keys_3(ids, row, out)
@@ -218,32 +228,34 @@ def _rank_keys(ids, row, out, width, checked):
 
 
 @jit(inline="always")
-def _keys_by_vector(ids, width, checked, eval_codes, table, out):
+def _keys_by_vector(ids, width, checked, wide, eval_codes, table, out):
     """``out[i]`` = key of row ``i`` of ``ids`` (3, 5, 6 or 7 cards: ``width``, a constant at the call): the rank keys
-    of 16 rows at a time in AVX-512 code (:mod:`.avx512`), then their values by scalar loads.  With ``checked``
-    (a constant), nonzero when a row has an id above 51 or repeats a card, checked on the same vectors; else 0.
+    of a group of rows at a time in vector code (16 rows in AVX-512 code with ``wide``, :mod:`.avx512`; else 8 in
+    AVX2 code, :mod:`.avx2`), then their values by scalar loads.  With ``checked`` (a constant; AVX-512 only),
+    nonzero when a row has an id above 51 or repeats a card, checked on the same vectors; else 0.
 
-    The keys of the next 16 rows are computed before the values of these are looked up: reading back keys just
+    The keys of the next group are computed before the values of these are looked up: reading back keys just
     stored as a vector stalls each load on the store.  The rows
     of six or seven cards that hold a flush (the vector code flags them) are then evaluated one by one.
     """
     n = ids.shape[0]
-    groups = group_count(n, width)
+    lanes = LANES if wide else avx2.ROWS
+    groups = group_count(n, width) if wide else avx2.group_count(n, width)
     bad = np.int64(0)
-    upcoming = _rank_keys(ids, 0, out, width, checked) if groups else 0
+    upcoming = _rank_keys(ids, 0, out, width, checked, wide) if groups else 0
     for group in range(groups):
-        start = group * LANES
-        flushes = upcoming & 0xFFFF
-        bad |= upcoming >> LANES
+        start = group * lanes
+        flushes = upcoming & ((1 << lanes) - 1)
+        bad |= upcoming >> lanes
         if group + 1 < groups:
-            upcoming = _rank_keys(ids, start + LANES, out, width, checked)
-        for i in range(start, start + LANES):
+            upcoming = _rank_keys(ids, start + lanes, out, width, checked, wide)
+        for i in range(start, start + lanes):
             out[i] = evaluator_value(np.int64(out[i]), table)
         while flushes:
             i = start + lowest_bit(flushes)
             flushes &= flushes - 1
             out[i] = _row_key(ids, i, width, eval_codes, table)
-    for i in range(groups * LANES, n):
+    for i in range(groups * lanes, n):
         if checked:
             bad |= row_problem(ids, i, width)
         out[i] = _row_key(ids, i, width, eval_codes, table)
@@ -258,36 +270,84 @@ def keys_from_ids_avx512_5(ids, check, eval_codes, table, out):
     AVX-512 VBMI (:func:`.avx512.available`): the same keys, faster (docs/performance.md).  With ``check``, the batch's
     check on the same vectors, as :func:`keys_from_ids_checked` returns it; else 0."""
     if check:
-        return _keys_by_vector(ids, 5, True, eval_codes, table, out)
-    return _keys_by_vector(ids, 5, False, eval_codes, table, out)
+        return _keys_by_vector(ids, 5, True, True, eval_codes, table, out)
+    return _keys_by_vector(ids, 5, False, True, eval_codes, table, out)
 
 
 @jit
 def keys_from_ids_avx512_6(ids, check, eval_codes, table, out):
     """:func:`keys_from_ids_avx512_5` for rows of 6 cards (the best five)."""
     if check:
-        return _keys_by_vector(ids, 6, True, eval_codes, table, out)
-    return _keys_by_vector(ids, 6, False, eval_codes, table, out)
+        return _keys_by_vector(ids, 6, True, True, eval_codes, table, out)
+    return _keys_by_vector(ids, 6, False, True, eval_codes, table, out)
 
 
 @jit
 def keys_from_ids_avx512_3(ids, check, eval_codes, table, out):
     """:func:`keys_from_ids_avx512_5` for rows of 3 cards (fronts)."""
     if check:
-        return _keys_by_vector(ids, 3, True, eval_codes, table, out)
-    return _keys_by_vector(ids, 3, False, eval_codes, table, out)
+        return _keys_by_vector(ids, 3, True, True, eval_codes, table, out)
+    return _keys_by_vector(ids, 3, False, True, eval_codes, table, out)
 
 
 @jit
 def keys_from_ids_avx512_7(ids, check, eval_codes, table, out):
     """:func:`keys_from_ids_avx512_5` for rows of 7 cards (the best five)."""
     if check:
-        return _keys_by_vector(ids, 7, True, eval_codes, table, out)
-    return _keys_by_vector(ids, 7, False, eval_codes, table, out)
+        return _keys_by_vector(ids, 7, True, True, eval_codes, table, out)
+    return _keys_by_vector(ids, 7, False, True, eval_codes, table, out)
 
 
 AVX512_KERNELS = {3: keys_from_ids_avx512_3, 5: keys_from_ids_avx512_5, 6: keys_from_ids_avx512_6,
                   7: keys_from_ids_avx512_7}
+
+# rows the AVX2 kernels check at a time, just before evaluating them: the check's pass then brings the ids into
+# the cache for the keys.  A pass of its own over the whole batch kept 0.85 (5 cards) and 0.75 (7) of the rate
+# without a check, blocks of 16,384 rows 0.88 and 0.85 (2M rows, Zen 4 with AVX-512 turned off); a check fused
+# into the vector code did no better.
+CHECK_ROWS = 16384
+
+
+@jit(inline="always")
+def _keys_by_avx2(ids, check, width, eval_codes, table, out):
+    """:func:`_keys_by_vector` in AVX2 code; with ``check``, :func:`.evaluate.rows_problem` of each block of
+    ``CHECK_ROWS`` rows before its keys (nonzero when a row has an id above 51 or repeats a card), else 0."""
+    if not check:
+        return _keys_by_vector(ids, width, False, False, eval_codes, table, out)
+    bad = np.int64(0)
+    for start in range(0, ids.shape[0], CHECK_ROWS):
+        stop = min(ids.shape[0], start + CHECK_ROWS)
+        bad |= rows_problem(ids[start:stop])
+        _keys_by_vector(ids[start:stop], width, False, False, eval_codes, table, out[start:stop])
+    return bad
+
+
+@jit
+def keys_from_ids_avx2_5(ids, check, eval_codes, table, out):
+    """:func:`keys_from_ids_avx512_5` on a processor with AVX2 but not AVX-512 VBMI (:func:`.avx2.available`): the
+    same keys and the same check, 8 rows a step (docs/performance.md)."""
+    return _keys_by_avx2(ids, check, 5, eval_codes, table, out)
+
+
+@jit
+def keys_from_ids_avx2_6(ids, check, eval_codes, table, out):
+    """:func:`keys_from_ids_avx2_5` for rows of 6 cards (the best five)."""
+    return _keys_by_avx2(ids, check, 6, eval_codes, table, out)
+
+
+@jit
+def keys_from_ids_avx2_3(ids, check, eval_codes, table, out):
+    """:func:`keys_from_ids_avx2_5` for rows of 3 cards (fronts)."""
+    return _keys_by_avx2(ids, check, 3, eval_codes, table, out)
+
+
+@jit
+def keys_from_ids_avx2_7(ids, check, eval_codes, table, out):
+    """:func:`keys_from_ids_avx2_5` for rows of 7 cards (the best five)."""
+    return _keys_by_avx2(ids, check, 7, eval_codes, table, out)
+
+
+AVX2_KERNELS = {3: keys_from_ids_avx2_3, 5: keys_from_ids_avx2_5, 6: keys_from_ids_avx2_6, 7: keys_from_ids_avx2_7}
 
 
 @jit

@@ -271,7 +271,8 @@ def evaluate_batch(cards: np.ndarray, check: bool = True, device: str = "cpu",
         Check dtype, range and repeated cards.  The range and the repeats are
         checked in the same compiled call as the evaluation: on a processor
         with AVX-512 VBMI on the very vectors the evaluation reads (16 rows a
-        step), elsewhere by a vectorised pass over the ids (32 rows a step).
+        step), elsewhere by a vectorised pass over the ids (32 rows a step;
+        with AVX2, over each block of 16,384 rows just before evaluating it).
         It adds about a sixth to the call for 5-card rows and for the best 5
         of 7 (measured in ``docs/performance.md``).  ``check=False`` skips it
         for input known to be valid: invalid input then gives meaningless keys
@@ -305,8 +306,10 @@ def evaluate_batch(cards: np.ndarray, check: bool = True, device: str = "cpu",
     On a processor with AVX-512 VBMI (Ice Lake, Zen 4 and later) the sums
     and flush tests of 16 rows at a time are vector code, with every card's
     table in a register (:mod:`cpoker._kernels.avx512`): the same keys, about
-    1.6x (7 cards) to 1.8x (3 and 5 cards) the rate of the scalar loop, which
-    serves other processors and an ``out`` that is not contiguous.
+    1.6x (7 cards) to 1.8x (3 and 5 cards) the rate of the scalar loop.  On
+    other x86 processors with AVX2 (:mod:`cpoker._kernels.avx2`), 8 rows at
+    a time: 1.6x (7 cards) and 1.8x (5 cards).  The scalar loop serves the
+    rest (ARM, older x86) and an ``out`` that is not contiguous.
     """
     return _batch_keys(cards, 5, 5, (3, 5), "evaluate_batch", check, device, out)
 
@@ -351,8 +354,8 @@ def _batch_keys(cards, low: int, high: int, widths: tuple, what: str, check: boo
     when one is flagged does a second pass find it and name it.  Masks, and ids bound for a GPU, are checked on a
     pass of their own first."""
     from cpoker._kernels.evaluate import keys_from_masks
-    from cpoker._kernels import avx512
-    from cpoker._kernels.lookup import AVX512_KERNELS, keys_from_ids_checked, keys_from_ids_lookup
+    from cpoker._kernels import avx2, avx512
+    from cpoker._kernels.lookup import AVX2_KERNELS, AVX512_KERNELS, keys_from_ids_checked, keys_from_ids_lookup
     from cpoker.game.devices import check_device, keys_cuda
     from cpoker.system.interrupts import shielded
     from cpoker.game.lookup_tables import evaluator_pair_codes, evaluator_table, lookup_tables
@@ -377,7 +380,10 @@ def _batch_keys(cards, low: int, high: int, widths: tuple, what: str, check: boo
             out[:] = keys_cuda(ids)
             return out
         eval_codes, table = lookup_tables().eval_codes, evaluator_table(ids.shape[1])
-        vector = AVX512_KERNELS.get(ids.shape[1]) if avx512.available() and out.flags.c_contiguous else None
+        vector = None
+        if out.flags.c_contiguous:  # the vector kernels store a group's keys at once
+            vector = (AVX512_KERNELS if avx512.available() else AVX2_KERNELS if avx2.available() else {}).get(
+                ids.shape[1])
         if vector is not None:
             flagged = vector(ids, check, eval_codes, table, out)
         elif check:

@@ -12,7 +12,7 @@ import sys
 
 import numpy as np
 import pytest
-from helpers import all_combinations
+from helpers import all_combinations, flush_row
 
 from cpoker._kernels import avx512
 from cpoker._kernels.lookup import AVX512_KERNELS, keys_from_ids_lookup
@@ -69,25 +69,19 @@ def test_a_flush_in_every_lane(width):
     alone, in all lanes, and in random lanes of many groups, with five, six or seven cards of the suit."""
     rng = np.random.default_rng(100 + width)
 
-    def flush_row(suited: int) -> np.ndarray:
-        suit = rng.integers(4)
-        ranks = 13 * suit + rng.choice(13, size=suited, replace=False)
-        others = rng.choice(np.setdiff1d(np.arange(52), ranks), size=width - suited, replace=False)
-        return rng.permutation(np.r_[ranks, others]).astype(np.uint8)
-
     plain = random_hands(16, width, seed=width)
     for lane in range(16):
         for suited in range(5, width + 1):
             group = plain.copy()
-            group[lane] = flush_row(suited)
+            group[lane] = flush_row(rng, width, suited)
             scalar, vector = both_kernels(group)
             assert np.array_equal(vector, scalar), (lane, suited)
-    every = np.array([flush_row(rng.integers(5, width + 1)) for _ in range(16)])
+    every = np.array([flush_row(rng, width, rng.integers(5, width + 1)) for _ in range(16)])
     scalar, vector = both_kernels(every)
     assert np.array_equal(vector, scalar)
     mixed = random_hands(20_000, width, seed=7 * width)
     picked = rng.random(len(mixed)) < 0.3
-    mixed[picked] = [flush_row(rng.integers(5, width + 1)) for _ in range(picked.sum())]
+    mixed[picked] = [flush_row(rng, width, rng.integers(5, width + 1)) for _ in range(picked.sum())]
     scalar, vector = both_kernels(mixed)
     assert np.array_equal(vector, scalar)
 
