@@ -204,3 +204,10 @@ def flush_row(rng: np.random.Generator, width: int, suited: int) -> np.ndarray:
     ranks = 13 * suit + rng.choice(13, size=suited, replace=False)
     others = rng.choice(np.setdiff1d(np.arange(52), ranks), size=width - suited, replace=False)
     return rng.permutation(np.r_[ranks, others]).astype(np.uint8)
+
+
+# docs/rules.md's worked example of a low front: three players; B's kings in front over sixes in the middle foul
+# only in the high game
+LOW_FRONT_EXAMPLE = ("As 2d 4c / 7c 7d 9s 5h 3d / Th Jh Qh Kh 9c",
+                     "Kd Ks Qd / 6c 6d 8s 5c 2h / 9d 9h Ts Td Tc",
+                     "6h 5s 3h / 8c 8d Js Qs Jd / 4d 4s 4h Ac Kc")

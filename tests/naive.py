@@ -68,6 +68,21 @@ def strength_of_ids(ids) -> tuple:
     return strength([card_of_id(int(c)) for c in ids])
 
 
+def low_front_strength(cards, ace_low: bool) -> tuple:
+    """A front's strength when it plays for low (docs/rules.md, "a low front"), the higher tuple the better front:
+    no pair beats a pair, a pair beats trips; then the deciding ranks, each lower one better (the ace below the
+    two when ``ace_low``)."""
+    ranks = [1 if rank == 14 and ace_low else rank for rank, _ in cards]
+    counts = Counter(ranks)
+    ordered = sorted(ranks, key=lambda r: (counts[r], r), reverse=True)  # the group, then the kickers, high first
+    unpaired_first = {1: 2, 2: 1, 3: 0}[max(counts.values())]
+    return (unpaired_first, tuple(-rank for rank in dict.fromkeys(ordered)))
+
+
+def low_front_strength_of_ids(ids, ace_low: bool) -> tuple:
+    return low_front_strength([card_of_id(int(c)) for c in ids], ace_low)
+
+
 def compare(a: tuple, b: tuple) -> int:
     return (a > b) - (a < b)
 

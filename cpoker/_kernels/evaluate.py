@@ -88,6 +88,40 @@ def key3(mask):
     return _make_key(HIGH_CARD, singles, 0)
 
 
+# how a front is ranked (Rules.front): "high" as every row, or played for low ("low-a5": the ace low, "low-27":
+# the ace high; docs/rules.md, variants)
+FRONT_HIGH, FRONT_LOW_A5, FRONT_LOW_27 = 0, 1, 2
+LOW_FRONT_TOP = 1 << 14  # every low front's key lies in 1 .. LOW_FRONT_TOP - 7: below any 5-card key
+
+
+@jit
+def low_front_key(key, order):
+    """The key of a front whose :func:`key3` is ``key`` when fronts play for low (``order``, one of
+    ``FRONT_LOW_A5``, ``FRONT_LOW_27``; ``FRONT_HIGH`` gives ``key`` back): the lower hand gets the higher key.
+
+    Any pair is worse than any front without one, and trips worse than any pair (the order of lowball).  Fronts
+    without a pair compare their highest card, then the next, then the last; pairs the pair, then the kicker;
+    the ace is the lowest card in ``FRONT_LOW_A5`` (A-5-4 beats 6-4-3) and the highest in ``FRONT_LOW_27``.
+    Every such key lies below the key of any 5-card row, so the rule that a middle be at least as strong as
+    the front never fouls a low front, and a low front is never paid a front royalty (its category is 0).
+    """
+    if order == FRONT_HIGH:
+        return key
+    category = key >> CATEGORY_SHIFT
+    major = (key >> MAJOR_SHIFT) & 0x1FFF
+    minor = key & 0x1FFF
+    if order == FRONT_LOW_A5:  # the ace (bit 12) becomes the lowest rank, below the two
+        major = ((major << 1) & 0x1FFE) | (major >> 12)
+        minor = ((minor << 1) & 0x1FFE) | (minor >> 12)
+    if category == HIGH_CARD:
+        badness = major  # three ranks as a set: a smaller number is a lower top card, then a lower next
+    elif category == PAIR:
+        badness = 0x2000 + 16 * lowest_bit(major) + lowest_bit(minor)
+    else:
+        badness = 0x2000 + 16 * 13 + lowest_bit(major)
+    return LOW_FRONT_TOP - badness
+
+
 @jit
 def mask_of_ids(ids):
     """The card mask of a small array of card ids."""

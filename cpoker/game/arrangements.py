@@ -25,6 +25,8 @@ from cpoker.game.lookup_tables import SPLITS_PER_BACK, split_tables
 ROW_NAMES = ("front", "middle", "back")
 ROW_SIZES = (3, 5, 5)
 MISSET_POLICIES = ("error", "foul")
+# how the front is ranked (Rules.front): like every row, or for low with the ace low or high
+FRONT_ORDERS = ("high", "low-a5", "low-27")
 
 
 class Arrangement:
@@ -36,7 +38,9 @@ class Arrangement:
     -- wrong counts, a card given twice, a card not in ``hand`` -- are input
     errors and raise :class:`~cpoker.ArrangementError`, unless
     ``misset="foul"`` asks for the table's rule that a mis-set hand fouls too
-    (for settling what players actually put down).
+    (for settling what players actually put down).  Under rules whose front
+    plays for low (``Rules(front="low-a5")``), only a back weaker than the
+    middle fouls: :meth:`under` gives the arrangement as such rules judge it.
 
     Parameters
     ----------
@@ -48,7 +52,7 @@ class Arrangement:
         ``"error"`` (default) or ``"foul"``.
     """
 
-    __slots__ = ("front", "middle", "back", "hand", "_values", "_keys", "_foul_reason")
+    __slots__ = ("front", "middle", "back", "hand", "front_order", "_values", "_keys", "_foul_reason")
 
     def __init__(self, front: CardsLike, middle: CardsLike, back: CardsLike,
                  hand: Optional[CardsLike] = None, misset: str = "error") -> None:
@@ -58,6 +62,7 @@ class Arrangement:
         self.middle: tuple[Card, ...] = parse_cards(middle, unique=False)
         self.back: tuple[Card, ...] = parse_cards(back, unique=False)
         self.hand: Optional[frozenset[Card]] = frozenset(parse_cards(hand, count=13)) if hand is not None else None
+        self.front_order = "high"  # (see under)
         self._values: Optional[tuple[HandValue, HandValue, HandValue]] = None
         self._keys: Optional[tuple[int, int, int]] = None  # row keys known before their values are made
         misset_reason = self._find_misset()
@@ -75,6 +80,7 @@ class Arrangement:
         self = cls.__new__(cls)
         self.front, self.middle, self.back = front, middle, back
         self.hand = None
+        self.front_order = "high"
         self._values = None
         if keys is None:
             self._keys = None
@@ -122,12 +128,28 @@ class Arrangement:
         return self._order_foul(front, middle, back)
 
     @staticmethod
-    def _order_foul(front: HandValue, middle: HandValue, back: HandValue) -> Optional[str]:
+    def _order_foul(front: HandValue, middle: HandValue, back: HandValue, front_order: str = "high") -> Optional[str]:
         if back < middle:
             return f"back ({back}) is weaker than middle ({middle})"
-        if middle < front:
+        if front_order == "high" and middle < front:
             return f"middle ({middle}) is weaker than front ({front})"
         return None
+
+    def under(self, front_order: str) -> "Arrangement":
+        """This arrangement as rules whose front ranks by ``front_order`` judge it (one of ``FRONT_ORDERS``,
+        ``Rules.front``): under a low front (``"low-a5"``, ``"low-27"``) only a back weaker than the middle
+        fouls, and settlement compares fronts for low.  The same object when the order is already its own."""
+        if front_order not in FRONT_ORDERS:
+            raise ArrangementError(f"front order must be one of {', '.join(FRONT_ORDERS)}, got {front_order!r}")
+        if front_order == self.front_order:
+            return self
+        judged = Arrangement.__new__(Arrangement)
+        for name in ("front", "middle", "back", "hand", "_values", "_keys"):
+            setattr(judged, name, getattr(self, name))
+        judged.front_order = front_order
+        values = self._row_values()
+        judged._foul_reason = self._foul_reason if values is None else self._order_foul(*values, front_order)
+        return judged
 
     @property
     def rows(self) -> tuple[tuple[Card, ...], tuple[Card, ...], tuple[Card, ...]]:
@@ -191,6 +213,8 @@ class Arrangement:
         """Plain data for JSON output."""
         out: dict = {name: format_cards(row) for name, row in zip(ROW_NAMES, self.rows)}
         out["foul"] = self.foul_reason
+        if self.front_order != "high":  # (judged by rules whose front plays for low: see under)
+            out["front_order"] = self.front_order
         values = self._row_values()
         if values is not None:
             out["rows"] = {name: {"category": v.category, "description": v.describe(), "key": v.key}

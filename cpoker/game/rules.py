@@ -17,6 +17,8 @@ opt-in fields:
   many units to each opponent who plays (seed 003).
 * ``session_stakes``: deal ``k`` of a session counts ``session_stakes[k]`` times (seed 001's rising
   "variable stake").
+* ``front``: ``"high"``, or ``"low-a5"`` / ``"low-27"`` (seed 001's "2-7 Chinese poker": the front plays
+  for low, the ace low or high); a low front cannot foul, only back >= middle is required.
 
 Presets: ``Rules.preset("pagat" | "1-6" | "2-4" | "seed001-royalties")``; house rules
 from a TOML file with ``Rules.from_toml(path)`` (see ``Rules.to_toml``).
@@ -31,13 +33,13 @@ from typing import Mapping, Optional
 
 import numpy as np
 
-from cpoker.game.arrangements import ROW_NAMES
+from cpoker.game.arrangements import FRONT_ORDERS, ROW_NAMES
 from cpoker.game.cards import short_repr
 from cpoker.system.errors import RulesError
 from cpoker.game.evaluation import CATEGORIES
 
 SCORING_METHODS = ("pagat", "1-6", "2-4")
-TOML_FIELDS = ("scoring", "royalties", "naturals", "surrender", "session_stakes")
+TOML_FIELDS = ("scoring", "royalties", "naturals", "surrender", "session_stakes", "front")
 ROYALTY_FLAGS = ("require_win", "one_per_hand", "dealt")  # the [royalties] table's options, beside its rows
 ROWS = ROW_NAMES
 FRONT_CATEGORIES = ("high card", "pair", "three of a kind")
@@ -238,6 +240,14 @@ class Rules:
         (from 0) counts ``session_stakes[k]`` times (seed 001's rising "variable stake").  A session may
         not be longer than the list.  A deal's multiplier scales every result of that deal alike, so it
         changes no best play: solving, simulations and matches report points per deal at stake 1.
+    front
+        ``"high"`` (default: the front ranks as every row), or ``"low-a5"`` / ``"low-27"`` (seed 001's
+        "2-7 Chinese poker"): the front wins by being low.  Any pair is worse than any front without one and
+        trips worse than any pair; fronts without a pair compare their highest card, then the next, with the
+        ace low in ``low-a5`` (A-5-4 is a good front) and high in ``low-27``.  The order rule is then back
+        >= middle only: a low front cannot foul, and it earns no front royalty (a table of them is refused).
+        Such rules are settled and scored (:func:`cpoker.settle`, ``cpoker score``, sessions); the solver
+        and the strategies do not play them yet (:meth:`require_high_front`).
     """
 
     scoring: str = "pagat"
@@ -246,6 +256,7 @@ class Rules:
     source: str = field(default="", compare=False)
     surrender: Optional[int] = None
     session_stakes: Optional[tuple] = None
+    front: str = "high"
 
     def __post_init__(self) -> None:
         if not isinstance(self.scoring, str) or self.scoring not in SCORING_METHODS:
@@ -261,6 +272,30 @@ class Rules:
         if self.surrender is not None:
             object.__setattr__(self, "surrender", _units(self.surrender, "surrender", self.source))
         object.__setattr__(self, "session_stakes", _session_stakes(self.session_stakes, self.source))
+        if not isinstance(self.front, str) or self.front not in FRONT_ORDERS:
+            raise _fail(self.source, f"front must be one of {', '.join(map(repr, FRONT_ORDERS))}, "
+                                     f"got {short_repr(self.front)}")
+        if self.front != "high" and self.royalties is not None and self.royalties.as_array()[0].any():
+            raise _fail(self.source, f"front = {self.front!r} plays the front for low, where pairs and trips are the "
+                                     "worst fronts: it takes no front royalties (remove the royalties' front row)")
+
+    @property
+    def front_order(self) -> int:
+        """The kernels' code of :attr:`front` (``evaluate.FRONT_HIGH``, ``FRONT_LOW_A5``, ``FRONT_LOW_27``)."""
+        return FRONT_ORDERS.index(self.front)
+
+    def require_high_front(self, what: str) -> None:
+        """Refuse ``what`` (a job or strategy) under a low front, which only settlement plays so far.
+
+        Raises
+        ------
+        RulesError
+            When :attr:`front` is not ``"high"``.
+        """
+        if self.front != "high":
+            raise RulesError(f"not played yet by {what}: a low front (the rules ({self.name}) have front = "
+                             f"{self.front!r}); under such rules cpoker settles and scores deals (cpoker.settle, "
+                             "cpoker score, sessions)")
 
     def deal_stake(self, deal: int) -> int:
         """The multiplier of deal ``deal`` (from 0) of a session: ``session_stakes[deal]``, or 1 without them.
@@ -321,7 +356,8 @@ class Rules:
         scoring = data.get("scoring", "pagat")
         if not isinstance(scoring, str):
             raise _fail(source, f"scoring must be a string, got {scoring!r}")
-        return cls(scoring, royalties, naturals, source, data.get("surrender"), data.get("session_stakes"))
+        return cls(scoring, royalties, naturals, source, data.get("surrender"), data.get("session_stakes"),
+                   data.get("front", "high"))
 
     def to_toml(self) -> str:
         """The rules as the TOML text :meth:`from_toml_text` reads back to equal rules."""
@@ -330,6 +366,8 @@ class Rules:
             lines.append(f"surrender = {self.surrender}")
         if self.session_stakes is not None:
             lines.append(f"session_stakes = [{', '.join(map(str, self.session_stakes))}]")
+        if self.front != "high":
+            lines.append(f'front = "{self.front}"')
         if self.royalties is not None:
             lines += ["", "[royalties]", f"require_win = {str(self.royalties.require_win).lower()}"]
             lines += [f"{name} = true" for name in ROYALTY_FLAGS[1:] if getattr(self.royalties, name)]
@@ -397,7 +435,8 @@ class Rules:
         name = given if isinstance(given, str) else ""
         session_stakes = data.get("session_stakes")  # (records of cpoker 0.3 and earlier have neither)
         rules = cls(data["scoring"], royalties, data.get("naturals"), source=name or source,
-                    surrender=data.get("surrender"), session_stakes=session_stakes)
+                    surrender=data.get("surrender"), session_stakes=session_stakes,
+                    front=data.get("front", "high"))  # (records of cpoker 0.5.1 and earlier have none)
         preset = PRESETS.get(name)
         return preset if preset == rules else rules
 
@@ -408,7 +447,8 @@ class Rules:
                     "one_per_hand": self.royalties.one_per_hand, "dealt": self.royalties.dealt},
                 "naturals": None if self.naturals is None else self.naturals.to_mapping(),
                 "surrender": self.surrender,
-                "session_stakes": None if self.session_stakes is None else list(self.session_stakes)}
+                "session_stakes": None if self.session_stakes is None else list(self.session_stakes),
+                "front": self.front}
 
 
 PRESETS = {

@@ -14,7 +14,7 @@ from typing import Optional, Union
 
 import numpy as np
 
-from cpoker.game.arrangements import ROW_NAMES, Arrangement, ArrangementLike, as_arrangement
+from cpoker.game.arrangements import FRONT_ORDERS, ROW_NAMES, Arrangement, ArrangementLike, as_arrangement
 from cpoker.game.cards import format_cards
 from cpoker.system.errors import ArrangementError, CpokerError, OptionError, RulesError
 from cpoker.system.limits import is_integer
@@ -34,10 +34,16 @@ def row_results(a: Arrangement, b: Arrangement) -> tuple[int, int, int]:
 
 
 def row_keys(arrangement: Arrangement) -> tuple[int, int, int]:
-    """Keys of front, middle and back; ``-1`` in every row for a fouled arrangement."""
+    """Keys of front, middle and back; ``-1`` in every row for a fouled arrangement.  A front that plays for low
+    (:meth:`Arrangement.under` a low order) gets its low key (:func:`cpoker._kernels.evaluate.low_front_key`)."""
     if arrangement.is_foul:
         return (-1, -1, -1)
-    return tuple(v.key for v in arrangement.values)  # type: ignore[return-value,union-attr]
+    front, middle, back = (v.key for v in arrangement.values)  # type: ignore[union-attr]
+    if arrangement.front_order != "high":
+        from cpoker._kernels.evaluate import low_front_key
+
+        front = int(low_front_key(front, FRONT_ORDERS.index(arrangement.front_order)))
+    return front, middle, back
 
 
 # the row keys of a surrendered hand in the jobs' key arrays (a foul's are -1): see surrender_points
@@ -137,6 +143,7 @@ def pair_breakdown(a: "Arrangement | Natural | Surrendered", b: "Arrangement | N
     from cpoker._kernels.scoring import pair_parts
 
     rules = resolve_rules(rules)
+    a, b = (entry.under(rules.front) if isinstance(entry, Arrangement) else entry for entry in (a, b))
     parts = dict.fromkeys(PARTS, 0)
     if isinstance(a, Surrendered) or isinstance(b, Surrendered):
         if isinstance(a, Natural) or isinstance(b, Natural):
@@ -203,7 +210,7 @@ def _as_entry(item: Entry, rules: Rules, misset: str = "error") -> "Arrangement 
         if declared is None:
             raise ArrangementError(f"no natural that the rules ({rules.name}) count in {hand.strip()!r}")
         return declared
-    return as_arrangement(item, misset=misset)  # type: ignore[arg-type]  # (a surrender: returned above)
+    return as_arrangement(item, misset=misset).under(rules.front)  # type: ignore[arg-type]  # (surrender above)
 
 
 def _check_deal(arrangements: Sequence[Entry], rules: Rules, misset: str = "error") -> list:

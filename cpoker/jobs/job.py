@@ -139,6 +139,7 @@ def settle(strategies: Sequence[StrategyLike], *, seed: object = None, rules: "R
     """
     seed = check_seed(seed)
     rules = resolve_rules(rules)
+    rules.require_high_front("simulate, match, tournament, exploit and review")
     tables = resolve_tables(tables, rules)
     players = tuple(resolve_player(strategy, tables, rules) for strategy in strategies)
     device = check_device(device)

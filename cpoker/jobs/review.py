@@ -565,6 +565,7 @@ def table_deal(arrangement, players: int, seed: int, rules: "Rules | str | None"
     if seed is None:
         raise OptionError("a table deal needs its seed")
     rules = resolve_rules(rules)
+    rules.require_high_front("the Play table")
     session_deals = check_int("session_deals", session_deals, 1, MAX_SESSION_DEALS)
     number = check_int("deal", deal, 0, session_deals - 1, f" (a deal of a {session_deals}-deal session, from 0)")
     if rules.session_stakes is not None and len(rules.session_stakes) < session_deals:

@@ -171,6 +171,7 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
     hands = check_int("hands", DEFAULT_BUILD["hands"] if hands is None else hands, 1, MAX_TABLE_HANDS)
     seed = check_seed(int(DEFAULT_BUILD["seed"]) if seed is None else seed)
     rules = resolve_rules(rules)
+    rules.require_high_front("tables build")
     asked = checked_build_options(  # recorded in unfinished tables, for their resume
         defaults["max_iterations"] if max_iterations is None else max_iterations,
         defaults["tolerance"] if tolerance is None else tolerance,

@@ -130,6 +130,7 @@ def solve(hand: CardsLike, opponents: int = 1, samples: int = 2000, seed: Option
     opponents, samples = _check_options(opponents, samples, method)
     seed = check_seed(seed)
     rules = resolve_rules(rules)
+    rules.require_high_front("solve")
     tables = resolve_tables(tables, rules)
     opponent = resolve_player(opponent, tables, rules)
     opponent_name = opponent.name

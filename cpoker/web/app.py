@@ -134,7 +134,7 @@ class PlayBody(RulesField):
                                "must give a stake to each of its deals")
 
 
-class CheckBody(StrictBody):
+class CheckBody(RulesField):  # (the rules: a low front fouls only when the back is weaker than the middle)
     arrangement: str = Field(..., max_length=HAND_TEXT)
     hand: Optional[str] = Field(None, max_length=HAND_TEXT)
 
@@ -290,7 +290,7 @@ def create_app(workers: Optional[int] = None, time_budget: float = TIME_BUDGET) 
     @app.post("/api/check", summary="Whether an arrangement fouls, and its rows")
     async def check(body: CheckBody) -> dict:
         arrangement = cpoker.Arrangement.parse(body.arrangement, hand=body.hand)
-        return arrangement.to_dict()
+        return arrangement.under(_rules(body).front).to_dict()
 
     @app.post("/api/solve", summary="The best non-fouling arrangement (as `cpoker solve --json`)")
     async def solve(body: SolveBody) -> dict:

@@ -70,6 +70,13 @@ def test_every_route(client):
     assert staked["results"] == [10, -10] and staked["stakes"] == [[1, 10], [10, 1]]
     house = client.post("/api/score", json={"players": [A, B], "rules_toml": 'scoring = "2-4"'}).json()
     assert house["rules"]["scoring"] == "2-4" and house["results"] == [2, -2]
+    from helpers import LOW_FRONT_EXAMPLE
+
+    low = client.post("/api/score", json={"players": list(LOW_FRONT_EXAMPLE), "rules_toml": 'front = "low-a5"'}).json()
+    assert low["rules"]["front"] == "low-a5" and low["results"] == [2, -2, 0]
+    kings_over_sixes = {"arrangement": LOW_FRONT_EXAMPLE[1]}
+    assert client.post("/api/check", json=kings_over_sixes).json()["foul"].startswith("middle")
+    assert client.post("/api/check", json={**kings_over_sixes, "rules_toml": 'front = "low-27"'}).json()["foul"] is None
     schema = client.get("/openapi.json").json()
     assert {"/api/solve", "/api/simulate", "/api/score", "/api/evaluate", "/api/natural", "/api/deal"} <= set(
         schema["paths"])
@@ -88,6 +95,7 @@ def test_every_route(client):
     ("/api/solve", {"hand": HAND, "rules": "/etc/passwd"}, 422, "unknown rules preset"),
     ("/api/solve", {"hand": HAND, "rules_toml": "scoring = 3"}, 422, "scoring must be a string"),
     ("/api/solve", {"hand": HAND, "compare": "As Kd / 7c / 2s"}, 422, "not a valid arrangement"),
+    ("/api/solve", {"hand": HAND, "rules_toml": 'front = "low-27"'}, 422, "not played yet by solve: a low front"),
     ("/api/solve", {"hand": "A" * 500}, 422, "at most 400 characters"),
     ("/api/simulate", {"arrangement": "2s 2h / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac"}, 422, "wrong count"),
     ("/api/score", {"players": [A]}, 422, "at least 2 items"),

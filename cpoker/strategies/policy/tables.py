@@ -333,6 +333,7 @@ def default_tables(rules: "Rules | str | None" = None) -> PolicyTables:
     if rules is None or rules is DEFAULT_RULES:
         return shipped_tables("pagat")  # the common case, without comparing rules with every preset
     rules = resolve_rules(rules)
+    rules.require_high_front("the table policy")
     name = rules.name
     if name in PRESETS:
         return shipped_tables(name)

@@ -1,0 +1,109 @@
+"""A front that plays for low (``Rules(front="low-a5" | "low-27")``, seed 001's "2-7 Chinese poker").
+
+The low order of every 3-card front against a slow reference written from docs/rules.md, the worked example of
+docs/rules.md computed by hand under each order, the order rule (back >= middle only), the rules' field in TOML
+and saved records, and the clear refusal of what does not play a low front yet.  Settlement under every
+combination of variants with a low front is in test_variants.py's zero-sum test.
+"""
+
+import json
+from itertools import combinations
+
+import numpy as np
+import pytest
+from helpers import LOW_FRONT_EXAMPLE
+from naive import card_of_id, low_front_strength
+
+import cpoker
+from cpoker import Arrangement, Rules, RulesError, settle, settle_details
+from cpoker._kernels.evaluate import FRONT_LOW_27, FRONT_LOW_A5, LOW_FRONT_TOP, key3, low_front_key, mask_of_ids
+from cpoker.game.lookup_tables import row_keys
+
+A, B, C = LOW_FRONT_EXAMPLE
+
+
+@pytest.mark.parametrize("order, ace_low", [(FRONT_LOW_A5, True), (FRONT_LOW_27, False)])
+def test_every_front_gets_its_place_in_the_low_order(order, ace_low):
+    """All 22,100 fronts: equal low strengths get equal keys, and a better (lower) front a higher key."""
+    fronts = list(combinations(range(52), 3))
+    keys = np.array([low_front_key(key3(mask_of_ids(np.array(front, dtype=np.uint8))), order) for front in fronts])
+    strengths = [low_front_strength([card_of_id(c) for c in front], ace_low) for front in fronts]
+    by_strength = {}
+    for strength, key in zip(strengths, keys.tolist()):
+        assert by_strength.setdefault(strength, key) == key, strength
+    ordered = sorted(by_strength)  # worst front first
+    assert all(by_strength[a] < by_strength[b] for a, b in zip(ordered, ordered[1:]))
+    assert len(ordered) == 455  # every rank multiset of three cards
+    assert 0 < keys.min() and keys.max() < LOW_FRONT_TOP < row_keys(5).min()  # below every middle: never fouls
+
+
+def test_the_ace_is_low_in_low_a5_and_high_in_low_27():
+    best = "As 2d 3c"
+    assert cpoker.settle([f"{best} / {A.split(' / ', 1)[1]}", C], Rules(front="low-a5"))[0] > \
+        cpoker.settle([f"{best} / {A.split(' / ', 1)[1]}", C], Rules(front="low-27"))[0]
+
+
+@pytest.mark.parametrize("rules, expected", [
+    (Rules(), [4, -6, 2]),                 # B fouls (middle sixes below front kings): A and C each scoop B
+    (Rules(front="low-a5"), [2, -2, 0]),   # A's A-4-2 is the best front; B plays, and its full house wins
+    (Rules(front="low-27"), [0, -2, 2]),   # the ace is high: A's front now loses to C's 6-5-3
+])
+def test_the_worked_example_of_the_rules_by_hand(rules, expected):
+    """docs/rules.md's example, each pair's rows counted by hand (front, middle, back):
+
+    * low-a5: A-B: A (A-4-2 vs kings), A (sevens vs sixes), B (full house vs straight): +1 for A.  A-C: A
+      (4-high vs 6-high), C (two pair vs sevens), A (straight vs trips): +1 for A.  B-C: C (no pair vs a pair),
+      C (two pair vs sixes), B (full house vs trips): +1 for C.  A +2, B -2, C 0.
+    * low-27: A's front is ace-high, the worst front without a pair: A-C's front goes to C, so A-C is +1 for
+      C.  A 0, B -2, C +2.
+    * high: B fouls and loses every row to A and to C; A-C: A (ace high), C, A: +1 for A.  A +4, B -6, C +2.
+    """
+    assert settle([A, B, C], rules) == expected
+    details = settle_details([A, B, C], rules)
+    assert details.entries[1].is_foul == (rules.front == "high")
+    assert np.array_equal(details.total, -details.total.T)
+
+
+def test_only_a_back_weaker_than_the_middle_fouls_a_low_front():
+    kings_over_sixes = Arrangement.parse(B)
+    assert kings_over_sixes.foul_reason.startswith("middle")
+    low = kings_over_sixes.under("low-a5")
+    assert not low.is_foul and low.front_order == "low-a5" and kings_over_sixes.front_order == "high"
+    assert low.under("low-a5") is low and low.under("high").is_foul
+    backwards = Arrangement.parse("2c 3c 7h / 9d 9h Ts Td Tc / 6c 6d 8s 5c 2h").under("low-27")
+    assert backwards.foul_reason.startswith("back")
+    with pytest.raises(cpoker.ArrangementError, match="front order must be one of high, low-a5, low-27"):
+        low.under("low")
+    assert settle([backwards, C], Rules(front="low-27")) == [-3, 3]  # a foul still loses every row
+
+
+def test_the_front_field_round_trips_and_bad_values_name_it():
+    rules = Rules(scoring="2-4", front="low-27", surrender=2, royalties={"back": {"flush": 2}})
+    text = rules.to_toml()
+    assert 'front = "low-27"' in text and Rules.from_toml_text(text) == rules
+    assert Rules.from_dict(json.loads(json.dumps(rules.to_dict()))) == rules
+    old = {k: v for k, v in Rules.preset("2-4").to_dict().items() if k != "front"}  # a record of 0.5.1
+    assert Rules.from_dict(old) is cpoker.game.rules.PRESETS["2-4"]
+    assert 'front' not in Rules().to_toml()
+    for text, message in (('front = "low"', "front must be one of 'high', 'low-a5', 'low-27', got 'low'"),
+                          ("front = 27", "front must be one of"),
+                          ('front = "low-a5"\n[royalties]\nfront = { "pair" = 1 }', "takes no front royalties")):
+        with pytest.raises(RulesError, match=message) as error:
+            Rules.from_toml_text(text, "house.toml")
+        assert str(error.value).startswith("house.toml: ") and "\n" not in str(error.value)
+
+
+def test_what_does_not_play_a_low_front_yet_says_so(tmp_path):
+    rules = Rules(front="low-a5")
+    hand = "As Ad Kc Kd Qs Jh Th 9c 7s 6d 4h 3c 2s"
+    for call, what in ((lambda: cpoker.solve(hand, rules=rules, samples=10, seed=1), "solve"),
+                       (lambda: cpoker.table(hand, rules=rules), "the table policy"),
+                       (lambda: cpoker.match(["greedy", "greedy"], deals=10, rules=rules, seed=1), "simulate, match")):
+        with pytest.raises(RulesError, match=f"not played yet by {what}.*: a low front .*front = 'low-a5'"):
+            call()
+    house = tmp_path / "low.toml"
+    house.write_text(rules.to_toml())
+    from cpoker import cli
+
+    assert cli.main(["score", "--rules", str(house), "--player", A, "--player", B, "--player", C]) == 0
+    assert cli.main(["solve", hand, "--rules", str(house)]) == 2
