@@ -123,6 +123,15 @@ def low_front_key(key, order):
 
 
 @jit
+def low_front_rows(keys, order):
+    """:func:`low_front_key` of the front (column 0) of each row of ``(N, 3)`` row keys, in place; a fouled or
+    surrendered row's negative keys are left as they are."""
+    for i in range(keys.shape[0]):
+        if keys[i, 0] >= 0:
+            keys[i, 0] = low_front_key(keys[i, 0], order)
+
+
+@jit
 def mask_of_ids(ids):
     """The card mask of a small array of card ids."""
     mask = np.int64(0)

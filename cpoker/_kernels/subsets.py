@@ -11,7 +11,7 @@ import numpy as np
 
 from cpoker.system.jit import jit
 from cpoker._kernels.layout import FLUSH_BITS, RANK_FIELD, SUIT_BIAS
-from cpoker._kernels.evaluate import key3, key5, top_rank
+from cpoker._kernels.evaluate import FRONT_HIGH, key3, key5, low_front_key, top_rank
 from cpoker._kernels.lookup import flush_ranks, perfect_hash_slot, perfect_hash_value
 
 # added to the best middle + front value of 8 cards: a split's value is summed in another order (an ulp or two)
@@ -83,18 +83,23 @@ def subset_strengths(hand, card_codes, multiplier, bucket_shift, slot_mask, disp
 
 
 @jit
-def valid_splits(hand, subsets5, subsets3, middles, fronts):
+def valid_splits(hand, subsets5, subsets3, middles, fronts, front_order=FRONT_HIGH):
     """Indices of the non-fouling splits of one hand, and the subset keys.
 
     The test is written without branches (every index is stored, the count
     advances only for valid ones): fouls are too irregular to predict.
     ``middles``/``fronts``: the middle and front subset of each split (split
     ``k`` has back ``k // 56``), as contiguous columns, which cost half the
-    time of reading the ``(72072, 3)`` table.
+    time of reading the ``(72072, 3)`` table.  Under a front that plays for
+    low (``front_order``, :func:`.evaluate.low_front_key`) the fronts' keys
+    are their low keys, below every middle: only back >= middle is tested.
     """
     keys5 = np.empty(subsets5.shape[0], dtype=np.int32)
     keys3 = np.empty(subsets3.shape[0], dtype=np.int32)
     subset_keys(hand, subsets5, subsets3, keys5, keys3)
+    if front_order != FRONT_HIGH:
+        for i in range(keys3.shape[0]):
+            keys3[i] = low_front_key(keys3[i], front_order)
     out = np.empty(middles.shape[0], dtype=np.int32)
     n = 0
     for back in range(keys5.shape[0]):

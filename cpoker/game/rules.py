@@ -40,6 +40,9 @@ from cpoker.game.evaluation import CATEGORIES
 
 SCORING_METHODS = ("pagat", "1-6", "2-4")
 TOML_FIELDS = ("scoring", "royalties", "naturals", "surrender", "session_stakes", "front")
+# what plays a low front so far (Rules.require_high_front's suggestion)
+LOW_FRONT_PLAYERS = ("settlement (cpoker.settle, cpoker score, sessions), solve and simulate against greedy "
+                     "opponents, and matches of greedy, mc and plug-in strategies play it")
 ROYALTY_FLAGS = ("require_win", "one_per_hand", "dealt")  # the [royalties] table's options, beside its rows
 ROWS = ROW_NAMES
 FRONT_CATEGORIES = ("high card", "pair", "three of a kind")
@@ -246,8 +249,9 @@ class Rules:
         trips worse than any pair; fronts without a pair compare their highest card, then the next, with the
         ace low in ``low-a5`` (A-5-4 is a good front) and high in ``low-27``.  The order rule is then back
         >= middle only: a low front cannot foul, and it earns no front royalty (a table of them is refused).
-        Such rules are settled and scored (:func:`cpoker.settle`, ``cpoker score``, sessions); the solver
-        and the strategies do not play them yet (:meth:`require_high_front`).
+        Such rules are settled and scored (:func:`cpoker.settle`, ``cpoker score``, sessions), solved and
+        simulated against greedy opponents, and played by greedy, ``mc`` and plug-in strategies; the table
+        policy and bots do not play them yet (:meth:`require_high_front`).
     """
 
     scoring: str = "pagat"
@@ -284,8 +288,9 @@ class Rules:
         """The kernels' code of :attr:`front` (``evaluate.FRONT_HIGH``, ``FRONT_LOW_A5``, ``FRONT_LOW_27``)."""
         return FRONT_ORDERS.index(self.front)
 
-    def require_high_front(self, what: str) -> None:
-        """Refuse ``what`` (a job or strategy) under a low front, which only settlement plays so far.
+    def require_high_front(self, what: str, instead: str = LOW_FRONT_PLAYERS) -> None:
+        """Refuse ``what`` (a job or strategy) under a low front, which it does not play yet; ``instead`` says
+        what does.
 
         Raises
         ------
@@ -294,8 +299,7 @@ class Rules:
         """
         if self.front != "high":
             raise RulesError(f"not played yet by {what}: a low front (the rules ({self.name}) have front = "
-                             f"{self.front!r}); under such rules cpoker settles and scores deals (cpoker.settle, "
-                             "cpoker score, sessions)")
+                             f"{self.front!r}); {instead}")
 
     def deal_stake(self, deal: int) -> int:
         """The multiplier of deal ``deal`` (from 0) of a session: ``session_stakes[deal]``, or 1 without them.

@@ -295,6 +295,7 @@ def review(hands: "Iterable | PlayedHand", rules: "Rules | str | None" = None, o
     samples = check_int("samples", samples, 1, MAX_SAMPLES)
     top = check_int("top", top, 0, MAX_HANDS)
     given_tables = tables is not None
+    resolve_rules(rules).require_high_front("review")
     job = settle([opponent], seed=seed, rules=rules, tables=tables, backend=backend, scheduler=scheduler,
                  progress=progress, time_budget=time_budget, checkpoint=checkpoint,
                  checkpoint_seconds=checkpoint_seconds, jobs=jobs)

@@ -138,6 +138,7 @@ def simulate(arrangement: ArrangementLike, opponents: int = 1, samples: int = 10
                  checkpoint_seconds=checkpoint_seconds, jobs=jobs)
     rules, ((opponent_name, opponent),) = job.rules, job.players
     players, tables, device = job.players, job.tables, job.device  # what a block needs (a Dask worker's copy)
+    arrangement = arrangement.under(rules.front)  # (a low front: only back < middle fouls)
     if arrangement.is_foul and rules.royalties is None:
         # every opponent is paid a scoop, whatever the cards: nothing to simulate (nor to resume: it is exact)
         loss = fouled_rows()

@@ -89,7 +89,8 @@ def solve(hand: CardsLike, opponents: int = 1, samples: int = 2000, seed: Option
     method
         ``"mc"`` (Monte Carlo against ``opponent``) or ``"table"``.
     opponent
-        The opponent model: ``"table"`` (default), ``"greedy"`` or any strategy.
+        The opponent model: ``"table"`` (default), ``"greedy"`` or any strategy.  Under a low front
+        (``Rules(front="low-a5")``), which the table policy does not play yet, greedy or a plug-in.
     tables
         Tables of the table policy (default: the shipped ones), as
         :class:`~cpoker.PolicyTables` or a file from ``cpoker tables build``.
@@ -130,12 +131,16 @@ def solve(hand: CardsLike, opponents: int = 1, samples: int = 2000, seed: Option
     opponents, samples = _check_options(opponents, samples, method)
     seed = check_seed(seed)
     rules = resolve_rules(rules)
-    rules.require_high_front("solve")
-    tables = resolve_tables(tables, rules)
+    if rules.front != "high" and method == "table":
+        rules.require_high_front("solve's table method")
+    # a low front: no policy tables (the table policy does not play it yet)
+    tables = resolve_tables(tables, rules) if rules.front == "high" else None
     opponent = resolve_player(opponent, tables, rules)
     opponent_name = opponent.name
     device = check_device(device)
     compared = _compare_split(hand_ids, compare) if compare is not None else None
+    if compared is not None:
+        compared = (compared[0].under(rules.front), compared[1])
     deadline = None if time_budget is None else time.monotonic() + check_seconds("time_budget", time_budget, True)
     with shielded(), closing_bots():
         if method == "table":
@@ -160,11 +165,11 @@ _warm: set = set()
 
 class MonteCarloStrategy:
     """The ``mc`` strategy of a job: :func:`mc` under the job's rules, its opponents arranged by the policy with
-    the job's tables."""
+    the job's tables (greedy, and no tables, under a low front)."""
 
     __name__ = "mc"
 
-    def __init__(self, rules: Rules, tables: "PolicyTables") -> None:
+    def __init__(self, rules: Rules, tables: "PolicyTables | None") -> None:
         self.rules = rules
         self.tables = tables
 
@@ -175,20 +180,35 @@ class MonteCarloStrategy:
         return f"MonteCarloStrategy({self.rules.name})"
 
 
-def resolve_player(strategy: StrategyLike, tables: "PolicyTables", rules: Rules) -> Player:
+def resolve_player(strategy: StrategyLike, tables: "PolicyTables | None", rules: Rules) -> Player:
     """The :class:`~cpoker.strategies.strategy.Player` of a strategy as a job plays it, once for the whole job:
     ``mc`` is the solver under ``rules`` against ``tables``' policy, ``table`` the policy with ``tables``, the
-    others as :func:`cpoker.strategies.strategy.resolve_strategy` reads them."""
+    others as :func:`cpoker.strategies.strategy.resolve_strategy` reads them.
+
+    Raises
+    ------
+    RulesError
+        Under a low front (``rules.front``), for the table policy and bots, which do not play it yet (``tables``
+        is then ``None``, and ``mc``'s opponents are greedy).
+    """
     if isinstance(strategy, str) and strategy == "mc":
         return Player("mc", MonteCarloStrategy(rules, tables))
-    return resolve_strategy(strategy, tables, rules)
+    player = resolve_strategy(strategy, tables, rules)
+    if rules.front != "high":
+        if isinstance(player.strategy, Bot):
+            rules.require_high_front("bots")
+        if isinstance(player.strategy, TablePolicy) or player.strategy is table:
+            rules.require_high_front("the table policy")
+    return player
 
 
 def mc(hand: CardsLike, opponents: int = 1, samples: int = 2000, seed: int = 0, rules: "Rules | str | None" = None,
        tables: "PolicyTables | str | None" = None) -> Arrangement:
     """The Monte Carlo solver's best arrangement under ``rules`` (seeded, so a fixed strategy): the ``mc``
-    strategy."""
-    return solve(hand, opponents=opponents, samples=samples, seed=seed, rules=rules, tables=tables).best
+    strategy, against the table policy (greedy opponents under a low front, which the policy does not play)."""
+    opponent = "table" if resolve_rules(rules).front == "high" else "greedy"
+    return solve(hand, opponents=opponents, samples=samples, seed=seed, rules=rules, opponent=opponent,
+                 tables=tables).best
 
 
 def _warm_up_table() -> None:
@@ -222,19 +242,23 @@ def _warm_up_mc(hand_ids, rules: Rules, opponent, opponent_name: str, tables, de
         _warm.add(key)
 
 
-def _table_values(hand_ids: np.ndarray, tables: "PolicyTables"):
-    """Non-fouling splits, subset keys, and the table value of every split."""
+def _table_values(hand_ids: np.ndarray, tables: "PolicyTables | None", rules: Rules):
+    """Non-fouling splits, subset keys (a low front's keys under rules whose front plays for low), and the
+    table value of every split (0 without ``tables``: a low front, which the table policy does not play)."""
     from cpoker._kernels.subsets import valid_splits
     from cpoker.system.interrupts import shielded
     from cpoker.game.lookup_tables import split_tables, strength_keys
 
     t = split_tables()
     with shielded():
-        split_ids, keys5, keys3 = valid_splits(hand_ids, t.subsets5, t.subsets3, t.middles, t.fronts)
+        split_ids, keys5, keys3 = valid_splits(hand_ids, t.subsets5, t.subsets3, t.middles, t.fronts,
+                                               rules.front_order)
+    rows = t.splits[split_ids]
+    if tables is None:
+        return split_ids, rows, keys5, keys3, np.zeros(len(split_ids))
     keys = strength_keys()
     index5 = np.searchsorted(keys, keys5)
     index3 = np.searchsorted(keys, keys3)
-    rows = t.splits[split_ids]
     table_value = tables.model.split_values(index3[rows[:, 2]], index5[rows[:, 1]], index5[rows[:, 0]], hand_ids)
     return split_ids, rows, keys5, keys3, table_value
 def _distinct_best(order: np.ndarray, row_keys: np.ndarray, count: int) -> list[int]:
@@ -419,7 +443,7 @@ def _solve_mc(hand_ids, opponents, samples, seed, rules, opponent, opponent_name
     from cpoker.game.scoring import fouled_hand_points, fouled_rows
     from cpoker.run.stats import Moments
 
-    split_ids, rows, keys5, keys3, table_value = _table_values(hand_ids, tables)
+    split_ids, rows, keys5, keys3, table_value = _table_values(hand_ids, tables, rules)
     rest = rest_of_deck(hand_ids)
     row_keys = np.ascontiguousarray(
         np.stack([keys3[rows[:, 2]], keys5[rows[:, 1]], keys5[rows[:, 0]]], axis=1), dtype=np.int32)
@@ -519,7 +543,8 @@ def _solve_mc(hand_ids, opponents, samples, seed, rules, opponent, opponent_name
         return {name: dict(zip(("win", "tie", "loss"), (outcomes[i, r] / (counted * opponents)).tolist()))
                 for r, name in enumerate(ROW_NAMES)} if moments[i].count else {}
 
-    found = [Candidate(arrangement_of_split(hand_ids, int(split_ids[position])), float(totals[position]) / n_done,
+    found = [Candidate(arrangement_of_split(hand_ids, int(split_ids[position])).under(rules.front),
+                       float(totals[position]) / n_done,
                        moments[i].stderr(count=n_done), probabilities(i)) for i, position in enumerate(picked)]
     best = found[0]
     declared = _natural_worth_declaring(hand_ids, rules, opponents, best.ev)

@@ -235,10 +235,19 @@ def arrange_keys(strategy: StrategyLike, hands: np.ndarray, tables: "PolicyTable
     """
     name, function = resolve_strategy(strategy, tables, rules)
     hands = np.sort(np.asarray(hands, dtype=np.uint8), axis=1)
-    units = resolve_rules(rules).surrender if may_surrender else None
+    resolved = resolve_rules(rules)
+    units = resolved.surrender if may_surrender else None
     may_surrender = units is not None
-    if function is greedy:
-        return strength_keys()[arrange_greedy(hands, device)[1]]
+    if function is greedy:  # (never a foul: its middle is the best five of the cards its back leaves)
+        keys = strength_keys()[arrange_greedy(hands, device)[1]]
+        if resolved.front != "high":
+            from cpoker._kernels.evaluate import low_front_rows
+
+            low_front_rows(keys, resolved.front_order)
+        return keys
+    if resolved.front != "high" and (isinstance(function, Bot) or function is table
+                                     or isinstance(function, TablePolicy)):
+        resolved.require_high_front("bots" if isinstance(function, Bot) else "the table policy")
     if function is table or isinstance(function, TablePolicy):
         policy = default_tables(rules) if function is table else function.tables  # type: ignore[union-attr]
         strengths = arrange_by_tables(hands, policy, device)[1]
@@ -255,5 +264,6 @@ def arrange_keys(strategy: StrategyLike, hands: np.ndarray, tables: "PolicyTable
     # runs no job finishes the block, as the built-in ones do.
     with deferred():
         for i, hand in enumerate(hands):
-            keys[i] = entry_keys(_call_strategy(name, function, hand.tolist(), may_surrender))
+            answer = _call_strategy(name, function, hand.tolist(), may_surrender)
+            keys[i] = entry_keys(answer.under(resolved.front) if isinstance(answer, Arrangement) else answer)
     return keys

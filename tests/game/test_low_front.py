@@ -93,17 +93,70 @@ def test_the_front_field_round_trips_and_bad_values_name_it():
         assert str(error.value).startswith("house.toml: ") and "\n" not in str(error.value)
 
 
+LOW = Rules(front="low-a5")
+HAND = "As Ad Kc Kd Qs Jh Th 9c 7s 6d 4h 3c 2s"
+
+
+def test_the_solver_plays_a_low_front_against_greedy_opponents_as_settlement_does():
+    """Every split whose back is at least its middle is a candidate; the EVs of the best and of a compared
+    arrangement (one that fouls in the high game) on the very samples, against an independent settlement."""
+    from cpoker.game.arrangements import parse_hand
+    from cpoker.game.lookup_tables import split_tables
+    from cpoker.game.scoring import pair_points
+    from cpoker.jobs.solve import deal_opponents
+
+    samples, seed = 60, 5
+    kings_in_front = Arrangement.parse("Kc Kd 2s / Qs Jh 7s 6d 4h / As Ad Th 9c 3c")
+    assert kings_in_front.is_foul
+    solution = cpoker.solve(HAND, opponents=2, samples=samples, seed=seed, rules=LOW, opponent="greedy",
+                            compare=kings_in_front)
+    t = split_tables()
+    hand_ids = parse_hand(HAND)
+    keys5 = np.array([cpoker.evaluate([int(c) for c in hand_ids[list(row)]]).key for row in t.subsets5])
+    assert solution.candidates == int((keys5[t.splits[:, 0]] >= keys5[t.splits[:, 1]]).sum())
+    dealt = deal_opponents(hand_ids, 2, samples, seed)
+    opponents = [[cpoker.greedy(h.tolist()) for h in sample] for sample in dealt]
+    best = [sum(pair_points(solution.best, o, LOW) for o in sample) for sample in opponents]
+    mine = [sum(pair_points(kings_in_front, o, LOW) for o in sample) for sample in opponents]
+    assert solution.ev == pytest.approx(np.mean(best), abs=1e-12)
+    assert solution.compared.ev == pytest.approx(np.mean(mine), abs=1e-12)
+    assert not solution.best.is_foul and solution.best.front_order == "low-a5"
+    assert solution.ev >= max(a.ev for a in solution.alternatives) and solution.ev_lost >= 0
+    assert cpoker.simulate(kings_in_front, rules=LOW, opponent="greedy", samples=200, seed=1).fouled is False
+
+
+def _high_cards_in_front(hand):
+    """A plug-in that fouls in the high game and not under a low front: the strongest back, then the three
+    highest of the eight cards left in front."""
+    back = cpoker.greedy(hand).back
+    rest = sorted((c for c in cpoker.parse_cards(hand) if c not in back), key=lambda c: -(int(c) % 13))
+    return Arrangement(rest[:3], rest[3:], back)
+
+
+def test_matches_under_a_low_front_settle_as_settlement_does():
+    from cpoker.game.dealing import deal_seeded
+
+    result = cpoker.match(["greedy", _high_cards_in_front], deals=60, seed=9, rules=LOW)
+    expected = 0
+    for a, b in deal_seeded(np.arange(52), [[9, 0]], [60], 2):
+        a, b = np.sort(a).tolist(), np.sort(b).tolist()
+        expected += settle([cpoker.greedy(a), _high_cards_in_front(b)], LOW)[0]
+        expected += settle([cpoker.greedy(b), _high_cards_in_front(a)], LOW)[0]
+    assert result.scores[0].points == pytest.approx(expected / 120)
+
+
 def test_what_does_not_play_a_low_front_yet_says_so(tmp_path):
-    rules = Rules(front="low-a5")
-    hand = "As Ad Kc Kd Qs Jh Th 9c 7s 6d 4h 3c 2s"
-    for call, what in ((lambda: cpoker.solve(hand, rules=rules, samples=10, seed=1), "solve"),
-                       (lambda: cpoker.table(hand, rules=rules), "the table policy"),
-                       (lambda: cpoker.match(["greedy", "greedy"], deals=10, rules=rules, seed=1), "simulate, match")):
-        with pytest.raises(RulesError, match=f"not played yet by {what}.*: a low front .*front = 'low-a5'"):
+    for call, what in ((lambda: cpoker.solve(HAND, rules=LOW, samples=10, seed=1), "the table policy"),
+                       (lambda: cpoker.solve(HAND, rules=LOW, method="table"), "solve's table method"),
+                       (lambda: cpoker.table(HAND, rules=LOW), "the table policy"),
+                       (lambda: cpoker.match(["table", "greedy"], deals=10, rules=LOW, seed=1), "the table policy"),
+                       (lambda: cpoker.exploit("greedy", hands=10, samples=10, rules=LOW, seed=1), "exploit")):
+        with pytest.raises(RulesError, match=f"not played yet by {what}: a low front .*front = 'low-a5'.*greedy"):
             call()
     house = tmp_path / "low.toml"
-    house.write_text(rules.to_toml())
+    house.write_text(LOW.to_toml())
     from cpoker import cli
 
     assert cli.main(["score", "--rules", str(house), "--player", A, "--player", B, "--player", C]) == 0
-    assert cli.main(["solve", hand, "--rules", str(house)]) == 2
+    assert cli.main(["solve", HAND, "--rules", str(house)]) == 2
+    assert cli.main(["solve", HAND, "--rules", str(house), "--opponent", "greedy", "--samples", "50"]) == 0

@@ -95,7 +95,7 @@ def test_every_route(client):
     ("/api/solve", {"hand": HAND, "rules": "/etc/passwd"}, 422, "unknown rules preset"),
     ("/api/solve", {"hand": HAND, "rules_toml": "scoring = 3"}, 422, "scoring must be a string"),
     ("/api/solve", {"hand": HAND, "compare": "As Kd / 7c / 2s"}, 422, "not a valid arrangement"),
-    ("/api/solve", {"hand": HAND, "rules_toml": 'front = "low-27"'}, 422, "not played yet by solve: a low front"),
+    ("/api/solve", {"hand": HAND, "rules_toml": 'front = "low-27"'}, 422, "not played yet by the table policy: a low"),
     ("/api/solve", {"hand": "A" * 500}, 422, "at most 400 characters"),
     ("/api/simulate", {"arrangement": "2s 2h / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac"}, 422, "wrong count"),
     ("/api/score", {"players": [A]}, 422, "at least 2 items"),
