@@ -9,8 +9,8 @@ lane, and every per-card table is a register:
 * one 32-byte load, one dword permute (``vpermd``) and one byte shuffle
   (``vpshufb``) put row ``r``'s cards in the low bytes of lane ``r`` (the
   lane's other bytes zero);
-* a card's rank is its id less 13 as often as that stays above zero: three
-  subtracts and unsigned minimums, no table;
+* a card's rank is its id less 13 as many times as that leaves a number
+  not below zero: three subtracts and unsigned minimums, no table;
 * a rank constant (``layout.RANK_CONSTANTS``, up to 21 bits) is three bytes,
   each looked up by ``vpshufb`` in a 16-entry register table, and each byte
   plane is summed over the lane's cards by ``vpsadbw``: three sums that shift

@@ -93,6 +93,8 @@ class SolveBody(RulesField):
     samples: int = Field(2000, ge=1, le=MAX_SAMPLES)
     seed: Optional[int] = Field(None, ge=0, le=MAX_SEED)
     method: str = Field("mc", pattern="^(mc|table)$")
+    opponent: str = Field("table", pattern="^(table|greedy)$", description="the opponent model: the table "
+                          "policy, or greedy (the one that plays a low front, front = \"low-a5\", so far)")
     compare: Optional[str] = Field(None, max_length=HAND_TEXT,
                                    description="an arrangement of the hand to score on the same samples")
 
@@ -102,6 +104,7 @@ class SimulateBody(RulesField):
     opponents: int = Field(1, ge=1, le=MAX_OPPONENTS)
     samples: int = Field(10_000, ge=1, le=MAX_SAMPLES)
     seed: Optional[int] = Field(None, ge=0, le=MAX_SEED)
+    opponent: str = Field("table", pattern="^(table|greedy)$", description="the opponent model (see /api/solve)")
 
 
 class ScoreBody(RulesField):
@@ -296,15 +299,15 @@ def create_app(workers: Optional[int] = None, time_budget: float = TIME_BUDGET) 
     async def solve(body: SolveBody) -> dict:
         rules = _rules(body)
         solution = await limited(cpoker.solve, body.hand, opponents=body.opponents, samples=body.samples,
-                                 seed=body.seed, rules=rules, method=body.method, compare=body.compare,
-                                 time_budget=time_budget)
+                                 seed=body.seed, rules=rules, method=body.method, opponent=body.opponent,
+                                 compare=body.compare, time_budget=time_budget)
         return solution.to_dict()
 
     @app.post("/api/simulate", summary="EV of an arrangement against random opponents (as `cpoker simulate --json`)")
     async def simulate(body: SimulateBody) -> dict:
         rules = _rules(body)
         result = await limited(cpoker.simulate, body.arrangement, opponents=body.opponents, samples=body.samples,
-                               seed=body.seed, rules=rules, jobs=1, time_budget=time_budget)
+                               seed=body.seed, rules=rules, opponent=body.opponent, jobs=1, time_budget=time_budget)
         return result.to_dict()
 
     @app.post("/api/score", summary="Settle a deal of 2-4 players (as `cpoker score --json`)")

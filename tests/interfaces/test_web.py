@@ -74,6 +74,10 @@ def test_every_route(client):
 
     low = client.post("/api/score", json={"players": list(LOW_FRONT_EXAMPLE), "rules_toml": 'front = "low-a5"'}).json()
     assert low["rules"]["front"] == "low-a5" and low["results"] == [2, -2, 0]
+    low_solve = {"hand": HAND, "rules_toml": 'front = "low-a5"', "opponent": "greedy", "samples": 300, "seed": 4}
+    solved = client.post("/api/solve", json=low_solve).json()
+    expected = cpoker.solve(HAND, rules=cpoker.Rules(front="low-a5"), opponent="greedy", samples=300, seed=4)
+    assert solved["best"] == expected.best.to_dict() and solved["opponent_model"] == "greedy"
     kings_over_sixes = {"arrangement": LOW_FRONT_EXAMPLE[1]}
     assert client.post("/api/check", json=kings_over_sixes).json()["foul"].startswith("middle")
     assert client.post("/api/check", json={**kings_over_sixes, "rules_toml": 'front = "low-27"'}).json()["foul"] is None
