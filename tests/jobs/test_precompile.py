@@ -183,6 +183,7 @@ def test_compile_kernels_refuses_bad_arguments_before_compiling():
         compile_kernels(device="tpu")
 
 
+@pytest.mark.slow  # (it compiles every command's kernels, some 20 s cold: the full tier, beside the test above)
 def test_compile_kernels_reports_each_job_with_the_kernels_it_compiled():
     compile_kernels(rules="pagat")  # (compiled here, or loaded from the package's cache)
     seen = []
