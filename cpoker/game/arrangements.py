@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import copy
 import functools
 import operator
 from collections.abc import Iterator, Sequence
@@ -143,9 +144,7 @@ class Arrangement:
             raise ArrangementError(f"front order must be one of {', '.join(FRONT_ORDERS)}, got {front_order!r}")
         if front_order == self.front_order:
             return self
-        judged = Arrangement.__new__(Arrangement)
-        for name in ("front", "middle", "back", "hand", "_values", "_keys"):
-            setattr(judged, name, getattr(self, name))
+        judged = copy.copy(self)
         judged.front_order = front_order
         values = self._row_values()
         judged._foul_reason = self._foul_reason if values is None else self._order_foul(*values, front_order)

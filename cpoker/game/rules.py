@@ -284,7 +284,7 @@ class Rules:
                                      "worst fronts: it takes no front royalties (remove the royalties' front row)")
 
     @property
-    def front_order(self) -> int:
+    def front_code(self) -> int:
         """The kernels' code of :attr:`front` (``evaluate.FRONT_HIGH``, ``FRONT_LOW_A5``, ``FRONT_LOW_27``)."""
         return FRONT_ORDERS.index(self.front)
 

@@ -183,23 +183,11 @@ class MonteCarloStrategy:
 def resolve_player(strategy: StrategyLike, tables: "PolicyTables | None", rules: Rules) -> Player:
     """The :class:`~cpoker.strategies.strategy.Player` of a strategy as a job plays it, once for the whole job:
     ``mc`` is the solver under ``rules`` against ``tables``' policy, ``table`` the policy with ``tables``, the
-    others as :func:`cpoker.strategies.strategy.resolve_strategy` reads them.
-
-    Raises
-    ------
-    RulesError
-        Under a low front (``rules.front``), for the table policy and bots, which do not play it yet (``tables``
-        is then ``None``, and ``mc``'s opponents are greedy).
-    """
+    others as :func:`cpoker.strategies.strategy.resolve_strategy` reads them (which refuses the table policy
+    and bots under a low front: ``tables`` is then ``None``, and ``mc``'s opponents are greedy)."""
     if isinstance(strategy, str) and strategy == "mc":
         return Player("mc", MonteCarloStrategy(rules, tables))
-    player = resolve_strategy(strategy, tables, rules)
-    if rules.front != "high":
-        if isinstance(player.strategy, Bot):
-            rules.require_high_front("bots")
-        if isinstance(player.strategy, TablePolicy) or player.strategy is table:
-            rules.require_high_front("the table policy")
-    return player
+    return resolve_strategy(strategy, tables, rules)
 
 
 def mc(hand: CardsLike, opponents: int = 1, samples: int = 2000, seed: int = 0, rules: "Rules | str | None" = None,
@@ -252,7 +240,7 @@ def _table_values(hand_ids: np.ndarray, tables: "PolicyTables | None", rules: Ru
     t = split_tables()
     with shielded():
         split_ids, keys5, keys3 = valid_splits(hand_ids, t.subsets5, t.subsets3, t.middles, t.fronts,
-                                               rules.front_order)
+                                               rules.front_code)
     rows = t.splits[split_ids]
     if tables is None:
         return split_ids, rows, keys5, keys3, np.zeros(len(split_ids))

@@ -155,7 +155,24 @@ def resolve_strategy(strategy: StrategyLike, tables: "PolicyTables | str | None"
     ``tables`` replaces the shipped tables of the ``table`` strategy.  ``mc``,
     the solver, is a job's to resolve (:func:`cpoker.jobs.solve.resolve_player`).
     A :class:`Player` (a strategy resolved already) is itself.
+
+    Raises
+    ------
+    RulesError
+        Under a low front (``rules.front``), for the table policy and bots, which do not play it yet.
     """
+    player = _resolved_strategy(strategy, tables)
+    resolved = resolve_rules(rules)
+    if resolved.front != "high":
+        if isinstance(player.strategy, Bot):
+            resolved.require_high_front("bots")
+        if isinstance(player.strategy, TablePolicy) or player.strategy is table:
+            resolved.require_high_front("the table policy")
+    return player
+
+
+def _resolved_strategy(strategy: StrategyLike, tables: "PolicyTables | str | None") -> Player:
+    """:func:`resolve_strategy` whatever the rules."""
     if isinstance(strategy, Player):
         return strategy
     if callable(strategy):
@@ -243,11 +260,8 @@ def arrange_keys(strategy: StrategyLike, hands: np.ndarray, tables: "PolicyTable
         if resolved.front != "high":
             from cpoker._kernels.evaluate import low_front_rows
 
-            low_front_rows(keys, resolved.front_order)
+            low_front_rows(keys, resolved.front_code)
         return keys
-    if resolved.front != "high" and (isinstance(function, Bot) or function is table
-                                     or isinstance(function, TablePolicy)):
-        resolved.require_high_front("bots" if isinstance(function, Bot) else "the table policy")
     if function is table or isinstance(function, TablePolicy):
         policy = default_tables(rules) if function is table else function.tables  # type: ignore[union-attr]
         strengths = arrange_by_tables(hands, policy, device)[1]

@@ -150,7 +150,8 @@ def test_what_does_not_play_a_low_front_yet_says_so(tmp_path):
                        (lambda: cpoker.solve(HAND, rules=LOW, method="table"), "solve's table method"),
                        (lambda: cpoker.table(HAND, rules=LOW), "the table policy"),
                        (lambda: cpoker.match(["table", "greedy"], deals=10, rules=LOW, seed=1), "the table policy"),
-                       (lambda: cpoker.exploit("greedy", hands=10, samples=10, rules=LOW, seed=1), "exploit")):
+                       (lambda: cpoker.exploit("greedy", hands=10, samples=10, rules=LOW, seed=1), "exploit"),
+                       (lambda: cpoker.match(["greedy", "cmd:true"], deals=10, rules=LOW, seed=1), "bots")):
         with pytest.raises(RulesError, match=f"not played yet by {what}: a low front .*front = 'low-a5'.*greedy"):
             call()
     house = tmp_path / "low.toml"
