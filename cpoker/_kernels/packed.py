@@ -6,8 +6,9 @@ that ``cpoker.table(hand)`` runs per call.  Packed once per model into a numba s
 into the kernel as one pointer.
 
 The fields are those of :func:`cpoker._kernels.policy.table_policy_unpacked`, in
-its order, then the strength keys (:func:`cpoker.game.lookup_tables.strength_keys`, so
-that the kernel answers with the rows' keys), with fixed types (read-only
+its order, then each strength's key in the high order (``StrengthScale.shape_keys`` of
+:func:`cpoker.game.lookup_tables.strength_scale`, so that the kernel answers with the rows'
+keys, those an :class:`~cpoker.Arrangement` holds, whatever the model's front order), with fixed types (read-only
 C-contiguous arrays, 64-bit scalars): one compiled kernel serves every model;
 :func:`pack` converts to them.
 """

@@ -11,7 +11,8 @@ from cpoker.system.environment import address_space_advice, address_space_limit,
 
 EXIT_USAGE = 2
 PARTIAL = -1  # returned by a command whose result is partial: main turns it into 128 + the signal number
-RULES_HELP = "pagat (default), 1-6, 2-4, seed001-royalties, pusoy (= 1-6), or a house-rules .toml file"
+RULES_HELP = ("pagat (default), 1-6, 2-4, seed001-royalties, low-a5, low-27, pusoy (= 1-6), or a house-rules .toml "
+              "file")
 
 
 def fail(message: str) -> int:

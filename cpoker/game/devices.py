@@ -36,6 +36,8 @@ from cpoker.system.errors import DeviceError, OptionError
 class ModelArrays(Protocol):
     """What the CUDA launchers read of a row model (:class:`cpoker.strategies.policy.RowModel`): its kernels' arrays."""
 
+    front: int  # its rules' front order (its strengths' scale)
+
     def kernel_arguments(self) -> tuple: ...
 
 
@@ -255,6 +257,16 @@ def settle_pairs_cuda(a: np.ndarray, b: np.ndarray, scoring_method: int, royalti
 _device_model: list = [None, ()]
 
 
+@functools.cache
+def _scale_lookups(front: int) -> tuple:
+    """The policy's lookups on the device for a low front's strength scale (``lookup_tables.strength_scale``)."""
+    from cpoker.game.lookup_tables import rest_lookup_arguments, row_lookup_arguments
+
+    cuda, _, _ = cuda_runtime()
+    return tuple(cuda.to_device(np.ascontiguousarray(x)) if isinstance(x, np.ndarray) else x
+                 for x in (*row_lookup_arguments(front), *rest_lookup_arguments(front)))
+
+
 def _model_arguments(model: "ModelArrays | None") -> tuple:
     """The policy kernels' arguments after the hands, up to the split columns: the model's arrays on the device
     and the lookups (greedy when ``model`` is None: the row lookups only)."""
@@ -262,7 +274,8 @@ def _model_arguments(model: "ModelArrays | None") -> tuple:
     if model is None:
         return tables["row_lookups"]
     if _device_model[0] is None or _device_model[0]() is not model:  # a model is immutable: its copy stays right
-        _device_model[:] = weakref.ref(model), (*on_device(model.kernel_arguments()), *tables["policy_lookups"])
+        lookups = tables["policy_lookups"] if not model.front else _scale_lookups(model.front)
+        _device_model[:] = weakref.ref(model), (*on_device(model.kernel_arguments()), *lookups)
     return _device_model[1]  # arrays and the two bonus units
 
 

@@ -55,12 +55,15 @@ def row_keys(size: int) -> np.ndarray:
     return np.array(sorted(keys), dtype=np.int32)
 
 
-def strength_keys() -> np.ndarray:
+def strength_keys(front_code: int = 0) -> np.ndarray:
     """Sorted distinct keys of every 5-card and 3-card row (``int32``, 7,917 entries; read-only).
 
     Shipped with the lookup tables (:func:`lookup_tables`), so that nothing is
-    evaluated to get them; :func:`build_strength_keys` rebuilds them.
+    evaluated to get them; :func:`build_strength_keys` rebuilds them.  With a
+    low ``front_code`` (``Rules.front_code``), those of its :class:`StrengthScale`.
     """
+    if front_code:
+        return strength_scale(front_code).keys
     return lookup_tables().strength_keys
 
 
@@ -484,15 +487,102 @@ def best_front_keys(masks: np.ndarray) -> np.ndarray:
     return np.array([best_front_key(int(mask)) for mask in masks], dtype=np.int32)
 
 
-def row_lookup_arguments() -> tuple:
-    """The arguments of the kernels' ``subset_strengths``, in order: card codes, the rows' perfect hash, flushes."""
+def row_lookup_arguments(front_code: int = 0) -> tuple:
+    """The arguments of the kernels' ``subset_strengths``, in order: card codes, the rows' perfect hash, flushes
+    (to the dense strengths of the scale of ``front_code``: :func:`strength_scale`)."""
+    if front_code:
+        return strength_scale(front_code).rows
     tables = lookup_tables()
     rows = tables.hashes[ROWS]
     return (tables.card_codes, rows.multiplier, rows.bucket_shift, rows.slot_mask, rows.displacements, rows.values,
             tables.flush_strengths)
 
 
-def rest_lookup_arguments() -> tuple:
-    """The 8-card table's arguments of the table policy's tight bound: its perfect hash, in order."""
+def rest_lookup_arguments(front_code: int = 0) -> tuple:
+    """The 8-card table's arguments of the table policy's tight bound: its perfect hash, in order (its caps as
+    dense strengths of the scale of ``front_code``: :func:`strength_scale`)."""
+    if front_code:
+        return strength_scale(front_code).rest
     rest = lookup_tables().hashes[REST]
     return rest.multiplier, rest.bucket_shift, rest.slot_mask, rest.displacements, rest.values
+
+
+class StrengthScale(NamedTuple):
+    """The dense strengths of rows when the front is ranked one way (``Rules.front``): what the table policy's
+    kernels compare, look up and learn distributions over.
+
+    In the high order (``front_code`` 0) these are :func:`strength_keys`'s.  When the front plays for low, a
+    front's key is :func:`cpoker._kernels.evaluate.low_front_key` of its own, below every 5-card key: the
+    455 fronts take the dense strengths 0..454, best low last, and the 7,462 five-card rows the 7,462 above
+    them, in their order.  So the same number of strengths (the tables' shapes do not change), the kernels'
+    rule ``back >= middle >= front`` is then ``back >= middle`` exactly, and every bound of the policy's branch
+    and bound, built from these tables, holds as it is.
+    """
+
+    front_code: int
+    keys: np.ndarray  # (S,) int32: each strength's key on this scale (a low front's key for a front), sorted
+    shape_keys: np.ndarray  # (S,) int32: the row's key in the high order (its category and ranks: its shape)
+    rows: tuple  # row_lookup_arguments: the same perfect hash, its values on this scale
+    rest: tuple  # rest_lookup_arguments: the same perfect hash; the middle cap and this scale's best front
+    from_high: np.ndarray  # (S,) int16: the strength on this scale of each of strength_keys()'s (a row's)
+
+
+@functools.cache
+def strength_scale(front_code: int = 0) -> StrengthScale:
+    """The :class:`StrengthScale` of a front order (``Rules.front_code``), made from the shipped tables at first
+    use (a low order: 0.03-0.08 s, its kernels compiled: those every policy model uses)."""
+    from cpoker._kernels.evaluate import low_front_rows
+    from cpoker._kernels.subsets import rest_row_values
+
+    tables = lookup_tables()
+    high = tables.strength_keys
+    if not front_code:
+        same = np.arange(len(high), dtype=np.int16)
+        same.flags.writeable = False
+        return StrengthScale(0, high, high, row_lookup_arguments(), rest_lookup_arguments(), same)
+    fronts = three_card_strengths()  # (of the high order's scale)
+    as_fronts = np.zeros((len(high), 3), dtype=np.int32)  # (low_front_rows renames the first column of rows)
+    as_fronts[:, 0] = high
+    low_front_rows(as_fronts, front_code)
+    renamed = np.where(fronts, as_fronts[:, 0], high)
+    order = np.argsort(renamed, kind="stable")
+    remap = np.empty(len(high), dtype=np.int64)  # high dense strength -> this scale's
+    remap[order] = np.arange(len(high))
+    keys, shape_keys = renamed[order].astype(np.int32), high[order]
+    hashed = tables.hashes[ROWS]
+    rows = (tables.card_codes, hashed.multiplier, hashed.bucket_shift, hashed.slot_mask, hashed.displacements,
+            remap[hashed.values].astype(np.int16),
+            np.where(tables.flush_keys > 0, remap[tables.flush_strengths], 0).astype(np.int16))
+    rest = tables.hashes[REST]
+    # the best front of each 8 ranks on this scale: the best "middle + front" value of the 8-card kernel with a
+    # front's value its dense strength and every middle's 0 (on this scale every middle is stronger than every
+    # front, so the kernel's order test passes every split)
+    by_strength = np.zeros((3, len(high)))
+    by_strength[0] = np.arange(len(high))
+    best = np.empty(len(rest.values))
+    rest_row_values(by_strength, *rows[1:6], rest.multiplier, rest.bucket_shift, rest.slot_mask, rest.displacements,
+                    best)
+    used = np.isfinite(best)
+    rest_values = np.zeros(len(rest.values), dtype=np.int64)
+    rest_values[used] = remap[rest.values[used] >> 16] << 16 | best[used].astype(np.int64)
+    rest_args = (rest.multiplier, rest.bucket_shift, rest.slot_mask, rest.displacements, rest_values.astype(np.int32))
+    from_high = remap.astype(np.int16)
+    for array in (keys, shape_keys, rows[5], rows[6], rest_args[4], from_high):
+        array.flags.writeable = False
+    return StrengthScale(int(front_code), keys, shape_keys, rows, rest_args, from_high)
+
+
+@functools.cache
+def row_categories(front_code: int = 0) -> np.ndarray:
+    """``(S,)``: the category (``key >> 26``: 0 high card ... 8 straight flush) of each strength of the scale of
+    ``front_code`` (a low front's is its row's, whose royalty a low front is never paid)."""
+    return strength_scale(front_code).shape_keys >> 26
+
+
+@functools.cache
+def three_card_strengths(front_code: int = 0) -> np.ndarray:
+    """``(S,)`` bool: which strengths of the scale of ``front_code`` (:func:`strength_scale`) are 3-card rows' (a
+    front's); the rest are 5-card rows' (the two sets of keys are disjoint)."""
+    three = np.isin(strength_scale(front_code).shape_keys, row_keys(3))
+    three.flags.writeable = False
+    return three

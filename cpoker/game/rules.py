@@ -40,9 +40,6 @@ from cpoker.game.evaluation import CATEGORIES
 
 SCORING_METHODS = ("pagat", "1-6", "2-4")
 TOML_FIELDS = ("scoring", "royalties", "naturals", "surrender", "session_stakes", "front")
-# what plays a low front so far (Rules.require_high_front's suggestion)
-LOW_FRONT_PLAYERS = ("settlement (cpoker.settle, cpoker score, sessions), solve and simulate against greedy "
-                     "opponents, and matches of greedy, mc and plug-in strategies play it")
 ROYALTY_FLAGS = ("require_win", "one_per_hand", "dealt")  # the [royalties] table's options, beside its rows
 ROWS = ROW_NAMES
 FRONT_CATEGORIES = ("high card", "pair", "three of a kind")
@@ -249,9 +246,8 @@ class Rules:
         trips worse than any pair; fronts without a pair compare their highest card, then the next, with the
         ace low in ``low-a5`` (A-5-4 is a good front) and high in ``low-27``.  The order rule is then back
         >= middle only: a low front cannot foul, and it earns no front royalty (a table of them is refused).
-        Such rules are settled and scored (:func:`cpoker.settle`, ``cpoker score``, sessions), solved and
-        simulated against greedy opponents, and played by greedy, ``mc`` and plug-in strategies; the table
-        policy and bots do not play them yet (:meth:`require_high_front`).
+        Everything plays such rules, the table policy with the tables of the presets ``low-a5`` and ``low-27``
+        (learned by self-play under each order), and bots, whose requests then carry the order (``front``).
     """
 
     scoring: str = "pagat"
@@ -287,19 +283,6 @@ class Rules:
     def front_code(self) -> int:
         """The kernels' code of :attr:`front` (``evaluate.FRONT_HIGH``, ``FRONT_LOW_A5``, ``FRONT_LOW_27``)."""
         return FRONT_ORDERS.index(self.front)
-
-    def require_high_front(self, what: str, instead: str = LOW_FRONT_PLAYERS) -> None:
-        """Refuse ``what`` (a job or strategy) under a low front, which it does not play yet; ``instead`` says
-        what does.
-
-        Raises
-        ------
-        RulesError
-            When :attr:`front` is not ``"high"``.
-        """
-        if self.front != "high":
-            raise RulesError(f"not played yet by {what}: a low front (the rules ({self.name}) have front = "
-                             f"{self.front!r}); {instead}")
 
     def deal_stake(self, deal: int) -> int:
         """The multiplier of deal ``deal`` (from 0) of a session: ``session_stakes[deal]``, or 1 without them.
@@ -461,6 +444,9 @@ PRESETS = {
     "2-4": Rules(scoring="2-4"),
     "seed001-royalties": Rules("1-6", Royalties.from_mapping(SEED001_ROYALTIES),
                                Naturals.from_mapping(SEED001_NATURALS)),
+    # seed 001's "2-7 Chinese poker" (the front plays low only), with the ace low or high, pagat scoring
+    "low-a5": Rules(front="low-a5"),
+    "low-27": Rules(front="low-27"),
 }
 DEFAULT_RULES = PRESETS["pagat"]
 # other names of presets: the same rules, shown under the preset's own name.  Philippine Pusoy is the classic

@@ -49,7 +49,7 @@ Tally = TypeVar("Tally")
 Result = TypeVar("Result")
 
 
-def tables_fingerprint(players: Sequence[Player], tables: "PolicyTables | None") -> str:
+def tables_fingerprint(players: Sequence[Player], tables: "PolicyTables") -> str:
     """sha256 (hex) of the policy tables each player plays by, in seat order: what a saved run records.
 
     ``table`` and ``table@...`` play by their tables, ``mc`` arranges its
@@ -58,8 +58,7 @@ def tables_fingerprint(players: Sequence[Player], tables: "PolicyTables | None")
     ``table@FILE.npz`` rewritten since -- then shows another fingerprint.
     """
     parts = [player.strategy.tables.fingerprint if isinstance(player.strategy, TablePolicy)
-             else tables.fingerprint if isinstance(player.strategy, MonteCarloStrategy) and tables is not None
-             else "-"
+             else tables.fingerprint if isinstance(player.strategy, MonteCarloStrategy) else "-"
              for player in players]
     return hashlib.sha256(" ".join(parts).encode("ascii")).hexdigest()
 
@@ -70,7 +69,7 @@ class Job:
 
     seed: Optional[int]  # None: drawn by :meth:`start`, unless a resumed job takes its saved one
     rules: Rules
-    tables: "PolicyTables | None"  # None under a low front, which the table policy does not play yet
+    tables: "PolicyTables"
     players: tuple[Player, ...]
     device: str = "cpu"
     backend: str = "local"
@@ -140,8 +139,7 @@ def settle(strategies: Sequence[StrategyLike], *, seed: object = None, rules: "R
     """
     seed = check_seed(seed)
     rules = resolve_rules(rules)
-    # a low front: no policy tables (the table policy does not play it yet; mc's opponents are then greedy)
-    tables = resolve_tables(tables, rules) if rules.front == "high" else None
+    tables = resolve_tables(tables, rules)
     players = tuple(resolve_player(strategy, tables, rules) for strategy in strategies)
     device = check_device(device)
     backend = check_backend(backend, scheduler)

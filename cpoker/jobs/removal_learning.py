@@ -21,7 +21,7 @@ from cpoker.jobs.nearbest import NearBestMemory
 from cpoker.strategies.policy import arrange_by_tables
 from cpoker.strategies.policy.removal import N_FEATURES, n_buckets, quantities, strength_buckets
 from cpoker.run.runner import run_blocks
-from cpoker.game.lookup_tables import strength_keys
+from cpoker.game.lookup_tables import row_categories, strength_keys
 from cpoker.system.threads import in_parts
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -50,7 +50,7 @@ def value_moments(moments: np.ndarray, rules: "Rules") -> np.ndarray:
     losses = totals - wins - moments
     values = wins - losses
     if rules.royalties is not None:
-        units = rules.royalties.row_array()[:, strength_keys() >> 26][:, None, :]  # (3, 1, S)
+        units = rules.royalties.row_array()[:, row_categories(rules.front_code)][:, None, :]  # (3, 1, S)
         paid = moments * units
         if rules.royalties.require_win:
             stronger = paid[:, :, ::-1].cumsum(axis=2)[:, :, ::-1] - paid
@@ -167,7 +167,7 @@ def removal_terms(gram: np.ndarray, moments: np.ndarray, rules: "Rules") -> np.n
     """Least squares of the value map (:func:`value_moments`) on the features, averaged within shapes."""
     from cpoker._kernels.removal import solve_symmetric
 
-    buckets = strength_buckets()
+    buckets = strength_buckets(rules.front_code)
     count = n_buckets()
     mapped = value_moments(moments, rules)  # (Q, 3, 1 + F, S)
     means = np.zeros(mapped.shape[:3] + (count,))

@@ -295,7 +295,6 @@ def review(hands: "Iterable | PlayedHand", rules: "Rules | str | None" = None, o
     samples = check_int("samples", samples, 1, MAX_SAMPLES)
     top = check_int("top", top, 0, MAX_HANDS)
     given_tables = tables is not None
-    resolve_rules(rules).require_high_front("review")
     job = settle([opponent], seed=seed, rules=rules, tables=tables, backend=backend, scheduler=scheduler,
                  progress=progress, time_budget=time_budget, checkpoint=checkpoint,
                  checkpoint_seconds=checkpoint_seconds, jobs=jobs)
@@ -566,7 +565,6 @@ def table_deal(arrangement, players: int, seed: int, rules: "Rules | str | None"
     if seed is None:
         raise OptionError("a table deal needs its seed")
     rules = resolve_rules(rules)
-    rules.require_high_front("the Play table")
     session_deals = check_int("session_deals", session_deals, 1, MAX_SESSION_DEALS)
     number = check_int("deal", deal, 0, session_deals - 1, f" (a deal of a {session_deals}-deal session, from 0)")
     if rules.session_stakes is not None and len(rules.session_stakes) < session_deals:

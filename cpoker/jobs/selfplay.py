@@ -36,13 +36,13 @@ from cpoker.system.interrupts import shielded
 from cpoker.system.limits import MAX_TABLE_HANDS, check_int, check_seed
 from cpoker.jobs import nearbest
 from cpoker.jobs.nearbest import (NearBestMemory, bytes_per_hand, lists_in_pass, model_snapshot, strength_histogram,
-                                  worker_memory)
+                                  valid_strengths, worker_memory)
 from cpoker.strategies.policy import (BUILD_OPTIONS, DEFAULT_BUILD, PolicyTables, RowModel, arrange_by_tables,
                                       arrange_greedy, checked_build_options)
 from cpoker.jobs.removal_learning import learn_removal, learning_lists
 from cpoker.game.rules import Rules, resolve_rules
 from cpoker.run.runner import backend_kept, backend_threads, check_backend, run_blocks
-from cpoker.game.lookup_tables import strength_keys
+from cpoker.game.lookup_tables import strength_keys, strength_scale
 
 
 # hands a call of a self-play pass whose hands remember their near-best rows (cpoker.jobs.nearbest): most are certified
@@ -171,7 +171,6 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
     hands = check_int("hands", DEFAULT_BUILD["hands"] if hands is None else hands, 1, MAX_TABLE_HANDS)
     seed = check_seed(int(DEFAULT_BUILD["seed"]) if seed is None else seed)
     rules = resolve_rules(rules)
-    rules.require_high_front("tables build")
     asked = checked_build_options(  # recorded in unfinished tables, for their resume
         defaults["max_iterations"] if max_iterations is None else max_iterations,
         defaults["tolerance"] if tolerance is None else tolerance,
@@ -185,7 +184,7 @@ def build_tables(hands: Optional[int] = None, seed: Optional[int] = None,
     check_backend(backend, scheduler)
     chunk_given = chunk is not None
     chunk = check_int("chunk", chunk if chunk_given else (2_000 if device == "cpu" else 1_000_000), 1, 10**7)
-    plays = SelfPlay(hands, seed, chunk, device, backend, scheduler, progress)
+    plays = SelfPlay(hands, seed, chunk, device, backend, scheduler, progress, rules.front_code)
     # every pass on one connection: on the embedded Dask cluster, one cluster for the build, not one a pass; the
     # workers' lists are freed at the end
     with shielded(), backend_kept(backend, scheduler, functools.partial(nearbest.forget_worker_memory, plays.build)):
@@ -321,8 +320,8 @@ class SelfPlay:
     may change (the same answers)."""
 
     def __init__(self, hands: int, seed: int, chunk: int, device: str, backend: str, scheduler: "str | None",
-                 progress: bool) -> None:
-        self.hands, self.seed, self.chunk, self.device = hands, seed, chunk, device
+                 progress: bool, front: int = 0) -> None:
+        self.hands, self.seed, self.chunk, self.device, self.front = hands, seed, chunk, device, front
         self.backend, self.scheduler, self.progress = backend, scheduler, progress
         self.size = len(strength_keys())
         self.memory = NearBestMemory(hands, chunk, device) if backend == "local" else None
@@ -349,7 +348,8 @@ class SelfPlay:
         remote = self.remote_lists and model is not None and self.listed_passes < nearbest.MAX_PASSES
         if remote:
             snapshot = model_snapshot(model)
-            number, listing = self.listed_passes, lists_in_pass(self.last_snapshot, snapshot, final)
+            number, listing = self.listed_passes, lists_in_pass(self.last_snapshot, snapshot, final,
+                                                                 valid_strengths(self.front))
             self.listed_passes, self.last_snapshot = self.listed_passes + 1, snapshot
 
         def work(block):
@@ -359,13 +359,16 @@ class SelfPlay:
             index, count = block
             if device == "cuda":  # dealt on the GPU too: the hands never cross to it
                 chosen, strengths = self_play_cuda(seed, index * chunk, count, model)
+                if model is None and self.front:  # the greedy start, on the high order's scale
+                    strengths = strength_scale(self.front).from_high[strengths]
             elif remote and (kept := worker_memory(self.build, chunk)).start_pass_once(model, number, listing) and \
                     kept.covers(index * chunk, count):  # on a Dask worker: its lists of the block, if it ran it
                 chosen, histograms = kept.arrange(seed, index * chunk, count)
                 return chosen, histograms[0]
             else:
                 hands = sample_block(seed, index * chunk, count)
-                chosen, strengths = arrange_greedy(hands) if model is None else arrange_by_tables(hands, model)
+                chosen, strengths = (arrange_greedy(hands, front=self.front) if model is None
+                                     else arrange_by_tables(hands, model))
             return chosen, strength_histogram(strengths, size)
 
         def work_many(blocks):

@@ -35,7 +35,7 @@ from cpoker.game.rules import Rules, resolve_rules
 from cpoker.game.scoring import dealt_royalties, dealt_units_of
 from cpoker.strategies.bots import Bot, closing_bots, faulted_hands
 from cpoker.game.devices import check_device
-from cpoker.strategies.policy import resolve_tables
+from cpoker.strategies.policy import require_tables_front, resolve_tables
 from cpoker.strategies.strategy import (Player, StrategyLike, TablePolicy, arrange_keys, greedy,
                                         resolve_strategy, table)
 from cpoker.system.limits import check_seed
@@ -89,11 +89,13 @@ def solve(hand: CardsLike, opponents: int = 1, samples: int = 2000, seed: Option
     method
         ``"mc"`` (Monte Carlo against ``opponent``) or ``"table"``.
     opponent
-        The opponent model: ``"table"`` (default), ``"greedy"`` or any strategy.  Under a low front
-        (``Rules(front="low-a5")``), which the table policy does not play yet, greedy or a plug-in.
+        The opponent model: ``"table"`` (default: the table policy of ``tables``, by default the rules'),
+        ``"greedy"`` or any strategy.
     tables
-        Tables of the table policy (default: the shipped ones), as
-        :class:`~cpoker.PolicyTables` or a file from ``cpoker tables build``.
+        Tables of the table policy (default: the shipped ones of the rules), as
+        :class:`~cpoker.PolicyTables` or a file from ``cpoker tables build``; they value the
+        candidates too, so they must rank the front as the rules do (a :class:`~cpoker.RulesError`
+        otherwise).
     progress
         Show a progress bar on standard error.
     device
@@ -131,10 +133,8 @@ def solve(hand: CardsLike, opponents: int = 1, samples: int = 2000, seed: Option
     opponents, samples = _check_options(opponents, samples, method)
     seed = check_seed(seed)
     rules = resolve_rules(rules)
-    if rules.front != "high" and method == "table":
-        rules.require_high_front("solve's table method")
-    # a low front: no policy tables (the table policy does not play it yet)
-    tables = resolve_tables(tables, rules) if rules.front == "high" else None
+    tables = resolve_tables(tables, rules)
+    require_tables_front(tables, rules, "solve")
     opponent = resolve_player(opponent, tables, rules)
     opponent_name = opponent.name
     device = check_device(device)
@@ -165,11 +165,11 @@ _warm: set = set()
 
 class MonteCarloStrategy:
     """The ``mc`` strategy of a job: :func:`mc` under the job's rules, its opponents arranged by the policy with
-    the job's tables (greedy, and no tables, under a low front)."""
+    the job's tables."""
 
     __name__ = "mc"
 
-    def __init__(self, rules: Rules, tables: "PolicyTables | None") -> None:
+    def __init__(self, rules: Rules, tables: "PolicyTables") -> None:
         self.rules = rules
         self.tables = tables
 
@@ -180,22 +180,21 @@ class MonteCarloStrategy:
         return f"MonteCarloStrategy({self.rules.name})"
 
 
-def resolve_player(strategy: StrategyLike, tables: "PolicyTables | None", rules: Rules) -> Player:
+def resolve_player(strategy: StrategyLike, tables: "PolicyTables", rules: Rules) -> Player:
     """The :class:`~cpoker.strategies.strategy.Player` of a strategy as a job plays it, once for the whole job:
     ``mc`` is the solver under ``rules`` against ``tables``' policy, ``table`` the policy with ``tables``, the
-    others as :func:`cpoker.strategies.strategy.resolve_strategy` reads them (which refuses the table policy
-    and bots under a low front: ``tables`` is then ``None``, and ``mc``'s opponents are greedy)."""
+    others as :func:`cpoker.strategies.strategy.resolve_strategy` reads them."""
     if isinstance(strategy, str) and strategy == "mc":
+        require_tables_front(tables, rules, "the mc strategy")
         return Player("mc", MonteCarloStrategy(rules, tables))
-    return resolve_strategy(strategy, tables, rules)
+    return resolve_strategy(strategy, tables)
 
 
 def mc(hand: CardsLike, opponents: int = 1, samples: int = 2000, seed: int = 0, rules: "Rules | str | None" = None,
        tables: "PolicyTables | str | None" = None) -> Arrangement:
     """The Monte Carlo solver's best arrangement under ``rules`` (seeded, so a fixed strategy): the ``mc``
-    strategy, against the table policy (greedy opponents under a low front, which the policy does not play)."""
-    opponent = "table" if resolve_rules(rules).front == "high" else "greedy"
-    return solve(hand, opponents=opponents, samples=samples, seed=seed, rules=rules, opponent=opponent,
+    strategy, against the table policy."""
+    return solve(hand, opponents=opponents, samples=samples, seed=seed, rules=rules, opponent="table",
                  tables=tables).best
 
 
@@ -230,9 +229,9 @@ def _warm_up_mc(hand_ids, rules: Rules, opponent, opponent_name: str, tables, de
         _warm.add(key)
 
 
-def _table_values(hand_ids: np.ndarray, tables: "PolicyTables | None", rules: Rules):
+def _table_values(hand_ids: np.ndarray, tables: "PolicyTables", rules: Rules):
     """Non-fouling splits, subset keys (a low front's keys under rules whose front plays for low), and the
-    table value of every split (0 without ``tables``: a low front, which the table policy does not play)."""
+    table value of every split."""
     from cpoker._kernels.subsets import valid_splits
     from cpoker.system.interrupts import shielded
     from cpoker.game.lookup_tables import split_tables, strength_keys
@@ -242,9 +241,7 @@ def _table_values(hand_ids: np.ndarray, tables: "PolicyTables | None", rules: Ru
         split_ids, keys5, keys3 = valid_splits(hand_ids, t.subsets5, t.subsets3, t.middles, t.fronts,
                                                rules.front_code)
     rows = t.splits[split_ids]
-    if tables is None:
-        return split_ids, rows, keys5, keys3, np.zeros(len(split_ids))
-    keys = strength_keys()
+    keys = strength_keys(rules.front_code)  # (the tables' scale: require_tables_front)
     index5 = np.searchsorted(keys, keys5)
     index3 = np.searchsorted(keys, keys3)
     table_value = tables.model.split_values(index3[rows[:, 2]], index5[rows[:, 1]], index5[rows[:, 0]], hand_ids)
@@ -271,6 +268,19 @@ def _distinct_best(order: np.ndarray, row_keys: np.ndarray, count: int) -> list[
     return picked
 
 
+def _high_order_keys(row_keys: np.ndarray, rules: Rules) -> np.ndarray:
+    """Candidates' row keys (``(C, 3)``) with a low front's key replaced by the front's own (its shape, which
+    :func:`_distinct_best` compares: a pair of fives, an eight-six high)."""
+    if not rules.front_code:
+        return row_keys
+    from cpoker.game.lookup_tables import strength_scale
+
+    scale = strength_scale(rules.front_code)
+    keys = row_keys.copy()
+    keys[:, 0] = scale.shape_keys[np.searchsorted(scale.keys, row_keys[:, 0])]
+    return keys
+
+
 def _best_distinct(totals: np.ndarray, table_value: np.ndarray, split_ids: np.ndarray, row_keys: np.ndarray,
                    count: int) -> list[int]:
     """:func:`_distinct_best` over candidates ordered by total, then table value, then split id (highest first).
@@ -293,17 +303,19 @@ def _best_distinct(totals: np.ndarray, table_value: np.ndarray, split_ids: np.nd
 def _solve_table(hand_ids, opponents, rules, tables, started, compared=None) -> Solution:
     from cpoker._kernels.policy import best_distinct_splits
     from cpoker.game.scoring import fouled_hand_points
-    from cpoker.game.lookup_tables import rest_lookup_arguments, row_lookup_arguments, split_tables, strength_keys
+    from cpoker.game.lookup_tables import split_tables, strength_scale
+    from cpoker.strategies.strategy import policy_strengths
 
     t = split_tables()
+    scale = strength_scale(tables.model.front)  # (the rules' front: require_tables_front)
     split_ids, table_value, strengths, n_valid = best_distinct_splits(
-        hand_ids, *tables.model.kernel_arguments(), *row_lookup_arguments(), *rest_lookup_arguments(),
-        t.middles, t.fronts, strength_keys(), N_ALTERNATIVES + 1)
-    row_keys = strength_keys()[strengths]
+        hand_ids, *tables.model.kernel_arguments(), *scale.rows, *scale.rest, t.middles, t.fronts, scale.shape_keys,
+        N_ALTERNATIVES + 1)
+    row_keys = scale.shape_keys[strengths]  # the rows' keys in the high order, as an Arrangement holds them
     picked = range(len(split_ids))
     # under royalties.dealt, every arrangement that does not foul is paid the hand's dealt royalty too
     dealt = int(dealt_units_of(hand_ids[None, :], rules)[0]) if rules.pays_dealt else 0
-    found = [Candidate(arrangement_of_split(hand_ids, int(split_ids[p]), row_keys[p].tolist()),
+    found = [Candidate(arrangement_of_split(hand_ids, int(split_ids[p]), row_keys[p].tolist()).under(rules.front),
                        opponents * (float(table_value[p]) + dealt), None) for p in picked]
     other = ev_lost = None
     if compared is not None:  # its table value; a foul's points (the policy never plays one)
@@ -311,8 +323,9 @@ def _solve_table(hand_ids, opponents, rules, tables, started, compared=None) -> 
         if arrangement.is_foul:
             value = float(opponents * fouled_hand_points(rules))
         else:
-            dense = (np.array([row.strength_index]) for row in arrangement.values)  # front, middle, back
-            value = opponents * (float(tables.model.split_values(*dense, hand_ids)[0]) + dealt)
+            dense = policy_strengths(np.array([row.strength_index for row in arrangement.values]),
+                                     tables.model.front)  # front, middle, back
+            value = opponents * (float(tables.model.split_values(*dense[:, None], hand_ids)[0]) + dealt)
         other, ev_lost = Candidate(arrangement, value, None), found[0].ev - value
     return Solution(hand=tuple(int(c) for c in hand_ids), best=found[0].arrangement, ev=found[0].ev, stderr=None,
                     row_probabilities={}, alternatives=tuple(found[1:]), method="table", opponent_model="table",
@@ -488,7 +501,7 @@ def _solve_mc(hand_ids, opponents, samples, seed, rules, opponent, opponent_name
     if rules.pays_dealt:  # every candidate is shown, none fouls: its own dealt royalty from every opponent
         totals = totals + (own_dealt * opponents * n_done - dealt_total[0])
     # highest total first; equal totals: higher table value, then lower split id
-    picked = _best_distinct(totals, table_value, split_ids, row_keys, N_ALTERNATIVES + 1)
+    picked = _best_distinct(totals, table_value, split_ids, _high_order_keys(row_keys, rules), N_ALTERNATIVES + 1)
     # the compared arrangement, a candidate unless it fouls, is scored beside them, sample by sample, so its
     # cost (the best's points minus its own) has the paired difference's much smaller interval
     compared_at = _compared_position(compared, split_ids)

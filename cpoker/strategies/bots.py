@@ -39,7 +39,7 @@ from typing import IO, Callable, Iterator, NamedTuple, Optional, Sequence
 
 import numpy as np
 
-from cpoker.game.arrangements import Arrangement
+from cpoker.game.arrangements import FRONT_ORDERS, Arrangement
 from cpoker.game.cards import Card, format_cards
 from cpoker.system import interrupts
 from cpoker.system.errors import BotBroken, CpokerError, StrategyError
@@ -138,9 +138,11 @@ class Bot:
             found = _RUNNING[self.key] = BotProcess(self)
         return found
 
-    def arrange_keys(self, hands: np.ndarray, rules: str = "pagat", opponents: int = 1) -> np.ndarray:
+    def arrange_keys(self, hands: np.ndarray, rules: str = "pagat", opponents: int = 1,
+                     front: str = "high") -> np.ndarray:
         """Row keys ``(N, 3)`` of the bot's arrangement of each hand (``(N, 13)`` card ids); ``-1`` rows for a
-        foul, its own or a fault's.
+        foul, its own or a fault's.  Under rules whose ``front`` plays for low, the request says so (its
+        ``front`` key), only a back weaker than the middle fouls, and a front's key is its low key.
 
         Raises
         ------
@@ -149,7 +151,7 @@ class Bot:
         """
         child = self.child
         hands = np.asarray(hands, dtype=np.uint8)
-        return np.concatenate([child.request(hands[start:start + self.batch], rules, opponents)
+        return np.concatenate([child.request(hands[start:start + self.batch], rules, opponents, front)
                                for start in range(0, len(hands), self.batch)] or [np.empty((0, 3), np.int32)])
 
     def request_object(self, payload: dict) -> dict:
@@ -247,10 +249,10 @@ class BotProcess:
 
     # --- one request ------------------------------------------------------------------------------------------
 
-    def request(self, hands: np.ndarray, rules: str, opponents: int) -> np.ndarray:
+    def request(self, hands: np.ndarray, rules: str, opponents: int, front: str = "high") -> np.ndarray:
         """Row keys ``(N, 3)`` of the bot's arrangements; a fault's hands are fouls (``-1``)."""
         try:
-            found = self.ask(hands, {"rules": rules, "opponents": opponents})
+            found = self.ask(hands, request_keys(rules, opponents, front))
         except _Fault as fault:
             self._fault(str(fault), len(hands))
             return np.full((len(hands), 3), -1, dtype=np.int32)
@@ -269,7 +271,7 @@ class BotProcess:
         seconds = self.bot.timeout * len(hands) + (self.bot.startup if fresh else 0.0)
         answer = self._exchange(line.encode() + b"\n", time.monotonic() + seconds, seconds, self.bot.silence,
                                 ANSWER_BYTES_PER_HAND * len(hands) + 4096)
-        found, self.last_answer = _read_answer(answer, hands)
+        found, self.last_answer = _read_answer(answer, hands, keys.get("front", "high"))
         return found
 
     def ask_object(self, payload: dict) -> dict:
@@ -400,9 +402,19 @@ def _is_heartbeat(line: bytearray) -> bool:
     return isinstance(value, dict) and list(value) == ["alive"]
 
 
-def _read_answer(answer: bytes, hands: np.ndarray) -> "tuple[np.ndarray, list]":
+def request_keys(rules: str, opponents: int, front: str = "high") -> dict:
+    """A closed-game request's keys beside its hands: the rules' name, the opponents, and the ``front`` order
+    where the front plays for low (a key a bot that knows only the high front never sees)."""
+    keys: dict = {"rules": rules, "opponents": opponents}
+    if front != "high":
+        keys["front"] = front
+    return keys
+
+
+def _read_answer(answer: bytes, hands: np.ndarray, front: str = "high") -> "tuple[np.ndarray, list]":
     """Row keys ``(N, 3)`` of the arrangements of one answer line (``-1`` rows for a foul), each checked to be an
-    arrangement of its own hand; and the answer's arrangements as written."""
+    arrangement of its own hand, judged by the ``front`` order (a low front's key its low key); and the answer's
+    arrangements as written."""
     from cpoker.game.evaluation import evaluate_batch
 
     try:
@@ -430,7 +442,13 @@ def _read_answer(answer: bytes, hands: np.ndarray) -> "tuple[np.ndarray, list]":
     keys = np.stack([evaluate_batch(np.ascontiguousarray(placed[:, :3])),
                      evaluate_batch(np.ascontiguousarray(placed[:, 3:8])),
                      evaluate_batch(np.ascontiguousarray(placed[:, 8:]))], axis=1).astype(np.int32)
-    keys[(keys[:, 0] > keys[:, 1]) | (keys[:, 1] > keys[:, 2])] = -1  # rows out of order: a foul
+    if front == "high":
+        keys[(keys[:, 0] > keys[:, 1]) | (keys[:, 1] > keys[:, 2])] = -1  # rows out of order: a foul
+    else:  # a low front cannot foul
+        from cpoker._kernels.evaluate import low_front_rows
+
+        keys[keys[:, 1] > keys[:, 2]] = -1
+        low_front_rows(keys, FRONT_ORDERS.index(front))
     return keys, found
 
 
@@ -607,7 +625,7 @@ def check_bot(bot: "Bot | str", seed: int = 0, rules: str = "pagat") -> list[Che
                             + (f"; {fouls} of {len(hands)} fouled on purpose" if fouls else "")))
         return seconds
 
-    plain = {"rules": rules, "opponents": 1}
+    plain = request_keys(rules, 1)
     try:
         deck = deal_seeded(np.arange(52), [[seed, 0]], [1], 4)[0]
         many = deal_seeded(np.arange(52), [[seed, 1]], [250], 4).reshape(-1, 13)

@@ -31,11 +31,11 @@ from cpoker.game.arrangements import Arrangement, arrangement_of_split, arrangem
 from cpoker.game.cards import CardsLike
 from cpoker.system.errors import CpokerError, StrategyError
 from cpoker.system.interrupts import deferred
-from cpoker.game.rules import resolve_rules
+from cpoker.game.rules import DEFAULT_RULES, resolve_rules
 from cpoker.game.scoring import SURRENDER, SURRENDER_KEY, Surrendered, entry_keys, is_surrender
 from cpoker.strategies.policy import (arrange_by_tables, arrange_greedy, arrange_one_by_tables, default_tables,
                                       resolve_tables)
-from cpoker.game.lookup_tables import SPLITS_PER_BACK, strength_keys
+from cpoker.game.lookup_tables import SPLITS_PER_BACK, strength_keys, strength_scale
 
 if TYPE_CHECKING:  # pragma: no cover
     from cpoker.strategies.policy import PolicyTables
@@ -74,8 +74,11 @@ def table(hand: CardsLike, tables: "PolicyTables | str | None" = None,
         ids = parse_hand(hand)
         found = arrange_one_by_tables(ids, model)
     split, front_subset, middle_subset, front, middle, back = found
-    return arrangement_of_subsets(ids.tolist(), front_subset, middle_subset, split // SPLITS_PER_BACK,
-                                  (front, middle, back))
+    arrangement = arrangement_of_subsets(ids.tolist(), front_subset, middle_subset, split // SPLITS_PER_BACK,
+                                         (front, middle, back))
+    if rules is None or rules is DEFAULT_RULES:
+        return arrangement
+    return arrangement.under(resolve_rules(rules).front)
 
 
 _UINT8 = np.dtype(np.uint8)
@@ -91,9 +94,32 @@ def table_play(hand: CardsLike, tables: "PolicyTables | str | None" = None,
     if rules.surrender is None:
         return arrangement
     model = resolve_tables(tables, rules).model
-    strengths = np.array([[value.strength_index for value in arrangement.values]])  # type: ignore[union-attr]
+    strengths = policy_strengths(np.array([[value.strength_index for value in arrangement.values]]),  # type: ignore
+                                 model.front)
     value = model.chosen_values(parse_hand(hand)[None, :], strengths)[0]
     return SURRENDER if value < -rules.surrender else arrangement
+
+
+def policy_strengths(strengths: np.ndarray, front: int) -> np.ndarray:
+    """Rows' dense strengths (``HandValue.strength_index``: the high order's) on the scale of a policy whose rules
+    rank the front by ``front`` (``RowModel.front``), which its tables are indexed by."""
+    return strength_scale(front).from_high[strengths] if front else strengths
+
+
+def policy_keys(strengths: np.ndarray, front: int, rules: "Rules") -> np.ndarray:
+    """Row keys ``(N, 3)`` under ``rules`` of the splits a table policy chose, from their strengths on the scale
+    of its own front order ``front`` (``RowModel.front``): the policy of other rules may play them
+    (``table@pagat`` at a table whose front plays for low, say), where its split may foul (keys -1)."""
+    if front == rules.front_code:
+        return strength_keys(front)[strengths]
+    from cpoker._kernels.evaluate import low_front_rows
+
+    keys = strength_scale(front).shape_keys[strengths]  # the rows' keys in the high order
+    if rules.front_code:
+        low_front_rows(keys, rules.front_code)
+    else:  # a low front's policy puts any front under its middle
+        keys[keys[:, 1] < keys[:, 0]] = -1
+    return keys
 
 
 def surrenders_by_tables(hands: np.ndarray, strengths: np.ndarray, model: "PolicyTables",
@@ -148,31 +174,13 @@ class Player(NamedTuple):
     strategy: Strategy
 
 
-def resolve_strategy(strategy: StrategyLike, tables: "PolicyTables | str | None" = None,
-                     rules: "Rules | str | None" = None) -> Player:
+def resolve_strategy(strategy: StrategyLike, tables: "PolicyTables | str | None" = None) -> Player:
     """``(name, callable)`` of a built-in name, a ``package.module:function`` path, a bot or a callable.
 
     ``tables`` replaces the shipped tables of the ``table`` strategy.  ``mc``,
     the solver, is a job's to resolve (:func:`cpoker.jobs.solve.resolve_player`).
     A :class:`Player` (a strategy resolved already) is itself.
-
-    Raises
-    ------
-    RulesError
-        Under a low front (``rules.front``), for the table policy and bots, which do not play it yet.
     """
-    player = _resolved_strategy(strategy, tables)
-    resolved = resolve_rules(rules)
-    if resolved.front != "high":
-        if isinstance(player.strategy, Bot):
-            resolved.require_high_front("bots")
-        if isinstance(player.strategy, TablePolicy) or player.strategy is table:
-            resolved.require_high_front("the table policy")
-    return player
-
-
-def _resolved_strategy(strategy: StrategyLike, tables: "PolicyTables | str | None") -> Player:
-    """:func:`resolve_strategy` whatever the rules."""
     if isinstance(strategy, Player):
         return strategy
     if callable(strategy):
@@ -250,7 +258,7 @@ def arrange_keys(strategy: StrategyLike, hands: np.ndarray, tables: "PolicyTable
     BotBroken
         When a bot faulted on several requests in a row.
     """
-    name, function = resolve_strategy(strategy, tables, rules)
+    name, function = resolve_strategy(strategy, tables)
     hands = np.sort(np.asarray(hands, dtype=np.uint8), axis=1)
     resolved = resolve_rules(rules)
     units = resolved.surrender if may_surrender else None
@@ -265,12 +273,12 @@ def arrange_keys(strategy: StrategyLike, hands: np.ndarray, tables: "PolicyTable
     if function is table or isinstance(function, TablePolicy):
         policy = default_tables(rules) if function is table else function.tables  # type: ignore[union-attr]
         strengths = arrange_by_tables(hands, policy, device)[1]
-        keys = strength_keys()[strengths]
+        keys = policy_keys(strengths, policy.model.front, resolved)
         if units is not None:
             keys[surrenders_by_tables(hands, strengths, policy, units)] = SURRENDER_KEY
         return keys
     if isinstance(function, Bot):
-        return function.arrange_keys(hands, resolve_rules(rules).name, opponents)
+        return function.arrange_keys(hands, resolved.name, opponents, resolved.front)
     keys = np.empty((len(hands), 3), dtype=np.int32)
     # a strategy may run cpoker's own jobs (``mc`` solves each hand): a signal is then the enclosing job's, which
     # drops the block these hands belong to at the inner job's next block: the inner solve must not take it as

@@ -79,7 +79,8 @@ class StrictBody(BaseModel):
 class RulesField(StrictBody):
     """Rules by preset name, or house rules as TOML text."""
 
-    rules: str = Field("pagat", max_length=40, description="pagat, 1-6, 2-4, seed001-royalties or pusoy (= 1-6)")
+    rules: str = Field("pagat", max_length=40,
+                       description="pagat, 1-6, 2-4, seed001-royalties, low-a5, low-27 or pusoy (= 1-6)")
     rules_toml: Optional[str] = Field(None, max_length=10_000, description="house rules as TOML text; wins over rules")
 
 
@@ -94,7 +95,7 @@ class SolveBody(RulesField):
     seed: Optional[int] = Field(None, ge=0, le=MAX_SEED)
     method: str = Field("mc", pattern="^(mc|table)$")
     opponent: str = Field("table", pattern="^(table|greedy)$", description="the opponent model: the table "
-                          "policy, or greedy (the one that plays a low front, front = \"low-a5\", so far)")
+                          "policy of the rules, or greedy")
     compare: Optional[str] = Field(None, max_length=HAND_TEXT,
                                    description="an arrangement of the hand to score on the same samples")
 

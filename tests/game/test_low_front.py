@@ -2,7 +2,8 @@
 
 The low order of every 3-card front against a slow reference written from docs/rules.md, the worked example of
 docs/rules.md computed by hand under each order, the order rule (back >= middle only), the rules' field in TOML
-and saved records, and the clear refusal of what does not play a low front yet.  Settlement under every
+and saved records, and the CLI under house rules with one (the table policy under a low front:
+tests/strategies/test_low_front_policy.py; bots: tests/strategies/test_bots.py).  Settlement under every
 combination of variants with a low front is in test_variants.py's zero-sum test.
 """
 
@@ -145,19 +146,13 @@ def test_matches_under_a_low_front_settle_as_settlement_does():
     assert result.scores[0].points == pytest.approx(expected / 120)
 
 
-def test_what_does_not_play_a_low_front_yet_says_so(tmp_path):
-    for call, what in ((lambda: cpoker.solve(HAND, rules=LOW, samples=10, seed=1), "the table policy"),
-                       (lambda: cpoker.solve(HAND, rules=LOW, method="table"), "solve's table method"),
-                       (lambda: cpoker.table(HAND, rules=LOW), "the table policy"),
-                       (lambda: cpoker.match(["table", "greedy"], deals=10, rules=LOW, seed=1), "the table policy"),
-                       (lambda: cpoker.exploit("greedy", hands=10, samples=10, rules=LOW, seed=1), "exploit"),
-                       (lambda: cpoker.match(["greedy", "cmd:true"], deals=10, rules=LOW, seed=1), "bots")):
-        with pytest.raises(RulesError, match=f"not played yet by {what}: a low front .*front = 'low-a5'.*greedy"):
-            call()
+def test_the_cli_plays_a_low_front_of_house_rules(tmp_path, capsys):
     house = tmp_path / "low.toml"
     house.write_text(LOW.to_toml())
     from cpoker import cli
 
     assert cli.main(["score", "--rules", str(house), "--player", A, "--player", B, "--player", C]) == 0
-    assert cli.main(["solve", HAND, "--rules", str(house)]) == 2
+    assert cli.main(["solve", HAND, "--rules", str(house), "--samples", "50", "--seed", "1"]) == 0
+    assert cli.main(["solve", HAND, "--rules", str(house), "--method", "table"]) == 0
+    assert "front  " in capsys.readouterr().out
     assert cli.main(["solve", HAND, "--rules", str(house), "--opponent", "greedy", "--samples", "50"]) == 0

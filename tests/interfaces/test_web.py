@@ -99,7 +99,7 @@ def test_every_route(client):
     ("/api/solve", {"hand": HAND, "rules": "/etc/passwd"}, 422, "unknown rules preset"),
     ("/api/solve", {"hand": HAND, "rules_toml": "scoring = 3"}, 422, "scoring must be a string"),
     ("/api/solve", {"hand": HAND, "compare": "As Kd / 7c / 2s"}, 422, "not a valid arrangement"),
-    ("/api/solve", {"hand": HAND, "rules_toml": 'front = "low-27"'}, 422, "not played yet by the table policy: a low"),
+    ("/api/solve", {"hand": HAND, "rules_toml": 'front = "low"'}, 422, "front must be one of 'high', 'low-a5'"),
     ("/api/solve", {"hand": "A" * 500}, 422, "at most 400 characters"),
     ("/api/simulate", {"arrangement": "2s 2h / 7c 7d 9s 5h 3d / Tc Jc Qc Kc Ac"}, 422, "wrong count"),
     ("/api/score", {"players": [A]}, 422, "at least 2 items"),
@@ -474,6 +474,24 @@ def test_play_and_score_routes_take_the_variants(client):
     assert gave_up["results"][0] == -3 * sum(not a.get("surrender") for a in gave_up["arrangements"][1:])
     refused = client.post("/api/play", json={**body, "arrangement": "surrender"})
     assert refused.status_code == 422 and "do not allow surrender" in refused.text
+
+
+def test_solve_and_play_routes_play_the_low_front_presets_with_their_table_policy(client):
+    """The presets of the web page's rules selectors ``low-a5`` and ``low-27``: the solver against their own table
+    policy, and the Play tab's table, whose opponents play it, settled as the library settles them."""
+    solved = client.post("/api/solve", json={"hand": HAND, "rules": "low-27", "samples": 200, "seed": 2}).json()
+    expected = cpoker.solve(HAND, rules="low-27", samples=200, seed=2)
+    assert solved["best"] == expected.best.to_dict() and solved["opponent_model"] == "table"
+    assert solved["best"]["front_order"] == "low-27"
+    hands = cpoker.deal(3, 5)
+    mine = cpoker.greedy(hands[0]).under("low-a5")
+    played = client.post("/api/play", json={"players": 3, "seed": 5, "arrangement": str(mine), "samples": 200,
+                                            "rules": "low-a5"}).json()
+    others = [cpoker.table(hand, rules="low-a5") for hand in hands[1:]]
+    assert played["results"] == cpoker.settle([mine, *others], "low-a5")
+    assert played["review"]["ev_lost"] >= 0
+    page = client.get("/").text
+    assert page.count("<option>low-a5</option>") == page.count("<option>seed001-royalties</option>") == 4
 
 
 def test_the_open_face_routes_answer_what_the_library_answers(client):

@@ -472,7 +472,8 @@ def test_a_correction_at_a_few_columns_has_the_bits_of_the_whole_correction(rule
             assert np.array_equal(by_column, whole[columns])
 
 
-@pytest.mark.parametrize("rules", ["pagat", pytest.param("2-4", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("rules", ["pagat", pytest.param("2-4", marks=pytest.mark.slow),
+                                   pytest.param("low-a5", marks=pytest.mark.slow)])
 def test_a_build_with_near_best_rows_makes_the_tables_of_one_without(monkeypatch, rules):
     """The same build four ways: every hand listed (two blocks a call); the lists covering one block of three
     (one block a call; with the correction, lists of the last pass only); every hand listed but lists kept for

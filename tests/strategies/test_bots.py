@@ -88,6 +88,32 @@ def test_the_python_bot_plays_its_strategy_bit_for_bit(strategy):
 
 
 @pytest.mark.subprocess
+def test_under_a_low_front_a_bots_request_says_so_and_its_answers_are_judged_by_it(monkeypatch):
+    """The python bot plays the low-a5 table policy bit for bit: its fronts often beat its middles, a foul in the
+    high game and none here; the request carries ``"front": "low-a5"`` (and no ``front`` in the high game)."""
+    from cpoker.strategies.bots import BotProcess
+    from cpoker.strategies.strategy import arrange_keys
+
+    requests = []
+    exchange = BotProcess._exchange
+
+    def recorded(self, request, *args):
+        requests.append(json.loads(request))
+        return exchange(self, request, *args)
+
+    monkeypatch.setattr(BotProcess, "_exchange", recorded)
+    hands = sample_hands(300, 6)
+    by_bot = arrange_keys(python_bot("table"), hands, rules="low-a5")
+    assert np.array_equal(by_bot, arrange_keys("table", hands, rules="low-a5"))
+    plays = [cpoker.table(hand, rules="low-a5") for hand in hands]
+    assert not any(play.is_foul for play in plays)
+    assert sum(cpoker.Arrangement(*play.rows).is_foul for play in plays) > 0  # in the high game: fouls
+    assert requests[-1]["front"] == "low-a5" and requests[-1]["rules"] == "low-a5"
+    arrange_keys(python_bot("greedy"), hands[:2])
+    assert "front" not in requests[-1]
+
+
+@pytest.mark.subprocess
 def test_a_bot_is_the_opponent_model_of_simulate_and_solve():
     by_bot = cpoker.simulate(ARRANGEMENT, opponents=2, samples=3000, seed=2, opponent=python_bot("table"))
     built_in = cpoker.simulate(ARRANGEMENT, opponents=2, samples=3000, seed=2, opponent="table")

@@ -90,7 +90,7 @@ def main(rows: int, hands: int) -> dict:
     masks = np.bitwise_or.reduce(np.int64(1) << random_rows(rows, 5, 9).astype(np.int64), axis=1)
     report["mask_keys_equal"] = bool(np.array_equal(evaluate_batch(masks, device="cuda"), evaluate_batch(masks)))
     sample = sample_hands(hands, 11)
-    for name in ("pagat", "2-4", "seed001-royalties"):  # a sum of row values, a bonus, royalties
+    for name in ("pagat", "2-4", "seed001-royalties", "low-a5"):  # row values, a bonus, royalties, a low front
         tables = default_tables(name)
         gpu, cpu = arrange_by_tables(sample, tables, "cuda"), arrange_by_tables(sample, tables)
         report[f"table_policy_{name}_equal"] = bool(np.array_equal(gpu[0], cpu[0]) and np.array_equal(gpu[1], cpu[1]))
@@ -100,7 +100,8 @@ def main(rows: int, hands: int) -> dict:
 
     start = 10**9 + 7  # far into the stream: each thread jumps there
     dealt = sample_block(3, start, hands)
-    for name, model in (("greedy", None), ("pagat", default_tables().model), ("2-4", default_tables("2-4").model)):
+    for name, model in (("greedy", None), ("pagat", default_tables().model), ("2-4", default_tables("2-4").model),
+                        ("low-a5", default_tables("low-a5").model)):
         gpu = self_play_cuda(3, start, hands, model)
         cpu = arrange_greedy(dealt) if model is None else arrange_by_tables(dealt, model)
         report[f"self_play_{name}_equal"] = bool(np.array_equal(gpu[0], cpu[0]) and np.array_equal(gpu[1], cpu[1]))

@@ -17,9 +17,9 @@ format (:mod:`.storage`), and the batch arrangement by the policy
 from cpoker.strategies.policy.play import arrange_by_tables, arrange_greedy, arrange_one_by_tables
 from cpoker.strategies.policy.model import RowModel
 from cpoker.strategies.policy.tables import (BUILD_OPTIONS, DEFAULT_BUILD, DEFAULT_TABLES_FILE, TABLES_FILE_LIMIT,
-                                             PolicyTables, checked_build_options, default_tables, resolve_tables,
-                                             shipped_tables_path, tables_file)
+                                             PolicyTables, checked_build_options, default_tables,
+                                             require_tables_front, resolve_tables, shipped_tables_path, tables_file)
 
 __all__ = ["BUILD_OPTIONS", "DEFAULT_BUILD", "DEFAULT_TABLES_FILE", "TABLES_FILE_LIMIT", "PolicyTables", "RowModel",
            "arrange_by_tables", "arrange_greedy", "arrange_one_by_tables", "checked_build_options", "default_tables",
-           "resolve_tables", "shipped_tables_path", "tables_file"]
+           "require_tables_front", "resolve_tables", "shipped_tables_path", "tables_file"]

@@ -7,7 +7,7 @@ import functools
 import numpy as np
 
 from cpoker.system.interrupts import shielded
-from cpoker.game.lookup_tables import row_lookup_arguments, split_tables
+from cpoker.game.lookup_tables import row_lookup_arguments, split_tables, strength_scale
 from cpoker.strategies.policy.model import RowModel
 from cpoker.strategies.policy.tables import PolicyTables
 
@@ -78,14 +78,20 @@ def _one_hand_kernel():
     return table_policy_one
 
 
-def arrange_greedy(hands: np.ndarray, device: str = "cpu") -> tuple[np.ndarray, np.ndarray]:
-    """Greedy split of each hand (sorted ``uint8`` ids, shape ``(N, 13)``) and its row strengths."""
+def arrange_greedy(hands: np.ndarray, device: str = "cpu", front: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Greedy split of each hand (sorted ``uint8`` ids, shape ``(N, 13)``) and its row strengths (on the scale
+    of the ``front`` order, :func:`~cpoker.game.lookup_tables.strength_scale`: the same splits, which never foul
+    in any order)."""
     from cpoker._kernels.policy import greedy_block
 
     with shielded():
         if device == "cuda":
             from cpoker.game.devices import arrange_cuda
 
-            return arrange_cuda(hands, None)
-        return _arranged_in_parts(greedy_block, hands,
-                                  (*row_lookup_arguments(), split_tables().middles, split_tables().fronts))
+            chosen, strengths = arrange_cuda(hands, None)
+        else:
+            chosen, strengths = _arranged_in_parts(greedy_block, hands, (*row_lookup_arguments(),
+                                                                         split_tables().middles, split_tables().fronts))
+    if front:
+        strengths = strength_scale(front).from_high[strengths]
+    return chosen, strengths

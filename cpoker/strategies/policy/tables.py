@@ -333,7 +333,6 @@ def default_tables(rules: "Rules | str | None" = None) -> PolicyTables:
     if rules is None or rules is DEFAULT_RULES:
         return shipped_tables("pagat")  # the common case, without comparing rules with every preset
     rules = resolve_rules(rules)
-    rules.require_high_front("the table policy")
     name = rules.name
     if name in PRESETS:
         return shipped_tables(name)
@@ -342,14 +341,34 @@ def default_tables(rules: "Rules | str | None" = None) -> PolicyTables:
 
 @functools.lru_cache(maxsize=16)
 def _valued_tables(rules: Rules) -> PolicyTables:
-    """The shipped distribution of the preset with ``rules``' scoring, valued under ``rules`` (built once)."""
-    nearest = shipped_tables(rules.scoring)
+    """The shipped distribution of the preset with ``rules``' scoring (under a low front: the preset with that
+    front, whose strengths the distribution counts), valued under ``rules`` (built once)."""
+    nearest = shipped_tables(rules.scoring if rules.front == "high" else rules.front)
     # the card-removal terms are in units of the preset's row values: kept where those are the same
-    removal = nearest.removal if rules.royalties == nearest.rules.royalties else None
+    same_values = rules.royalties == nearest.rules.royalties and rules.scoring == nearest.rules.scoring
+    removal = nearest.removal if same_values else None
     # the joint row model is the preset's play's, in the coordinates of its distribution: whatever the royalties
     return PolicyTables(distribution=nearest.distribution, hands=nearest.hands, seed=nearest.seed,
                         history=nearest.history, partial=nearest.partial, rules=rules, previous_distribution=None,
                         removal=removal, joint=nearest.joint)
+
+
+def require_tables_front(tables: PolicyTables, rules: Rules, what: str) -> None:
+    """Refuse tables learned under another front order than ``rules``' where they value arrangements (``what``):
+    their strengths rank the front another way.  (The table policy of such tables still plays as a strategy:
+    ``table@pagat`` at a table whose front plays for low.)
+
+    Raises
+    ------
+    RulesError
+        When ``tables.rules.front`` is not ``rules.front``.
+    """
+    if tables.rules.front != rules.front:
+        from cpoker.system.errors import RulesError
+
+        raise RulesError(f"{what} values arrangements under front = {rules.front!r} with tables learned under "
+                         f"front = {tables.rules.front!r}, whose strengths rank the front the other way: use tables "
+                         f"of these rules (the default, or 'cpoker tables build --rules ...')")
 
 
 def resolve_tables(tables: "PolicyTables | str | Path | None", rules: "Rules | str | None" = None) -> PolicyTables:
