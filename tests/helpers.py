@@ -89,7 +89,7 @@ def slow_split_values(model: RowModel, hand, fronts, middles, backs, terms=None,
 
     ``terms`` and ``shapes``: other correction terms than the model's, on other shapes than today's."""
     terms = model.removal if terms is None else terms
-    shapes = strength_buckets() if shapes is None else shapes
+    shapes = strength_buckets(model.front) if shapes is None else shapes
     if terms is None:
         corrections = np.zeros((3, 3, n_buckets()))
     else:
@@ -128,6 +128,25 @@ def every_split(hand):
     found = cpoker.arrangements(hand)
     index = np.searchsorted(strength_keys(), np.stack([found.front_keys, found.middle_keys, found.back_keys]))
     return found, index
+
+
+def scanned_splits(hand, front: int = 0):
+    """Every split of ``hand`` (13 sorted ids) that does not foul when the front ranks by ``front``
+    (``Rules.front_code``), in increasing split id: ``(split ids, (3, n) dense strengths of their front, middle
+    and back on that order's scale)``.  A plain scan of the 72,072 splits from the evaluator's keys (a low
+    front's by ``low_front_key``): under a low front only a back weaker than its middle fouls."""
+    from cpoker._kernels.evaluate import low_front_key
+    from cpoker.game.evaluation import evaluate_batch
+    from cpoker.game.lookup_tables import strength_scale
+
+    t = split_tables()
+    hand = np.asarray(hand, dtype=np.uint8)
+    keys5 = evaluate_batch(hand[t.subsets5]).astype(np.int64)
+    keys3 = np.array([low_front_key(int(key), front) for key in evaluate_batch(hand[t.subsets3])], dtype=np.int64)
+    back, middle, front_keys = keys5[t.splits[:, 0]], keys5[t.splits[:, 1]], keys3[t.splits[:, 2]]
+    valid = np.flatnonzero((back >= middle) & (front > 0 or middle >= front_keys))
+    keys = strength_scale(front).keys
+    return valid, np.searchsorted(keys, np.stack([front_keys[valid], middle[valid], back[valid]]))
 
 
 def slow_below(grid, u, v, w):

@@ -19,7 +19,8 @@ def test_ci_runs_the_readme_test_command_verbatim():
     marker = ci.index("# README test command "
                       "(tests/interfaces/test_readme.py checks this line is the README's, verbatim):")
     command = ci[marker + 1]
-    assert command in README.splitlines() and command == 'pip install ".[test]" && python -m pytest'
+    assert command in README.splitlines()
+    assert command == 'pip install ".[test]" && python -m pytest -n 2 --dist loadfile'
 
 
 def test_readme_solve_command_is_the_cli_example():

@@ -5,10 +5,9 @@ import hypothesis.strategies as st
 import numpy as np
 import pytest
 from hypothesis import given, settings
-from helpers import ODD_ROYALTIES, TIED_HAND, few_rank_hands, random_hands, skewed_distribution
+from helpers import ODD_ROYALTIES, TIED_HAND, few_rank_hands, random_hands, scanned_splits, skewed_distribution
 from cuda_check import memories_made
 
-import cpoker
 import cpoker.jobs.nearbest as nearbest
 from cpoker._kernels.nearbest import (BOUND_SLACK, COLUMNS, certified_split, hand_drift, hand_drift_bound,
                                       policy_remembering_hand)
@@ -30,11 +29,9 @@ RULES = {**PRESETS, "odd": ODD_ROYALTIES}
 
 
 def every_row(hand, model):
-    """Plain scan: ``{(front, middle, back) dense strengths: (value, lowest split)}`` over the non-fouling splits."""
-    found = cpoker.arrangements(hand)
-    order = np.argsort(found.split_ids, kind="stable")
-    strengths = np.searchsorted(strength_keys(), np.stack([found.front_keys, found.middle_keys, found.back_keys]))
-    strengths, splits = strengths[:, order], np.asarray(found.split_ids)[order]
+    """Plain scan: ``{(front, middle, back) dense strengths: (value, lowest split)}`` over the non-fouling splits
+    (under the model's front order, on its scale)."""
+    splits, strengths = scanned_splits(hand, model.front)
     values = model.split_values(*strengths, hand)
     _, first = np.unique(strengths.T, axis=0, return_index=True)  # the lowest split of each strengths
     return {tuple(int(x) for x in strengths[:, i]): (float(values[i]), int(splits[i])) for i in first}
@@ -154,7 +151,7 @@ def test_a_search_lists_every_row_within_delta_of_the_best_and_bounds_the_others
     Capacity 2 makes lists overflow.  With a card-removal correction (random terms) too, each hand's values its
     own."""
     model = model_of(source, RULES[rules])
-    hands = np.concatenate([parse_hand(TIED_HAND)[None, :], few_rank_hands(4, 1), random_hands(6, 2)])
+    hands = np.concatenate([parse_hand(TIED_HAND)[None, :], few_rank_hands(4, 1), random_hands(7, 2)])
     overflowed = 0
     for hand in hands:
         reference = every_row(hand, model)
