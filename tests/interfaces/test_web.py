@@ -300,6 +300,19 @@ def test_the_page_in_a_real_browser(server, tmp_path):
         page.click("[data-testid=alternatives] button:nth-child(2)")  # an alternative is shown on click
         alternative = page.eval_on_selector_all("#shown .arr-row[data-row=back] .card", CARDS)
         assert sorted(alternative) != sorted(str(c) for c in best.back)
+        # the same hand with the front played for low, against greedy opponents: every split with back >= middle
+        page.select_option("#rules", "low-a5")
+        page.select_option("[data-testid=opponent]", "greedy")
+        page.click("[data-testid=solve]")
+        page.wait_for_function("document.querySelector('[data-testid=solve-status]').textContent"
+                               ".includes('against greedy')", timeout=60_000)
+        low = cpoker.solve(HAND, seed=1, samples=2000, rules="low-a5", opponent="greedy")
+        assert f"{low.candidates} non-fouling" in page.inner_text("[data-testid=solve-status]")
+        for row, cards in zip(("front", "middle", "back"), low.best.rows):
+            shown = page.eval_on_selector_all(f"#shown .arr-row[data-row={row}] .card", CARDS)
+            assert sorted(shown) == sorted(str(c) for c in cards), (row, shown)
+        page.select_option("#rules", "pagat")
+        page.select_option("[data-testid=opponent]", "table")
 
         # Train: deal seed 5, make a foul (flagged), then the table policy's arrangement (EV lost >= 0)
         page.click("[data-testid=tab-train]")

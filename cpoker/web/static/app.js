@@ -136,13 +136,14 @@ $("solve-form").addEventListener("submit", async (event) => {
   const status = $("solve-status");
   const body = {
     hand: $("hand").value, opponents: Number($("opponents").value), samples: Number($("samples").value),
-    rules: $("rules").value,
+    rules: $("rules").value, opponent: $("opponent").value,
   };
   if ($("seed").value !== "") body.seed = Number($("seed").value);
   try {
     const solution = await withProgress(status, api("/api/solve", body));
     status.textContent = `Done in ${fixed(solution.seconds, 2)} s: ${solution.non_fouling_candidates} non-fouling arrangements, ` +
-      `${solution.samples} samples, seed ${solution.seed}${solution.partial ? " (PARTIAL: time budget reached)" : ""}.`;
+      `${solution.samples} samples against ${solution.opponent_model === "greedy" ? "greedy" : "the table policy"}, ` +
+      `seed ${solution.seed}${solution.partial ? " (PARTIAL: time budget reached)" : ""}.`;
     renderSolution(solution);
   } catch (error) {
     status.textContent = error.message;
