@@ -89,7 +89,7 @@ def slow_split_values(model: RowModel, hand, fronts, middles, backs, terms=None,
 
     ``terms`` and ``shapes``: other correction terms than the model's, on other shapes than today's."""
     terms = model.removal if terms is None else terms
-    shapes = strength_buckets(model.front) if shapes is None else shapes
+    shapes = strength_buckets(model.front_code) if shapes is None else shapes
     if terms is None:
         corrections = np.zeros((3, 3, n_buckets()))
     else:

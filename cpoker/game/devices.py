@@ -36,7 +36,7 @@ from cpoker.system.errors import DeviceError, OptionError
 class ModelArrays(Protocol):
     """What the CUDA launchers read of a row model (:class:`cpoker.strategies.policy.RowModel`): its kernels' arrays."""
 
-    front: int  # its rules' front order (its strengths' scale)
+    front_code: int  # its rules' front order (its strengths' scale)
 
     def kernel_arguments(self) -> tuple: ...
 
@@ -258,13 +258,13 @@ _device_model: list = [None, ()]
 
 
 @functools.cache
-def _scale_lookups(front: int) -> tuple:
+def _scale_lookups(front_code: int) -> tuple:
     """The policy's lookups on the device for a low front's strength scale (``lookup_tables.strength_scale``)."""
     from cpoker.game.lookup_tables import rest_lookup_arguments, row_lookup_arguments
 
     cuda, _, _ = cuda_runtime()
     return tuple(cuda.to_device(np.ascontiguousarray(x)) if isinstance(x, np.ndarray) else x
-                 for x in (*row_lookup_arguments(front), *rest_lookup_arguments(front)))
+                 for x in (*row_lookup_arguments(front_code), *rest_lookup_arguments(front_code)))
 
 
 def _model_arguments(model: "ModelArrays | None") -> tuple:
@@ -274,7 +274,7 @@ def _model_arguments(model: "ModelArrays | None") -> tuple:
     if model is None:
         return tables["row_lookups"]
     if _device_model[0] is None or _device_model[0]() is not model:  # a model is immutable: its copy stays right
-        lookups = tables["policy_lookups"] if not model.front else _scale_lookups(model.front)
+        lookups = tables["policy_lookups"] if not model.front_code else _scale_lookups(model.front_code)
         _device_model[:] = weakref.ref(model), (*on_device(model.kernel_arguments()), *lookups)
     return _device_model[1]  # arrays and the two bonus units
 

@@ -89,12 +89,12 @@ def block_histograms(strengths: np.ndarray, size: int, blocks: np.ndarray, n_blo
     return np.bincount(index.ravel(), minlength=n_blocks * 3 * size).reshape(n_blocks, 3, size)
 
 
-def valid_strengths(front: int = 0) -> np.ndarray:
+def valid_strengths(front_code: int = 0) -> np.ndarray:
     """``(3, S)`` bool: the dense strengths each row can have (the front 3-card rows', the others 5-card rows'),
-    on the strength scale of the ``front`` order (``RowModel.front``)."""
+    on the strength scale of the front order ``front_code`` (``RowModel.front_code``)."""
     from cpoker.game.lookup_tables import three_card_strengths
 
-    three = three_card_strengths(front)
+    three = three_card_strengths(front_code)
     return np.stack([three, ~three, ~three])
 
 
@@ -368,7 +368,7 @@ class NearBestMemory:
         if self.size == 0 or current >= MAX_PASSES:
             return False
         if self._valid is None:
-            self._valid = valid_strengths(model.front)
+            self._valid = valid_strengths(model.front_code)
         valid = self._valid
         for old in [old for old in self._snapshots if old <= current - KEPT_MODELS]:
             del self._snapshots[old]  # a list that old is searched again (bounded memory)

@@ -320,8 +320,9 @@ class SelfPlay:
     may change (the same answers)."""
 
     def __init__(self, hands: int, seed: int, chunk: int, device: str, backend: str, scheduler: "str | None",
-                 progress: bool, front: int = 0) -> None:
-        self.hands, self.seed, self.chunk, self.device, self.front = hands, seed, chunk, device, front
+                 progress: bool, front_code: int = 0) -> None:
+        self.hands, self.seed, self.chunk, self.device = hands, seed, chunk, device
+        self.front_code = front_code
         self.backend, self.scheduler, self.progress = backend, scheduler, progress
         self.size = len(strength_keys())
         self.memory = NearBestMemory(hands, chunk, device) if backend == "local" else None
@@ -349,7 +350,7 @@ class SelfPlay:
         if remote:
             snapshot = model_snapshot(model)
             number, listing = self.listed_passes, lists_in_pass(self.last_snapshot, snapshot, final,
-                                                                 valid_strengths(self.front))
+                                                                 valid_strengths(self.front_code))
             self.listed_passes, self.last_snapshot = self.listed_passes + 1, snapshot
 
         def work(block):
@@ -359,15 +360,15 @@ class SelfPlay:
             index, count = block
             if device == "cuda":  # dealt on the GPU too: the hands never cross to it
                 chosen, strengths = self_play_cuda(seed, index * chunk, count, model)
-                if model is None and self.front:  # the greedy start, on the high order's scale
-                    strengths = strength_scale(self.front).from_high[strengths]
+                if model is None and self.front_code:  # the greedy start, on the high order's scale
+                    strengths = strength_scale(self.front_code).from_high[strengths]
             elif remote and (kept := worker_memory(self.build, chunk)).start_pass_once(model, number, listing) and \
                     kept.covers(index * chunk, count):  # on a Dask worker: its lists of the block, if it ran it
                 chosen, histograms = kept.arrange(seed, index * chunk, count)
                 return chosen, histograms[0]
             else:
                 hands = sample_block(seed, index * chunk, count)
-                chosen, strengths = (arrange_greedy(hands, front=self.front) if model is None
+                chosen, strengths = (arrange_greedy(hands, front_code=self.front_code) if model is None
                                      else arrange_by_tables(hands, model))
             return chosen, strength_histogram(strengths, size)
 

@@ -307,7 +307,7 @@ def _solve_table(hand_ids, opponents, rules, tables, started, compared=None) -> 
     from cpoker.strategies.strategy import policy_strengths
 
     t = split_tables()
-    scale = strength_scale(tables.model.front)  # (the rules' front: require_tables_front)
+    scale = strength_scale(tables.model.front_code)  # (the rules' front: require_tables_front)
     split_ids, table_value, strengths, n_valid = best_distinct_splits(
         hand_ids, *tables.model.kernel_arguments(), *scale.rows, *scale.rest, t.middles, t.fronts, scale.shape_keys,
         N_ALTERNATIVES + 1)
@@ -324,7 +324,7 @@ def _solve_table(hand_ids, opponents, rules, tables, started, compared=None) -> 
             value = float(opponents * fouled_hand_points(rules))
         else:
             dense = policy_strengths(np.array([row.strength_index for row in arrangement.values]),
-                                     tables.model.front)  # front, middle, back
+                                     tables.model.front_code)  # front, middle, back
             value = opponents * (float(tables.model.split_values(*dense[:, None], hand_ids)[0]) + dealt)
         other, ev_lost = Candidate(arrangement, value, None), found[0].ev - value
     return Solution(hand=tuple(int(c) for c in hand_ids), best=found[0].arrangement, ev=found[0].ev, stderr=None,

@@ -95,26 +95,26 @@ def table_play(hand: CardsLike, tables: "PolicyTables | str | None" = None,
         return arrangement
     model = resolve_tables(tables, rules).model
     strengths = policy_strengths(np.array([[value.strength_index for value in arrangement.values]]),  # type: ignore
-                                 model.front)
+                                 model.front_code)
     value = model.chosen_values(parse_hand(hand)[None, :], strengths)[0]
     return SURRENDER if value < -rules.surrender else arrangement
 
 
-def policy_strengths(strengths: np.ndarray, front: int) -> np.ndarray:
+def policy_strengths(strengths: np.ndarray, front_code: int) -> np.ndarray:
     """Rows' dense strengths (``HandValue.strength_index``: the high order's) on the scale of a policy whose rules
-    rank the front by ``front`` (``RowModel.front``), which its tables are indexed by."""
-    return strength_scale(front).from_high[strengths] if front else strengths
+    rank the front by ``front_code`` (``RowModel.front_code``), which its tables are indexed by."""
+    return strength_scale(front_code).from_high[strengths] if front_code else strengths
 
 
-def policy_keys(strengths: np.ndarray, front: int, rules: "Rules") -> np.ndarray:
+def policy_keys(strengths: np.ndarray, front_code: int, rules: "Rules") -> np.ndarray:
     """Row keys ``(N, 3)`` under ``rules`` of the splits a table policy chose, from their strengths on the scale
-    of its own front order ``front`` (``RowModel.front``): the policy of other rules may play them
+    of its own front order ``front_code`` (``RowModel.front_code``): the policy of other rules may play them
     (``table@pagat`` at a table whose front plays for low, say), where its split may foul (keys -1)."""
-    if front == rules.front_code:
-        return strength_keys(front)[strengths]
+    if front_code == rules.front_code:
+        return strength_keys(front_code)[strengths]
     from cpoker._kernels.evaluate import low_front_rows
 
-    keys = strength_scale(front).shape_keys[strengths]  # the rows' keys in the high order
+    keys = strength_scale(front_code).shape_keys[strengths]  # the rows' keys in the high order
     if rules.front_code:
         low_front_rows(keys, rules.front_code)
     else:  # a low front's policy puts any front under its middle
@@ -273,7 +273,7 @@ def arrange_keys(strategy: StrategyLike, hands: np.ndarray, tables: "PolicyTable
     if function is table or isinstance(function, TablePolicy):
         policy = default_tables(rules) if function is table else function.tables  # type: ignore[union-attr]
         strengths = arrange_by_tables(hands, policy, device)[1]
-        keys = policy_keys(strengths, policy.model.front, resolved)
+        keys = policy_keys(strengths, policy.model.front_code, resolved)
         if units is not None:
             keys[surrenders_by_tables(hands, strengths, policy, units)] = SURRENDER_KEY
         return keys

@@ -31,7 +31,7 @@ RULES = {**PRESETS, "odd": ODD_ROYALTIES}
 def every_row(hand, model):
     """Plain scan: ``{(front, middle, back) dense strengths: (value, lowest split)}`` over the non-fouling splits
     (under the model's front order, on its scale)."""
-    splits, strengths = scanned_splits(hand, model.front)
+    splits, strengths = scanned_splits(hand, model.front_code)
     values = model.split_values(*strengths, hand)
     _, first = np.unique(strengths.T, axis=0, return_index=True)  # the lowest split of each strengths
     return {tuple(int(x) for x in strengths[:, i]): (float(values[i]), int(splits[i])) for i in first}

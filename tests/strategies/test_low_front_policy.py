@@ -121,7 +121,7 @@ def test_the_low_policy_plays_the_best_split_of_a_plain_scan(name, order, count)
     """The shipped tables (card-removal correction included): the branch and bound's choice, its strengths, and
     ``cpoker.table`` and the table method of ``solve``, which name its arrangement under the rules."""
     tables = default_tables(name)
-    assert tables.model.front == order and tables.rules.front == name
+    assert tables.model.front_code == order and tables.rules.front == name
     hands = random_hands(count, order)
     chosen, strengths = arrange_by_tables(hands, tables)
     keys = strength_scale(order).keys
@@ -180,7 +180,7 @@ def test_house_rules_with_a_low_front_value_the_low_presets_distribution(tmp_pat
     tables = default_tables(house)
     assert tables.rules == house and tables.removal is None and tables.model.majority == 1.0
     assert np.array_equal(tables.distribution, default_tables("low-27").distribution)
-    assert tables.model.front == FRONT_LOW_27
+    assert tables.model.front_code == FRONT_LOW_27
     solution = cpoker.solve(HAND, rules=house, samples=20, seed=1)
     assert not solution.best.is_foul and solution.best.front_order == "low-27"
 

@@ -32,7 +32,7 @@ def test_shipped_tables_carry_a_correction_that_the_search_maximises_exactly(nam
     hands = np.concatenate([sample_block(71, 0, 25), np.array(suited_hands(10, seed=72), dtype=np.uint8)])
     chosen, _ = arrange_by_tables(hands, model)
     for hand, split in zip(hands, chosen):
-        split_ids, index = scanned_splits(hand, model.front)  # (a low front: every split with back >= middle)
+        split_ids, index = scanned_splits(hand, model.front_code)  # (a low front: every split with back >= middle)
         total = slow_split_values(model, hand, *index)
         assert np.allclose(model.split_values(*index, hand), total, rtol=0, atol=1e-12)
         best = split_ids[np.flatnonzero(total >= total.max() - 1e-12).min()]

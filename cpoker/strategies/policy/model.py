@@ -72,7 +72,7 @@ class RowModel:
         The opponent's rows' joint distribution (:mod:`cpoker.strategies.policy.joint`), a
         ``(2, c + 1, c + 1, c + 1)`` grid, or ``None``: independent rows.  Read
         under a scoring bonus only.
-    front
+    front_code
         The rules' front order (``Rules.front_code``: 0 high, else a low front): the strengths are those of its
         :class:`~cpoker.game.lookup_tables.StrengthScale`, on which no front can foul a middle.
     """
@@ -85,7 +85,7 @@ class RowModel:
     majority: float = 0.0
     removal: Optional[np.ndarray] = field(default=None, repr=False, compare=False)
     joint: Optional[np.ndarray] = field(default=None, repr=False, compare=False)
-    front: int = 0
+    front_code: int = 0
     rest_best: np.ndarray = field(init=False, repr=False, compare=False)
     self_bounds: np.ndarray = field(init=False, repr=False, compare=False)
 
@@ -99,9 +99,10 @@ class RowModel:
             strengths), bounds never decrease and never fall below the values, the
             probabilities lie in [0, 1], and the bonus units are finite and not negative.
         """
-        if self.front not in (0, 1, 2) or isinstance(self.front, bool):
-            raise OptionError(f"a RowModel's front must be a front order's code (0, 1 or 2), got {self.front!r}")
-        object.__setattr__(self, "front", int(self.front))
+        if self.front_code not in (0, 1, 2) or isinstance(self.front_code, bool):
+            raise OptionError(f"a RowModel's front_code must be a front order's code (0, 1 or 2), got "
+                              f"{self.front_code!r}")
+        object.__setattr__(self, "front_code", int(self.front_code))
         size = len(strength_keys())
         for name in ("values", "bounds", "wins", "losses"):
             try:
@@ -135,7 +136,7 @@ class RowModel:
             from cpoker.strategies.policy.joint import check_joint
 
             object.__setattr__(self, "joint", check_joint(self.joint))
-        object.__setattr__(self, "rest_best", rest_best_values(self.values, self.front))
+        object.__setattr__(self, "rest_best", rest_best_values(self.values, self.front_code))
         object.__setattr__(self, "self_bounds", self._self_bounds())
 
     def _self_bounds(self) -> np.ndarray:
@@ -221,7 +222,7 @@ class RowModel:
             if hand is None:
                 raise OptionError("this model corrects each hand's values for card removal: give the hand")
             corrections = self.hand_corrections(hand)  # (Q, 3, shapes)
-            shapes = [strength_shapes(self.front)[strengths] for strengths in (front, middle, back)]
+            shapes = [strength_shapes(self.front_code)[strengths] for strengths in (front, middle, back)]
             values = [values[row] + corrections[0, row, shapes[row]] for row in range(3)]
             if self.scoop or self.majority:
                 wins = [np.clip(wins[row] + corrections[1, row, shapes[row]], 0.0, 1.0) for row in range(3)]
@@ -245,7 +246,8 @@ class RowModel:
         if self.removal is not None and len(strengths):
             hands = np.asarray(hands, dtype=np.int64)
             masks = np.bitwise_or.reduce(np.left_shift(np.int64(1), hands), axis=1)
-            shapes = np.stack([strength_shapes(self.front)[rows[row]] for row in range(3)], axis=1).astype(np.int64)
+            by_strength = strength_shapes(self.front_code)
+            shapes = np.stack([by_strength[rows[row]] for row in range(3)], axis=1).astype(np.int64)
             quantities = 3 if self.scoop or self.majority else 1
             columns = np.concatenate([(q * 3 + np.arange(3)) * N_SHAPES + shapes for q in range(quantities)], axis=1)
             corrections = np.empty(columns.shape)
@@ -281,7 +283,7 @@ class RowModel:
         shapes)``, the policy kernels' order (without a card-removal correction, one row of zero terms)."""
         return (self.values, self.bounds, self.wins, self.losses, float(self.scoop), float(self.majority),
                 self.joint_grid, self.rest_best, self.self_bounds,
-                NO_REMOVAL if self.removal is None else self.removal, strength_shapes(self.front))
+                NO_REMOVAL if self.removal is None else self.removal, strength_shapes(self.front_code))
 
     @functools.cached_property
     def search_arguments(self) -> tuple:
@@ -289,8 +291,8 @@ class RowModel:
 
         Made once per model, so that arranging one hand (``cpoker.table``) builds no tuple.
         """
-        return (*self.kernel_arguments(), *row_lookup_arguments(self.front), *rest_lookup_arguments(self.front),
-                split_tables().middles, split_tables().fronts)
+        return (*self.kernel_arguments(), *row_lookup_arguments(self.front_code),
+                *rest_lookup_arguments(self.front_code), split_tables().middles, split_tables().fronts)
 
     @functools.cached_property
     def packed_arguments(self):
@@ -298,7 +300,7 @@ class RowModel:
         (``cpoker.table``)."""
         from cpoker._kernels.packed import pack
 
-        return pack(self.search_arguments, strength_scale(self.front).shape_keys)  # (the rows' keys, high order)
+        return pack(self.search_arguments, strength_scale(self.front_code).shape_keys)  # (the rows' keys, high order)
 
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
@@ -310,18 +312,18 @@ class RowModel:
 NO_REMOVAL = np.zeros((1, 1), dtype=np.float32)  # the terms' type: one compiled kernel for both
 
 
-def strength_shapes(front: int = 0) -> np.ndarray:
+def strength_shapes(front_code: int = 0) -> np.ndarray:
     from cpoker.strategies.policy.removal import strength_buckets
 
-    return strength_buckets(front)
+    return strength_buckets(front_code)
 
 
-def rest_best_values(values: np.ndarray, front: int = 0) -> np.ndarray:
+def rest_best_values(values: np.ndarray, front_code: int = 0) -> np.ndarray:
     """The best middle + front value of each 8-card rank multiset under row ``values`` (on the strength scale of
-    the ``front`` order), float32 rounded up."""
+    the front order ``front_code``), float32 rounded up."""
     from cpoker._kernels.subsets import rest_row_values
 
-    rows, rest = row_lookup_arguments(front), rest_lookup_arguments(front)
+    rows, rest = row_lookup_arguments(front_code), rest_lookup_arguments(front_code)
     best = np.empty(len(rest[-1]))
     with shielded():
         rest_row_values(np.ascontiguousarray(values, dtype=np.float64), *rows[1:6], *rest[:4], best)

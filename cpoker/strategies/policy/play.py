@@ -78,10 +78,11 @@ def _one_hand_kernel():
     return table_policy_one
 
 
-def arrange_greedy(hands: np.ndarray, device: str = "cpu", front: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def arrange_greedy(hands: np.ndarray, device: str = "cpu",
+                   front_code: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """Greedy split of each hand (sorted ``uint8`` ids, shape ``(N, 13)``) and its row strengths (on the scale
-    of the ``front`` order, :func:`~cpoker.game.lookup_tables.strength_scale`: the same splits, which never foul
-    in any order)."""
+    of the front order ``front_code``, :func:`~cpoker.game.lookup_tables.strength_scale`: the same splits, which
+    never foul in any order)."""
     from cpoker._kernels.policy import greedy_block
 
     with shielded():
@@ -92,6 +93,6 @@ def arrange_greedy(hands: np.ndarray, device: str = "cpu", front: int = 0) -> tu
         else:
             chosen, strengths = _arranged_in_parts(greedy_block, hands, (*row_lookup_arguments(),
                                                                          split_tables().middles, split_tables().fronts))
-    if front:
-        strengths = strength_scale(front).from_high[strengths]
+    if front_code:
+        strengths = strength_scale(front_code).from_high[strengths]
     return chosen, strengths

@@ -48,10 +48,10 @@ COARSE_SHAPES = 169  # the shapes of tables files written before SHAPE_TOP_CARDS
 
 
 @functools.cache
-def strength_buckets(front: int = 0) -> np.ndarray:
+def strength_buckets(front_code: int = 0) -> np.ndarray:
     """``(S,)`` int32: the correction shape (0..258) of each dense strength, shapes in strength order (the
-    strengths of the ``front`` order's scale, :func:`~cpoker.game.lookup_tables.strength_scale`: a low front's
-    shape is its row's, a pair of fives or an eight-six high, in either order).
+    strengths of the scale of the front order ``front_code``, :func:`~cpoker.game.lookup_tables.strength_scale`:
+    a low front's shape is its row's, a pair of fives or an eight-six high, in either order).
 
     A correction shape is a row's category and main ranks with kickers dropped (a pair's rank, a full
     house's trips...), except that a high card or a flush keeps its two top cards.  How much a hand's
@@ -61,11 +61,11 @@ def strength_buckets(front: int = 0) -> np.ndarray:
     +0.0036 [+0.0020, +0.0053] a hand, the two top cards +0.0027 [+0.0013, +0.0041] (same 2,000 hands);
     features of the suit lengths on top of that gained nothing, nor did a flush's third card.
     """
-    if front:
+    if front_code:
         from cpoker.game.lookup_tables import strength_scale
 
         high = strength_buckets()
-        buckets = high[np.searchsorted(strength_keys(), strength_scale(front).shape_keys)]
+        buckets = high[np.searchsorted(strength_keys(), strength_scale(front_code).shape_keys)]
         buckets.flags.writeable = False
         return buckets
     return _buckets_of(row_shapes(strength_keys().astype(np.int64), SHAPE_TOP_CARDS))
