@@ -572,6 +572,13 @@ def strength_scale(front_code: int = 0) -> StrengthScale:
     return StrengthScale(int(front_code), keys, shape_keys, rows, rest_args, from_high)
 
 
+def strengths_on_scale(strengths: np.ndarray, front_code: int) -> np.ndarray:
+    """Dense strengths of :func:`strength_keys` (a row's ``HandValue.strength_index``, the high order's) on the
+    scale of the front order ``front_code`` (:func:`strength_scale`): where a policy of that order's tables
+    index them.  The high order's are returned as they are."""
+    return strength_scale(front_code).from_high[strengths] if front_code else strengths
+
+
 @functools.cache
 def row_categories(front_code: int = 0) -> np.ndarray:
     """``(S,)``: the category (``key >> 26``: 0 high card ... 8 straight flush) of each strength of the scale of

@@ -42,7 +42,7 @@ from cpoker.strategies.policy import (BUILD_OPTIONS, DEFAULT_BUILD, PolicyTables
 from cpoker.jobs.removal_learning import learn_removal, learning_lists
 from cpoker.game.rules import Rules, resolve_rules
 from cpoker.run.runner import backend_kept, backend_threads, check_backend, run_blocks
-from cpoker.game.lookup_tables import strength_keys, strength_scale
+from cpoker.game.lookup_tables import strength_keys, strengths_on_scale
 
 
 # hands a call of a self-play pass whose hands remember their near-best rows (cpoker.jobs.nearbest): most are certified
@@ -360,8 +360,8 @@ class SelfPlay:
             index, count = block
             if device == "cuda":  # dealt on the GPU too: the hands never cross to it
                 chosen, strengths = self_play_cuda(seed, index * chunk, count, model)
-                if model is None and self.front_code:  # the greedy start, on the high order's scale
-                    strengths = strength_scale(self.front_code).from_high[strengths]
+                if model is None:  # the greedy start, on the high order's scale
+                    strengths = strengths_on_scale(strengths, self.front_code)
             elif remote and (kept := worker_memory(self.build, chunk)).start_pass_once(model, number, listing) and \
                     kept.covers(index * chunk, count):  # on a Dask worker: its lists of the block, if it ran it
                 chosen, histograms = kept.arrange(seed, index * chunk, count)

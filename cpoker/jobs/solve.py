@@ -303,8 +303,7 @@ def _best_distinct(totals: np.ndarray, table_value: np.ndarray, split_ids: np.nd
 def _solve_table(hand_ids, opponents, rules, tables, started, compared=None) -> Solution:
     from cpoker._kernels.policy import best_distinct_splits
     from cpoker.game.scoring import fouled_hand_points
-    from cpoker.game.lookup_tables import split_tables, strength_scale
-    from cpoker.strategies.strategy import policy_strengths
+    from cpoker.game.lookup_tables import split_tables, strength_scale, strengths_on_scale
 
     t = split_tables()
     scale = strength_scale(tables.model.front_code)  # (the rules' front: require_tables_front)
@@ -323,8 +322,8 @@ def _solve_table(hand_ids, opponents, rules, tables, started, compared=None) -> 
         if arrangement.is_foul:
             value = float(opponents * fouled_hand_points(rules))
         else:
-            dense = policy_strengths(np.array([row.strength_index for row in arrangement.values]),
-                                     tables.model.front_code)  # front, middle, back
+            dense = strengths_on_scale(np.array([row.strength_index for row in arrangement.values]),
+                                       tables.model.front_code)  # front, middle, back
             value = opponents * (float(tables.model.split_values(*dense[:, None], hand_ids)[0]) + dealt)
         other, ev_lost = Candidate(arrangement, value, None), found[0].ev - value
     return Solution(hand=tuple(int(c) for c in hand_ids), best=found[0].arrangement, ev=found[0].ev, stderr=None,

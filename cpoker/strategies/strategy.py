@@ -35,7 +35,7 @@ from cpoker.game.rules import DEFAULT_RULES, resolve_rules
 from cpoker.game.scoring import SURRENDER, SURRENDER_KEY, Surrendered, entry_keys, is_surrender
 from cpoker.strategies.policy import (arrange_by_tables, arrange_greedy, arrange_one_by_tables, default_tables,
                                       resolve_tables)
-from cpoker.game.lookup_tables import SPLITS_PER_BACK, strength_keys, strength_scale
+from cpoker.game.lookup_tables import SPLITS_PER_BACK, strength_keys, strength_scale, strengths_on_scale
 
 if TYPE_CHECKING:  # pragma: no cover
     from cpoker.strategies.policy import PolicyTables
@@ -94,16 +94,10 @@ def table_play(hand: CardsLike, tables: "PolicyTables | str | None" = None,
     if rules.surrender is None:
         return arrangement
     model = resolve_tables(tables, rules).model
-    strengths = policy_strengths(np.array([[value.strength_index for value in arrangement.values]]),  # type: ignore
-                                 model.front_code)
+    strengths = strengths_on_scale(np.array([[value.strength_index for value in arrangement.values]]),  # type: ignore
+                                   model.front_code)
     value = model.chosen_values(parse_hand(hand)[None, :], strengths)[0]
     return SURRENDER if value < -rules.surrender else arrangement
-
-
-def policy_strengths(strengths: np.ndarray, front_code: int) -> np.ndarray:
-    """Rows' dense strengths (``HandValue.strength_index``: the high order's) on the scale of a policy whose rules
-    rank the front by ``front_code`` (``RowModel.front_code``), which its tables are indexed by."""
-    return strength_scale(front_code).from_high[strengths] if front_code else strengths
 
 
 def policy_keys(strengths: np.ndarray, front_code: int, rules: "Rules") -> np.ndarray:

@@ -7,7 +7,7 @@ import functools
 import numpy as np
 
 from cpoker.system.interrupts import shielded
-from cpoker.game.lookup_tables import row_lookup_arguments, split_tables, strength_scale
+from cpoker.game.lookup_tables import row_lookup_arguments, split_tables, strengths_on_scale
 from cpoker.strategies.policy.model import RowModel
 from cpoker.strategies.policy.tables import PolicyTables
 
@@ -93,6 +93,4 @@ def arrange_greedy(hands: np.ndarray, device: str = "cpu",
         else:
             chosen, strengths = _arranged_in_parts(greedy_block, hands, (*row_lookup_arguments(),
                                                                          split_tables().middles, split_tables().fronts))
-    if front_code:
-        strengths = strength_scale(front_code).from_high[strengths]
-    return chosen, strengths
+    return chosen, strengths_on_scale(strengths, front_code)
