@@ -142,7 +142,9 @@ def scanned_splits(hand, front: int = 0):
     t = split_tables()
     hand = np.asarray(hand, dtype=np.uint8)
     keys5 = evaluate_batch(hand[t.subsets5]).astype(np.int64)
-    keys3 = np.array([low_front_key(int(key), front) for key in evaluate_batch(hand[t.subsets3])], dtype=np.int64)
+    keys3 = evaluate_batch(hand[t.subsets3]).astype(np.int64)
+    if front:
+        keys3 = np.array([low_front_key(int(key), front) for key in keys3], dtype=np.int64)
     back, middle, front_keys = keys5[t.splits[:, 0]], keys5[t.splits[:, 1]], keys3[t.splits[:, 2]]
     valid = np.flatnonzero((back >= middle) & (front > 0 or middle >= front_keys))
     keys = strength_scale(front).keys
@@ -181,14 +183,12 @@ def all_combinations(k: int) -> np.ndarray:
 
 
 def brute_force_table_choice(hand, model):
-    """Plain scan of all splits: the first split with the largest value under ``model`` (a RowModel)."""
-    t = split_tables()
-    found = cpoker.arrangements(hand)
-    index = np.searchsorted(strength_keys(), np.stack([found.front_keys, found.middle_keys, found.back_keys]))
-    total = model.split_values(index[0], index[1], index[2], cpoker.game.cards.parse_cards(hand))
-    best = np.flatnonzero(total == total.max())
-    assert t.splits.shape[0] == 72_072
-    return int(found.split_ids[best.min()])
+    """Plain scan of all splits that do not foul under the model's front order (:func:`scanned_splits`): the
+    first (lowest split id) with the largest value under ``model`` (a RowModel)."""
+    ids = cpoker.game.arrangements.parse_hand(hand)
+    split_ids, strengths = scanned_splits(ids, model.front_code)
+    total = model.split_values(*strengths, ids)
+    return int(split_ids[np.flatnonzero(total == total.max()).min()])
 
 
 def namespaces_work() -> bool:

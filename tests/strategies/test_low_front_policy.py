@@ -9,14 +9,14 @@ under the other order where they value arrangements.
 
 import numpy as np
 import pytest
-from helpers import random_hands
+from helpers import brute_force_table_choice, random_hands, scanned_splits
 
 import cpoker
 from cpoker import Rules, RulesError, settle
 from cpoker._kernels.evaluate import FRONT_LOW_27, FRONT_LOW_A5, low_front_key
 from cpoker._kernels.lookup import perfect_hash_value
 from cpoker.game.evaluation import evaluate_batch
-from cpoker.game.lookup_tables import (REST, lookup_tables, row_keys, split_tables, strength_keys, strength_scale,
+from cpoker.game.lookup_tables import (REST, lookup_tables, row_keys, strength_keys, strength_scale,
                                       three_card_strengths)
 from cpoker.strategies.policy import arrange_by_tables, default_tables
 
@@ -102,20 +102,6 @@ def _subsets(n, k):
     return list(combinations(range(n), k))
 
 
-def brute_force_low_choice(hand, model, order):
-    """The first split with the largest value under ``model``, of all 72,072 whose back is at least its middle,
-    each row's strength found from the evaluator's keys (a low front's by ``low_front_key``)."""
-    t = split_tables()
-    keys5 = evaluate_batch(hand[t.subsets5]).astype(np.int64)
-    keys3 = _low_keys(evaluate_batch(hand[t.subsets3]), order)
-    back, middle, front = keys5[t.splits[:, 0]], keys5[t.splits[:, 1]], keys3[t.splits[:, 2]]
-    keys = strength_scale(order).keys
-    values = model.split_values(np.searchsorted(keys, front), np.searchsorted(keys, middle),
-                                np.searchsorted(keys, back), hand)
-    values[back < middle] = -np.inf
-    return int(np.flatnonzero(values == values.max()).min()), values
-
-
 @pytest.mark.parametrize("name, order, count", [("low-a5", FRONT_LOW_A5, 40), ("low-27", FRONT_LOW_27, 15)])
 def test_the_low_policy_plays_the_best_split_of_a_plain_scan(name, order, count):
     """The shipped tables (card-removal correction included): the branch and bound's choice, its strengths, and
@@ -126,9 +112,9 @@ def test_the_low_policy_plays_the_best_split_of_a_plain_scan(name, order, count)
     chosen, strengths = arrange_by_tables(hands, tables)
     keys = strength_scale(order).keys
     for hand, split, rows in zip(hands, chosen, strengths):
-        best, values = brute_force_low_choice(hand, tables.model, order)
-        assert split == best
-        assert tables.model.split_values(*rows[:, None], hand)[0] == values[best]
+        assert split == brute_force_table_choice(hand, tables.model)  # (every split with back >= middle)
+        split_ids, scanned = scanned_splits(hand, order)
+        assert rows.tolist() == scanned[:, np.searchsorted(split_ids, split)].tolist()
     arrangement = cpoker.table(hands[0], rules=name)
     assert not arrangement.is_foul and arrangement.front_order == name
     solution = cpoker.solve(hands[0], rules=name, method="table")
