@@ -22,12 +22,13 @@ from cpoker.game.ofc.boards import Board
 from cpoker.game.ofc.fantasyland import FantasylandBoard, fantasyland
 from cpoker.game.ofc.rules import GAMES, OfcRoyalties, OfcRules
 from cpoker.game.ofc.scoring import BoardScore, OfcSettlement, royalties, score_board, settle
-from cpoker.game.ofc.play import OfcView
+from cpoker.game.ofc.hand import HandRecord, OfcHand, OfcView, options_of, table_deck
 from cpoker.game.ofc.heuristic import heuristic
 from cpoker.jobs.fantasyland_worth import FantasylandWorth, fantasyland_worth
 from cpoker.jobs.ofc_match import OfcMatchResult, OfcStrategyScore, match
 from cpoker.jobs.placement import Placement, PlacementOption, place
 
-__all__ = ["GAMES", "Board", "BoardScore", "FantasylandBoard", "FantasylandWorth", "OfcMatchResult", "OfcRoyalties",
-           "OfcRules", "OfcSettlement", "OfcStrategyScore", "OfcView", "Placement", "PlacementOption", "fantasyland",
-           "fantasyland_worth", "heuristic", "match", "place", "royalties", "score_board", "settle"]
+__all__ = ["GAMES", "Board", "BoardScore", "FantasylandBoard", "FantasylandWorth", "HandRecord", "OfcHand",
+           "OfcMatchResult", "OfcRoyalties", "OfcRules", "OfcSettlement", "OfcStrategyScore", "OfcView", "Placement",
+           "PlacementOption", "fantasyland", "fantasyland_worth", "heuristic", "match", "options_of", "place",
+           "royalties", "score_board", "settle", "table_deck"]

@@ -13,7 +13,7 @@ session to the next.
 
 Strategies: ``heuristic`` (the rollout policy, :func:`cpoker.game.ofc.heuristic.heuristic`), ``mc`` (the
 placement solver, :data:`MC_ROLLOUTS` rollouts a placement; ``mc:N`` for ``N``), ``package.module:function``
-(called with an :class:`~cpoker.game.ofc.play.OfcView`, answering a board), ``cmd:COMMAND`` (a program that
+(called with an :class:`~cpoker.game.ofc.hand.OfcView`, answering a board), ``cmd:COMMAND`` (a program that
 speaks the bot protocol, docs/bots.md), or a callable.  A player in
 Fantasyland sets it with the Fantasyland solver (``heuristic``: royalties; ``mc``: expected value) unless its
 strategy is its own.
@@ -21,7 +21,6 @@ strategy is its own.
 
 from __future__ import annotations
 
-import functools
 import math
 import re
 import time
@@ -31,9 +30,9 @@ from typing import Optional
 
 import numpy as np
 
-from cpoker.game.dealing import derived_seed, new_seed
+from cpoker.game.dealing import new_seed
 from cpoker.game.ofc.boards import Board
-from cpoker.game.ofc.play import SEAT_CARDS, OfcStrategy, OfcView, play_hand
+from cpoker.game.ofc.hand import OfcStrategy, OfcView, play_hand, seeded, table_deck
 from cpoker.game.ofc.heuristic import heuristic
 from cpoker.game.ofc.rules import OfcRules, resolve_ofc_rules
 from cpoker.run.blocks import blocks_of
@@ -189,10 +188,8 @@ def _session(index: int, count: int, seed: int, rules: OfcRules, strategies: Seq
             button = hand % players
             # seat k after the button is table seat (button + 1 + k) % players
             seats = [(button + 1 + k) % players for k in range(players)]
-            deck = np.argsort(np.random.default_rng([seed, index, hand]).random(52), kind="stable")
-            record = play_hand([strategies[order[s]] for s in seats], rules, deck[:SEAT_CARDS * players].tolist(),
-                               [sizes[s] for s in seats],
-                               functools.partial(_decision_seed, seed, index, hand, table))
+            record = play_hand([strategies[order[s]] for s in seats], rules, table_deck([seed, index, hand]),
+                               [sizes[s] for s in seats], seeded(seed, index, hand, table))
             for k, s in enumerate(seats):
                 who = order[s]
                 scored = record.settlement.boards[k]
@@ -211,11 +208,6 @@ def _session(index: int, count: int, seed: int, rules: OfcRules, strategies: Seq
                 row[FAULTS] += record.faults[k] is not None
                 sizes[s] = record.next_fantasyland[k]
     return totals
-
-
-def _decision_seed(seed: int, session: int, hand: int, table: int, seat: int, step: int) -> int:
-    """The seed of one decision of a match: the same on any machine, and apart from every other's."""
-    return derived_seed(seed, session, hand, table, seat, step)
 
 
 def _proportion(hits: int, n: int) -> tuple:

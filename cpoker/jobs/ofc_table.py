@@ -2,9 +2,9 @@
 face tab, ``POST /api/ofc/play``).
 
 Nothing is kept between requests: a request names the session's seed, the hand's number, who starts it in
-Fantasyland, and the person's placements so far; the hand is replayed (:func:`cpoker.game.ofc.play.play_hand`,
-the same deck and the same seeded opponent decisions every time) up to the person's next decision, whose view is
-returned, or to its end, which is settled and reviewed: each of the person's decisions with what the placement
+Fantasyland, and the person's placements so far; the hand (an :class:`~cpoker.game.ofc.hand.OfcHand`, the same
+deck and the same seeded opponent decisions every time) is stepped up to the person's next decision, whose view
+is returned, or to its end, which is settled and reviewed: each of the person's decisions with what the placement
 solver says it cost.  Hand ``h`` of a session deals from ``default_rng([seed, h])``; the person acts first in
 even hands, second in odd ones (the button moves).
 """
@@ -15,34 +15,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Optional
 
-import numpy as np
-
 from cpoker.game.cards import format_cards
 from cpoker.game.dealing import derived_seed
 from cpoker.game.ofc.boards import Board
-from cpoker.game.ofc.play import SEAT_CARDS, HandRecord, OfcView, placed_board, play_hand
+from cpoker.game.ofc.hand import HandRecord, OfcHand, OfcView, seeded, table_deck
 from cpoker.game.ofc.rules import OfcRules
 from cpoker.jobs.ofc_match import resolve_ofc_strategy
-from cpoker.system.errors import ArrangementError, StrategyError
+from cpoker.system.errors import ArrangementError, OptionError, StrategyError
 from cpoker.system.limits import check_int, check_seed
 
 MAX_HAND = 10_000
 REVIEW_SAMPLES = 200
-
-
-class _Turn(BaseException):
-    """The person's turn, with no placement given for it: the replay stops there (a BaseException, so that the
-    hand's fault handling, which catches Exception, lets it through)."""
-
-    def __init__(self, view: OfcView) -> None:
-        super().__init__()
-        self.view = view
-
-
-class _Illegal(BaseException):
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
 
 
 @dataclass(frozen=True)
@@ -90,38 +73,31 @@ def table_turn(rules: OfcRules, seed: int, hand: int, placements: Sequence[str],
     seed = check_seed(seed)
     hand = check_int("hand", hand, 0, MAX_HAND)
     sizes = list(fantasyland) + [0] * (2 - len(fantasyland))
-    allowed = sorted(set(dict(rules.fantasyland).values()) | {rules.fantasyland_repeat or 0, 0})
-    for size in sizes[:2]:
-        if size not in allowed:
-            raise ArrangementError(f"a Fantasyland of {size} cards is not one {rules.name} deals ({allowed[1:]})")
     _, other = resolve_ofc_strategy(opponent)
     seat = hand % 2
     given = list(placements)
-    views: list = []
-
-    def person(view: OfcView) -> Board:
-        if len(views) == len(given):
-            raise _Turn(view)
-        try:
-            board = placed_board(view, given[len(views)])
-        except StrategyError as error:
-            raise _Illegal(f"placement {len(views) + 1}: {error}") from None
-        views.append((view, board))
-        return board
-
-    deck = np.argsort(np.random.default_rng([seed, hand]).random(52), kind="stable")
-    strategies = [person, other] if seat == 0 else [other, person]
-    you_size, their_size = sizes[0], sizes[1]
-    seat_sizes = [you_size, their_size] if seat == 0 else [their_size, you_size]
+    seat_sizes = [sizes[0], sizes[1]] if seat == 0 else [sizes[1], sizes[0]]
     try:
-        record = play_hand(strategies, rules, deck[:2 * SEAT_CARDS].tolist(), seat_sizes,
-                           lambda k, step: derived_seed(seed, hand, k, step))
-    except _Turn as turn:
-        return TableTurn(view=turn.view, opponent=turn.view.opponents[0], seat=seat)
-    except _Illegal as illegal:
-        raise ArrangementError(illegal.message) from None
+        table = OfcHand(rules, table_deck([seed, hand]), seat_sizes, seeded(seed, hand))
+    except OptionError as error:
+        raise ArrangementError(str(error)) from None
+    views: list = []
+    while table.actor is not None:
+        if table.actor != seat:
+            table.play(other)
+            continue
+        if len(views) == len(given):
+            view = table.view()
+            return TableTurn(view=view, opponent=view.opponents[0], seat=seat)
+        view = table.view()
+        try:
+            board = table.apply(given[len(views)])
+        except StrategyError as error:
+            raise ArrangementError(f"placement {len(views) + 1}: {error}") from None
+        views.append((view, board))
     if len(views) < len(given):
         raise ArrangementError(f"the hand took {len(views)} placements, not {len(given)}")
+    record = table.record()
     reviews = tuple(_review(view, board, seed, hand, i, review_samples) for i, (view, board) in enumerate(views))
     return TableTurn(view=None, opponent=record.boards[1 - seat], seat=seat, record=record, reviews=reviews)
 

@@ -19,7 +19,6 @@ gives the same answer on any machine and any number of threads.
 
 from __future__ import annotations
 
-import itertools
 import math
 import time
 from collections.abc import Sequence
@@ -31,6 +30,7 @@ import numpy as np
 from cpoker.game.cards import CardsLike, cards_mask, format_cards, parse_cards
 from cpoker.game.dealing import new_seed, rest_of_deck, shuffled
 from cpoker.game.ofc.boards import Board, BoardLike, as_board
+from cpoker.game.ofc.hand import options_of
 from cpoker.game.ofc.policy import fantasyland_value_of, policy_weights
 from cpoker.game.ofc.rules import OfcRules, resolve_ofc_rules
 from cpoker.run.blocks import blocks_of
@@ -92,20 +92,6 @@ class Placement:
                 "dead": format_cards(self.dead), "rules": self.rules.to_dict(), "samples": self.samples,
                 "asked_samples": self.asked, "seed": self.seed, "fantasyland_value": self.fantasyland_value,
                 "exact": self.exact, "partial": self.partial, "seconds": self.seconds}
-
-
-def options_of(board: Board, cards: tuple, keep: int) -> list:
-    """Every ``(board, discard)`` of a decision: ``keep`` of ``cards`` placed in the rows with room (each
-    kept card's row, the first card's varying slowest), the rest discarded; subsets in the order of
-    :func:`itertools.combinations`."""
-    options = []
-    for kept in itertools.combinations(cards, keep):
-        discard = tuple(card for card in cards if card not in kept)
-        for rows in itertools.product(range(3), repeat=keep):
-            if any(rows.count(row) > free for row, free in enumerate(board.free)):
-                continue
-            options.append((board.plus(kept, rows), discard))
-    return options
 
 
 def _check_board(board: Board, rules: OfcRules, who: str) -> None:

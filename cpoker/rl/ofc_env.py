@@ -4,8 +4,10 @@ An episode is one hand of 2 or 3 players (no Fantasyland: a board that earns one
 ``player_0`` sits first after the button and acts first in every round; each player in turn places the cards
 dealt to them, and the rewards, at the end of the hand, are the points each wins (:func:`cpoker.ofc.settle`).
 
-**Actions** (``Discrete(243)`` in Pineapple and OFC): a decision's options numbered as
-:func:`cpoker.jobs.placement.options_of` lists them.  The first five cards: ``sum(row_i * 3**(4 - i))``, the
+**Actions** (``Discrete(243)`` in Pineapple and OFC): a decision's moves numbered as
+:func:`cpoker.game.ofc.hand.option_moves` lists them, whether the board has room or not (the legal ones, in
+the same order, are the options :func:`cpoker.game.ofc.hand.options_of` lists and the placement solver ranks).
+The first five cards: ``sum(row_i * 3**(4 - i))``, the
 row (0 front, 1 middle, 2 back) of each card in the order dealt.  A Pineapple round: ``kept * 9 + row_a * 3 +
 row_b``, where ``kept`` numbers the pair of cards kept (``itertools.combinations`` of the three: 0 keeps the
 first two) and ``row_a``, ``row_b`` are their rows.  An OFC round: the card's row.  ``action_mask`` marks the
@@ -16,15 +18,14 @@ the player's front, middle and back, the cards dealt to place, the player's own 
 player's front, middle and back, in seat order after the player.  Other players' discards and the cards to
 come are never shown.
 
-Deals: ``reset(seed=s)`` shuffles the deck by ``numpy.random.default_rng(s)`` and seat ``k`` takes its cards
-from ``deck[17 k:]`` in the order dealt, as :func:`cpoker.game.ofc.play.play_hand` deals them, so a strategy
-played through the environment plays exactly the hand ``play_hand`` would (:meth:`OfcEnv.view` and
+The hand is an :class:`~cpoker.game.ofc.hand.OfcHand`, the state every table of cpoker steps: ``reset(seed=s)``
+deals ``table_deck(s)`` with the decision seeds ``seeded(s)``, so a strategy played through the environment
+plays exactly the hand :func:`~cpoker.game.ofc.hand.play_hand` would (:meth:`OfcEnv.view` and
 :meth:`OfcEnv.action_of` translate).
 """
 
 from __future__ import annotations
 
-import itertools
 import math
 from typing import Optional
 
@@ -33,12 +34,9 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import AgentSelector
 
-from cpoker.game.cards import Card
-from cpoker.game.dealing import derived_seed, new_seed
-from cpoker.game.ofc.boards import Board
-from cpoker.game.ofc.play import SEAT_CARDS, OfcView, placed_board
+from cpoker.game.dealing import new_seed
+from cpoker.game.ofc.hand import OfcHand, OfcView, fits, option_moves, placed_board, seeded, table_deck
 from cpoker.game.ofc.rules import OfcRules, resolve_ofc_rules
-from cpoker.game.ofc.scoring import settle
 from cpoker.system.errors import OptionError, StrategyError
 
 PLANES_OWN = 5  # front, middle, back, the cards to place, the discards
@@ -57,12 +55,10 @@ def action_count(rules: OfcRules) -> int:
 
 def decode(action: int, cards: tuple, kept: int) -> tuple:
     """``(kept cards, their rows)`` of ``action`` for ``cards`` dealt (see the module docstring)."""
-    subsets = list(itertools.combinations(range(len(cards)), kept))
-    subset, code = divmod(int(action), 3 ** kept)
-    if subset >= len(subsets):
+    moves = option_moves(cards, kept)
+    if not 0 <= int(action) < len(moves):
         raise StrategyError(f"action {action} is not an option of this decision")
-    rows = [code // 3 ** (kept - 1 - i) % 3 for i in range(kept)]
-    return tuple(cards[i] for i in subsets[subset]), tuple(rows)
+    return moves[int(action)]
 
 
 class OfcEnv(AECEnv):
@@ -102,13 +98,7 @@ class OfcEnv(AECEnv):
             "action_mask": spaces.Box(low=0, high=1, shape=(self.actions,), dtype=np.int8)})
             for agent in self.possible_agents}
         self.action_spaces = {agent: spaces.Discrete(self.actions) for agent in self.possible_agents}
-        self._seed = 0
-        self._path: tuple = ()
-        self._boards: list = []
-        self._discards: list = []
-        self._cards: list = []
-        self._dealt: list = []
-        self._step = 0
+        self._hand: Optional[OfcHand] = None
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -121,21 +111,14 @@ class OfcEnv(AECEnv):
         session ``i`` of ``cpoker.ofc.match(..., seed=s, session_hands=1)`` at its table ``t`` (0, or 1 for a
         duplicate's second), with that match's decision seeds: the environment then plays that match's hands."""
         match = (options or {}).get("match")
-        if match is not None:
-            self._seed = int(match["seed"])
-            self._path = (int(match["session"]), 0, int(match.get("table", 0)))
-            shuffle = np.random.default_rng([self._seed, self._path[0], 0])
-        else:
-            self._seed = new_seed() if seed is None else int(seed)
-            self._path = ()
-            shuffle = np.random.default_rng(self._seed)
         players = len(self.possible_agents)
-        deck = np.argsort(shuffle.random(52), kind="stable")
-        self._cards = [[Card(int(c)) for c in deck[SEAT_CARDS * k:SEAT_CARDS * (k + 1)]] for k in range(players)]
-        self._boards = [Board() for _ in range(players)]
-        self._discards = [() for _ in range(players)]
-        self._dealt = [0] * players
-        self._step = 0
+        if match is not None:
+            seed, session, table = int(match["seed"]), int(match["session"]), int(match.get("table", 0))
+            self._hand = OfcHand(self.rules, table_deck([seed, session, 0]), [0] * players,
+                                 seeded(seed, session, 0, table))
+        else:
+            seed = new_seed() if seed is None else int(seed)
+            self._hand = OfcHand(self.rules, table_deck(seed), [0] * players, seeded(seed))
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0)
@@ -145,59 +128,53 @@ class OfcEnv(AECEnv):
         self._selector = AgentSelector(self.agents)
         self.agent_selection = self._selector.reset()
 
-    def _decision(self, seat: int) -> tuple:
-        """``(cards dealt now, how many to keep)`` for the seat's next decision."""
-        step = self.rules.deal_after(len(self._boards[seat].cards))
-        assert step is not None  # (the environment places as the rules say)
-        dealt, kept = step
-        start = self._dealt[seat]
-        return tuple(self._cards[seat][start:start + dealt]), kept
+    @property
+    def hand(self) -> OfcHand:
+        """The hand in play (:class:`~cpoker.game.ofc.hand.OfcHand`): its boards, its record."""
+        if self._hand is None:
+            raise StrategyError("no hand is dealt yet: call reset() first")
+        return self._hand
 
     def view(self, agent: str) -> OfcView:
-        """What ``agent`` sees now, as a strategy of :mod:`cpoker.game.ofc.play` is shown it."""
+        """What ``agent`` sees now, as a strategy of :mod:`cpoker.game.ofc.hand` is shown it (its turn only)."""
         seat = self.possible_agents.index(agent)
-        cards, kept = self._decision(seat)
-        players = len(self.possible_agents)
-        others = tuple(self._boards[(seat + i) % players] for i in range(1, players))
-        return OfcView(rules=self.rules, board=self._boards[seat], cards=cards, keep=kept, opponents=others,
-                       discards=self._discards[seat], fantasyland=False, seat=seat,
-                       seed=derived_seed(self._seed, *self._path, seat, self._step // players + 1))
+        if self.hand.actor != seat:
+            raise StrategyError(f"{agent} has no decision now: it is "
+                                f"{'nobody' if self.hand.actor is None else self.possible_agents[self.hand.actor]}'s "
+                                "turn")
+        return self.hand.view()
 
     def action_of(self, agent: str, board: object) -> int:
         """The action that leaves ``board`` (a board a strategy answered for :meth:`view`)."""
         view = self.view(agent)
         new = placed_board(view, board)
         kept = tuple(c for c in view.cards if c in set(new.cards))
-        subset = list(itertools.combinations(range(len(view.cards)), view.keep)).index(
-            tuple(i for i, c in enumerate(view.cards) if c in set(kept)))
-        code = 0
-        for card in kept:
-            code = code * 3 + next(row for row, cards in enumerate(new.rows) if card in cards)
-        return subset * 3 ** view.keep + code
+        rows = tuple(next(row for row, cards in enumerate(new.rows) if card in cards) for card in kept)
+        return option_moves(view.cards, view.keep).index((kept, rows))
 
     def _mask(self, agent: str) -> np.ndarray:
         mask = np.zeros(self.actions, dtype=np.int8)
-        if agent != self.agent_selection or self.terminations[agent]:
-            return mask
         seat = self.possible_agents.index(agent)
-        cards, kept = self._decision(seat)
-        free = self._boards[seat].free
-        for action in range(math.comb(len(cards), kept) * 3 ** kept):
-            rows = decode(action, cards, kept)[1]
-            mask[action] = all(rows.count(row) <= room for row, room in enumerate(free))
+        if self.hand.actor != seat or self.terminations[agent]:
+            return mask
+        view = self.hand.view()
+        for action, (_, rows) in enumerate(option_moves(view.cards, view.keep)):
+            mask[action] = fits(view.board, rows)
         return mask
 
     def observe(self, agent: str) -> dict:
         seat = self.possible_agents.index(agent)
         players = len(self.possible_agents)
+        hand = self.hand
+        boards = hand.boards
         planes = np.zeros((PLANES_OWN + 3 * (players - 1), 52), dtype=np.int8)
-        for row, cards in enumerate(self._boards[seat].rows):
+        for row, cards in enumerate(boards[seat].rows):
             planes[row, [int(c) for c in cards]] = 1
-        if not self.terminations.get(agent, False) and len(self._boards[seat].cards) < 13:
-            planes[3, [int(c) for c in self._decision(seat)[0]]] = 1
-        planes[4, [int(c) for c in self._discards[seat]]] = 1
+        if hand.actor == seat:
+            planes[3, [int(c) for c in hand.view().cards]] = 1
+        planes[4, [int(c) for c in hand.discards[seat]]] = 1
         for i in range(1, players):
-            for row, cards in enumerate(self._boards[(seat + i) % players].rows):
+            for row, cards in enumerate(boards[(seat + i) % players].rows):
                 planes[PLANES_OWN + 3 * (i - 1) + row, [int(c) for c in cards]] = 1
         return {"observation": planes.ravel(), "action_mask": self._mask(agent)}
 
@@ -206,21 +183,18 @@ class OfcEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        seat = self.possible_agents.index(agent)
-        if not self._mask(agent)[int(action)]:
+        if not 0 <= int(action) < self.actions or not self._mask(agent)[int(action)]:
             raise StrategyError(f"{agent}: action {action} is not legal now (see the observation's action_mask)")
-        cards, kept = self._decision(seat)
-        chosen, rows = decode(int(action), cards, kept)
-        self._boards[seat] = self._boards[seat].plus(chosen, rows)
-        self._discards[seat] = tuple(sorted((*self._discards[seat], *(c for c in cards if c not in chosen))))
-        self._dealt[seat] += len(cards)
-        self._step += 1
+        hand = self.hand
+        view = hand.view()
+        kept, rows = decode(int(action), view.cards, view.keep)
+        hand.apply(view.board.plus(kept, rows))
         self._cumulative_rewards[agent] = 0
-        if all(board.is_complete for board in self._boards):
-            settlement = settle(self._boards, self.rules)
+        if hand.is_over:
+            record = hand.record()
             for k, name in enumerate(self.agents):
-                scored = settlement.boards[k]
-                self.rewards[name] = settlement.results[k]
+                scored = record.settlement.boards[k]
+                self.rewards[name] = record.settlement.results[k]
                 self.infos[name] = {"board": str(scored.board), "fouled": scored.fouled, "royalties": scored.total,
                                     "fantasyland": scored.fantasyland or 0}
             self.terminations = dict.fromkeys(self.agents, True)
@@ -230,7 +204,7 @@ class OfcEnv(AECEnv):
     def render(self) -> Optional[str]:
         if self.render_mode != "ansi":
             return None
-        return "\n".join(f"{agent}: {board}" for agent, board in zip(self.possible_agents, self._boards))
+        return "\n".join(f"{agent}: {board}" for agent, board in zip(self.possible_agents, self.hand.boards))
 
     def close(self) -> None:
         pass

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from cpoker.game.cards import format_cards
 from cpoker.game.ofc.boards import Board
-from cpoker.game.ofc.play import OfcView, placed_board
+from cpoker.game.ofc.hand import OfcView, placed_board
 from cpoker.game.ofc.rules import OfcRules
 from cpoker.strategies.bots import PREFIX, Bot
 from cpoker.system.errors import StrategyError

@@ -13,7 +13,7 @@ import sys
 from cpoker.game.cards import parse_cards
 from cpoker.game.ofc.boards import Board
 from cpoker.game.ofc.heuristic import heuristic
-from cpoker.game.ofc.play import OfcView
+from cpoker.game.ofc.hand import OfcView
 from cpoker.game.ofc.rules import OfcRules
 
 

@@ -622,7 +622,7 @@ def test_the_ofc_play_route_replays_the_hand_the_library_plays(client):
     settled and reviewed; an illegal placement is a 422."""
     from cpoker.game.ofc.boards import Board
     from cpoker.game.ofc.heuristic import heuristic
-    from cpoker.game.ofc.play import OfcView
+    from cpoker.game.ofc.hand import OfcView
     from cpoker.game.ofc.rules import OfcRules
 
     rules = OfcRules.preset("pineapple")

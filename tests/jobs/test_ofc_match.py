@@ -12,7 +12,7 @@ import pytest
 from cpoker import OptionError, StrategyError
 from cpoker.cli import main
 from cpoker.game.ofc.boards import Board
-from cpoker.game.ofc.play import SEAT_CARDS, OfcView, placed_board, play_hand
+from cpoker.game.ofc.hand import SEAT_CARDS, OfcView, placed_board, play_hand
 from cpoker.game.ofc.heuristic import heuristic
 from cpoker.game.ofc.rules import OfcRules
 from cpoker.jobs.ofc_match import match, resolve_ofc_strategy

@@ -10,7 +10,7 @@ from pettingzoo.test import api_test  # noqa: E402
 
 from cpoker import OptionError, StrategyError  # noqa: E402
 from cpoker.game.dealing import derived_seed  # noqa: E402
-from cpoker.game.ofc.play import SEAT_CARDS, play_hand  # noqa: E402
+from cpoker.game.ofc.hand import SEAT_CARDS, play_hand  # noqa: E402
 from cpoker.game.ofc.heuristic import heuristic  # noqa: E402
 from cpoker.game.ofc.rules import OfcRules  # noqa: E402
 from cpoker.jobs.placement import options_of  # noqa: E402

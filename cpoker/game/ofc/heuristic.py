@@ -8,7 +8,7 @@ import numpy as np
 from cpoker.game.cards import cards_mask
 from cpoker.game.ofc.boards import Board
 from cpoker.game.ofc.fantasyland import fantasyland
-from cpoker.game.ofc.play import OfcView
+from cpoker.game.ofc.hand import OfcView
 from cpoker.game.ofc.policy import fantasyland_value_of, policy_weights
 
 
