@@ -29,7 +29,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Optional, Union
+from typing import Optional
 
 import numpy as np
 
@@ -199,9 +199,6 @@ class HandRecord:
     decisions: tuple = ()
 
 
-Answer = Union[Board, str]
-
-
 class OfcHand:
     """One open-face hand as a state that callers step: deal, the pending decision, ``apply``, the record.
 
@@ -231,7 +228,7 @@ class OfcHand:
     (10, 0)
     """
 
-    def __init__(self, rules: OfcRules, deck: Sequence[int], fantasyland: Sequence[int],
+    def __init__(self, rules: OfcRules, deck: "Sequence[int] | np.ndarray", fantasyland: Sequence[int],
                  seeds: Optional[Callable[[int, int], int]] = None) -> None:
         players = len(fantasyland)
         if not 2 <= players <= rules.max_players:
@@ -357,8 +354,9 @@ class OfcHand:
             raise StrategyError("a Fantasyland's boards are too many to list: set it with the Fantasyland solver")
         return options_of(self._boards[seat], cards, keep)
 
-    def apply(self, answer: Answer) -> Board:
+    def apply(self, answer: object) -> Board:
         """Place the pending decision's cards as ``answer`` (the board it leaves, or its text) says, and move on.
+        An answer of any other type is refused as :func:`placed_board` refuses it.
 
         Raises
         ------
@@ -431,7 +429,7 @@ def _ask(strategy: OfcStrategy, view: OfcView) -> object:
         raise StrategyError(f"raised {type(error).__name__}: {str(error)[:120]}") from None
 
 
-def play_hand(strategies: Sequence[OfcStrategy], rules: OfcRules, deck: Sequence[int],
+def play_hand(strategies: Sequence[OfcStrategy], rules: OfcRules, deck: "Sequence[int] | np.ndarray",
               fantasyland: Sequence[int], seeds: Callable[[int, int], int]) -> HandRecord:
     """Play one hand on an :class:`OfcHand`: ``strategies[k]`` sits ``k`` seats after the button, in Fantasyland
     of ``fantasyland[k]`` cards (0: not); ``deck`` holds at least ``17 x players`` card ids; ``seeds(seat, step)``
