@@ -37,7 +37,10 @@ def cards_text(cards, symbols: bool) -> str:
 
 
 def print_json(data) -> None:
-    print(json.dumps(data, indent=2, ensure_ascii=False))
+    """``data`` as strict JSON on standard output: NaN and the infinities are ``null``, never ``NaN``."""
+    from cpoker.run.stats import strict_json_data
+
+    print(json.dumps(strict_json_data(data), indent=2, ensure_ascii=False, allow_nan=False))
 
 
 def print_matrix(matrix: "Sequence[Sequence[int]]") -> None:
@@ -83,6 +86,15 @@ def print_bot_faults(names, counts) -> None:
                   "time, or answered nonsense)")
 
 
+def interval_text(interval: "Sequence[float]", spec: str, scale: float = 1.0, unknown: str = "no interval") -> str:
+    """``[low, high]`` formatted as :func:`fixed` does, or ``[unknown]`` when the interval cannot be given (NaN
+    ends: a single observation)."""
+    low, high = interval
+    if low != low or high != high:
+        return f"[{unknown}]"
+    return f"[{fixed(scale * low, spec)}, {fixed(scale * high, spec)}]"
+
+
 def percent(p: float) -> str:
     return f"{fixed(100 * p, '5.1f')}%"
 
@@ -110,7 +122,12 @@ def drop_stdout() -> None:
 
 def fixed(value: float, spec: str) -> str:
     """``value`` formatted with ``spec`` (``"+.3f"``, ``">9.4f"``), never as a negative zero: a value that rounds
-    to zero is shown as zero (``+0.000``, ``0.0000``), not ``-0.000``."""
+    to zero is shown as zero (``+0.000``, ``0.0000``), not ``-0.000``; NaN as ``-`` (nothing to show) and an
+    infinity as a word."""
+    if value != value:
+        return "-"
+    if value in (float("inf"), float("-inf")):
+        return "infinite" if value > 0 else "minus infinite"
     text = format(value, spec)
     if "-" in text and not any(digit in text for digit in "123456789"):
         text = format(0.0, spec)

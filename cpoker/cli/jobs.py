@@ -74,8 +74,10 @@ def write_out(path: str, data: dict, rows: list[dict]) -> None:
 
 
 def json_text(data: dict) -> str:
-    """A result as the JSON text of an ``--out FILE.json``."""
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    """A result as the JSON text of an ``--out FILE.json``: strict JSON (NaN and the infinities are ``null``)."""
+    from cpoker.run.stats import strict_json_data
+
+    return json.dumps(strict_json_data(data), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def _flatten(data, prefix: str = "") -> list[dict]:
@@ -469,13 +471,14 @@ def add_tournament(commands) -> None:
 
 def add_bot_check(commands) -> None:
     """The ``bot-check`` command's parser."""
-    from cpoker.strategies.bots import DEFAULT_TIMEOUT
+    from cpoker.strategies.bots import DECISION_TIMEOUT, DEFAULT_TIMEOUT
 
     sub = command(commands, "bot-check", "check that a program speaks the bot protocol (docs/bots.md)",
                   'cpoker bot-check "cmd:./mybot --level 3"')
     sub.add_argument("bot", metavar="cmd:COMMAND", help="the bot's command line")
-    sub.add_argument("--bot-timeout", type=positive_seconds, default=DEFAULT_TIMEOUT, metavar="SECONDS",
-                     help=f"seconds the bot has per hand (default {DEFAULT_TIMEOUT:g})")
+    sub.add_argument("--bot-timeout", type=positive_seconds, default=None, metavar="SECONDS",
+                     help=f"seconds the bot has per hand (default {DEFAULT_TIMEOUT:g}), or per open-face decision "
+                          f"(default {DECISION_TIMEOUT:g})")
     silence_option(sub)
     seed_option(sub, default=0, drawn=False)
     sub.add_argument("--game", choices=("closed", "ofc", "pineapple", "progressive"), default="closed",

@@ -94,7 +94,7 @@ def _place(args) -> int:
 
 
 def _worth(args) -> int:
-    from cpoker.cli.common import PARTIAL, fixed, show_progress
+    from cpoker.cli.common import PARTIAL, fixed, interval_text, show_progress
     from cpoker.jobs.fantasyland_worth import fantasyland_worth
 
     worth = fantasyland_worth(args.rules, hands=args.hands, seed=args.seed, cards=args.cards,
@@ -102,16 +102,17 @@ def _worth(args) -> int:
     if args.json:
         print_json(worth.to_dict())
         return PARTIAL if worth.partial else 0
-    low, high = worth.interval
-    print(f"a Fantasyland of {worth.cards} cards ({worth.rules.name}) is worth {fixed(worth.value, '.2f')} points "
-          f"[{fixed(low, '.2f')}, {fixed(high, '.2f')}]: {fixed(worth.mean_points, '+.3f')} a hand, staying "
+    worth_text = (f"{fixed(worth.value, '.2f')} points {interval_text(worth.interval, '.2f')}"
+                  if worth.value != float("inf") else "points without end (every hand stayed in Fantasyland)")
+    print(f"a Fantasyland of {worth.cards} cards ({worth.rules.name}) is worth {worth_text}: "
+          f"{fixed(worth.mean_points, '+.3f')} a hand, staying "
           f"{fixed(100 * worth.stay_rate, '.1f')}% of hands ({worth.hands:,} hands, seed {worth.seed}"
           f"{', PARTIAL' if worth.partial else ''}; {fixed(worth.seconds, '.1f')} s)")
     return PARTIAL if worth.partial else 0
 
 
 def _match(args) -> int:
-    from cpoker.cli.common import PARTIAL, fixed, played as contained, show_progress
+    from cpoker.cli.common import PARTIAL, fixed, interval_text, played as contained, show_progress
     from cpoker.cli.jobs import checkpointing, given, partial_status, resumed_after, resumed_job, write_out
     from cpoker.game.ofc.rules import OfcRules
     from cpoker.jobs.ofc_match import match
@@ -127,7 +128,7 @@ def _match(args) -> int:
     if out:
         common = {key: data[key] for key in ("version", "session_hands", "seed", "partial")}
         common.update(deals=data["hands"], rules=played.rules.name)  # (each score's "hands": its own)
-        write_out(out, data, [{**common, **{k: json.dumps(v) if isinstance(v, list) else v
+        write_out(out, data, [{**common, **{k: json.dumps(v, allow_nan=False) if isinstance(v, list) else v
                                             for k, v in score.items()}} for score in data["scores"]])
     if args.json:
         print_json(data)
@@ -137,7 +138,7 @@ def _match(args) -> int:
     def rate(value: float, interval: tuple) -> str:
         if value != value:  # NaN: nothing to count
             return "-"
-        return f"{fixed(100 * value, '.1f')}% [{fixed(100 * interval[0], '.1f')}, {fixed(100 * interval[1], '.1f')}]"
+        return f"{fixed(100 * value, '.1f')}% {interval_text(interval, '.1f', 100)}"
 
     kind = "duplicate, seats swapped" if played.duplicate else "seats rotating"
     print(f"{played.hands:,} deals of {played.rules.name} ({kind}; sessions of {played.session_hands} hands, "
@@ -146,8 +147,7 @@ def _match(args) -> int:
     print(f"  {'strategy':<{width}}  {'points a hand':<24}{'fouls':<22}{'enters Fantasyland':<22}"
           f"{'stays':<22}royalties")
     for score in played.scores:
-        low, high = score.interval
-        points = f"{fixed(score.points, '+.3f')} [{fixed(low, '+.3f')}, {fixed(high, '+.3f')}]"
+        points = f"{fixed(score.points, '+.3f')} {interval_text(score.interval, '+.3f', unknown='one session')}"
         print(f"  {score.name:<{width}}  {points:<24}{rate(score.foul_rate, score.foul_interval):<22}"
               f"{rate(score.fantasyland_entry_rate, score.fantasyland_entry_interval):<22}"
               f"{rate(score.fantasyland_stay_rate, score.fantasyland_stay_interval):<22}"
@@ -241,7 +241,7 @@ def add_ofc(commands) -> None:
                        "cpoker ofc match mc heuristic --rules pineapple --hands 200 --seed 1")
     matching.add_argument("strategies", nargs="*", metavar="STRATEGY",
                           help="2 or 3 of: heuristic, mc (the placement solver at 100 rollouts), mc:N, "
-                               "package.module:function")
+                               "package.module:function, cmd:COMMAND (a bot, docs/bots.md)")
     matching.add_argument("--hands", type=int_in(1, 10_000_000), default=None, help="deals (default 1000)")
     matching.add_argument("--rules", default=None, help=OFC_RULES_HELP)
     seed_option(matching)

@@ -157,10 +157,11 @@ def playing_job_options(sub: argparse.ArgumentParser, noun: str, more: str) -> N
 
 def bot_options(sub: argparse.ArgumentParser) -> None:
     """``--bot-timeout``, ``--bot-silence`` and ``--bot-batch``: how the job talks to ``cmd:`` strategies."""
-    from cpoker.strategies.bots import DEFAULT_BATCH, DEFAULT_TIMEOUT, MAX_BATCH, STARTUP_SECONDS
+    from cpoker.strategies.bots import DECISION_TIMEOUT, DEFAULT_BATCH, DEFAULT_TIMEOUT, MAX_BATCH, STARTUP_SECONDS
 
-    sub.add_argument("--bot-timeout", type=positive_seconds, default=DEFAULT_TIMEOUT, metavar="SECONDS",
-                     help=f"seconds a cmd: bot has per hand of a request (default {DEFAULT_TIMEOUT:g}, plus "
+    sub.add_argument("--bot-timeout", type=positive_seconds, default=None, metavar="SECONDS",
+                     help=f"seconds a cmd: bot has per hand of a request, or per open-face decision (default "
+                          f"{DEFAULT_TIMEOUT:g} a hand, {DECISION_TIMEOUT:g} an open-face decision, plus "
                           f"{STARTUP_SECONDS:g} s for its first answer); a bot out of time faults")
     silence_option(sub)
     sub.add_argument("--bot-batch", type=int_in(1, MAX_BATCH), default=DEFAULT_BATCH, metavar="HANDS",

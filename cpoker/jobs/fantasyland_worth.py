@@ -27,8 +27,7 @@ from cpoker.game.dealing import new_seed, shuffled
 from cpoker.game.ofc.policy import fantasyland_value_of, policy_weights
 from cpoker.game.ofc.rules import OfcRules, resolve_ofc_rules
 from cpoker.run.blocks import blocks_of
-from cpoker.run.runner import run_blocks
-from cpoker.run.stats import Z95
+from cpoker.run.stats import delta_interval, sample_variance, strict_json_data
 from cpoker.system.limits import check_int, check_seed
 
 BLOCK = 500  # hands a block
@@ -52,14 +51,16 @@ class FantasylandWorth:
     seconds: float
 
     def to_dict(self) -> dict:
-        return {"rules": self.rules.to_dict(), "cards": self.cards, "hands": self.hands, "seed": self.seed,
-                "mean_points": self.mean_points, "stay_rate": self.stay_rate, "value": self.value,
-                "interval": list(self.interval), "partial": self.partial, "seconds": self.seconds}
+        """The answer as strict JSON data: a value without end (every hand stayed) is ``null``."""
+        return strict_json_data({"rules": self.rules.to_dict(), "cards": self.cards, "hands": self.hands,
+                                 "seed": self.seed, "mean_points": self.mean_points, "stay_rate": self.stay_rate,
+                                 "value": self.value, "interval": list(self.interval), "partial": self.partial,
+                                 "seconds": self.seconds})  # type: ignore[return-value]
 
 
 def fantasyland_worth(rules: "OfcRules | str | None" = None, hands: int = 20_000, seed: Optional[int] = None,
-                      cards: Optional[int] = None, progress: bool = False,
-                      jobs: Optional[int] = None) -> FantasylandWorth:
+                      cards: Optional[int] = None, progress: bool = False, jobs: Optional[int] = None,
+                      time_budget: "float | None" = None) -> FantasylandWorth:
     """Measure what a Fantasyland is worth under ``rules`` (see the module docstring).
 
     Parameters
@@ -74,6 +75,8 @@ def fantasyland_worth(rules: "OfcRules | str | None" = None, hands: int = 20_000
         The Fantasyland's cards (default: the smallest the rules deal).
     progress, jobs
         A progress bar on standard error; the threads (default: all cores).
+    time_budget
+        Seconds after which no new block of hands starts (the hands so far are returned, ``partial=True``).
 
     Examples
     --------
@@ -82,19 +85,19 @@ def fantasyland_worth(rules: "OfcRules | str | None" = None, hands: int = 20_000
     (500, 14, True)
     """
     from cpoker._kernels.ofc_rollout import fantasyland_hands
-    from cpoker.jobs.job import numba_threads
+    from cpoker.jobs.job import run_job, runs
     from cpoker.system.threads import in_parts
 
     rules = resolve_ofc_rules(rules)
     hands = check_int("hands", hands, 2, MAX_HANDS)
     seed = check_seed(seed)
+    settings = runs(jobs=jobs, progress=progress, time_budget=time_budget)
     seed = new_seed() if seed is None else seed
     cards = check_int("cards", (rules.smallest_fantasyland or 13) if cards is None else cards, 13, 17)
     table = rules.kernel_table()
     weights = policy_weights(fantasyland_value_of(rules, None))
     dealt = cards + rules.cards_per_player
-    points_seen: list = []
-    stays_seen: list = []
+    sums = [0, 0, 0, 0, 0]  # hands, points, points squared, stays, points of the hands that stayed: exact, O(1)
 
     def work(block: tuple) -> tuple:
         index, count = block
@@ -111,29 +114,32 @@ def fantasyland_worth(rules: "OfcRules | str | None" = None, hands: int = 20_000
         return points, stays
 
     def combine(block: tuple, result: tuple) -> None:
-        points_seen.append(result[0])
-        stays_seen.append(result[1])
+        points, stays = (values.astype(np.int64) for values in result)
+        for at, total in enumerate((len(points), points.sum(), (points * points).sum(), stays.sum(),
+                                    (points * stays).sum())):
+            sums[at] += int(total)
 
     started = time.perf_counter()
-    with numba_threads(jobs):
-        partial = run_blocks(blocks_of(hands, BLOCK), work, combine, total=hands, progress=progress, unit="hand",
-                             description="Fantasyland hands")
-    points = np.concatenate(points_seen).astype(np.float64)
-    stays = np.concatenate(stays_seen).astype(np.float64)
-    value, interval = _ratio(points, stays)
-    return FantasylandWorth(rules=rules, cards=cards, hands=len(points), seed=seed, mean_points=float(points.mean()),
-                            stay_rate=float(stays.mean()), value=value, interval=interval, partial=partial,
-                            seconds=time.perf_counter() - started)
+
+    def result(partial: bool) -> FantasylandWorth:
+        n, points, squares, stays, stayed_points = sums
+        value, interval = _ratio(n, points, squares, stays, stayed_points)
+        return FantasylandWorth(rules=rules, cards=cards, hands=n, seed=seed, mean_points=points / n,
+                                stay_rate=stays / n, value=value, interval=interval, partial=partial,
+                                seconds=time.perf_counter() - started)
+
+    return run_job(settings, blocks_of(hands, BLOCK), work, combine, result, has_result=lambda: sums[0] > 0,
+                   complete=lambda: sums[0] == hands, total=hands, unit="hand", description="Fantasyland hands")
 
 
-def _ratio(points: np.ndarray, stays: np.ndarray) -> tuple:
-    """``m / (1 - p)`` and its 95% interval by the delta method."""
-    n = len(points)
-    m, p = points.mean(), stays.mean()
-    if p >= 1.0:  # pragma: no cover - every hand stayed: a Fantasyland without end
+def _ratio(n: int, points: int, squares: int, stays: int, stayed_points: int) -> tuple:
+    """``m / (1 - p)`` and its 95% interval by the delta method, from the hands' exact sums: points, their
+    squares, stays (0/1: their own squares) and the points of the hands that stayed.  Every hand staying: a
+    Fantasyland without end, worth infinity."""
+    m, p = points / n, stays / n
+    if stays == n:
         return math.inf, (math.inf, math.inf)
     value = m / (1 - p)
-    covariance = np.cov(points, stays, ddof=1)
-    gradient = np.array([1 / (1 - p), m / (1 - p) ** 2])
-    half = Z95 * math.sqrt(max(float(gradient @ covariance @ gradient), 0.0) / n)
-    return float(value), (float(value - half), float(value + half))
+    covariance = [[float(sample_variance(points, squares, n)), (stayed_points - points * stays / n) / (n - 1)],
+                  [(stayed_points - points * stays / n) / (n - 1), float(sample_variance(stays, stays, n))]]
+    return float(value), delta_interval(value, [1 / (1 - p), m / (1 - p) ** 2], covariance, n)

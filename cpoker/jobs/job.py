@@ -14,12 +14,19 @@ the deadline and the checkpoints are handled there, once.
 
 Each job then says only what is its own: what a block computes, how blocks
 add up, what its result is, and what a saved result must match to be resumed.
+
+A job outside the closed game (the open-face game's matches, placements and
+Fantasyland values) settles its own strategies and rules, and runs its blocks
+on :func:`run_job` with :class:`Runs`: the same threads, time budget, Ctrl-C,
+checkpoints, bots' lifetime and partial results.  Nothing else in cpoker
+calls :func:`cpoker.run.runner.run_blocks`.
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
+import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import contextmanager
@@ -61,6 +68,38 @@ def tables_fingerprint(players: Sequence[Player], tables: "PolicyTables") -> str
              else tables.fingerprint if isinstance(player.strategy, MonteCarloStrategy) else "-"
              for player in players]
     return hashlib.sha256(" ".join(parts).encode("ascii")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Runs:
+    """How a job's blocks run (:func:`run_job`), for the jobs that settle the rest of their options themselves:
+    the threads, the backend, a progress bar, a time budget and a checkpoint.  A :class:`Job` has the same
+    fields.  :func:`runs` makes one with its options checked."""
+
+    jobs: Optional[int] = None
+    backend: str = "local"
+    scheduler: Optional[str] = None
+    progress: bool = False
+    time_budget: Optional[float] = None
+    checkpoint: Optional[Callable[[Any], None]] = None
+    checkpoint_seconds: float = 10.0
+
+
+def runs(*, jobs: Optional[int] = None, backend: object = "local", scheduler: object = None, progress: bool = False,
+         time_budget: object = None, checkpoint: object = None, checkpoint_seconds: object = 10.0) -> Runs:
+    """:class:`Runs` of these options, checked (``jobs`` is checked when the job runs: :func:`numba_threads`).
+
+    Raises
+    ------
+    OptionError
+        Naming the first option that is wrong.
+    """
+    backend = check_backend(backend, scheduler)
+    budget = None if time_budget is None else check_seconds("time_budget", time_budget, True)
+    saved.check_checkpoint(checkpoint, checkpoint_seconds)
+    return Runs(jobs=jobs, backend=backend, scheduler=scheduler if isinstance(scheduler, str) else None,
+                progress=bool(progress), time_budget=budget, checkpoint=checkpoint if callable(checkpoint) else None,
+                checkpoint_seconds=float(checkpoint_seconds))  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
@@ -174,25 +213,32 @@ class Clock:
         return self.earlier + time.perf_counter() - self.started
 
 
+_HELD = threading.local()  # the thread count an enclosing numba_threads holds, in this thread
+
+
 @contextmanager
 def numba_threads(jobs: Optional[int]):
     """Run the kernels that :mod:`cpoker.system.threads` runs on parts of a batch (every multi-threaded job of
-    cpoker) on ``jobs`` threads (default: all cores): numba's thread count, which
-    :func:`cpoker.system.threads.in_parts` follows."""
+    cpoker) on ``jobs`` threads (default: all cores, or inside another job -- an ``mc`` strategy's placements in
+    a match -- the threads that job holds): numba's thread count, which :func:`cpoker.system.threads.in_parts`
+    follows."""
     import numba
 
     most = numba.config.NUMBA_NUM_THREADS  # type: ignore[attr-defined]
+    held = getattr(_HELD, "jobs", None)
     if jobs is None:
-        jobs = most
+        jobs = most if held is None else held
     if isinstance(jobs, int) and not isinstance(jobs, bool) and jobs > most:
         jobs = most  # more threads than cores would not change a result, only slow it down
     jobs = check_int("jobs", jobs, 1, most, " (the cores numba may use)")
     previous = numba.get_num_threads()
     numba.set_num_threads(int(jobs))
+    _HELD.jobs = int(jobs)
     try:
         yield int(jobs)
     finally:
         numba.set_num_threads(previous)
+        _HELD.jobs = held
 
 
 @contextmanager
@@ -200,16 +246,19 @@ def _unchanged_threads(jobs: Optional[int]):
     yield jobs
 
 
-def run_job(job: Job, blocks: Iterable[Any], work: Callable[[Any], Any], combine: Callable[[Any, Any], None],
-            result: Callable[[bool], Result], *, has_result: Callable[[], bool], complete: Callable[[], bool],
-            total: int, clock: Clock, unit: str = "deal", description: str = "", warm_up: Any = None,
-            group: int = 1, work_many: "Callable[[list], list] | None" = None, threads: bool = True) -> Result:
+def run_job(job: "Job | Runs", blocks: Iterable[Any], work: Callable[[Any], Any],
+            combine: Callable[[Any, Any], None], result: Callable[[bool], Result], *, has_result: Callable[[], bool],
+            complete: Callable[[], bool], total: int, clock: Optional[Clock] = None, unit: str = "deal",
+            description: str = "", warm_up: Any = None, group: int = 1,
+            work_many: "Callable[[list], list] | None" = None, threads: bool = True,
+            size: "Callable[[Any], int] | None" = None) -> Result:
     """Run a settled job's blocks (:func:`cpoker.run.runner.run_blocks`) and return ``result(partial)``.
 
     Parameters
     ----------
     job
-        The settled options: backend, progress, time budget, checkpoint, threads.
+        The settled options (a :class:`Job`, or :class:`Runs`): backend, progress, time budget, checkpoint,
+        threads.
     blocks, work, combine
         As for :func:`~cpoker.run.runner.run_blocks`: the blocks this run lacks, in order.
     result
@@ -218,6 +267,8 @@ def run_job(job: Job, blocks: Iterable[Any], work: Callable[[Any], Any], combine
         Whether any block is combined, and whether all are (the checkpoint's ``partial``).
     clock
         Restarted after the warm-up, so that the result's seconds are the job's own.
+    size
+        Units of a block, for the progress bar (default: its count, ``block[1]``).
     warm_up
         A small block run first, for nothing but to compile (or load) the kernels and start the bots, under
         the compiling notice.
@@ -238,12 +289,13 @@ def run_job(job: Job, blocks: Iterable[Any], work: Callable[[Any], Any], combine
         if warm_up is not None:
             with compile_notice():
                 work(warm_up)
-        clock.restart()
+        if clock is not None:
+            clock.restart()
         deadline = None if job.time_budget is None else time.monotonic() + job.time_budget
         checkpoint = job.checkpoint
         partial = run_blocks(blocks, work, combine, total=total, progress=job.progress, unit=unit,
                              description=description, backend=job.backend, scheduler=job.scheduler,
-                             deadline=deadline, group=group, work_many=work_many,
+                             deadline=deadline, group=group, work_many=work_many, size=size,
                              checkpoint=None if checkpoint is None else lambda: checkpoint(result(not complete())),
                              checkpoint_seconds=job.checkpoint_seconds)
     if not has_result():

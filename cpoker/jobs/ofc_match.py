@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 import re
 import time
+from fractions import Fraction
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Optional
@@ -37,22 +38,21 @@ from cpoker.game.ofc.heuristic import heuristic
 from cpoker.game.ofc.rules import OfcRules, resolve_ofc_rules
 from cpoker.run.blocks import blocks_of
 from cpoker.run import saved
-from cpoker.run.runner import check_backend, run_blocks
-from cpoker.run.saved import check_checkpoint
-from cpoker.run.stats import Z95
-from cpoker.strategies.bots import Bot, closing_bots
+from cpoker.run.stats import mean_interval, normal_interval, sample_variance, strict_json_data, wilson_interval
+from cpoker.strategies.bots import Bot
 from cpoker.strategies.ofc_bot import OfcBot, is_bot_name
 from cpoker.strategies.strategy import load_plugin
 from cpoker.system import interrupts
 from cpoker.system.errors import CardError, OptionError, StrategyError
 from cpoker.system.limits import check_int, check_seed
 
-KIND, STATE_FORMAT = "ofc-match", "ofc-match-1"
+KIND, STATE_FORMAT = "ofc-match", "ofc-match-2"
 MC_ROLLOUTS = 100
 MAX_HANDS = 10_000_000
 MAX_SESSION_HANDS = 1000
 STRATEGY_NAMES = ("heuristic", "mc", "mc:N", "cmd:COMMAND")
-_MC = re.compile(r"mc(?::(\d{1,7}))?")
+MAX_MC_ROLLOUTS = 100_000
+_MC = re.compile(r"mc(?::(.*))?", re.DOTALL)
 
 
 class MonteCarloPlacer:
@@ -102,8 +102,14 @@ def resolve_ofc_strategy(strategy: object) -> tuple:
         return "heuristic", heuristic
     found = _MC.fullmatch(strategy)
     if found:
-        rollouts = MC_ROLLOUTS if found.group(1) is None else check_int("mc rollouts", int(found.group(1)), 1,
-                                                                         100_000)
+        given = found.group(1)
+        if given is not None and not re.fullmatch(r"\d{1,12}", given.strip()):
+            raise StrategyError(f"mc:N takes a whole number of rollouts from 1 to {MAX_MC_ROLLOUTS:,}, got "
+                                f"{strategy[:40]!r}")
+        rollouts = MC_ROLLOUTS if given is None else int(given)
+        if not 1 <= rollouts <= MAX_MC_ROLLOUTS:
+            raise StrategyError(f"mc:N takes a whole number of rollouts from 1 to {MAX_MC_ROLLOUTS:,}, got "
+                                f"{rollouts:,}")
         placer = MonteCarloPlacer(rollouts)
         return placer.__name__, placer
     if ":" in strategy:
@@ -137,8 +143,10 @@ class OfcStrategyScore:
     faults: int
 
     def to_dict(self) -> dict:
-        return {name: [float(v) for v in value] if isinstance(value, tuple) else value
-                for name, value in self.__dict__.items()}
+        """The figures as strict JSON data: a rate with nothing to count (no Fantasyland hand) and an interval
+        that one session cannot give are ``null``."""
+        return strict_json_data({name: list(value) if isinstance(value, tuple) else value
+                                 for name, value in self.__dict__.items()})  # type: ignore[return-value]
 
 
 @dataclass(frozen=True)
@@ -161,10 +169,11 @@ class OfcMatchResult:
         """The result as JSON-ready data, with the ``state`` that ``match(..., resume=...)`` continues."""
         from cpoker._version import __version__
 
-        return {"kind": KIND, "version": __version__, "rules": self.rules.to_dict(), "strategies": list(self.names),
-                "hands": self.hands, "asked_hands": self.asked, "session_hands": self.session_hands,
-                "duplicate": self.duplicate, "seed": self.seed, "partial": self.partial, "seconds": self.seconds,
-                "scores": [score.to_dict() for score in self.scores], "state": self.state}
+        return strict_json_data({  # type: ignore[return-value]
+            "kind": KIND, "version": __version__, "rules": self.rules.to_dict(), "strategies": list(self.names),
+            "hands": self.hands, "asked_hands": self.asked, "session_hands": self.session_hands,
+            "duplicate": self.duplicate, "seed": self.seed, "partial": self.partial, "seconds": self.seconds,
+            "scores": [score.to_dict() for score in self.scores], "state": self.state})
 
 
 # a session's counts for each strategy, in this order
@@ -210,17 +219,6 @@ def _session(index: int, count: int, seed: int, rules: OfcRules, strategies: Seq
     return totals
 
 
-def _proportion(hits: int, n: int) -> tuple:
-    """``hits / n`` and its 95% Wilson interval (within 0 and 1 even for rare events); NaN for no ``n``."""
-    if not n:
-        return math.nan, (math.nan, math.nan)
-    p = hits / n
-    z2 = Z95 * Z95
-    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
-    half = Z95 * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
-    return p, (max(0.0, centre - half), min(1.0, centre + half))
-
-
 def match(strategies: Sequence[object], hands: int = 1000, rules: "OfcRules | str | None" = None,
           seed: Optional[int] = None, session_hands: int = 10, progress: bool = False,
           jobs: Optional[int] = None, backend: str = "local", scheduler: Optional[str] = None,
@@ -240,7 +238,7 @@ def match(strategies: Sequence[object], hands: int = 1000, rules: "OfcRules | st
     session_hands
         Hands a session: Fantasyland carries within one.
     progress, jobs
-        A progress bar on standard error; the threads (default: all cores).
+        A progress bar on standard error; the threads (default: all cores: ``mc``'s placements run on them).
     backend, scheduler
         ``"local"`` (default) or ``"dask"``: the sessions on a Dask cluster (the one at ``scheduler``, or a local
         one for the match); the same result.
@@ -261,7 +259,7 @@ def match(strategies: Sequence[object], hands: int = 1000, rules: "OfcRules | st
     >>> result.hands, result.duplicate, round(sum(s.points for s in result.scores), 9)
     (20, True, 0.0)
     """
-    from cpoker.jobs.job import numba_threads
+    from cpoker.jobs.job import run_job, runs
 
     rules = resolve_ofc_rules(rules)
     if isinstance(strategies, str) or not isinstance(strategies, Sequence) or not 2 <= len(strategies) <= 3:
@@ -275,11 +273,11 @@ def match(strategies: Sequence[object], hands: int = 1000, rules: "OfcRules | st
     names = tuple(name for name, _ in resolved)
     players = [play for _, play in resolved]
     duplicate = len(players) == 2
-    backend = check_backend(backend, scheduler)
-    check_checkpoint(checkpoint, checkpoint_seconds)
+    settings = runs(jobs=jobs, backend=backend, scheduler=scheduler, progress=progress, checkpoint=checkpoint,
+                    checkpoint_seconds=checkpoint_seconds)
     sessions = -(-hands // session_hands)
     totals = np.zeros((len(players), len(FIELDS)), dtype=np.int64)
-    observations: list = []
+    observations = SessionMeans.empty(len(players))
     earlier = 0.0
     if resume is not None:
         (totals, observations, earlier), seed = saved.resumed(
@@ -298,7 +296,7 @@ def match(strategies: Sequence[object], hands: int = 1000, rules: "OfcRules | st
     def combine(block: tuple, session: np.ndarray) -> None:
         nonlocal totals
         totals = totals + session
-        observations.append(session[:, POINTS] / session[:, HANDS])  # a session is one observation
+        observations.add(session[:, POINTS], session[:, HANDS])  # a session is one observation
 
     started = time.perf_counter()
 
@@ -306,61 +304,89 @@ def match(strategies: Sequence[object], hands: int = 1000, rules: "OfcRules | st
         return _result(rules, names, totals, observations, hands, session_hands, duplicate, seed, partial,
                        earlier + time.perf_counter() - started)
 
-    first = len(observations)
-    save = checkpoint if callable(checkpoint) else None
-    with numba_threads(jobs), closing_bots():
-        partial = run_blocks(blocks_of(sessions - first, 1, first_index=first), work, combine,
-                             total=hands - min(hands, first * session_hands), progress=progress, unit="deal",
-                             size=lambda block: min(session_hands, hands - block[0] * session_hands),
-                             description="open-face match", backend=backend, scheduler=scheduler,
-                             checkpoint=None if save is None else lambda: save(result(True)),
-                             checkpoint_seconds=checkpoint_seconds)
-    return result(partial)
+    first = observations.count
+    return run_job(settings, blocks_of(sessions - first, 1, first_index=first), work, combine, result,
+                   has_result=lambda: observations.count > 0, complete=lambda: observations.count == sessions,
+                   total=hands - min(hands, first * session_hands), unit="deal", description="open-face match",
+                   size=lambda block: min(session_hands, hands - block[0] * session_hands))
+
+
+@dataclass
+class SessionMeans:
+    """Each strategy's points a hand in each session (one observation a session: the hands of one are not
+    independent), kept as exact running sums: the number of sessions, the sum of the means and of their
+    squares, as fractions.  O(1) whatever the match's length, and the same however it was cut and resumed."""
+
+    count: int
+    sums: list
+    squares: list
+
+    @classmethod
+    def empty(cls, players: int) -> "SessionMeans":
+        return cls(0, [Fraction(0)] * players, [Fraction(0)] * players)
+
+    def add(self, points: np.ndarray, hands: np.ndarray) -> None:
+        self.count += 1
+        for who, (won, played) in enumerate(zip(points.tolist(), hands.tolist())):
+            mean = Fraction(int(won), int(played))
+            self.sums[who] += mean
+            self.squares[who] += mean * mean
+
+    def interval(self, who: int) -> tuple:
+        """The 95% interval of strategy ``who``'s mean points a hand (NaN ends for fewer than two sessions)."""
+        mean = self.sums[who] / self.count if self.count else math.nan
+        return normal_interval(mean, sample_variance(self.sums[who], self.squares[who], self.count), self.count)
+
+    def to_state(self) -> dict:
+        return {"sessions": self.count, "sums": [[f.numerator, f.denominator] for f in self.sums],
+                "squares": [[f.numerator, f.denominator] for f in self.squares]}
+
+    @classmethod
+    def from_state(cls, state: dict, players: int) -> "SessionMeans":
+        def fractions(pairs: list) -> list:
+            values = [Fraction(int(n), int(d)) for n, d in pairs]
+            if len(values) != players:
+                raise ValueError("one sum a strategy")
+            return values
+
+        return cls(int(state["sessions"]), fractions(state["sums"]), fractions(state["squares"]))
 
 
 def _reader(players: int):
     """How a saved match's state is read back: its totals, its sessions' points a hand, its seconds."""
     def read(data: dict, state: dict) -> saved.Reading:
         totals = np.array(state["totals"], dtype=np.int64).reshape(players, len(FIELDS))
-        observations = [np.array(row, dtype=np.float64).reshape(players) for row in state["observations"]]
+        observations = SessionMeans.from_state(state["sessions"], players)
         done = saved.count(data["hands"])
         settings = {"rules": data["rules"], "strategies": data["strategies"], "session_hands": data["session_hands"]}
-        consistent = len(observations) == -(-done // int(data["session_hands"])) and int(totals[0, HANDS]) == done * (
+        consistent = observations.count == -(-done // int(data["session_hands"])) and int(totals[0, HANDS]) == done * (
             2 if players == 2 else 1)
         return saved.Reading(tally=(totals, observations, float(data["seconds"])), done=done, consistent=consistent,
                              settings=settings)
     return read
 
 
-def _result(rules: OfcRules, names: tuple, totals: np.ndarray, observations: list, hands: int, session_hands: int,
-            duplicate: bool, seed: int, partial: bool, seconds: float) -> OfcMatchResult:
+def _result(rules: OfcRules, names: tuple, totals: np.ndarray, observations: SessionMeans, hands: int,
+            session_hands: int, duplicate: bool, seed: int, partial: bool, seconds: float) -> OfcMatchResult:
     """The match's result from its sums so far."""
-    played = int(sum(min(session_hands, hands - i * session_hands) for i in range(len(observations))))
-    per_session = np.array(observations, dtype=np.float64).reshape(len(observations), len(names))
+    played = int(sum(min(session_hands, hands - i * session_hands) for i in range(observations.count)))
     scores = []
     for who, name in enumerate(names):
         row = totals[who]
         n = int(row[HANDS])
-        mean = row[POINTS] / n
-        # the sessions are independent (the hands of one are not: Fantasyland, and a duplicate's two tables)
-        sessions_done = len(per_session)
-        half = Z95 * per_session[:, who].std(ddof=1) / math.sqrt(sessions_done) if sessions_done > 1 else math.nan
-        royalty_mean = row[ROYALTIES] / n
-        royalty_half = Z95 * math.sqrt(max(row[ROYALTY_SQUARES] / n - royalty_mean ** 2, 0.0) / n)
-        foul, foul_interval = _proportion(int(row[FOULS]), n)
-        entry, entry_interval = _proportion(int(row[ENTRIES]), int(row[NORMAL_HANDS]))
-        stay, stay_interval = _proportion(int(row[STAYS]), int(row[FANTASYLAND_HANDS]))
-        scores.append(OfcStrategyScore(name=name, hands=n, points=float(mean),
-                                       interval=(float(mean - half), float(mean + half)),
+        royalty, royalty_interval = mean_interval(int(row[ROYALTIES]), int(row[ROYALTY_SQUARES]), n)
+        foul, foul_interval = wilson_interval(int(row[FOULS]), n)
+        entry, entry_interval = wilson_interval(int(row[ENTRIES]), int(row[NORMAL_HANDS]))
+        stay, stay_interval = wilson_interval(int(row[STAYS]), int(row[FANTASYLAND_HANDS]))
+        scores.append(OfcStrategyScore(name=name, hands=n, points=float(row[POINTS] / n),
+                                       interval=observations.interval(who),
                                        foul_rate=foul, foul_interval=foul_interval, fantasyland_entry_rate=entry,
                                        fantasyland_entry_interval=entry_interval,
                                        fantasyland_hands=int(row[FANTASYLAND_HANDS]),
                                        fantasyland_stay_rate=stay, fantasyland_stay_interval=stay_interval,
-                                       royalties=float(royalty_mean),
-                                       royalties_interval=(float(royalty_mean - royalty_half),
-                                                           float(royalty_mean + royalty_half)),
+                                       royalties=royalty, royalties_interval=royalty_interval,
                                        faults=int(row[FAULTS])))
-    state = {"format": STATE_FORMAT, "totals": totals.tolist(), "observations": [row.tolist() for row in observations]}
+    state = {"format": STATE_FORMAT, "totals": totals.tolist(), "sessions": observations.to_state()}
     return OfcMatchResult(rules=rules, names=names, scores=tuple(scores), hands=played, asked=hands,
                           session_hands=session_hands, duplicate=duplicate, seed=seed, partial=partial,
                           seconds=seconds, state=state)

@@ -19,7 +19,6 @@ gives the same answer on any machine and any number of threads.
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -34,9 +33,8 @@ from cpoker.game.ofc.hand import options_of
 from cpoker.game.ofc.policy import fantasyland_value_of, policy_weights
 from cpoker.game.ofc.rules import OfcRules, resolve_ofc_rules
 from cpoker.run.blocks import blocks_of
-from cpoker.run.runner import run_blocks
-from cpoker.run.stats import Z95
-from cpoker.system.errors import ArrangementError, CardError, Interrupted, OptionError
+from cpoker.run.stats import normal_interval, sample_variance
+from cpoker.system.errors import ArrangementError, CardError, OptionError
 from cpoker.system.limits import check_int, check_seed
 
 BLOCK = 64  # samples a block: the unit of progress, of Ctrl-C and of the seeded streams
@@ -153,7 +151,7 @@ def _settings(board: BoardLike, cards: CardsLike, rules: OfcRules, opponents: "S
 def place(board: BoardLike, cards: CardsLike, rules: "OfcRules | str | None" = None,
           opponents: "Sequence[BoardLike] | None" = None, dead: CardsLike = (), samples: int = 1000,
           seed: Optional[int] = None, fantasyland_value: "float | None" = None, progress: bool = False,
-          jobs: Optional[int] = None) -> Placement:
+          jobs: Optional[int] = None, time_budget: "float | None" = None) -> Placement:
     """Every legal placement of ``cards`` on ``board``, best first, each with its expected value.
 
     Parameters
@@ -177,7 +175,11 @@ def place(board: BoardLike, cards: CardsLike, rules: "OfcRules | str | None" = N
         Points credited to a rollout whose board earns Fantasyland (default: the rules' measured value,
         :data:`~cpoker.game.ofc.policy.DEFAULT_FANTASYLAND_VALUE`); 0 counts the hand's points alone.
     progress, jobs
-        A progress bar on standard error; the threads to use (default: all cores).
+        A progress bar on standard error; the threads to use (default: all cores, or inside another job the
+        threads it runs on).
+    time_budget
+        Seconds after which no new block of rollouts starts: the ranking so far is returned, ``partial=True``
+        (the web page's budget; default: none).
 
     Raises
     ------
@@ -185,7 +187,7 @@ def place(board: BoardLike, cards: CardsLike, rules: "OfcRules | str | None" = N
         For an unknown or repeated card, a wrong number of cards to place, a board no round leaves, a full
         board, or more cards needed than one deck holds.
     OptionError
-        For a bad sample count, seed, opponent count or Fantasyland value.
+        For a bad sample count, seed, opponent count, Fantasyland value or time budget.
     Interrupted
         When Ctrl-C comes before the first block is done (after it: the ranking so far, ``partial=True``).
 
@@ -197,13 +199,14 @@ def place(board: BoardLike, cards: CardsLike, rules: "OfcRules | str | None" = N
     >>> str(best.board), best.discard, round(best.ev, 3), last.exact, len(last.options)
     ('Qh Qd 6s / 9s 9d 8h 8c 7c / As Ah Ad Kd Kc', (Card('2h'),), 12.6, True, 6)
     """
-    from cpoker.jobs.job import numba_threads
+    from cpoker.jobs.job import run_job, runs
 
     rules = resolve_ofc_rules(rules)
     mine, hand, others, dead_cards, kept, pool, own, needed = _settings(board, cards, rules, opponents, dead)
     samples = check_int("samples", samples, 1, MAX_SAMPLES)
     seed = check_seed(seed)
     fantasyland_value = fantasyland_value_of(rules, fantasyland_value)
+    settings = runs(jobs=jobs, progress=progress, time_budget=time_budget)
     choices = options_of(mine, hand, kept)
     exact = needed == 0
     if exact:
@@ -230,16 +233,15 @@ def place(board: BoardLike, cards: CardsLike, rules: "OfcRules | str | None" = N
         done += values.shape[1]
 
     started = time.perf_counter()
-    with numba_threads(jobs):
-        partial = run_blocks(blocks_of(samples, BLOCK), work, combine, total=samples, progress=progress,
-                             unit="rollout", description="placing")
-    if not done:  # pragma: no cover - run_blocks raises first
-        raise Interrupted()
-    seconds = time.perf_counter() - started
-    ranked = _ranked(choices, sums, gram, done)
-    return Placement(board=mine, cards=tuple(sorted(hand)), opponents=others, dead=tuple(sorted(dead_cards)),
-                     rules=rules, options=ranked, samples=done, asked=samples, seed=seed,
-                     fantasyland_value=float(fantasyland_value), exact=exact, partial=partial, seconds=seconds)
+
+    def result(partial: bool) -> Placement:
+        return Placement(board=mine, cards=tuple(sorted(hand)), opponents=others, dead=tuple(sorted(dead_cards)),
+                         rules=rules, options=_ranked(choices, sums, gram, done), samples=done, asked=samples,
+                         seed=seed, fantasyland_value=float(fantasyland_value), exact=exact, partial=partial,
+                         seconds=time.perf_counter() - started)
+
+    return run_job(settings, blocks_of(samples, BLOCK), work, combine, result, has_result=lambda: done > 0,
+                   complete=lambda: done == samples, total=samples, unit="rollout", description="placing")
 
 
 def _rollouts(block: tuple, seed: int, pool: np.ndarray, needed: int, options: np.ndarray,
@@ -269,16 +271,16 @@ def _ranked(choices: list, sums: np.ndarray, gram: np.ndarray, n: int) -> tuple:
     best = order[0]
     ranked = []
     for i in order:
-        variance = (gram[i, i] / n - means[i] ** 2) * n / (n - 1) if n > 1 else 0.0
-        half = Z95 * math.sqrt(max(variance, 0.0) / n)
+        low, high = normal_interval(means[i], sample_variance(sums[i], gram[i, i], n, mean=means[i]), n) \
+            if n > 1 else (means[i], means[i])
         difference = means[best] - means[i]
-        spread = (gram[best, best] - 2 * gram[best, i] + gram[i, i]) / n - difference ** 2
-        loss_half = Z95 * math.sqrt(max(spread * n / (n - 1), 0.0) / n) if n > 1 else 0.0
+        spread = sample_variance(sums[best] - sums[i], gram[best, best] - 2 * gram[best, i] + gram[i, i], n,
+                                 mean=difference)
+        loss_interval = normal_interval(difference, spread, n) if n > 1 else (difference, difference)
         board, discard = choices[i]
         ranked.append(PlacementOption(board=board, discard=tuple(sorted(discard)), ev=float(means[i]),
-                                      interval=(float(means[i] - half), float(means[i] + half)),
-                                      loss=float(difference),
-                                      loss_interval=(float(difference - loss_half), float(difference + loss_half))))
+                                      interval=(float(low), float(high)), loss=float(difference),
+                                      loss_interval=(float(loss_interval[0]), float(loss_interval[1]))))
     return tuple(ranked)
 
 

@@ -42,12 +42,13 @@ import numpy as np
 from cpoker.game.arrangements import FRONT_ORDERS, Arrangement
 from cpoker.game.cards import Card, format_cards
 from cpoker.system import interrupts
-from cpoker.system.errors import BotBroken, CpokerError, StrategyError
+from cpoker.system.errors import BotBroken, BotCannotStart, CpokerError, StrategyError
 from cpoker.system.limits import check_int, check_seconds
 
 PROTOCOL = 1
 PREFIX = "cmd:"
 DEFAULT_TIMEOUT = 1.0  # seconds a bot has per hand of a request
+DECISION_TIMEOUT = 30.0  # seconds an open-face decision has: a Monte Carlo opening in Python takes seconds
 STARTUP_SECONDS = 10.0  # added to the first request after a start: a JVM, an interpreter loading its libraries
 SILENCE_SECONDS = 20.0  # the longest a bot may work on a request without a sign of life: past it, dead or hung
 DEFAULT_BATCH = 1000  # hands per request: what makes a bot fast enough to be a solver's opponent model
@@ -84,7 +85,10 @@ class Bot:
         (``"./mybot --level 3"``, ``"java -jar bot.jar"``).
     timeout
         Seconds the bot has per hand of a request (a request of ``n`` hands
-        has ``n * timeout``), plus :data:`STARTUP_SECONDS` for its first answer.
+        has ``n * timeout``), or per open-face decision, plus :data:`STARTUP_SECONDS`
+        for its first answer.  Default (``None``): :data:`DEFAULT_TIMEOUT` (1 s) a
+        hand, :data:`DECISION_TIMEOUT` (30 s) an open-face decision; a bot that
+        shows no sign of life faults sooner (``silence``).
     batch
         Hands per request (1 to 100,000).
     startup
@@ -103,14 +107,14 @@ class Bot:
     close the children they started when they end (:func:`closing_bots`).
     """
 
-    def __init__(self, command: str, timeout: float = DEFAULT_TIMEOUT, batch: int = DEFAULT_BATCH,
+    def __init__(self, command: str, timeout: "float | None" = None, batch: int = DEFAULT_BATCH,
                  startup: float = STARTUP_SECONDS, silence: float = SILENCE_SECONDS) -> None:
         if not isinstance(command, str):
             raise StrategyError(f"a bot's command is text, got {type(command).__name__}")
         command = command.removeprefix(PREFIX).strip()
         self.argv = tuple(_parse_command(command))
         self.command = command
-        self.timeout = check_seconds("bot timeout", timeout, positive=True)
+        self.timeout = None if timeout is None else check_seconds("bot timeout", timeout, positive=True)
         self.batch = check_int("bot batch", batch, 1, MAX_BATCH)
         self.startup = check_seconds("bot startup", startup)
         self.silence = check_seconds("bot silence", silence, positive=True)
@@ -129,6 +133,16 @@ class Bot:
     @property
     def key(self) -> tuple:
         return (self.argv, self.timeout, self.batch, self.startup, self.silence)
+
+    @property
+    def hand_timeout(self) -> float:
+        """Seconds a hand of the closed game has (:attr:`timeout`, or :data:`DEFAULT_TIMEOUT`)."""
+        return DEFAULT_TIMEOUT if self.timeout is None else self.timeout
+
+    @property
+    def decision_timeout(self) -> float:
+        """Seconds an open-face decision has (:attr:`timeout`, or :data:`DECISION_TIMEOUT`)."""
+        return DECISION_TIMEOUT if self.timeout is None else self.timeout
 
     @property
     def child(self) -> "BotProcess":
@@ -215,7 +229,7 @@ class BotProcess:
                 self.bot.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0,
                 start_new_session=True, preexec_fn=_die_with_parent if sys.platform == "linux" else None)
         except OSError as error:
-            raise StrategyError(f"cannot start bot {self.bot.__name__!r}: {error.strerror or error}") from None
+            raise BotCannotStart(f"cannot start bot {self.bot.__name__!r}: {error.strerror or error}") from None
         os.set_blocking(_pipe(self.process.stdin).fileno(), False)
         self.stderr_tail.clear()
         self.stderr_lines = [0]
@@ -268,7 +282,7 @@ class BotProcess:
             self.start()
         texts = _request_text(hands)
         line = json.dumps({"protocol": PROTOCOL, "hands": texts, **keys})
-        seconds = self.bot.timeout * len(hands) + (self.bot.startup if fresh else 0.0)
+        seconds = self.bot.hand_timeout * len(hands) + (self.bot.startup if fresh else 0.0)
         answer = self._exchange(line.encode() + b"\n", time.monotonic() + seconds, seconds, self.bot.silence,
                                 ANSWER_BYTES_PER_HAND * len(hands) + 4096)
         found, self.last_answer = _read_answer(answer, hands, keys.get("front", "high"))
@@ -280,7 +294,7 @@ class BotProcess:
         if fresh:
             self.close()
             self.start()
-        seconds = self.bot.timeout + (self.bot.startup if fresh else 0.0)
+        seconds = self.bot.decision_timeout + (self.bot.startup if fresh else 0.0)
         answer = self._exchange(json.dumps({"protocol": PROTOCOL, **payload}).encode() + b"\n",
                                 time.monotonic() + seconds, seconds, self.bot.silence, ANSWER_BYTES_PER_HAND + 4096)
         try:
@@ -616,7 +630,7 @@ def check_bot(bot: "Bot | str", seed: int = 0, rules: str = "pagat") -> list[Che
         try:
             found = child.ask(hands, keys)
         except _Fault as fault:
-            checks.append(Check(name, False, f"{fault}" + _tail(child)))
+            checks.append(Check(name, False, f"{fault}" + stderr_tail(child)))
             child.close()
             return None
         seconds = time.perf_counter() - started
@@ -655,6 +669,7 @@ def end_check(child: BotProcess) -> list[Check]:
     return [Check("ends when its input ends", True, f"exit status {process.returncode}")]
 
 
-def _tail(child: BotProcess) -> str:
+def stderr_tail(child: BotProcess) -> str:
+    """The last lines of the bot's standard error, for a message (empty when it wrote none)."""
     said = " | ".join(child.stderr_tail)
     return f"; its standard error: {said}" if said else ""

@@ -3,8 +3,12 @@
 A request is one decision, one JSON line; the answer, one line, is the board the bot leaves::
 
     -> {"protocol": 1, "game": "pineapple", "rules": {...}, "board": "Qh / 9s 9d / Ah Kh", "cards": "Qd 7c 2s",
-        "keep": 2, "opponents": ["Kc 7d / 5s 5d / 8c 8h 3d"], "discards": "4c", "fantasyland": false, "seat": 1}
+        "keep": 2, "opponents": ["Kc 7d / 5s 5d / 8c 8h 3d"], "opponents_in_fantasyland": [false],
+        "discards": "4c", "fantasyland": false, "seat": 1, "seed": 81985529216486895}
     <- {"board": "Qh Qd / 9s 9d 2s / Ah Kh"}
+
+A decision has :data:`~cpoker.strategies.bots.DECISION_TIMEOUT` seconds unless the bot's ``timeout`` says
+otherwise, and faults sooner when the bot shows no sign of life for its ``silence`` (a hung bot).
 
 The request's ``"game"`` key tells it from the closed game's (which has ``"hands"``).  Faults are contained as
 for the closed game (:mod:`cpoker.strategies.bots`): a crash, garbage, no answer in time, or a board that
@@ -26,8 +30,10 @@ def request_of(view: OfcView) -> dict:
     """The protocol's request for a decision (its keys but ``protocol``)."""
     return {"game": view.rules.game, "rules": view.rules.to_dict(), "board": str(view.board),
             "cards": format_cards(view.cards, sort=False), "keep": view.keep,
-            "opponents": [str(board) for board in view.opponents], "discards": format_cards(view.discards),
-            "fantasyland": view.fantasyland, "seat": view.seat}
+            "opponents": [str(board) for board in view.opponents],
+            "opponents_in_fantasyland": list(view.opponents_in_fantasyland),
+            "discards": format_cards(view.discards), "fantasyland": view.fantasyland, "seat": view.seat,
+            "seed": view.seed}
 
 
 class OfcBot:
@@ -56,23 +62,23 @@ def is_bot_name(strategy: object) -> bool:
 
 
 def check_ofc_bot(bot: "Bot | str", rules: "OfcRules | str" = "pineapple", seed: int = 0) -> list:
-    """Conformance checks of an open-face bot (what ``cpoker bot-check --game pineapple`` prints): a hand's
-    decisions in order (the first cards, each round, the last), a Fantasyland, a request with keys it does not
-    know, and its end when its input ends.  Each answer must be a legal board (:func:`placed_board`)."""
+    """Conformance checks of an open-face bot (what ``cpoker bot-check --game pineapple`` prints): a real hand
+    (:class:`~cpoker.game.ofc.hand.OfcHand`) against the ``heuristic``, the bot first to act, its decisions in
+    order (the first cards, each round, the last) with the requests a match sends (the opponent's board as it
+    stands, the bot's own discards, the seed), one with keys it does not know; then a Fantasyland; then its end
+    when its input ends.  Each answer must be a legal board (:func:`placed_board`); a failed check shows the end
+    of the bot's standard error.  After a failure the hand goes on with the heuristic's board."""
     import time
 
-    import numpy as np
-
-    from cpoker.game.cards import Card
+    from cpoker.game.ofc.hand import OfcHand, seeded, table_deck
     from cpoker.game.ofc.heuristic import heuristic
     from cpoker.game.ofc.rules import resolve_ofc_rules
-    from cpoker.strategies.bots import BotProcess, Check, end_check, fault_of
+    from cpoker.strategies.bots import BotProcess, Check, end_check, fault_of, stderr_tail
 
     rules = resolve_ofc_rules(rules)
     bot = bot if isinstance(bot, Bot) else Bot(bot)
     child = BotProcess(bot)
     checks: list = []
-    cards = [Card(int(c)) for c in np.random.default_rng(seed).permutation(52)]
 
     def ask(name: str, view: OfcView, extra: "dict | None" = None) -> "Board | None":
         started = time.perf_counter()
@@ -81,37 +87,36 @@ def check_ofc_bot(bot: "Bot | str", rules: "OfcRules | str" = "pineapple", seed:
             board = answer.get("board") if isinstance(answer, dict) else None
             placed = placed_board(view, board if isinstance(board, str) else answer)
         except StrategyError as error:
-            checks.append(Check(name, False, str(error)))
+            checks.append(Check(name, False, str(error) + stderr_tail(child)))
             return None
         except Exception as error:  # the protocol's faults (no answer, garbage, a crash)
             reason = fault_of(error)
             if reason is None:
                 raise
-            checks.append(Check(name, False, reason))
+            checks.append(Check(name, False, reason + stderr_tail(child)))
             child.close()
             return None
         checks.append(Check(name, True, f"{1e3 * (time.perf_counter() - started):.1f} ms: {placed}"))
         return placed
 
     try:
-        board, dealt, step = Board(), 0, 0
-        while not board.is_complete:
-            step_cards = rules.deal_after(len(board.cards))
-            assert step_cards is not None  # (each check's board is one a round leaves)
-            count, keep = step_cards
-            view = OfcView(rules=rules, board=board, cards=tuple(cards[dealt:dealt + count]), keep=keep,
-                           opponents=(Board(),), discards=(), fantasyland=False, seat=0, seed=step)
-            name = ("starts, and places the first cards" if not board.cards
-                    else "places the last round" if len(board.cards) + keep == 13 else f"places round {step}"
-                    + (" (a request with keys it does not know)" if step == 1 else ""))
-            placed = ask(name, view, {"future_key": [1, 2]} if step == 1 else None)
-            board = placed if placed is not None else heuristic(view)  # on, with a legal board, after a failure
-            dealt += count
-            step += 1
+        hand = OfcHand(rules, table_deck([seed, 0]), [0, 0], seeded(seed, 0))
+        rounds = 0
+        while hand.actor is not None:
+            if hand.actor != 0:
+                hand.play(heuristic)
+                continue
+            view = hand.view()
+            name = ("starts, and places the first cards" if not view.board.cards
+                    else "places the last round" if len(view.board.cards) + view.keep == 13
+                    else f"places round {rounds}" + (" (a request with keys it does not know)" if rounds == 1
+                                                     else ""))
+            placed = ask(name, view, {"future_key": [1, 2]} if rounds == 1 else None)
+            hand.apply(placed if placed is not None else heuristic(view))  # on, with a legal board, after a failure
+            rounds += 1
         size = rules.smallest_fantasyland or 13
-        view = OfcView(rules=rules, board=Board(), cards=tuple(cards[20:20 + size]), keep=13, opponents=(Board(),),
-                       discards=(), fantasyland=True, seat=0, seed=step)
-        ask(f"sets a Fantasyland of {size} cards", view)
+        fantasy = OfcHand(rules, table_deck([seed, 1]), [size, 0], seeded(seed, 1))
+        ask(f"sets a Fantasyland of {size} cards", fantasy.view())
         checks.extend(end_check(child))
     finally:
         child.close()

@@ -32,6 +32,11 @@ class StrategyError(OptionError):
     """A strategy that cannot be loaded, or that failed or answered nonsense on a hand."""
 
 
+class BotCannotStart(StrategyError):
+    """A bot (``cmd:COMMAND``) whose program cannot be started (not found, not executable): no hand of it can be
+    played, so a job stops with this error rather than forfeiting every hand."""
+
+
 class BotBroken(RuntimeError):
     """A bot (``cmd:COMMAND``) faulted on several requests in a row: the job stops.
 

@@ -168,3 +168,52 @@ def test_a_match_on_a_dask_cluster_is_the_local_match():
     local = match(["heuristic", "mc:4"], hands=20, rules=PINEAPPLE, seed=8, session_hands=5)
     remote = match(["heuristic", "mc:4"], hands=20, rules=PINEAPPLE, seed=8, session_hands=5, backend="dask")
     assert json.dumps([s.to_dict() for s in remote.scores]) == json.dumps([s.to_dict() for s in local.scores])
+
+
+def _strict(text: str):
+    """JSON text read as a strict parser (JavaScript's JSON.parse) reads it: NaN and Infinity are errors."""
+    def refuse(constant):
+        raise ValueError(f"not JSON: {constant}")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_a_match_of_one_session_writes_strict_json_and_words(tmp_path, capsys):
+    """One session has no interval for the points, and no Fantasyland hand no stay rate: null in JSON (NaN before),
+    words in text ('[+nan, +nan]' before)."""
+    played = match(["heuristic", "heuristic"], hands=3, rules=PINEAPPLE, seed=1, session_hands=5)
+    data = _strict(json.dumps(played.to_dict()))
+    assert data["scores"][0]["interval"] == [None, None] and data["scores"][0]["fantasyland_stay_rate"] is None
+    out = tmp_path / "match.json"
+    assert main(["ofc", "match", "heuristic", "heuristic", "--rules", "pineapple", "--hands", "3",
+                 "--session-hands", "5", "--seed", "1", "--json", "--out", str(out), "--quiet"]) == 0
+    assert _strict(capsys.readouterr().out)["scores"][1]["fantasyland_stay_interval"] == [None, None]
+    assert _strict(out.read_text())["scores"][0]["interval"] == [None, None]
+    assert main(["ofc", "match", "heuristic", "heuristic", "--rules", "pineapple", "--hands", "3",
+                 "--session-hands", "5", "--seed", "1", "--quiet"]) == 0
+    text = capsys.readouterr().out
+    assert "[one session]" in text and "nan" not in text.lower()
+
+
+def test_mc_rollouts_out_of_range_are_named():
+    for name, words in (("mc:0", "got 0"), ("mc:99999999", "got 99,999,999"), ("mc:abc", "got 'mc:abc'")):
+        with pytest.raises(StrategyError, match=f"mc:N takes a whole number of rollouts from 1 to 100,000, {words}"):
+            resolve_ofc_strategy(name)
+
+
+def test_jobs_one_is_held_inside_the_mc_placements(monkeypatch):
+    """``jobs=1``: mc's placements (a job inside the match's job) run on one thread, not on every core."""
+    import numba
+
+    import cpoker.system.threads as threads
+
+    seen = []
+    original = threads.in_parts
+
+    def recording(*args, **kwargs):
+        seen.append(numba.get_num_threads())
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(threads, "in_parts", recording)
+    match(["mc:8", "heuristic"], hands=1, rules=PINEAPPLE, seed=1, jobs=1)
+    assert seen and set(seen) == {1}

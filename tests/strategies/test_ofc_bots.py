@@ -90,3 +90,78 @@ def test_the_bot_check_command(capsys):
     closed_game_bot = f"cmd:{sys.executable} {ROOT / 'examples' / 'bots' / 'python_bot.py'}"
     assert main(["bot-check", closed_game_bot, "--game", "pineapple"]) == 1
     assert "FAIL  starts, and places the first cards" in capsys.readouterr().out
+
+
+FILLER = """import json, os, sys
+# places the kept cards in the first rows with room: legal, no cpoker imported (starts at once)
+SIZES = (3, 5, 5)
+def rows_of(text):
+    return [[] if part.strip() in ("", "-") else part.split() for part in text.split("/")]
+count_file = sys.argv[1] if len(sys.argv) > 1 else None
+for line in sys.stdin:
+    request = json.loads(line)
+    if count_file:
+        with open(count_file, "a") as file:
+            file.write(line)
+        with open(count_file) as file:
+            if len(file.readlines()) > int(sys.argv[2]):
+                sys.stderr.write("out of luck\\n"); sys.stderr.flush()
+                print("not json", flush=True)
+                continue
+    rows = rows_of(request["board"])
+    for card in request["cards"].split()[:request["keep"]]:
+        row = next(r for r in range(3) if len(rows[r]) < SIZES[r])
+        rows[row].append(card)
+    print(json.dumps({"board": " / ".join(" ".join(r) or "-" for r in rows)}), flush=True)
+"""
+
+
+@pytest.mark.subprocess
+def test_a_broken_bot_keeps_the_sessions_played(tmp_path, capsys):
+    """A bot that answers garbage after 30 answers (three sessions of 10 decisions): its fourth session's two hands
+    are forfeited (a fault a hand), the third fault in a row, in the fifth, breaks it; the match's four sessions
+    come back (BotBroken.result), and the command prints them, exiting 1 (the closed game's promise,
+    docs/bots.md)."""
+    script = tmp_path / "filler.py"
+    script.write_text(FILLER)
+    bot = f"cmd:{sys.executable} {script} {tmp_path / 'asked.txt'} 30"  # 30 good answers, then garbage
+    with pytest.raises(BotBroken) as broken:
+        match([bot, "heuristic"], hands=20, rules="pineapple", seed=1, session_hands=1, jobs=1)
+    partial = broken.value.result
+    assert partial is not None and partial.partial and partial.hands == 4
+    assert partial.scores[0].hands == 8 and partial.scores[0].faults == 2
+    (tmp_path / "asked.txt").unlink()
+    assert main(["ofc", "match", bot, "heuristic", "--rules", "pineapple", "--hands", "20", "--session-hands", "1",
+                 "--seed", "1", "--quiet"]) == 1
+    out, err = capsys.readouterr()
+    assert "4 of 20 deals" in out and "is broken" in err and "out of luck" in err
+
+
+@pytest.mark.subprocess
+def test_a_bot_that_cannot_start_stops_the_match(capsys):
+    from cpoker.system.errors import BotCannotStart
+
+    with pytest.raises(BotCannotStart, match="cannot start bot 'cmd:/no/such/bot'"):
+        match(["cmd:/no/such/bot", "heuristic"], hands=2, rules="pineapple", seed=1)
+    assert main(["ofc", "match", "cmd:/no/such/bot", "heuristic", "--hands", "2", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cannot start bot 'cmd:/no/such/bot'" in err
+
+
+@pytest.mark.subprocess
+def test_bot_check_sends_a_real_hand_and_shows_a_failing_bots_stderr(tmp_path):
+    script = tmp_path / "filler.py"
+    script.write_text(FILLER)
+    log = tmp_path / "asked.txt"
+    checks = check_ofc_bot(f"cmd:{sys.executable} {script} {log} 1000", "pineapple", seed=3)
+    assert all(check.passed for check in checks) and len(checks) == 7
+    requests = [json.loads(line) for line in log.read_text().splitlines()]
+    assert len(requests) == 6 and all(isinstance(r["seed"], int) for r in requests)
+    # the discards the bot made, as a match sends them; the opponent's board as it stands
+    assert [len(r["discards"].split()) for r in requests[:5]] == [0, 0, 1, 2, 3]
+    assert [len(r["opponents"][0].replace("/", " ").replace("-", " ").split()) for r in requests[:5]] == \
+        [0, 5, 7, 9, 11]
+    assert requests[5]["fantasyland"] and requests[5]["opponents_in_fantasyland"] == [False]
+    assert all(r["opponents_in_fantasyland"] == [False] for r in requests)
+    failing = check_ofc_bot(f"cmd:{sys.executable} {script} {tmp_path / 'again.txt'} 0", "pineapple")
+    assert not any(check.passed for check in failing[:-1]) and "out of luck" in failing[0].detail

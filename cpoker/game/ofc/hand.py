@@ -38,7 +38,8 @@ from cpoker.game.dealing import derived_seed
 from cpoker.game.ofc.boards import ROW_NAMES, Board
 from cpoker.game.ofc.rules import OfcRules
 from cpoker.game.ofc.scoring import OfcSettlement, next_fantasyland, settle
-from cpoker.system.errors import ArrangementError, BotBroken, CardError, OptionError, StrategyError
+from cpoker.system.errors import (ArrangementError, BotBroken, BotCannotStart, CardError, OptionError,
+                                  StrategyError)
 
 SEAT_CARDS = 17  # the most cards a seat is dealt in a hand
 DECK_SIZE = 52
@@ -393,9 +394,11 @@ class OfcHand:
     def play(self, strategy: "OfcStrategy") -> Optional[Board]:
         """Ask ``strategy`` the pending decision and apply its answer; a fault (:class:`StrategyError`, or any
         exception of the strategy's) forfeits the hand for that seat (``None``).  A broken bot
-        (:class:`~cpoker.BotBroken`) stops the job: it is raised."""
+        (:class:`~cpoker.BotBroken`), or one that cannot start, stops the job: it is raised."""
         try:
             return self.apply(_ask(strategy, self.view()))
+        except BotCannotStart:
+            raise
         except StrategyError as error:
             self.forfeit(str(error))
             return None
