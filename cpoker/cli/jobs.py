@@ -291,7 +291,8 @@ def resumed_job(args, kind: str, suffixes: tuple = OUT_SUFFIXES) -> "tuple[Optio
     if args.resume:
         saved = read_json(args.resume, f"saved {noun}")
         if not isinstance(saved, dict) or saved.get("kind") != kind or not isinstance(saved.get("state"), dict):
-            raise OptionError(f"{args.resume} is not a {noun} result that can be resumed "
+            article = "an" if noun[:1] in "aeiou" else "a"
+            raise OptionError(f"{args.resume} is not {article} {noun} result that can be resumed "
                               f"(cpoker {kind.replace('-', ' ')} --out FILE.json writes one)")
     out = args.out or args.resume  # a resumed job's file becomes the continued one's
     if args.checkpoint and not (out and Path(out).suffix.lower() == ".json"):

@@ -29,12 +29,22 @@ def cmd_ofc(args) -> int:
 
 
 def _fantasy(args) -> int:
+    import sys
+
     from cpoker.cli.common import fixed
     from cpoker.game.ofc.boards import ROW_NAMES
-    from cpoker.game.ofc.fantasyland import fantasyland
+    from cpoker.game.ofc.fantasyland import fantasyland, warm_up
+    from cpoker.game.ofc.rules import resolve_ofc_rules
 
-    best = fantasyland(" ".join(args.cards), args.rules, args.objective, samples=args.samples, seed=args.seed,
+    rules = resolve_ofc_rules(args.rules)
+    warm_up(rules, args.objective)  # compiled (or loaded) before the solver is timed, under the cold start's notice
+    best = fantasyland(" ".join(args.cards), rules, args.objective, samples=args.samples, seed=args.seed,
                        fantasyland_value=args.fantasyland_value)
+    dealt = sorted({*dict(rules.fantasyland).values(), *([rules.fantasyland_repeat] if rules.fantasyland_repeat
+                                                        else [])})
+    if len(best.cards) not in dealt:
+        print(f"cpoker: note: {rules.name} deals a Fantasyland of {' or '.join(map(str, dealt)) or 'no'} cards; "
+              f"{len(best.cards)} solved as given", file=sys.stderr)
     if args.json:
         print_json(best.to_dict())
         return 0
@@ -166,6 +176,8 @@ def _score(args) -> int:
     for number in args.fantasyland or []:
         if not 1 <= number <= players:
             raise OptionError(f"--fantasyland {number}: name a player from 1 to {players}")
+        if flags[number - 1]:
+            raise OptionError(f"--fantasyland {number} is given twice: name each player once")
         flags[number - 1] = True
     settlement = settle(args.player, args.rules, flags)
     if args.json:

@@ -98,6 +98,18 @@ def _check_board(board: Board, rules: OfcRules, who: str) -> None:
                                f"(first {rules.first_cards}, then {rules.round_places} a round)")
 
 
+def _check_reachable(board: Board, other: Board, rules: OfcRules, number: int) -> None:
+    """Refuse an opponent's board that no deal shows beside ``board``: at the table an opponent has made as
+    many decisions as the player, or one more (it acts first in the round); an empty board may be a
+    Fantasyland's, set face down."""
+    mine, theirs = rules.decisions_made(len(board.cards)), rules.decisions_made(len(other.cards))
+    if other.cards and not mine <= theirs <= mine + 1:
+        how = f"{theirs - mine} decisions ahead of" if theirs > mine else f"{mine - theirs} behind"
+        raise ArrangementError(f"opponent {number}'s board ({len(other.cards)} cards) is {how} yours "
+                               f"({len(board.cards)}): no deal of {rules.name} reaches that position (an opponent has "
+                               "made as many decisions as you, or one more; an empty board is one in Fantasyland)")
+
+
 def _settings(board: BoardLike, cards: CardsLike, rules: OfcRules, opponents: "Sequence[BoardLike] | None",
               dead: CardsLike) -> tuple:
     """The decision's boards and cards, checked: ``(board, cards, opponents, dead, kept, pool, own, needed)``:
@@ -128,6 +140,7 @@ def _settings(board: BoardLike, cards: CardsLike, rules: OfcRules, opponents: "S
         except (ArrangementError, CardError) as error:
             raise type(error)(f"opponent {number}: {error}") from None
         _check_board(other, rules, f"opponent {number}'s board")
+        _check_reachable(board, other, rules, number)
         others.append(other)
     dead_cards = parse_cards(dead, unique=False) if dead not in (None, "", ()) else ()
     owner: dict = {}

@@ -70,8 +70,11 @@ def test_the_worked_example_and_its_parts():
 
 
 @pytest.mark.parametrize("front, progressive, repeat", [
-    ("Qh Qd 2c", 14, 14), ("Kh Kd 2c", 15, 14), ("Ah Ad 2c", 16, 14), ("Qh Qd Qc", 17, 14), ("Jh Jd 2c", None, None)])
+    ("Qh Qd 2c", 14, None), ("Kh Kd 2c", 15, None), ("Ah Ad 2c", 16, None), ("Qh Qd Qc", 17, 14),
+    ("Jh Jd 2c", None, None)])
 def test_progressive_fantasyland_grows_with_the_front(front, progressive, repeat):
+    """Out of Fantasyland the front earns its size; in it, only a board that stays (trips in front here) goes
+    back, to the repeat's 14: a pair in front leaves (``None``, not the repeat's size)."""
     rest = "3s 5s 7s 8s Ts / 4h 4d 4c 9d 9c" if "Qc" not in front else "3s 5s 7s 8s Ts / 4h 4d 4c 4s 9c"
     board = f"{front} / {rest.split(' / ')[0]} / {rest.split(' / ')[1]}"
     assert ofc.score_board(board, "progressive").fantasyland == progressive
@@ -111,7 +114,10 @@ def test_house_rules_round_trip_and_name_the_bad_field(tmp_path):
         'game = "ofc"\nstay = ["back flush"]': "stay must list conditions",
         'game = "ofc"\nscoop = -1': "scoop must be a whole number from 0",
         'game = "pineapple"\nfirst_cards = 4': "the 9 cards after the first 4 do not come 2 a round",
-        'game = "pineapple"\nround_cards = 13': "a player would see 57 cards",
+        'game = "pineapple"\nround_cards = 13': "deal a player 57 cards, more than the 17 a table deals a seat",
+        # one deck cannot deal these to two players (they loaded, then fouled every hand)
+        'game = "pineapple"\nround_cards = 4': "round_cards 4 \\(round_places 2\\) deal a player 21 cards",
+        'game = "ofc"\nround_cards = 3': "first_cards 5 \\+ 8 rounds of round_cards 3 .* 29 cards",
         'game = "ofc"\n[royalties]\nmiddle = { "five of a kind" = 1 }': "royalties.middle: unknown entry",
         'game = "ofc"\n[royalties]\nfront_pairs = { "1" = 1 }': "royalties.front_pairs: unknown entry '1'",
         'game = "ofc"\nroyalty_multiplier = 0': "royalty_multiplier must be a whole number from 1",
@@ -216,3 +222,43 @@ def test_the_ofc_score_command(capsys):
         assert cli.main(["ofc", "score", *argv]) == 2
         err = capsys.readouterr().err
         assert message in err and err.count("\n") == 1
+
+
+def test_settle_checks_the_types_of_its_lists():
+    for kwargs, words in ((dict(forfeited=[7]), "forfeited names players from 1 to 2, got 7"),
+                          (dict(forfeited=[True]), "got True"), (dict(forfeited="1"), "got str"),
+                          (dict(in_fantasyland=["no", 0]), "True or False for each player, got 'no'"),
+                          (dict(in_fantasyland="no"), "got str"), (dict(in_fantasyland=[2]), "got 2")):
+        with pytest.raises(OptionError, match=words):
+            ofc.settle([A, B], "pineapple", **kwargs)
+    assert ofc.settle([A, B], "pineapple", [np.bool_(True), 0]).boards[0].stays is False
+
+
+def test_a_player_leaving_fantasyland_is_told_so(capsys):
+    """``ofc score --fantasyland 1`` for a board that does not stay: no "Fantasyland next hand" (it said 13 cards
+    before), JSON ``fantasyland: null``; a board that stays goes back."""
+    from cpoker.cli import main
+
+    assert main(["ofc", "score", "--player", A, "--player", B, "--fantasyland", "1"]) == 0
+    line = capsys.readouterr().out.splitlines()[1]
+    assert "leaves Fantasyland" in line and "next hand" not in line
+    assert main(["ofc", "score", "--player", A, "--player", B, "--fantasyland", "1", "--json"]) == 0
+    player = json.loads(capsys.readouterr().out)["players"][0]
+    assert player["fantasyland"] is None and player["stays_in_fantasyland"] is False
+    staying = "Qh Qd Qc / 5s 6s 7s 8s Ks / Ah Ad Ac Kd Kc"  # trips in front stay
+    assert main(["ofc", "score", "--player", staying, "--player", B, "--fantasyland", "1"]) == 0
+    assert "Fantasyland next hand: 13 cards; stays in Fantasyland" in capsys.readouterr().out
+    assert main(["ofc", "score", "--player", A, "--player", B, "--fantasyland", "1", "--fantasyland", "1"]) == 2
+    assert "--fantasyland 1 is given twice" in capsys.readouterr().err
+
+
+def test_a_fantasyland_of_a_size_the_rules_do_not_deal_is_noted(capsys):
+    from cpoker.cli import main
+
+    cards = "As Ad Ac Kh Kd Qs Jh Th 9c 8c 7c 6c 5c 2d 3d".split()
+    assert main(["ofc", "fantasy", *cards, "--objective", "royalties"]) == 0
+    captured = capsys.readouterr()
+    assert "ofc deals a Fantasyland of 13 cards; 15 solved as given" in captured.err
+    assert "best Fantasyland board of 15 cards" in captured.out
+    assert main(["ofc", "fantasy", *cards[:14], "--rules", "pineapple", "--objective", "royalties"]) == 0
+    assert "note" not in capsys.readouterr().err

@@ -238,3 +238,17 @@ def test_options_of_a_round_follow_itertools(capsys):
     hand = parse_cards("Qd 7c 2s")
     subsets = [tuple(c for c in hand if c not in d) for _, d in options_of(Board.parse("Qh / 9s 9d / Ah Kh"), hand, 2)]
     assert list(dict.fromkeys(subsets)) == list(itertools.combinations(hand, 2))
+
+
+def test_positions_no_deal_reaches_are_refused():
+    """An opponent three decisions ahead of the player, not in Fantasyland, is no table's position: one line, not
+    a ranking; one decision ahead (it acted first this round), level, or an empty board (a Fantasyland, face
+    down) are."""
+    with pytest.raises(ArrangementError, match=r"opponent 1's board \(11 cards\) is 3 decisions ahead of yours "
+                                               r"\(5\): no deal of pineapple"):
+        place("Qh / 9s 9d / Ah Kh", "Qd 7c 2s", "pineapple", opponents=["Kc 7d 8d / 5s 5d 6h 6c / 8c 8h 3d 2h"],
+              samples=1)
+    with pytest.raises(ArrangementError, match="1 behind yours"):
+        place("Qh Qs / 9s 9d 3c / Ah Kh", "Qd 7c 2s", "pineapple", opponents=["Kc / 5s 5d / 8c 8h"], samples=1)
+    for opponent in ("Kc 7d / 5s 5d / 8c 8h 3d", "Kc / 5s 5d / 8c 8h", "- / - / -"):
+        assert place("Qh / 9s 9d / Ah Kh", "Qd 7c 2s", "pineapple", opponents=[opponent], samples=1).options

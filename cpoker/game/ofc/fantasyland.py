@@ -157,6 +157,16 @@ def fantasyland(cards: CardsLike, rules: "OfcRules | str | None" = None, objecti
                             seconds=seconds, samples=samples, seed=seed, fantasyland_value=worth)
 
 
+def warm_up(rules: "OfcRules | str | None" = None, objective: str = "ev") -> None:
+    """Compile (or load from numba's cache) the kernels of :func:`fantasyland` under the cold start's notice
+    (:func:`~cpoker.system.notice.compile_notice`), so that a first call's time is the solver's own: a cold
+    install spends some 19 s compiling them once."""
+    from cpoker.system.notice import compile_notice
+
+    with compile_notice():
+        fantasyland("As Ad Ac Kh Kd Qs Jh Th 9c 8c 7c 6c 5c", rules, objective, samples=4, seed=0)
+
+
 def _best_by_ev(ids: np.ndarray, rules: OfcRules, stays: tuple, samples: int, seed: int, worth: float) -> tuple:
     """The ``"ev"`` objective's board (position masks) and its value: the kernel's search against the sampled
     opponent boards that do not foul, plus what the fouled ones pay whatever the board."""

@@ -36,20 +36,17 @@ import numpy as np
 from cpoker.game.cards import Card, format_cards
 from cpoker.game.dealing import derived_seed
 from cpoker.game.ofc.boards import ROW_NAMES, Board
-from cpoker.game.ofc.rules import OfcRules
+from cpoker.game.ofc.rules import DECK, SEAT_CARDS, OfcRules
 from cpoker.game.ofc.scoring import OfcSettlement, next_fantasyland, settle
 from cpoker.system.errors import (ArrangementError, BotBroken, BotCannotStart, CardError, OptionError,
                                   StrategyError)
-
-SEAT_CARDS = 17  # the most cards a seat is dealt in a hand
-DECK_SIZE = 52
 
 
 def table_deck(entropy: "int | Sequence[int]") -> np.ndarray:
     """The 52 card ids of a hand's deck in the order they are dealt, shuffled by
     ``numpy.random.default_rng(entropy)``: every table of cpoker (a match's, the environment's, the web page's)
     deals from it, each with its own ``entropy`` (a seed, or a seed and the hand's place in a job)."""
-    return np.argsort(np.random.default_rng(entropy).random(DECK_SIZE), kind="stable")
+    return np.argsort(np.random.default_rng(entropy).random(DECK), kind="stable")
 
 
 def seeded(*path: int) -> Callable[[int, int], int]:

@@ -32,6 +32,7 @@ FANTASYLAND_FRONTS = ("QQ", "KK", "AA", "trips")  # the fronts that may enter Fa
 STAY_CONDITIONS = ("front trips", "middle full house", "back four of a kind")
 MAX_UNITS = 10**6  # a royalty, the scoop bonus, the multiplier: no total then comes near an int64's range
 DECK = 52
+SEAT_CARDS = 17  # the most a seat is dealt in a hand: a 17-card Fantasyland, or Pineapple's 5 + 4 x 3
 
 # the standard table the public engines share (RULES.md §4)
 STANDARD_FRONT_PAIRS = {rank: units for units, rank in enumerate("6789TJQKA", 1)}  # 66 = 1 ... AA = 9
@@ -150,8 +151,11 @@ class OfcRules:
         if (13 - self.first_cards) % self.round_places:
             raise _fail(source, f"the {13 - self.first_cards} cards after the first {self.first_cards} do not "
                                 f"come {self.round_places} a round")
-        if self.cards_per_player > DECK:
-            raise _fail(source, f"a player would see {self.cards_per_player} cards, more than a deck holds")
+        if self.cards_per_player > SEAT_CARDS:
+            raise _fail(source, f"first_cards {self.first_cards} + {self.rounds} rounds of round_cards "
+                                f"{self.round_cards} (round_places {self.round_places}) deal a player "
+                                f"{self.cards_per_player} cards, more than the {SEAT_CARDS} a table deals a seat "
+                                "(Pineapple's 5 + 4 x 3: one deck serves three players)")
         fantasyland = dict(self.fantasyland)
         for front, cards in fantasyland.items():
             if front not in FANTASYLAND_FRONTS:
@@ -218,6 +222,12 @@ class OfcRules:
     def smallest_fantasyland(self) -> Optional[int]:
         """The cards of the smallest Fantasyland the rules deal (``None``: they have none)."""
         return min(dict(self.fantasyland).values(), default=None)
+
+    def decisions_made(self, placed: int) -> int:
+        """How many decisions leave a board of ``placed`` cards (a count :meth:`deal_after` knows, or 13)."""
+        if placed == 0:
+            return 0
+        return 1 + (placed - self.first_cards) // self.round_places
 
     @property
     def max_players(self) -> int:

@@ -17,10 +17,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Optional
 
+import numpy as np
+
 from cpoker.game.arrangements import Arrangement
+from cpoker.game.cards import short_repr
 from cpoker.game.ofc.boards import ROW_NAMES, Board, BoardLike, full_board
 from cpoker.game.ofc.rules import RANK_NAMES, OfcRules, resolve_ofc_rules
 from cpoker.system.errors import ArrangementError, CardError, OptionError
+
 
 MIN_PLAYERS = 2
 
@@ -58,8 +62,9 @@ class BoardScore:
     foul_reason
         Why it fouls, or ``None``.
     fantasyland
-        The cards of the Fantasyland this board earns (its front, not fouling), or ``None``; for a player in
-        Fantasyland, the repeat's size if the rules give one.
+        The cards of the Fantasyland this board sends its player to next hand, or ``None``: out of Fantasyland,
+        the one its front earns (not fouling); in Fantasyland, the one it stays in (the repeat's size if the
+        rules give one, else what its front earns, else the smallest), ``None`` when it leaves.
     stays
         Whether the board keeps a player already in Fantasyland there (any of the rules' ``stay``).
     """
@@ -105,24 +110,23 @@ def score_board(board: BoardLike, rules: "OfcRules | str | None" = None, in_fant
     earned = "trips" if count == 3 else rank * 2 if count == 2 else None
     entries = dict(rules.fantasyland)
     fantasyland = entries.get(earned) if earned is not None else None
-    if fantasyland is not None and in_fantasyland and rules.fantasyland_repeat is not None:
-        fantasyland = rules.fantasyland_repeat
     strong = {"front trips": count == 3,
               "middle full house": middle in ("full house", "four of a kind", "straight flush", "royal flush"),
               "back four of a kind": back in ("four of a kind", "straight flush", "royal flush")}
     stays = any(strong[condition] for condition in rules.stay)
+    if in_fantasyland:  # a player in Fantasyland goes back only by staying
+        fantasyland = (rules.fantasyland_repeat or fantasyland or rules.smallest_fantasyland) if stays else None
     return BoardScore(board, tuple(u * rules.royalty_multiplier for u in units), None, fantasyland, stays)
 
 
 def next_fantasyland(score: BoardScore, rules: OfcRules, in_fantasyland: bool) -> int:
     """The Fantasyland a scored board sends its player to next hand, in cards (0: none): the one its front
     earns; or, for a player in Fantasyland whose board stays, the repeat's size, else what its front earns,
-    else the smallest the rules deal."""
-    if not in_fantasyland:
-        return score.fantasyland or 0
-    if not score.stays:
+    else the smallest the rules deal (``score`` scored with the same ``in_fantasyland``: its
+    :attr:`~BoardScore.fantasyland`)."""
+    if in_fantasyland and not score.stays:
         return 0
-    return rules.fantasyland_repeat or score.fantasyland or rules.smallest_fantasyland or 0
+    return score.fantasyland or 0
 
 
 def pair_points(a: BoardScore, b: BoardScore, rules: OfcRules) -> int:
@@ -179,9 +183,21 @@ def settle(boards: Sequence[BoardLike], rules: "OfcRules | str | None" = None,
     if not MIN_PLAYERS <= len(boards) <= rules.max_players:
         raise OptionError(f"an open-face deal of {rules.name} has {MIN_PLAYERS} to {rules.max_players} players "
                           f"(each sees {rules.cards_per_player} cards of the deck), got {len(boards)}")
+    if isinstance(in_fantasyland, (str, bytes)) or not isinstance(in_fantasyland, Sequence):
+        raise OptionError(f"in_fantasyland is a list of True/False, one per player, got "
+                          f"{type(in_fantasyland).__name__}")
+    for flag in in_fantasyland:
+        if not isinstance(flag, (bool, np.bool_)) and not (isinstance(flag, (int, np.integer)) and flag in (0, 1)):
+            raise OptionError(f"in_fantasyland holds True or False for each player, got {short_repr(flag)}")
     flags = list(in_fantasyland) + [False] * (len(boards) - len(in_fantasyland))
     if len(flags) != len(boards):
         raise OptionError(f"in_fantasyland has {len(in_fantasyland)} entries for {len(boards)} players")
+    if isinstance(forfeited, (str, bytes)) or not isinstance(forfeited, Sequence):
+        raise OptionError(f"forfeited is a list of player numbers, got {type(forfeited).__name__}")
+    for player in forfeited:
+        if isinstance(player, (bool, np.bool_)) or not isinstance(player, (int, np.integer)) or \
+                not 1 <= player <= len(boards):
+            raise OptionError(f"forfeited names players from 1 to {len(boards)}, got {short_repr(player)}")
     scored = []
     for player, (board, flag) in enumerate(zip(boards, flags), 1):
         try:
