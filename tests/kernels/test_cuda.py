@@ -109,24 +109,38 @@ def test_a_gpu_kernels_first_launch_and_no_other_runs_under_the_cold_start_notic
     assert json.loads(result.stdout.strip().splitlines()[-1]) == {"notices": 1, "keys": True}
 
 
-def _compiles_for_cuda() -> bool:
-    """numba-cuda and NVIDIA's NVVM are here: kernels really compile, with or without a GPU."""
+def _cuda_toolchain_missing() -> "str | None":
+    """Why kernels cannot really compile for CUDA here (with or without a GPU), or ``None`` when they can: numba-cuda,
+    NVIDIA's NVVM and NVIDIA's NVRTC (the ``cuda`` extra without a CUDA toolkit has neither library)."""
     import importlib.util
 
     if importlib.util.find_spec("numba_cuda") is None:
-        return False
+        return "needs numba-cuda (the cuda extra)"
     try:
         from cpoker._kernels.cuda import import_cuda
         from cpoker.game.devices import _nvvm_found
 
         import_cuda()
-    except Exception:  # noqa: BLE001 -- numba-cuda fails as it is imported without the CUDA libraries
-        return False
-    return _nvvm_found()
+    except Exception as error:  # noqa: BLE001 -- numba-cuda fails as it is imported without the CUDA libraries
+        return f"numba-cuda cannot be imported here: {type(error).__name__}"
+    if not _nvvm_found():
+        return "needs NVIDIA's NVVM (a CUDA toolkit, or the cuda12/cuda13 extra)"
+    try:
+        from numba.cuda.cudadrv import nvrtc
+    except ImportError:  # a numba-cuda that does not use NVRTC
+        return None
+    # loading NVRTC: an object of it (older numba-cuda), or the compute capabilities it supports (newer)
+    probe = getattr(nvrtc, "NVRTC", None) or getattr(nvrtc, "get_supported_ccs", None)
+    try:
+        if probe is not None:
+            probe()
+    except Exception as error:  # noqa: BLE001 -- "Failure finding libnvrtc.so", or a library that cannot load
+        return f"needs NVIDIA's NVRTC (a CUDA toolkit, or the cuda12/cuda13 extra): {str(error)[:80]}"
+    return None
 
 
 @pytest.mark.gpu
-@pytest.mark.skipif(not _compiles_for_cuda(), reason="needs numba-cuda and NVIDIA's NVVM (CI has neither)")
+@pytest.mark.skipif(_cuda_toolchain_missing() is not None, reason=str(_cuda_toolchain_missing()))
 def test_cuda_kernels_compile_once_then_every_later_process_loads_them(tmp_path):
     """numba-cuda's disk cache, keyed by cpoker's kernel sources (``cache_cuda_kernel``), across real processes:
     the first compiles, the next loads the same code; a change of the sources compiles again; a damaged cache
