@@ -7,25 +7,98 @@ deck and the same seeded opponent decisions every time) is stepped up to the per
 is returned, or to its end, which is settled and reviewed: each of the person's decisions with what the placement
 solver says it cost.  Hand ``h`` of a session deals from ``default_rng([seed, h])``; the person acts first in
 even hands, second in odd ones (the button moves).
+
+**One ranking of a decision.**  A decision's options are ranked by :func:`ranked` with the decision's
+``ranking_seed`` (in its view) and the review's samples: the page's Hint asks exactly that, and the review at the
+hand's end finds the same ranking (kept, complete, in a small cache), so following the Hint is never called a
+mistake.  The opponent's decisions are kept too (a pure function of what it sees), so each request computes only
+what is new; the review runs under the request's time budget (a partial ranking says so).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Optional
 
-from cpoker.game.cards import format_cards
-from cpoker.game.dealing import derived_seed
-from cpoker.game.ofc.boards import Board
+from cpoker.game.cards import format_cards, parse_cards
+from cpoker.game.ofc.boards import Board, as_board
 from cpoker.game.ofc.hand import HandRecord, OfcHand, OfcView, seeded, table_deck
 from cpoker.game.ofc.rules import OfcRules
 from cpoker.jobs.ofc_match import resolve_ofc_strategy
-from cpoker.system.errors import ArrangementError, OptionError, StrategyError
+from cpoker.system.errors import ArrangementError, CpokerError, OptionError, StrategyError
 from cpoker.system.limits import check_int, check_seed
 
 MAX_HAND = 10_000
 REVIEW_SAMPLES = 200
+JS_SEEDS = 2**53  # the seeds a JavaScript number holds exactly
+KEPT = 512  # rankings and opponent decisions kept, the least recently used dropped first
+
+
+class _Kept:
+    """A small thread-safe cache of results that are pure functions of their key (least recently used out)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.items: OrderedDict = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key: Hashable, compute: Callable[[], Any], keep: Callable[[Any], bool] = lambda _: True) -> Any:
+        with self.lock:
+            if key in self.items:
+                self.items.move_to_end(key)
+                return self.items[key]
+        value = compute()
+        if keep(value):
+            with self.lock:
+                self.items[key] = value
+                while len(self.items) > self.size:
+                    self.items.popitem(last=False)
+        return value
+
+
+_RANKINGS = _Kept(KEPT)
+_OPPONENT_BOARDS = _Kept(KEPT)
+
+
+def ranking_seed(view: OfcView) -> int:
+    """The seed a decision's options are ranked with (the Hint's and the review's): the decision's own seed, cut
+    to what a JavaScript number holds."""
+    return view.seed % JS_SEEDS
+
+
+def ranked(board: object, cards: object, rules: OfcRules, opponents: Optional[Sequence] = None, dead: object = (),
+           samples: int = 1000, seed: Optional[int] = None, fantasyland_value: Optional[float] = None,
+           jobs: Optional[int] = None, time_budget: Optional[float] = None):
+    """:func:`cpoker.jobs.placement.place`, a complete answer kept for the next call with the same question (the
+    web page's Hint, then its review)."""
+    from cpoker.jobs.placement import place
+
+    def solve():
+        return place(board, cards, rules, opponents=opponents, dead=dead, samples=samples, seed=seed,
+                     fantasyland_value=fantasyland_value, jobs=jobs, time_budget=time_budget)
+
+    try:  # the question in one spelling: the page's text and the table's objects find the same answer
+        key = ("place", str(as_board(board)), format_cards(parse_cards(cards, unique=False), sort=False), rules,  # type: ignore
+               tuple(str(as_board(other)) for other in opponents or ()),
+               format_cards(parse_cards(dead, unique=False)) if dead not in (None, "", ()) else "",  # type: ignore
+               samples, seed, fantasyland_value)
+    except CpokerError:
+        return solve()  # (which says what is wrong)
+    if seed is None:
+        return solve()
+    return _RANKINGS.get(key, solve, keep=lambda answer: not answer.partial)
+
+
+def ranked_fantasyland(cards: object, rules: OfcRules, samples: int, seed: int):
+    """The Fantasyland solver's ``ev`` board, kept as :func:`ranked` keeps placements."""
+    from cpoker.game.ofc.fantasyland import fantasyland
+
+    return _RANKINGS.get(("fantasyland", str(cards), rules, samples, seed),
+                         lambda: fantasyland(cards, rules, "ev", samples=samples, seed=seed))  # type: ignore
 
 
 @dataclass(frozen=True)
@@ -41,7 +114,8 @@ class TableTurn:
     def to_dict(self) -> dict:
         data: dict = {"seat": self.seat, "opponent": str(self.opponent), "done": self.view is None}
         if self.view is not None:
-            data["you"] = self.view.to_dict()
+            data["you"] = {**self.view.to_dict(), "ranking_seed": ranking_seed(self.view)}
+            del data["you"]["seed"]  # (a 63-bit number JavaScript cannot hold exactly: ranking_seed is the one to use)
             return data
         record = self.record
         assert record is not None  # (a hand over has its record)
@@ -56,12 +130,14 @@ class TableTurn:
 
 
 def table_turn(rules: OfcRules, seed: int, hand: int, placements: Sequence[str], fantasyland: Sequence[int] = (0, 0),
-               opponent: str = "mc", review_samples: int = REVIEW_SAMPLES) -> TableTurn:
+               opponent: str = "mc", review_samples: int = REVIEW_SAMPLES, jobs: Optional[int] = None,
+               time_budget: Optional[float] = None) -> TableTurn:
     """Replay hand ``hand`` of the session ``seed`` with the person's ``placements`` (each the board after one of
     their decisions) and return their next decision or the hand's end (see the module docstring).
 
     ``fantasyland``: the person's and the opponent's Fantasyland sizes for this hand (0: none), as the previous
-    hand's answer said.
+    hand's answer said.  ``jobs``: the threads (default: all cores); ``time_budget``: seconds the review may take
+    (its rankings then rest on fewer samples and say so).
 
     Raises
     ------
@@ -70,53 +146,60 @@ def table_turn(rules: OfcRules, seed: int, hand: int, placements: Sequence[str],
     OptionError, StrategyError
         For a bad seed, hand number, Fantasyland size or opponent.
     """
+    from cpoker.jobs.job import numba_threads
+
     seed = check_seed(seed)
     hand = check_int("hand", hand, 0, MAX_HAND)
     sizes = list(fantasyland) + [0] * (2 - len(fantasyland))
-    _, other = resolve_ofc_strategy(opponent)
+    name, other = resolve_ofc_strategy(opponent)
     seat = hand % 2
     given = list(placements)
     seat_sizes = [sizes[0], sizes[1]] if seat == 0 else [sizes[1], sizes[0]]
+    started = time.monotonic()
     try:
         table = OfcHand(rules, table_deck([seed, hand]), seat_sizes, seeded(seed, hand))
     except OptionError as error:
         raise ArrangementError(str(error)) from None
     views: list = []
-    while table.actor is not None:
-        if table.actor != seat:
-            table.play(other)
-            continue
-        if len(views) == len(given):
+    with numba_threads(jobs):
+        while table.actor is not None:
+            if table.actor != seat:
+                table.play(lambda shown: _OPPONENT_BOARDS.get((name, shown), lambda: other(shown)))
+                continue
+            if len(views) == len(given):
+                view = table.view()
+                return TableTurn(view=view, opponent=view.opponents[0], seat=seat)
             view = table.view()
-            return TableTurn(view=view, opponent=view.opponents[0], seat=seat)
-        view = table.view()
-        try:
-            board = table.apply(given[len(views)])
-        except StrategyError as error:
-            raise ArrangementError(f"placement {len(views) + 1}: {error}") from None
-        views.append((view, board))
-    if len(views) < len(given):
-        raise ArrangementError(f"the hand took {len(views)} placements, not {len(given)}")
-    record = table.record()
-    reviews = tuple(_review(view, board, seed, hand, i, review_samples) for i, (view, board) in enumerate(views))
-    return TableTurn(view=None, opponent=record.boards[1 - seat], seat=seat, record=record, reviews=reviews)
+            try:
+                board = table.apply(given[len(views)])
+            except StrategyError as error:
+                raise ArrangementError(f"placement {len(views) + 1}: {error}") from None
+            views.append((view, board))
+        if len(views) < len(given):
+            raise ArrangementError(f"the hand took {len(views)} placements, not {len(given)}")
+        record = table.record()
+        reviews = []
+        for index, (view, board) in enumerate(views):
+            left = None if time_budget is None else \
+                max(time_budget - (time.monotonic() - started), 0.0) / (len(views) - index)
+            reviews.append(_review(view, board, index, review_samples, left))
+    return TableTurn(view=None, opponent=record.boards[1 - seat], seat=seat, record=record, reviews=tuple(reviews))
 
 
-def _review(view: OfcView, chosen: Board, seed: int, hand: int, index: int, samples: int) -> dict:
-    """One decision of the person's: the placement solver's best option and what theirs cost, on the same deals."""
-    from cpoker.jobs.placement import place
-
+def _review(view: OfcView, chosen: Board, index: int, samples: int, time_budget: Optional[float]) -> dict:
+    """One decision of the person's: the placement solver's best option and what theirs cost, on the same deals,
+    ranked as the Hint ranks it (:func:`ranking_seed`)."""
     entry = {"decision": index + 1, "board": str(view.board), "cards": format_cards(view.cards, sort=False),
-             "chosen": str(chosen)}
+             "chosen": str(chosen), "ranking_seed": ranking_seed(view), "samples": samples}
     if view.fantasyland:
-        from cpoker.game.ofc.fantasyland import fantasyland
-
-        best = fantasyland(view.cards, view.rules, seed=derived_seed(seed, hand, 99, index), samples=samples)
+        best = ranked_fantasyland(view.cards, view.rules, samples, ranking_seed(view))
         return {**entry, "fantasyland": True, "best": str(best.board), "ev_best": best.value}
-    solved = place(view.board, view.cards, view.rules, opponents=list(view.opponents), dead=view.discards,
-                   samples=samples, seed=derived_seed(seed, hand, 98, index))
+    solved = ranked(view.board, view.cards, view.rules, opponents=list(view.opponents), dead=view.discards,
+                    samples=samples, seed=ranking_seed(view), jobs=None,
+                    time_budget=None if time_budget is None else max(time_budget, 1e-3))
     mine = next(option for option in solved.options
                 if all(set(a) == set(b) for a, b in zip(option.board.rows, chosen.rows)))
+    rank = 1 + solved.options.index(mine)
     return {**entry, "fantasyland": False, "best": str(solved.best.board), "ev_best": solved.best.ev,
-            "ev_chosen": mine.ev, "loss": mine.loss, "loss_interval": list(mine.loss_interval),
-            "options": len(solved.options)}
+            "ev_chosen": mine.ev, "loss": mine.loss, "loss_interval": list(mine.loss_interval), "rank": rank,
+            "options": len(solved.options), "samples": solved.samples, "partial": solved.partial}

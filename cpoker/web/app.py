@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+from contextlib import contextmanager
 from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
 from collections.abc import Sequence
@@ -209,13 +210,27 @@ def _ofc_rules(body: OfcRulesField) -> "cpoker.ofc.OfcRules":
 
     if body.rules_toml:
         return OfcRules.from_toml_text(body.rules_toml, "rules_toml")
-    return OfcRules.preset(body.rules)
+    with _web_words():
+        return OfcRules.preset(body.rules)
 
 
 def _rules(body: RulesField) -> cpoker.Rules:
     if body.rules_toml:
         return cpoker.Rules.from_toml_text(body.rules_toml, "rules_toml")
-    return cpoker.Rules.preset(body.rules)
+    with _web_words():
+        return cpoker.Rules.preset(body.rules)
+
+
+@contextmanager
+def _web_words():
+    """The library's errors say what a program or a command gives ("or a .toml file"); the web API takes house
+    rules as TOML text in ``rules_toml``: say that instead."""
+    from cpoker.system.errors import RulesError
+
+    try:
+        yield
+    except RulesError as error:
+        raise RulesError(str(error).replace("or a .toml file", "or house rules as TOML text in rules_toml")) from None
 
 
 def validation_message(errors: "Sequence[Any]") -> str:
@@ -258,7 +273,9 @@ def create_app(workers: Optional[int] = None, time_budget: float = TIME_BUDGET) 
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(request: Request, error: RequestValidationError):  # the body cpoker declares
-        return JSONResponse({"detail": validation_message(error.errors())}, status_code=422)
+        errors = error.errors()
+        unreadable = any(item.get("type") == "json_invalid" for item in errors)  # not JSON: a 400, as declared
+        return JSONResponse({"detail": validation_message(errors)}, status_code=400 if unreadable else 422)
 
     @app.exception_handler(CpokerError)
     async def cpoker_error(request: Request, error: CpokerError):
@@ -363,23 +380,24 @@ def create_app(workers: Optional[int] = None, time_budget: float = TIME_BUDGET) 
                              seed=_web_seed(body.seed), fantasyland_value=body.fantasyland_value)
         return best.to_dict()
 
-    @app.post("/api/ofc/play", summary="A Pineapple hand against the mc strategy, one decision at a time: your next "
-                                       "decision, or the hand settled and your decisions reviewed")
+    @app.post("/api/ofc/play", summary="An open-face hand (the rules' game: ofc by default) against the mc strategy, "
+                                       "one decision at a time: your next decision, or the hand settled and your "
+                                       "decisions reviewed")
     async def ofc_play(body: OfcPlayBody) -> dict:
         from cpoker.jobs.ofc_table import table_turn
 
         turn = await limited(table_turn, _ofc_rules(body), body.seed, body.hand, body.placements, body.fantasyland,
-                             f"mc:{body.rollouts}", body.review_samples)
+                             f"mc:{body.rollouts}", body.review_samples, jobs=1, time_budget=time_budget)
         return turn.to_dict()
 
     @app.post("/api/ofc/place", summary="Every placement of the cards in hand, best first, with its expected value "
                                         "(as `cpoker ofc place --json`)")
     async def ofc_place(body: OfcPlaceBody) -> dict:
-        from cpoker.jobs.placement import place
+        from cpoker.jobs.ofc_table import ranked
 
-        solved = await limited(place, body.board, body.cards, _ofc_rules(body), opponents=body.opponents,
+        solved = await limited(ranked, body.board, body.cards, _ofc_rules(body), opponents=body.opponents,
                                dead=body.dead, samples=body.samples, seed=_web_seed(body.seed),
-                               fantasyland_value=body.fantasyland_value)
+                               fantasyland_value=body.fantasyland_value, jobs=1, time_budget=time_budget)
         return solved.to_dict()
 
     @app.get("/api/deal", summary="Deal 2-4 hands, reproducibly (as `cpoker deal --json`)")

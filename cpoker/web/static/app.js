@@ -543,6 +543,8 @@ function showLedger() {
 const ofcState = { seed: null, hand: 0, placements: [], fantasyland: [0, 0], turn: null, pending: null,
   selected: null, ledger: [] };
 
+const OFC_REVIEW_SAMPLES = 200; // the rollouts a decision is ranked with, by the Hint and by the review
+
 function ofcRules() { return $("ofc-rules").value; }
 
 function boardRows(text) {
@@ -656,7 +658,8 @@ async function ofcRequest() {
   $("ofc-hint").disabled = true;
   try {
     const turn = await api("/api/ofc/play", { seed: ofcState.seed, hand: ofcState.hand, placements: ofcState.placements,
-      fantasyland: ofcState.fantasyland, rules: ofcRules(), rollouts: Number($("ofc-rollouts").value) || 100 });
+      fantasyland: ofcState.fantasyland, rules: ofcRules(), rollouts: Number($("ofc-rollouts").value) || 100,
+      review_samples: OFC_REVIEW_SAMPLES });
     ofcState.turn = turn;
     ofcState.pending = { front: [], middle: [], back: [] };
     ofcState.selected = null;
@@ -720,13 +723,16 @@ $("ofc-hint").addEventListener("click", async () => {
   if (!view) return;
   $("ofc-status").textContent = "Rolling every option out...";
   try {
+    // the decision's own ranking: its ranking seed and the review's samples, so that the review at the hand's
+    // end ranks the options exactly as the Hint does
     if (view.fantasyland) {
-      const best = await api("/api/ofc/fantasy", { cards: view.cards, rules: ofcRules(), seed: 1, samples: 300 });
+      const best = await api("/api/ofc/fantasy", { cards: view.cards, rules: ofcRules(), seed: view.ranking_seed,
+        samples: OFC_REVIEW_SAMPLES });
       $("ofc-hints").innerHTML = `<p data-testid="ofc-hint-fantasy">Best Fantasyland board: ${best.board}
         (discard ${best.discards || "none"}), EV ${fixed(best.value, 3)}</p>`;
     } else {
       const found = await api("/api/ofc/place", { board: view.board, cards: view.cards, opponents: view.opponents,
-        dead: view.discards, rules: ofcRules(), samples: 300, seed: 1 });
+        dead: view.discards, rules: ofcRules(), samples: OFC_REVIEW_SAMPLES, seed: view.ranking_seed });
       $("ofc-hints").innerHTML = optionTable(found.placements, "ofc-hint-table");
     }
     ofcRender();
