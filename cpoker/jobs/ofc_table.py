@@ -28,6 +28,7 @@ from cpoker.game.cards import format_cards, parse_cards
 from cpoker.game.ofc.boards import Board, as_board
 from cpoker.game.ofc.hand import HandRecord, OfcHand, OfcView, seeded, table_deck
 from cpoker.game.ofc.rules import OfcRules
+from cpoker.game.ofc.scoring import row_results
 from cpoker.jobs.ofc_match import resolve_ofc_strategy
 from cpoker.system.errors import ArrangementError, CpokerError, OptionError, StrategyError
 from cpoker.system.limits import check_int, check_seed
@@ -123,6 +124,7 @@ class TableTurn:
         data["you"] = {"board": str(record.boards[you]), "discards": format_cards(record.discards[you])}
         data["opponent"] = str(record.boards[other])
         data["settlement"] = record.settlement.to_dict()
+        data["rows"] = list(row_results(record.settlement.boards[you], record.settlement.boards[other]))
         data["points"] = record.settlement.results[you]
         data["next_fantasyland"] = {"you": record.next_fantasyland[you], "opponent": record.next_fantasyland[other]}
         data["review"] = list(self.reviews)

@@ -647,8 +647,11 @@ def test_the_ofc_play_route_replays_the_hand_the_library_plays(client):
 @pytest.mark.browser
 @pytest.mark.skipif(CHROMIUM is None and not os.environ.get("CI"), reason="Debian's chromium is not installed")
 def test_the_open_face_tab_plays_a_hand_with_hints_in_a_real_browser(server, tmp_path):
-    """A whole Pineapple hand in the real Chromium: each round, Hint, then the hint's best placement by clicks;
-    the result, the review of each decision and the ledger; Analyse a position; and the tab at phone width."""
+    """A whole Pineapple hand in the real Chromium: each round, Hint, then the hint's best placement by clicks (the
+    review then finds no EV lost: one ranking); a refused card says why; settings changed mid-hand wait for the
+    next hand; a late Hint answer is dropped; the result shows both boards' royalties, fouls and each row; your
+    discards; a reload keeps the ledger and the hand; Analyse clears an old answer on an error; the tab at phone
+    width shows the EV columns."""
     shots = Path(os.environ.get("CPOKER_SCREENSHOTS", tmp_path))
     with chromium_page(server) as (browser, page, errors):
         page.click("[data-testid=tab-ofc]")
@@ -658,13 +661,34 @@ def test_the_open_face_tab_plays_a_hand_with_hints_in_a_real_browser(server, tmp
         for decision in range(5):
             page.wait_for_function("document.querySelector('[data-testid=ofc-status]').textContent.includes('to go')",
                                    timeout=60_000)
+            if decision == 1:
+                # settings changed mid-hand apply from the next hand: this one keeps its rollouts
+                page.fill("[data-testid=ofc-rollouts]", "9")
+                page.dispatch_event("[data-testid=ofc-rollouts]", "change")
+                assert "next hand" in page.inner_text("[data-testid=ofc-status]")
+                assert page.evaluate("ofcState.rollouts") == 8
+                assert "Your discards:" not in page.inner_text("[data-testid=ofc-discards]")
+            if decision == 2:
+                assert len(page.inner_text("[data-testid=ofc-discards]").split(":")[1].split()) == 1
             page.click("[data-testid=ofc-hint]")
             page.wait_for_selector("[data-testid=ofc-hint-table] tbody tr", timeout=60_000)
-            best = page.inner_text("[data-testid=ofc-hint-table] tbody tr:first-child td:nth-child(2)")
+            best = page.inner_text("[data-testid=ofc-hint-table] tbody tr:first-child td:nth-child(4)")
             rows = dict(zip(("front", "middle", "back"), (part.split() for part in best.split("/"))))
             hand = page.eval_on_selector_all("[data-testid=ofc-hand] .card", CARDS)
             board = {row: page.eval_on_selector_all(f"[data-testid=ofc-board] .ofc-row[data-row={row}] .card", CARDS)
                      for row in rows}
+            if decision == 1:  # a third card in a round that keeps two: refused, saying why
+                kept = [card for card in hand
+                        if any(card in cards and card not in board[r] for r, cards in rows.items())]
+                discard = next(card for card in hand if card not in kept)
+                for card in kept:
+                    page.click(f"[data-testid=ofc-hand] .card[data-card='{card}']")
+                    page.click("[data-testid=ofc-row-back]")
+                page.click(f"[data-testid=ofc-hand] .card[data-card='{discard}']")
+                page.click("[data-testid=ofc-row-back]")
+                assert "take one back" in page.inner_text("[data-testid=ofc-status]")
+                for card in kept:
+                    page.click(f"[data-testid=ofc-board] .card.pending[data-card='{card}']")
             for card in hand:
                 row = next((r for r, cards in rows.items() if card in cards and card not in board[r]), None)
                 if row is None:
@@ -673,15 +697,45 @@ def test_the_open_face_tab_plays_a_hand_with_hints_in_a_real_browser(server, tmp
                 page.click(f"[data-testid=ofc-row-{row}]")
             if decision == 0:
                 page.screenshot(path=str(shots / "ofc.png"), full_page=True)
+            if decision == 3:
+                # a Hint asked and Place clicked before it answers: the late answer must not show its options
+                # under the next decision's cards, nor enable Place (a second click placed twice and broke the hand)
+                page.evaluate("document.getElementById('ofc-hint').disabled = false")
+                page.click("[data-testid=ofc-hint]")
             page.click("[data-testid=ofc-place]")
+            page.evaluate("document.getElementById('ofc-place').click()")  # a second click: nothing
         page.wait_for_selector("[data-testid=ofc-review] tbody tr", timeout=120_000)
-        assert len(page.query_selector_all("[data-testid=ofc-review] tbody tr")) == 5
+        assert page.evaluate("ofcState.placements.length") == 5
+        reviewed = page.eval_on_selector_all("[data-testid=ofc-review] tbody tr",
+                                             "rows => rows.map(r => r.children[1].textContent)")
+        assert reviewed == ["0.000"] * 5  # the Hint's best, followed, loses nothing in the review
         assert len(page.query_selector_all("[data-testid=ofc-ledger] tbody tr")) == 1
         points = int(page.inner_text("[data-testid=ofc-points]").split()[0])
         finished = _post(f"{server}/api/ofc/play", {"seed": 5, "hand": 0, "rules": "pineapple", "rollouts": 8,
                                                     "placements": page.evaluate("ofcState.placements")})[1]
         assert points == finished["points"]  # the page shows the hand the server settles
+        opponent = finished["settlement"]["players"][1]
+        assert page.inner_text("[data-testid=ofc-opponent-royalties]") == str(opponent["royalty_total"])
+        assert bool(page.query_selector("[data-testid=ofc-opponent-foul]")) == bool(opponent["foul"])
+        assert ("(won)" in page.inner_text("[data-testid=ofc-you-summary]")) == (1 in finished["rows"])
         page.screenshot(path=str(shots / "ofc-result.png"), full_page=True)
+        assert page.evaluate("ofcState.rollouts") == 8  # (until the next hand)
+        # a reload keeps the ledger and the settings the session plays; the next hand is dealt with new ones
+        page.reload()
+        page.click("[data-testid=tab-ofc]")
+        assert len(page.query_selector_all("[data-testid=ofc-ledger] tbody tr")) == 1
+        assert page.input_value("[data-testid=ofc-rollouts]") == "8"
+        page.fill("[data-testid=ofc-rollouts]", "9")
+        page.click("[data-testid=ofc-next]")
+        page.wait_for_function("document.querySelector('[data-testid=ofc-status]').textContent.includes('to go')",
+                               timeout=60_000)
+        assert page.evaluate("ofcState.rollouts") == 9 and page.evaluate("ofcState.hand") == 1
+        hand = page.eval_on_selector_all("[data-testid=ofc-hand] .card", CARDS)
+        page.reload()  # in the middle of a hand: the same hand, the same cards
+        page.click("[data-testid=tab-ofc]")
+        page.wait_for_function("document.querySelector('[data-testid=ofc-status]').textContent.includes('to go')",
+                               timeout=60_000)
+        assert page.eval_on_selector_all("[data-testid=ofc-hand] .card", CARDS) == hand
         page.click("[data-testid=ofc-analyse] summary")
         page.fill("[data-testid=an-board]", "Qh / 9s 9d / Ah Kh")
         page.fill("[data-testid=an-cards]", "Qd 7c 2s")
@@ -691,14 +745,24 @@ def test_the_open_face_tab_plays_a_hand_with_hints_in_a_real_browser(server, tmp
         assert len(page.query_selector_all("[data-testid=an-table] tbody tr:not([hidden])")) == 10
         page.click("[data-testid=an-table-all]")
         assert len(page.query_selector_all("[data-testid=an-table] tbody tr:not([hidden])")) == 27
+        page.fill("[data-testid=an-cards]", "Qd 7c Xx")
+        page.click("[data-testid=an-run]")
+        page.wait_for_function("document.querySelector('[data-testid=an-status]').classList.contains('error')")
+        assert not page.query_selector("[data-testid=an-table]")  # the old answer is gone with the question
         phone = browser.new_page(viewport={"width": 390, "height": 844})
         phone.goto(server)
+        phone.evaluate("localStorage.clear()")
         phone.click("[data-testid=tab-ofc]")
         phone.fill("[data-testid=ofc-seed]", "5")
         phone.fill("[data-testid=ofc-rollouts]", "8")
         phone.click("[data-testid=ofc-new]")
         phone.wait_for_selector("[data-testid=ofc-hand] .card", timeout=60_000)
         assert phone.evaluate("document.documentElement.scrollWidth") <= 390 + 1
+        phone.click("[data-testid=ofc-hint]")
+        phone.wait_for_selector("[data-testid=ofc-hint-table] tbody tr", timeout=60_000)
+        ev_cell = phone.query_selector("[data-testid=ofc-hint-table] tbody tr:first-child td:nth-child(2)")
+        box = ev_cell.bounding_box()
+        assert box["x"] + box["width"] <= 390  # the EV is on screen, without scrolling
         phone.screenshot(path=str(shots / "ofc-phone.png"), full_page=True)
     assert not errors, errors
 

@@ -129,6 +129,15 @@ def next_fantasyland(score: BoardScore, rules: OfcRules, in_fantasyland: bool) -
     return score.fantasyland or 0
 
 
+def row_results(a: BoardScore, b: BoardScore) -> tuple:
+    """Each row's result for board ``a`` against board ``b``: 1 won, 0 tied, -1 lost; a foul loses every row
+    (two fouls tie them all)."""
+    if a.fouled or b.fouled:
+        return ((b.fouled - a.fouled),) * 3
+    ours, theirs = Arrangement(*a.board.rows), Arrangement(*b.board.rows)
+    return tuple((x.key > y.key) - (x.key < y.key) for x, y in zip(ours.values, theirs.values))  # type: ignore
+
+
 def pair_points(a: BoardScore, b: BoardScore, rules: OfcRules) -> int:
     """What board ``a`` wins from board ``b`` (both scored under ``rules``)."""
     if a.fouled and b.fouled:
@@ -138,8 +147,7 @@ def pair_points(a: BoardScore, b: BoardScore, rules: OfcRules) -> int:
         return -lost_all - b.total
     if b.fouled:
         return lost_all + a.total
-    ours, theirs = Arrangement(*a.board.rows), Arrangement(*b.board.rows)
-    results = [(x.key > y.key) - (x.key < y.key) for x, y in zip(ours.values, theirs.values)]  # type: ignore
+    results = list(row_results(a, b))
     bonus = rules.scoop * ((results.count(1) == 3) - (results.count(-1) == 3))
     return sum(results) + bonus + a.total - b.total
 

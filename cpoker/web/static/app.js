@@ -541,11 +541,29 @@ function showLedger() {
 // A hand is replayed on the server from the session's seed and your placements (POST /api/ofc/play): nothing
 // of the game lives here but your placements so far, this round's pending cards and the ledger.
 const ofcState = { seed: null, hand: 0, placements: [], fantasyland: [0, 0], turn: null, pending: null,
-  selected: null, ledger: [] };
+  selected: null, ledger: [], rules: "pineapple", rollouts: 100, epoch: 0 };
+const OFC_SAVED = "cpoker-ofc"; // the session in play and its ledger, kept in this browser
+
+function ofcSave() {
+  const { seed, hand, placements, fantasyland, ledger, rules, rollouts } = ofcState;
+  try {
+    localStorage.setItem(OFC_SAVED, JSON.stringify({ seed, hand, placements, fantasyland, ledger, rules, rollouts }));
+  } catch (e) { /* private mode: nothing kept */ }
+}
+
+function ofcSettings() {
+  // the rules and the opponent's rollouts in force from the next hand: a hand keeps those it was dealt with
+  ofcState.rules = $("ofc-rules").value;
+  ofcState.rollouts = Number($("ofc-rollouts").value) || 100;
+}
+
+function sortedCards(cards) {
+  return [...cards].sort((a, b) => RANKS.indexOf(a[0]) - RANKS.indexOf(b[0]) || a[1].localeCompare(b[1]));
+}
 
 const OFC_REVIEW_SAMPLES = 200; // the rollouts a decision is ranked with, by the Hint and by the review
 
-function ofcRules() { return $("ofc-rules").value; }
+function ofcRules() { return ofcState.rules; }
 
 function boardRows(text) {
   // "Qh / 9s 9d / -" -> {front: ["Qh"], middle: ["9s", "9d"], back: []}
@@ -613,7 +631,11 @@ function ofcRender() {
   const placed = new Set(ROWS.flatMap((row) => ofcState.pending[row]));
   const hand = $("ofc-hand");
   hand.innerHTML = "";
-  for (const card of view.cards.split(" ")) {
+  const dealt = view.cards.split(" ");
+  $("ofc-discards").textContent = view.discards ? `Your discards: ${view.discards}` : "";
+  $("ofc-opp-note").textContent = (view.opponents_in_fantasyland || [])[0] ?
+    "The opponent is in Fantasyland: its board is set face down until the end of the hand." : "";
+  for (const card of (view.fantasyland ? sortedCards(dealt) : dealt)) {
     if (placed.has(card)) continue;
     hand.appendChild(cardButton(card, (button) => {
       button.draggable = true;
@@ -628,11 +650,17 @@ function ofcRender() {
   const left = view.keep - ofcPendingCount();
   $("ofc-place").disabled = left !== 0;
   $("ofc-hint").disabled = false;
-  const what = view.fantasyland ? `Fantasyland: set 13 of your ${view.cards.split(" ").length} cards`
-    : `place ${view.keep} of ${view.cards.split(" ").length}`;
+  const what = view.fantasyland ? `Fantasyland: set 13 of your ${dealt.length} cards`
+    : `place ${view.keep} of ${dealt.length}`;
   $("ofc-status").classList.remove("error");
   $("ofc-status").textContent = left ? `Hand ${ofcState.hand + 1}: ${what} (${left} to go)` :
     `Hand ${ofcState.hand + 1}: ready to place`;
+}
+
+function ofcRefuse(message) {
+  // a card that cannot go where it was put: say why, and leave everything as it was
+  $("ofc-status").classList.add("error");
+  $("ofc-status").textContent = message;
 }
 
 function ofcPut(row) {
@@ -640,7 +668,11 @@ function ofcPut(row) {
   const view = ofcState.turn && !ofcState.turn.done ? ofcState.turn.you : null;
   if (!card || !view) return;
   const room = SIZES[row] - boardRows(view.board)[row].length - ofcState.pending[row].length;
-  if (room <= 0 || ofcPendingCount() >= view.keep) return;
+  if (room <= 0) return ofcRefuse(`The ${row} is full (${SIZES[row]} cards): put ${card} in another row.`);
+  if (ofcPendingCount() >= view.keep) {
+    return ofcRefuse(`You place ${view.keep} card${view.keep > 1 ? "s" : ""} this round` +
+      (view.keep < view.cards.split(" ").length ? " and discard the rest" : "") + ": take one back first.");
+  }
   for (const other of ROWS) ofcState.pending[other] = ofcState.pending[other].filter((c) => c !== card);
   ofcState.pending[row].push(card);
   ofcState.selected = null;
@@ -653,13 +685,18 @@ function ofcTakeBack(card) {
 }
 
 async function ofcRequest() {
+  const epoch = ++ofcState.epoch; // an answer to an older request (a late Hint) is dropped
+  ofcSave();
+  $("ofc-status").classList.remove("error");
   $("ofc-status").textContent = "The opponent is thinking...";
   $("ofc-place").disabled = true;
   $("ofc-hint").disabled = true;
+  $("ofc-hints").innerHTML = "";
   try {
     const turn = await api("/api/ofc/play", { seed: ofcState.seed, hand: ofcState.hand, placements: ofcState.placements,
-      fantasyland: ofcState.fantasyland, rules: ofcRules(), rollouts: Number($("ofc-rollouts").value) || 100,
+      fantasyland: ofcState.fantasyland, rules: ofcRules(), rollouts: ofcState.rollouts,
       review_samples: OFC_REVIEW_SAMPLES });
+    if (epoch !== ofcState.epoch) return;
     ofcState.turn = turn;
     ofcState.pending = { front: [], middle: [], back: [] };
     ofcState.selected = null;
@@ -667,29 +704,41 @@ async function ofcRequest() {
     ofcRender();
     if (turn.done) ofcFinish(turn);
   } catch (error) {
+    if (epoch !== ofcState.epoch) return;
     $("ofc-status").classList.add("error");
     $("ofc-status").textContent = error.message;
   }
 }
 
+function ofcBoardSummary(player, who, rows) {
+  // one board's result: its royalties by row, its foul, its Fantasyland, and (yours) each row won or lost
+  const names = { 1: "won", 0: "tied", "-1": "lost" };
+  const byRow = ROWS.map((row, i) => `${row} ${player.royalties[row]}${rows ? ` (${names[rows[i]]})` : ""}`).join(", ");
+  const foul = player.foul ? ` <span class="foul" data-testid="ofc-${who}-foul">FOUL: ${player.foul}</span>` : "";
+  return `<p data-testid="ofc-${who}-summary"><b>${who === "you" ? "You" : "Opponent"}</b>: royalties ` +
+    `<span data-testid="ofc-${who}-royalties">${player.royalty_total}</span> (${byRow})${foul}` +
+    `${player.fantasyland ? ` · Fantasyland next hand (${player.fantasyland} cards)` : ""}</p>`;
+}
+
 function ofcFinish(turn) {
   const you = turn.settlement.players[turn.seat];
-  const lines = turn.review.map((r) => `<tr><td>${r.decision}</td><td class="text">${r.cards}</td>
+  const opponent = turn.settlement.players[1 - turn.seat];
+  const lines = turn.review.map((r) => `<tr><td>${r.decision}</td><td>${r.fantasyland ? "-" : fixed(r.loss, 3)}</td>
+    <td>${r.fantasyland ? "" : `${r.rank} of ${r.options}`}</td><td class="text">${r.cards}</td>
     <td class="text">${r.chosen}</td><td class="text">${r.best}</td>
-    <td>${r.fantasyland ? "-" : fixed(r.loss, 3)}</td>
     <td>${r.fantasyland ? "" : `[${fixed(r.loss_interval[0], 3)}, ${fixed(r.loss_interval[1], 3)}]`}</td></tr>`);
-  const foul = you.foul ? ` <span class="foul">FOUL: ${you.foul}</span>` : "";
   const next = turn.next_fantasyland;
   const fantasy = next.you ? ` You play the next hand in Fantasyland (${next.you} cards).` : "";
   $("ofc-result").innerHTML = `<p class="ev" data-testid="ofc-points">${turn.points > 0 ? "+" : ""}${turn.points} points</p>
-    <p>Your royalties ${you.royalty_total}${foul}.${fantasy}</p>
-    <table class="data" data-testid="ofc-review"><thead><tr><th>#</th><th class="text">Dealt</th>
-    <th class="text">You played</th><th class="text">Best</th><th>EV lost</th><th>95% interval</th></tr></thead>
-    <tbody>${lines.join("")}</tbody></table>`;
+    ${ofcBoardSummary(you, "you", turn.rows)}${ofcBoardSummary(opponent, "opponent", null)}
+    <p>${fantasy}</p><div class="scroll"><table class="data" data-testid="ofc-review"><thead><tr><th>#</th>
+    <th>EV lost</th><th>Rank</th><th class="text">Dealt</th><th class="text">You played</th><th class="text">Best</th>
+    <th>95% interval</th></tr></thead><tbody>${lines.join("")}</tbody></table></div>`;
   ofcState.ledger.push({ hand: ofcState.hand + 1, points: turn.points, royalties: you.royalty_total,
     foul: Boolean(you.foul), fantasyland: ofcState.fantasyland[0] > 0 });
   ofcState.fantasyland = [next.you, next.opponent];
-  try { localStorage.setItem("cpoker-ofc-ledger", JSON.stringify(ofcState.ledger)); } catch (e) { /* private mode */ }
+  ofcState.finished = true;
+  ofcSave();
   ofcShowLedger();
   $("ofc-status").textContent = `Hand ${ofcState.hand + 1} is over.`;
   $("ofc-next").hidden = false;
@@ -710,17 +759,21 @@ function optionTable(options, testid, shown = 10) {
   const more = options.length > shown ? `<button type="button" class="more" data-testid="${testid}-all"
     onclick="this.previousElementSibling.querySelectorAll('tr[hidden]').forEach((r) => { r.hidden = false; });
     this.remove()">Show all ${options.length}</button>` : "";
-  const rows = options.map((o, i) => `<tr${i >= shown ? " hidden" : ""}><td>${i + 1}</td><td class="text">${o.board}</td>
-    <td class="text">${o.discard || ""}</td><td>${fixed(o.ev, 3)}</td>
-    <td>[${fixed(o.interval[0], 3)}, ${fixed(o.interval[1], 3)}]</td><td>${i ? fixed(o.loss, 3) : "best"}</td></tr>`);
-  return `<table class="data" data-testid="${testid}"><thead><tr><th>#</th><th class="text">Board</th>
-    <th class="text">Discard</th><th>EV</th><th>95% interval</th><th>Loses</th></tr></thead>
-    <tbody>${rows.join("")}</tbody></table>${more}`;
+  // EV and loss first: at phone width they are what shows without scrolling
+  const rows = options.map((o, i) => `<tr${i >= shown ? " hidden" : ""}><td>${i + 1}</td><td>${fixed(o.ev, 3)}</td>
+    <td>${i ? fixed(o.loss, 3) : "best"}</td><td class="text">${o.board}</td><td class="text">${o.discard || ""}</td>
+    <td>[${fixed(o.interval[0], 3)}, ${fixed(o.interval[1], 3)}]</td></tr>`);
+  return `<div class="scroll"><table class="data" data-testid="${testid}"><thead><tr><th>#</th><th>EV</th>
+    <th>Loses</th><th class="text">Board</th><th class="text">Discard</th><th>95% interval</th></tr></thead>
+    <tbody>${rows.join("")}</tbody></table>${more}</div>`;
 }
 
 $("ofc-hint").addEventListener("click", async () => {
   const view = ofcState.turn && ofcState.turn.you;
-  if (!view) return;
+  if (!view || ofcState.turn.done) return;
+  const epoch = ofcState.epoch; // a Place or a new hand since: this answer is for a decision gone, and dropped
+  $("ofc-hint").disabled = true;
+  $("ofc-status").classList.remove("error");
   $("ofc-status").textContent = "Rolling every option out...";
   try {
     // the decision's own ranking: its ranking seed and the review's samples, so that the review at the hand's
@@ -728,21 +781,28 @@ $("ofc-hint").addEventListener("click", async () => {
     if (view.fantasyland) {
       const best = await api("/api/ofc/fantasy", { cards: view.cards, rules: ofcRules(), seed: view.ranking_seed,
         samples: OFC_REVIEW_SAMPLES });
+      if (epoch !== ofcState.epoch) return;
       $("ofc-hints").innerHTML = `<p data-testid="ofc-hint-fantasy">Best Fantasyland board: ${best.board}
         (discard ${best.discards || "none"}), EV ${fixed(best.value, 3)}</p>`;
     } else {
       const found = await api("/api/ofc/place", { board: view.board, cards: view.cards, opponents: view.opponents,
         dead: view.discards, rules: ofcRules(), samples: OFC_REVIEW_SAMPLES, seed: view.ranking_seed });
+      if (epoch !== ofcState.epoch) return;
       $("ofc-hints").innerHTML = optionTable(found.placements, "ofc-hint-table");
     }
+    if (epoch !== ofcState.epoch) return;
     ofcRender();
   } catch (error) {
+    if (epoch !== ofcState.epoch) return;
     $("ofc-status").classList.add("error");
     $("ofc-status").textContent = error.message;
+    $("ofc-hint").disabled = false;
   }
 });
 
 $("ofc-place").addEventListener("click", () => {
+  if ($("ofc-place").disabled || !ofcState.turn || ofcState.turn.done) return;
+  $("ofc-place").disabled = true; // one decision, one placement: a second click is nothing
   const view = ofcState.turn.you;
   const rows = boardRows(view.board);
   for (const row of ROWS) rows[row] = rows[row].concat(ofcState.pending[row]);
@@ -757,6 +817,8 @@ $("ofc-new").addEventListener("click", () => {
   ofcState.placements = [];
   ofcState.fantasyland = [0, 0];
   ofcState.ledger = [];
+  ofcState.finished = false;
+  ofcSettings();
   $("ofc-dealt").textContent = `session seed ${ofcState.seed}`;
   $("ofc-result").innerHTML = "";
   $("ofc-next").hidden = true;
@@ -767,6 +829,8 @@ $("ofc-new").addEventListener("click", () => {
 $("ofc-next").addEventListener("click", () => {
   ofcState.hand += 1;
   ofcState.placements = [];
+  ofcState.finished = false;
+  ofcSettings();
   $("ofc-result").innerHTML = "";
   $("ofc-next").hidden = true;
   ofcRequest();
@@ -775,6 +839,7 @@ $("ofc-next").addEventListener("click", () => {
 $("ofc-analyse-form").addEventListener("submit", async (event) => {
   event.preventDefault();
   $("an-status").classList.remove("error");
+  $("an-result").innerHTML = ""; // an answer shown is the answer to the question asked now, or none
   $("an-status").textContent = "Rolling every option out...";
   try {
     const found = await api("/api/ofc/place", { board: $("an-board").value, cards: $("an-cards").value,
@@ -787,3 +852,33 @@ $("ofc-analyse-form").addEventListener("submit", async (event) => {
     $("an-status").textContent = error.message;
   }
 });
+
+for (const id of ["ofc-rules", "ofc-rollouts"]) {
+  $(id).addEventListener("change", () => {
+    if (ofcState.turn && !ofcState.finished) {
+      $("ofc-status").textContent = "New settings apply from the next hand: this one plays on as it was dealt.";
+    }
+  });
+}
+
+(function ofcRestore() {
+  // a reload finds the session where it was: the ledger, and the hand in play replayed from its placements
+  let saved = null;
+  try { saved = JSON.parse(localStorage.getItem(OFC_SAVED) || "null"); } catch (e) { saved = null; }
+  if (!saved || typeof saved.seed !== "number") return;
+  Object.assign(ofcState, { seed: saved.seed, hand: saved.hand || 0, placements: saved.placements || [],
+    fantasyland: saved.fantasyland || [0, 0], ledger: saved.ledger || [], rules: saved.rules || "pineapple",
+    rollouts: saved.rollouts || 100 });
+  $("ofc-rules").value = ofcState.rules;
+  $("ofc-rollouts").value = ofcState.rollouts;
+  $("ofc-dealt").textContent = `session seed ${ofcState.seed}`;
+  ofcShowLedger();
+  const ended = ofcState.ledger.length > ofcState.hand; // the hand saved was over: deal the next on request
+  if (ended) {
+    ofcState.finished = true;
+    $("ofc-next").hidden = false;
+    $("ofc-status").textContent = `Hand ${ofcState.hand + 1} is over.`;
+  } else {
+    ofcRequest();
+  }
+})();
