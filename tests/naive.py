@@ -113,3 +113,53 @@ def settle_pair(a, b) -> int:
     if a is None or b is None:
         return 0 if a is None and b is None else (3 if b is None else -3)
     return sum(compare(strength_of_ids(x), strength_of_ids(y)) for x, y in zip(a, b))
+
+
+# --- the open-face game (RULES.md §4), from the rules' tables and the strengths above ---------------------------
+
+FIVE_CARD_NAMES = ("high card", "pair", "two pair", "three of a kind", "straight", "flush", "full house",
+                   "four of a kind", "straight flush")
+RANK_LETTERS = "23456789TJQKA"
+
+
+def ofc_score(rows, rules, in_fantasyland: bool = False) -> dict:
+    """A full open-face board scored as RULES.md §4 reads: ``rows`` are (front, middle, back) card ids; ``rules``
+    an ``OfcRules`` (only its tables are read).  The royalties by row (the multiplier applied), the foul, the
+    Fantasyland it sends its player to, whether it stays, and the rows' strengths."""
+    front, middle, back = (strength_of_ids(row) for row in rows)
+    if not back >= middle >= front:
+        return {"royalties": (0, 0, 0), "fouled": True, "fantasyland": None, "stays": False,
+                "strengths": (front, middle, back)}
+
+    def hand(strength_: tuple) -> str:
+        return "royal flush" if strength_[0] == 8 and strength_[1][0] == 14 else FIVE_CARD_NAMES[strength_[0]]
+
+    counts = Counter(card_of_id(int(c))[0] for c in rows[0])
+    rank, count = max(counts.items(), key=lambda item: (item[1], item[0]))
+    letter = RANK_LETTERS[rank - 2]
+    royalties = rules.royalties
+    units = (dict(royalties.front_trips).get(letter, 0) if count == 3
+             else dict(royalties.front_pairs).get(letter, 0) if count == 2 else 0,
+             dict(royalties.middle).get(hand(middle), 0), dict(royalties.back).get(hand(back), 0))
+    entries = dict(rules.fantasyland)
+    earned = entries.get("trips") if count == 3 else entries.get(letter * 2) if count == 2 else None
+    strong = {"front trips": count == 3, "middle full house": middle[0] >= 6, "back four of a kind": back[0] >= 7}
+    stays = any(strong[condition] for condition in rules.stay)
+    if in_fantasyland:
+        earned = (rules.fantasyland_repeat or earned or min(entries.values(), default=None)) if stays else None
+    return {"royalties": tuple(u * rules.royalty_multiplier for u in units), "fouled": False, "fantasyland": earned,
+            "stays": stays, "strengths": (front, middle, back)}
+
+
+def ofc_points(a: dict, b: dict, rules) -> int:
+    """What the board scored ``a`` (:func:`ofc_score`) wins from ``b``: a row each, the scoop, the royalties; a
+    foul loses everything and pays the other's royalties; two fouls owe nothing."""
+    if a["fouled"] and b["fouled"]:
+        return 0
+    if a["fouled"]:
+        return -3 - rules.scoop - sum(b["royalties"])
+    if b["fouled"]:
+        return 3 + rules.scoop + sum(a["royalties"])
+    rows = sum(compare(x, y) for x, y in zip(a["strengths"], b["strengths"]))
+    bonus = rules.scoop if rows == 3 else -rules.scoop if rows == -3 else 0
+    return rows + bonus + sum(a["royalties"]) - sum(b["royalties"])

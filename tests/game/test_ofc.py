@@ -12,7 +12,16 @@ from naive import compare, strength_of_ids
 
 from cpoker import ArrangementError, CardError, OptionError, RulesError, ofc
 from cpoker.game.arrangements import arrangement_of_split
-from cpoker.game.ofc.scoring import front_royalty
+
+
+def front_royalty(cards: tuple, rules) -> int:
+    """A front's royalty as the library scores it (the kernels', the rules' table)."""
+    from cpoker._kernels.evaluate import key3
+    from cpoker._kernels.ofc_board import FRONT_PAIRS, FRONT_TRIPS, MIDDLE, front_royalty as kernel_front_royalty
+
+    table = rules.kernel_table()
+    mask = sum(1 << int(card) for card in cards)
+    return int(kernel_front_royalty(key3(mask), table[FRONT_PAIRS:FRONT_TRIPS], table[FRONT_TRIPS:MIDDLE]))
 
 A = "Qh Qd 2c / 5s 6s 7s 8s Ts / Ah Ad Ac Kd Ks"  # QQ 7, middle flush 8, back full house 6: 21
 B = "Jh Jd 3c / 2s 2h 4d 4c 6d / Th Td Tc 9h 9d"  # JJ 6, two pair, full house 6: 12

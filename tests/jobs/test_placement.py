@@ -9,7 +9,6 @@ import threading
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
 
 from cpoker import ArrangementError, CardError, OptionError
 from cpoker._kernels.ofc_board import board_points, scored_board
@@ -18,7 +17,7 @@ from cpoker.cli import main
 from cpoker.game.cards import Card, cards_mask, parse_cards
 from cpoker.game.ofc.boards import Board
 from cpoker.game.ofc.rules import OfcRules
-from cpoker.game.ofc.scoring import pair_points, score_board, settle
+from cpoker.game.ofc.scoring import settle
 from cpoker.game.ofc.policy import POLICY_WEIGHTS
 from cpoker.jobs.placement import BLOCK, options_of, place
 
@@ -35,24 +34,6 @@ def _random_board(rng, deck):
 
 def _rows(board):
     return cards_mask(board.front), cards_mask(board.middle), cards_mask(board.back)
-
-
-@settings(max_examples=60, deadline=None)
-@given(st.integers(0, 2**32 - 1), st.sampled_from(["ofc", "pineapple", "progressive"]))
-def test_kernel_scoring_is_the_settlement(seed, game):
-    """A full board's royalty and foul, and two boards' points, as :mod:`cpoker.game.ofc.scoring` settles them."""
-    rules = OfcRules.preset(game)
-    rng = np.random.default_rng(seed)
-    cards = rng.permutation(52)
-    a = Board(*(tuple(Card(int(c)) for c in part) for part in (cards[:3], cards[3:8], cards[8:13])))
-    b = Board(*(tuple(Card(int(c)) for c in part) for part in (cards[13:16], cards[16:21], cards[21:26])))
-    table = rules.kernel_table()
-    kernel_a, kernel_b = scored_board(*_rows(a), table), scored_board(*_rows(b), table)
-    for board, kernel in ((a, kernel_a), (b, kernel_b)):
-        scored = score_board(board, rules)
-        assert (int(kernel[3]), bool(kernel[4])) == (scored.total, scored.fouled)
-    assert board_points(*kernel_a, *kernel_b, table[46]) == pair_points(score_board(a, rules), score_board(b, rules),
-                                                                          rules)
 
 
 def test_options_are_every_legal_placement_once():

@@ -5,6 +5,10 @@ least as strong as the middle, the middle as the front.  Between two boards (RUL
 scoop bonus (3) for all three rows, and the difference of their royalties; a fouled board earns no royalty,
 loses every row and the scoop, and pays the other's royalties; two fouled boards owe nothing.
 
+The library scores with the kernels every open-face solver uses (:mod:`cpoker._kernels.ofc_board`, the rules
+as :meth:`~cpoker.game.ofc.rules.OfcRules.kernel_table`), so a settlement and a rollout cannot disagree; the
+tests hold a slow Python reference, compared under house rules of every kind.
+
 >>> from cpoker.game.ofc.scoring import settle
 >>> settle(["Qh Qd 2c / 5s 6s 7s 8s Ts / Ah Ad Ac Kd Ks", "Jh Jd 3c / 2s 2h 4d 4c 6d / Th Td Tc 9h 9d"]).results
 [15, -15]
@@ -12,7 +16,6 @@ loses every row and the scoop, and pays the other's royalties; two fouled boards
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Optional
@@ -20,35 +23,15 @@ from typing import Optional
 import numpy as np
 
 from cpoker.game.arrangements import Arrangement
-from cpoker.game.cards import short_repr
+from cpoker.game.cards import cards_mask, short_repr
 from cpoker.game.ofc.boards import ROW_NAMES, Board, BoardLike, full_board
-from cpoker.game.ofc.rules import RANK_NAMES, OfcRules, resolve_ofc_rules
+from cpoker.game.ofc.rules import FIVE_CARD_HANDS, RANK_NAMES, OfcRules, resolve_ofc_rules
 from cpoker.system.errors import ArrangementError, CardError, OptionError
 
 
 MIN_PLAYERS = 2
-
-
-def _rank(card) -> str:
-    return RANK_NAMES[int(card) % 13]
-
-
-def row_hand(cards: tuple) -> str:
-    """The hand a row makes, for the royalty tables: a category, or ``"royal flush"``."""
-    from cpoker.game.evaluation import evaluate
-
-    category = evaluate(cards).category
-    if category == "straight flush" and {_rank(c) for c in cards} == set("TJQKA"):
-        return "royal flush"
-    return category
-
-
-def front_royalty(cards: tuple, rules: OfcRules) -> int:
-    """The royalty of a 3-card front: its pair's or its trips' rank in the rules' tables (before the multiplier)."""
-    counts = Counter(_rank(c) for c in cards)
-    rank, count = max(counts.items(), key=lambda item: (item[1], RANK_NAMES.index(item[0])))
-    table = dict(rules.royalties.front_trips if count == 3 else rules.royalties.front_pairs if count == 2 else ())
-    return table.get(rank, 0)
+# a five-card row's hand as the royalty tables (and the kernels' row_hand) index it
+FULL_HOUSE, FOUR_OF_A_KIND = FIVE_CARD_HANDS.index("full house"), FIVE_CARD_HANDS.index("four of a kind")
 
 
 @dataclass(frozen=True)
@@ -74,6 +57,7 @@ class BoardScore:
     foul_reason: Optional[str]
     fantasyland: Optional[int]
     stays: bool
+    keys: tuple = ()  # the rows' strength keys (front, middle, back); none for a forfeited hand's board
 
     @property
     def fouled(self) -> bool:
@@ -97,26 +81,30 @@ def score_board(board: BoardLike, rules: "OfcRules | str | None" = None, in_fant
     ArrangementError, CardError
         Unless ``board`` is a full board of 13 distinct cards.
     """
+    from cpoker._kernels.ofc_board import (BACK, CATEGORY_SHIFT, FRONT_PAIRS, FRONT_TRIPS, MIDDLE, MULTIPLIER, PAIR,
+                                           TRIPS, front_royalty, row_hand, scored_board, top_rank)
+
     rules = resolve_ofc_rules(rules)
     board = full_board(board)
-    arrangement = Arrangement(*board.rows)
-    if arrangement.is_foul:
-        return BoardScore(board, (0, 0, 0), arrangement.foul_reason, None, False)
-    middle, back = row_hand(board.middle), row_hand(board.back)
-    units = (front_royalty(board.front, rules), dict(rules.royalties.middle).get(middle, 0),
-             dict(rules.royalties.back).get(back, 0))
-    front = Counter(_rank(c) for c in board.front)
-    rank, count = max(front.items(), key=lambda item: (item[1], RANK_NAMES.index(item[0])))
-    earned = "trips" if count == 3 else rank * 2 if count == 2 else None
-    entries = dict(rules.fantasyland)
-    fantasyland = entries.get(earned) if earned is not None else None
-    strong = {"front trips": count == 3,
-              "middle full house": middle in ("full house", "four of a kind", "straight flush", "royal flush"),
-              "back four of a kind": back in ("four of a kind", "straight flush", "royal flush")}
+    table = rules.kernel_table()
+    front_key, middle_key, back_key, _, fouled = scored_board(*(cards_mask(row) for row in board.rows), table)
+    keys = (int(front_key), int(middle_key), int(back_key))
+    if fouled:
+        return BoardScore(board, (0, 0, 0), Arrangement(*board.rows).foul_reason, None, False, keys)
+    middle, back = int(row_hand(middle_key)), int(row_hand(back_key))
+    multiplier = int(table[MULTIPLIER])
+    units = (int(front_royalty(front_key, table[FRONT_PAIRS:FRONT_TRIPS], table[FRONT_TRIPS:MIDDLE])),
+             int(table[MIDDLE + middle]), int(table[BACK + back]))
+    category = keys[0] >> CATEGORY_SHIFT
+    earned = "trips" if category == TRIPS else \
+        RANK_NAMES[top_rank((keys[0] >> 13) & 0x1FFF)] * 2 if category == PAIR else None
+    fantasyland = dict(rules.fantasyland).get(earned) if earned is not None else None
+    strong = {"front trips": category == TRIPS, "middle full house": middle >= FULL_HOUSE,
+              "back four of a kind": back >= FOUR_OF_A_KIND}
     stays = any(strong[condition] for condition in rules.stay)
     if in_fantasyland:  # a player in Fantasyland goes back only by staying
         fantasyland = (rules.fantasyland_repeat or fantasyland or rules.smallest_fantasyland) if stays else None
-    return BoardScore(board, tuple(u * rules.royalty_multiplier for u in units), None, fantasyland, stays)
+    return BoardScore(board, tuple(u * multiplier for u in units), None, fantasyland, stays, keys)
 
 
 def next_fantasyland(score: BoardScore, rules: OfcRules, in_fantasyland: bool) -> int:
@@ -134,22 +122,15 @@ def row_results(a: BoardScore, b: BoardScore) -> tuple:
     (two fouls tie them all)."""
     if a.fouled or b.fouled:
         return ((b.fouled - a.fouled),) * 3
-    ours, theirs = Arrangement(*a.board.rows), Arrangement(*b.board.rows)
-    return tuple((x.key > y.key) - (x.key < y.key) for x, y in zip(ours.values, theirs.values))  # type: ignore
+    return tuple((x > y) - (x < y) for x, y in zip(a.keys, b.keys))
 
 
 def pair_points(a: BoardScore, b: BoardScore, rules: OfcRules) -> int:
-    """What board ``a`` wins from board ``b`` (both scored under ``rules``)."""
-    if a.fouled and b.fouled:
-        return 0
-    lost_all = 3 + rules.scoop
-    if a.fouled:
-        return -lost_all - b.total
-    if b.fouled:
-        return lost_all + a.total
-    results = list(row_results(a, b))
-    bonus = rules.scoop * ((results.count(1) == 3) - (results.count(-1) == 3))
-    return sum(results) + bonus + a.total - b.total
+    """What board ``a`` wins from board ``b`` (both scored under ``rules``), by the kernels' rule."""
+    from cpoker._kernels.ofc_board import board_points
+
+    return int(board_points(*(a.keys or (0, 0, 0)), a.total, a.fouled, *(b.keys or (0, 0, 0)), b.total, b.fouled,
+                            rules.scoop))
 
 
 @dataclass(frozen=True)
