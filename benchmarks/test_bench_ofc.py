@@ -7,7 +7,7 @@ Pineapple round at 1000 rollouts in 0.5 s)."""
 import pytest
 from conftest import random_cards
 
-from cpoker.game.ofc.fantasyland import fantasyland
+from cpoker.strategies.ofc.fantasyland import fantasyland
 
 
 @pytest.mark.parametrize("size", [13, 14, 15, 16, 17])
@@ -48,7 +48,7 @@ def test_fantasyland_ev(benchmark, size):
     ("a later round", "Qh / 9s 9d / Ah Kh", "Qd 7c 2s", "Kc 7d / 5s 5d / 8c 8h 3d", 1000),
 ])
 def test_placement(benchmark, decision, board, cards, opponent, samples):
-    from cpoker.jobs.placement import place
+    from cpoker.jobs.ofc.placement import place
 
     place(board, cards, "pineapple", opponents=[opponent], samples=64, seed=1)
     result = benchmark.pedantic(lambda: place(board, cards, "pineapple", opponents=[opponent], samples=samples,

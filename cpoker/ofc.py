@@ -19,14 +19,14 @@ The rules are :class:`OfcRules` (``OfcRules.preset("pineapple")``, a house-rules
 from __future__ import annotations
 
 from cpoker.game.ofc.boards import Board
-from cpoker.game.ofc.fantasyland import FantasylandBoard, fantasyland
+from cpoker.strategies.ofc.fantasyland import FantasylandBoard, fantasyland
 from cpoker.game.ofc.rules import GAMES, OfcRoyalties, OfcRules
 from cpoker.game.ofc.scoring import BoardScore, OfcSettlement, royalties, score_board, settle
 from cpoker.game.ofc.hand import HandRecord, OfcHand, OfcView, options_of, table_deck
-from cpoker.game.ofc.heuristic import heuristic
-from cpoker.jobs.fantasyland_worth import FantasylandWorth, fantasyland_worth
-from cpoker.jobs.ofc_match import OfcMatchResult, OfcStrategyScore, match
-from cpoker.jobs.placement import Placement, PlacementOption, place
+from cpoker.strategies.ofc.heuristic import heuristic
+from cpoker.jobs.ofc.fantasyland_worth import FantasylandWorth, fantasyland_worth
+from cpoker.jobs.ofc.match import OfcMatchResult, OfcStrategyScore, match
+from cpoker.jobs.ofc.placement import Placement, PlacementOption, place
 
 __all__ = ["GAMES", "Board", "BoardScore", "FantasylandBoard", "FantasylandWorth", "HandRecord", "OfcHand",
            "OfcMatchResult", "OfcRoyalties", "OfcRules", "OfcSettlement", "OfcStrategyScore", "OfcView", "Placement",

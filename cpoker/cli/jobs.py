@@ -258,7 +258,7 @@ def cmd_tournament(args) -> int:
 
 def cmd_bot_check(args) -> int:
     from cpoker.strategies.bots import Bot, check_bot
-    from cpoker.strategies.ofc_bot import check_ofc_bot
+    from cpoker.strategies.ofc.bot import check_ofc_bot
 
     bot = Bot(args.bot, timeout=args.bot_timeout, silence=args.bot_silence)
     checks = check_bot(bot, seed=args.seed) if args.game == "closed" else check_ofc_bot(bot, args.game, args.seed)

@@ -33,7 +33,7 @@ def _fantasy(args) -> int:
 
     from cpoker.cli.common import fixed
     from cpoker.game.ofc.boards import ROW_NAMES
-    from cpoker.game.ofc.fantasyland import fantasyland, warm_up
+    from cpoker.strategies.ofc.fantasyland import fantasyland, warm_up
     from cpoker.game.ofc.rules import resolve_ofc_rules
 
     rules = resolve_ofc_rules(args.rules)
@@ -66,7 +66,7 @@ def _fantasy(args) -> int:
 
 def _place(args) -> int:
     from cpoker.cli.common import PARTIAL, fixed, show_progress
-    from cpoker.jobs.placement import place
+    from cpoker.jobs.ofc.placement import place
 
     solved = place(args.board, " ".join(args.cards), args.rules, opponents=args.opponent,
                    dead=" ".join(args.dead or []), samples=args.samples, seed=args.seed,
@@ -105,7 +105,7 @@ def _place(args) -> int:
 
 def _worth(args) -> int:
     from cpoker.cli.common import PARTIAL, fixed, interval_text, show_progress
-    from cpoker.jobs.fantasyland_worth import fantasyland_worth
+    from cpoker.jobs.ofc.fantasyland_worth import fantasyland_worth
 
     worth = fantasyland_worth(args.rules, hands=args.hands, seed=args.seed, cards=args.cards,
                               progress=show_progress(args), jobs=args.jobs)
@@ -125,7 +125,7 @@ def _match(args) -> int:
     from cpoker.cli.common import PARTIAL, fixed, interval_text, played as contained, show_progress
     from cpoker.cli.jobs import checkpointing, given, partial_status, resumed_after, resumed_job, write_out
     from cpoker.game.ofc.rules import OfcRules
-    from cpoker.jobs.ofc_match import match
+    from cpoker.jobs.ofc.match import match
 
     saved, out = resumed_job(args, "ofc-match")
     strategies = [with_bot_options(args, name) for name in args.strategies or (saved or {}).get("strategies", [])]
@@ -281,7 +281,7 @@ def points(text: str) -> float:
     import argparse
     import math
 
-    from cpoker.game.ofc.policy import MAX_FANTASYLAND_VALUE
+    from cpoker.strategies.ofc.rollout_policy import MAX_FANTASYLAND_VALUE
 
     try:
         value = float(text)

@@ -151,9 +151,9 @@ def _royalty_options(rules, device: str) -> None:
 
 
 def _open_face(rules, device: str) -> None:
-    from cpoker.game.ofc.fantasyland import fantasyland
+    from cpoker.strategies.ofc.fantasyland import fantasyland
     from cpoker.game.ofc.scoring import settle
-    from cpoker.jobs.placement import place
+    from cpoker.jobs.ofc.placement import place
 
     settle(["Qh Qd 2c / 5s 6s 7s 8s Ts / Ah Ad Ac Kd Ks", "Jh Jd 3c / 2s 2h 4d 4c 6d / Th Td Tc 9h 9d"])
     fantasyland("As Ad Ac Kh Kd Qs Jh Th 9c 8c 7c 6c 5c 2d")

@@ -374,7 +374,7 @@ def create_app(workers: Optional[int] = None, time_budget: float = TIME_BUDGET) 
     @app.post("/api/ofc/fantasy", summary="The best Fantasyland board of 13-17 cards (as `cpoker ofc fantasy "
                                           "--json`)")
     async def ofc_fantasy(body: OfcFantasyBody) -> dict:
-        from cpoker.game.ofc.fantasyland import fantasyland
+        from cpoker.strategies.ofc.fantasyland import fantasyland
 
         best = await limited(fantasyland, body.cards, _ofc_rules(body), body.objective, samples=body.samples,
                              seed=_web_seed(body.seed), fantasyland_value=body.fantasyland_value)
@@ -384,7 +384,7 @@ def create_app(workers: Optional[int] = None, time_budget: float = TIME_BUDGET) 
                                        "one decision at a time: your next decision, or the hand settled and your "
                                        "decisions reviewed")
     async def ofc_play(body: OfcPlayBody) -> dict:
-        from cpoker.jobs.ofc_table import table_turn
+        from cpoker.jobs.ofc.table import table_turn
 
         turn = await limited(table_turn, _ofc_rules(body), body.seed, body.hand, body.placements, body.fantasyland,
                              f"mc:{body.rollouts}", body.review_samples, jobs=1, time_budget=time_budget)
@@ -393,7 +393,7 @@ def create_app(workers: Optional[int] = None, time_budget: float = TIME_BUDGET) 
     @app.post("/api/ofc/place", summary="Every placement of the cards in hand, best first, with its expected value "
                                         "(as `cpoker ofc place --json`)")
     async def ofc_place(body: OfcPlaceBody) -> dict:
-        from cpoker.jobs.ofc_table import ranked
+        from cpoker.jobs.ofc.table import ranked
 
         solved = await limited(ranked, body.board, body.cards, _ofc_rules(body), opponents=body.opponents,
                                dead=body.dead, samples=body.samples, seed=_web_seed(body.seed),

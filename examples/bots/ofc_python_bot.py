@@ -12,7 +12,7 @@ import sys
 
 from cpoker.game.cards import parse_cards
 from cpoker.game.ofc.boards import Board
-from cpoker.game.ofc.heuristic import heuristic
+from cpoker.strategies.ofc.heuristic import heuristic
 from cpoker.game.ofc.hand import OfcView
 from cpoker.game.ofc.rules import OfcRules
 
@@ -20,7 +20,7 @@ from cpoker.game.ofc.rules import OfcRules
 def warm_up() -> None:
     """Compile (or load from numba's cache) the kernels every decision uses, before the first request is read:
     the first answer has the start-up allowance, the later ones only their time (docs/bots.md)."""
-    from cpoker.game.ofc.fantasyland import fantasyland
+    from cpoker.strategies.ofc.fantasyland import fantasyland
 
     fantasyland("As Ad Ac Kh Kd Qs Jh Th 9c 8c 7c 6c 5c 2d", "pineapple", "royalties")
     heuristic(OfcView(rules=OfcRules.preset("pineapple"), board=Board(), cards=parse_cards("As Kd 9c 9h 4s"),

@@ -14,7 +14,7 @@ import argparse
 import numpy as np
 
 from cpoker import ofc
-from cpoker.jobs.placement import options_of
+from cpoker.jobs.ofc.placement import options_of
 from cpoker.rl.ofc_env import env
 
 
@@ -26,7 +26,7 @@ def random_strategy(view):
 
 def play(hands: int, seed: int, rollouts: int) -> dict:
     """Points of each strategy over ``hands`` duplicate deals, played through the environment."""
-    from cpoker.jobs.ofc_match import resolve_ofc_strategy  # (mc:N as the match resolves it)
+    from cpoker.jobs.ofc.match import resolve_ofc_strategy  # (mc:N as the match resolves it)
 
     strategies = {"random": random_strategy, "mc": resolve_ofc_strategy(f"mc:{rollouts}")[1]}
     points = {"random": 0, "mc": 0}

@@ -621,7 +621,7 @@ def test_the_ofc_play_route_replays_the_hand_the_library_plays(client):
     """/api/ofc/play: the person's placements replayed against mc, each view as play_hand shows it; the end
     settled and reviewed; an illegal placement is a 422."""
     from cpoker.game.ofc.boards import Board
-    from cpoker.game.ofc.heuristic import heuristic
+    from cpoker.strategies.ofc.heuristic import heuristic
     from cpoker.game.ofc.hand import OfcView
     from cpoker.game.ofc.rules import OfcRules
 

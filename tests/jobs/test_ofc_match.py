@@ -1,21 +1,18 @@
-"""Open-face matches: hands dealt and played as the rules say, duplicate and zero-sum, Fantasyland carried,
-faults contained, seeded, and the command."""
+"""Open-face matches: duplicate and zero-sum, Fantasyland carried, faults contained, seeded, strict JSON, threads
+held, and the command (the hands themselves: tests/game/test_ofc_hand.py)."""
 
 import json
 import os
 import signal
 import threading
 
-import numpy as np
 import pytest
 
 from cpoker import OptionError, StrategyError
 from cpoker.cli import main
-from cpoker.game.ofc.boards import Board
-from cpoker.game.ofc.hand import SEAT_CARDS, OfcView, placed_board, play_hand
-from cpoker.game.ofc.heuristic import heuristic
+from cpoker.strategies.ofc.heuristic import heuristic
 from cpoker.game.ofc.rules import OfcRules
-from cpoker.jobs.ofc_match import match, resolve_ofc_strategy
+from cpoker.jobs.ofc.match import match, resolve_ofc_strategy
 
 PINEAPPLE = OfcRules.preset("pineapple")
 
@@ -37,41 +34,7 @@ def junk(view):
     return "As Ks / - / -"
 
 
-def test_a_hand_deals_each_seat_its_own_cards_in_the_rules_order():
-    first, second = Recorder(), Recorder()
-    deck = np.random.default_rng(1).permutation(52)
-    record = play_hand([first, second], PINEAPPLE, deck[:2 * SEAT_CARDS], [0, 0], lambda k, step: step)
-    for seat, recorder in enumerate((first, second)):
-        views = recorder.views
-        assert [len(v.cards) for v in views] == [5, 3, 3, 3, 3] and [v.keep for v in views] == [5, 2, 2, 2, 2]
-        dealt = [int(c) for v in views for c in v.cards]
-        assert dealt == list(deck[SEAT_CARDS * seat:SEAT_CARDS * (seat + 1)])
-        assert len(views[-1].discards) == 3 and all(v.seat == seat for v in views)
-    # the second seat sees the first's board as it stands after the first has placed this round
-    assert [len(v.opponents[0].cards) for v in second.views] == [5, 7, 9, 11, 13]
-    assert [len(v.opponents[0].cards) for v in first.views] == [0, 5, 7, 9, 11]
-    assert record.settlement.results[0] == -record.settlement.results[1]
-
-
-def test_a_fantasyland_is_dealt_whole_and_hidden():
-    fantasy, other = Recorder(), Recorder()
-    deck = np.random.default_rng(2).permutation(52)
-    record = play_hand([other, fantasy], PINEAPPLE, deck[:2 * SEAT_CARDS], [0, 14], lambda k, step: step)
-    assert len(fantasy.views) == 1 and fantasy.views[0].fantasyland and len(fantasy.views[0].cards) == 14
-    assert fantasy.views[0].keep == 13 and record.fantasyland == (False, True)
-    assert all(not v.opponents[0].cards for v in other.views)  # set face down
-    assert record.boards[1].is_complete
-
-
-def test_answers_are_checked_and_a_fault_forfeits_the_hand():
-    view = OfcView(rules=PINEAPPLE, board=Board.parse("Qh / 9s 9d / Ah Kh"), cards=tuple(Board.parse(
-        "Qd 7c 2s / - / -").front), keep=2, opponents=(), discards=(), fantasyland=False, seat=0, seed=1)
-    assert placed_board(view, "Qh Qd / 9s 9d 7c / Ah Kh").cards
-    for answer, words in (("Qh Qd 7c 2s / 9s 9d / Ah Kh", "front holds 3"), ("Qd / 9s 9d / Ah Kh 7c 2s", "moved"),
-                          ("Qh Qd / 9s 9d 3c / Ah Kh", "not among"), ("Qh Qd / 9s 9d / Ah Kh", "placed 1"),
-                          (42, "answered int")):
-        with pytest.raises(StrategyError, match=words):
-            placed_board(view, answer)
+def test_a_fault_forfeits_the_hand():
     played = match([junk, "heuristic"], hands=4, rules=PINEAPPLE, seed=1)
     faulty, fine = played.scores
     assert faulty.faults == faulty.hands == 8 and faulty.foul_rate == 1.0 and fine.faults == 0

@@ -11,9 +11,9 @@ from pettingzoo.test import api_test  # noqa: E402
 from cpoker import OptionError, StrategyError  # noqa: E402
 from cpoker.game.dealing import derived_seed  # noqa: E402
 from cpoker.game.ofc.hand import SEAT_CARDS, play_hand  # noqa: E402
-from cpoker.game.ofc.heuristic import heuristic  # noqa: E402
+from cpoker.strategies.ofc.heuristic import heuristic  # noqa: E402
 from cpoker.game.ofc.rules import OfcRules  # noqa: E402
-from cpoker.jobs.placement import options_of  # noqa: E402
+from cpoker.jobs.ofc.placement import options_of  # noqa: E402
 from cpoker.rl.ofc_env import OfcEnv, decode, env  # noqa: E402
 
 
@@ -91,7 +91,7 @@ def test_a_random_agent_and_mc_through_the_environment_give_the_match_figures():
     import runpy
     from pathlib import Path
 
-    from cpoker.jobs.ofc_match import match
+    from cpoker.jobs.ofc.match import match
 
     example = runpy.run_path(str(Path(__file__).resolve().parents[2] / "examples" / "rl" / "random_against_mc.py"))
     through_env = example["play"](3, 7, 4)

@@ -10,8 +10,8 @@ from helpers import compiled_c_bot
 
 from cpoker import Bot, BotBroken
 from cpoker.cli import main
-from cpoker.jobs.ofc_match import match
-from cpoker.strategies.ofc_bot import check_ofc_bot
+from cpoker.jobs.ofc.match import match
+from cpoker.strategies.ofc.bot import check_ofc_bot
 
 ROOT = Path(__file__).resolve().parents[2]
 PYTHON_BOT = f"cmd:{sys.executable} {ROOT / 'examples' / 'bots' / 'ofc_python_bot.py'}"
@@ -63,7 +63,7 @@ def test_faults_forfeit_the_hand_and_three_in_a_row_break_the_bot(tmp_path):
 calls = 0
 from cpoker.game.cards import parse_cards
 from cpoker.game.ofc.boards import Board
-from cpoker.game.ofc.heuristic import heuristic
+from cpoker.strategies.ofc.heuristic import heuristic
 from cpoker.game.ofc.hand import OfcView
 from cpoker.game.ofc.rules import OfcRules
 for line in sys.stdin:

@@ -1,1 +1,2 @@
-"""The open-face game (OFC, Pineapple): its rules, its boards and their scoring, on the closed game's evaluation."""
+"""The open-face game (OFC, Pineapple): its rules, its boards and their scoring, and one hand as a state every
+table steps (:mod:`cpoker.game.ofc.hand`), on the closed game's evaluation."""

@@ -1,7 +1,7 @@
 """One open-face hand at a table, as one state stepped decision by decision: :class:`OfcHand`.
 
 Every caller plays a hand on it: a match (:func:`play_hand`), the reinforcement-learning environment
-(:mod:`cpoker.rl.ofc_env`), the web page's table (:mod:`cpoker.jobs.ofc_table`) and the bots' requests.  The
+(:mod:`cpoker.rl.ofc_env`), the web page's table (:mod:`cpoker.jobs.ofc.table`) and the bots' requests.  The
 state deals, shows the pending decision (:meth:`OfcHand.view`, :meth:`OfcHand.options`), checks and applies an
 answer (:meth:`OfcHand.apply`), records every decision (:attr:`OfcHand.decisions`) and settles the hand
 (:meth:`OfcHand.record`).
@@ -346,7 +346,7 @@ class OfcHand:
 
     def options(self) -> list:
         """The pending decision's legal ``(board, discard)`` options (:func:`options_of`; a Fantasyland's are too
-        many to list: use :func:`cpoker.game.ofc.fantasyland.fantasyland`)."""
+        many to list: use :func:`cpoker.strategies.ofc.fantasyland.fantasyland`)."""
         seat, cards, keep = self._pending()
         if self._fantasyland[seat]:
             raise StrategyError("a Fantasyland's boards are too many to list: set it with the Fantasyland solver")

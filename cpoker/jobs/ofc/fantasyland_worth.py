@@ -11,7 +11,8 @@ counted against the hand the player would otherwise have played, worth 0 against
 opponent's own Fantasyland entries are left out (a few percent of hands, the same whichever hand the player
 plays).  The interval is the delta method's on the hands' points and stays.  The placement solver and the
 Fantasyland solver's ``ev`` objective take ``V`` as their ``fantasyland_value``
-(:data:`cpoker.game.ofc.policy.DEFAULT_FANTASYLAND_VALUE` holds this measure for each preset; docs/ofc.md).
+(:data:`cpoker.strategies.ofc.rollout_policy.DEFAULT_FANTASYLAND_VALUE` holds this measure for each preset;
+docs/ofc.md).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from typing import Optional
 import numpy as np
 
 from cpoker.game.dealing import new_seed, shuffled
-from cpoker.game.ofc.policy import fantasyland_value_of, policy_weights
+from cpoker.strategies.ofc.rollout_policy import fantasyland_value_of, policy_weights
 from cpoker.game.ofc.rules import OfcRules, resolve_ofc_rules
 from cpoker.run.blocks import blocks_of
 from cpoker.run.stats import delta_interval, sample_variance, strict_json_data

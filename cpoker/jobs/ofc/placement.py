@@ -30,7 +30,7 @@ from cpoker.game.cards import CardsLike, cards_mask, format_cards, parse_cards
 from cpoker.game.dealing import new_seed, rest_of_deck, shuffled
 from cpoker.game.ofc.boards import Board, BoardLike, as_board
 from cpoker.game.ofc.hand import options_of
-from cpoker.game.ofc.policy import fantasyland_value_of, policy_weights
+from cpoker.strategies.ofc.rollout_policy import fantasyland_value_of, policy_weights
 from cpoker.game.ofc.rules import OfcRules, resolve_ofc_rules
 from cpoker.run.blocks import blocks_of
 from cpoker.run.stats import normal_interval, sample_variance
@@ -186,7 +186,7 @@ def place(board: BoardLike, cards: CardsLike, rules: "OfcRules | str | None" = N
         Seeds the deals (default: drawn, and reported).
     fantasyland_value
         Points credited to a rollout whose board earns Fantasyland (default: the rules' measured value,
-        :data:`~cpoker.game.ofc.policy.DEFAULT_FANTASYLAND_VALUE`); 0 counts the hand's points alone.
+        :data:`~cpoker.strategies.ofc.rollout_policy.DEFAULT_FANTASYLAND_VALUE`); 0 counts the hand's points alone.
     progress, jobs
         A progress bar on standard error; the threads to use (default: all cores, or inside another job the
         threads it runs on).

@@ -3,9 +3,10 @@
 * ``objective="ev"`` (the default): the board that does not foul with the highest expected value: its
   royalties, plus what its rows win against an opponent (the scoop bonus included), plus what staying in
   Fantasyland is worth when it stays.  The opponent is ``samples`` boards dealt from the cards left and set
-  by the rollout policy, as the placement solver completes boards (:mod:`cpoker.game.ofc.policy`); the best
-  board against them is found exactly (:func:`cpoker._kernels.fantasyland.best_fantasyland_board_ev`: a
-  bound on every board of a back, and of a back and middle, from each row's own points).
+  by the rollout policy, as the placement solver completes boards
+  (:mod:`cpoker.strategies.ofc.rollout_policy`); the best board against them is found exactly
+  (:func:`cpoker._kernels.fantasyland.best_fantasyland_board_ev`: a bound on every board of a back, and of a
+  back and middle, from each row's own points).
 * ``objective="royalties"``: the board that does not foul with the most royalties, found exactly
   (:mod:`cpoker._kernels.fantasyland`: every row evaluated once, a search bounded by royalties that provably
   keeps the best); ties go to the board that stays in Fantasyland, then to the strongest back, middle and front.
@@ -21,7 +22,7 @@ import numpy as np
 from cpoker.game.cards import Card, CardsLike, format_cards, parse_cards
 from cpoker.game.ofc.boards import ROW_NAMES, Board
 from cpoker.game.dealing import new_seed, rest_of_deck
-from cpoker.game.ofc.policy import fantasyland_value_of, sampled_opponents
+from cpoker.strategies.ofc.rollout_policy import fantasyland_value_of, sampled_opponents
 from cpoker.game.ofc.rules import OfcRules, resolve_ofc_rules
 from cpoker.game.ofc.scoring import next_fantasyland, score_board
 from cpoker.system.errors import CardError, OptionError
@@ -105,7 +106,7 @@ def fantasyland(cards: CardsLike, rules: "OfcRules | str | None" = None, objecti
         and reported).
     fantasyland_value
         Points a board that stays in Fantasyland counts under ``"ev"`` (default: the rules' measured value,
-        :data:`~cpoker.game.ofc.policy.DEFAULT_FANTASYLAND_VALUE`).
+        :data:`~cpoker.strategies.ofc.rollout_policy.DEFAULT_FANTASYLAND_VALUE`).
 
     Raises
     ------

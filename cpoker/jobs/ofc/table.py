@@ -29,7 +29,7 @@ from cpoker.game.ofc.boards import Board, as_board
 from cpoker.game.ofc.hand import HandRecord, OfcHand, OfcView, seeded, table_deck
 from cpoker.game.ofc.rules import OfcRules
 from cpoker.game.ofc.scoring import row_results
-from cpoker.jobs.ofc_match import resolve_ofc_strategy
+from cpoker.jobs.ofc.match import resolve_ofc_strategy
 from cpoker.system.errors import ArrangementError, CpokerError, OptionError, StrategyError
 from cpoker.system.limits import check_int, check_seed
 
@@ -74,9 +74,9 @@ def ranking_seed(view: OfcView) -> int:
 def ranked(board: object, cards: object, rules: OfcRules, opponents: Optional[Sequence] = None, dead: object = (),
            samples: int = 1000, seed: Optional[int] = None, fantasyland_value: Optional[float] = None,
            jobs: Optional[int] = None, time_budget: Optional[float] = None):
-    """:func:`cpoker.jobs.placement.place`, a complete answer kept for the next call with the same question (the
+    """:func:`cpoker.jobs.ofc.placement.place`, a complete answer kept for the next call with the same question (the
     web page's Hint, then its review)."""
-    from cpoker.jobs.placement import place
+    from cpoker.jobs.ofc.placement import place
 
     def solve():
         return place(board, cards, rules, opponents=opponents, dead=dead, samples=samples, seed=seed,
@@ -96,7 +96,7 @@ def ranked(board: object, cards: object, rules: OfcRules, opponents: Optional[Se
 
 def ranked_fantasyland(cards: object, rules: OfcRules, samples: int, seed: int):
     """The Fantasyland solver's ``ev`` board, kept as :func:`ranked` keeps placements."""
-    from cpoker.game.ofc.fantasyland import fantasyland
+    from cpoker.strategies.ofc.fantasyland import fantasyland
 
     return _RANKINGS.get(("fantasyland", str(cards), rules, samples, seed),
                          lambda: fantasyland(cards, rules, "ev", samples=samples, seed=seed))  # type: ignore

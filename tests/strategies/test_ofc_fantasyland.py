@@ -11,7 +11,7 @@ import cpoker
 from cpoker import CardError, OptionError, ofc
 from cpoker.game.arrangements import arrangements
 from cpoker.game.lookup_tables import split_tables
-from cpoker.game.ofc.fantasyland import fantasyland
+from cpoker.strategies.ofc.fantasyland import fantasyland
 
 CATEGORY = 26
 RANKS = "23456789TJQKA"
@@ -170,7 +170,7 @@ def test_the_ofc_fantasy_command(capsys):
 def test_the_ev_board_is_the_brute_forces(hand, preset, worth):
     """The ev objective's board and value: every board of every 13 cards scored against the same sampled opponent
     boards, sample by sample (the scoop, the fouls, the royalties), plus what staying is worth."""
-    from cpoker.game.ofc.policy import sampled_opponents
+    from cpoker.strategies.ofc.rollout_policy import sampled_opponents
 
     rules = ofc.OfcRules.preset(preset)
     best = fantasyland(hand, rules, "ev", samples=40, seed=7, fantasyland_value=worth)

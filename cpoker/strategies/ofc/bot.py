@@ -71,7 +71,7 @@ def check_ofc_bot(bot: "Bot | str", rules: "OfcRules | str" = "pineapple", seed:
     import time
 
     from cpoker.game.ofc.hand import OfcHand, seeded, table_deck
-    from cpoker.game.ofc.heuristic import heuristic
+    from cpoker.strategies.ofc.heuristic import heuristic
     from cpoker.game.ofc.rules import resolve_ofc_rules
     from cpoker.strategies.bots import BotProcess, Check, end_check, fault_of, stderr_tail
 

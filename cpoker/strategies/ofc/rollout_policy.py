@@ -4,7 +4,7 @@ policy makes for sampled opponents.
 The rollout policy (:mod:`cpoker._kernels.ofc_policy`) places a player's cards from that player's board and
 cards alone.  Its weights were chosen by duplicate heads-up matches of the policy against itself with other
 weights (docs/ofc.md, "The rollout policy").  What Fantasyland is worth, in points against the same
-opponents, was measured by :func:`cpoker.jobs.fantasyland_worth.fantasyland_worth` (docs/ofc.md, "What
+opponents, was measured by :func:`cpoker.jobs.ofc.fantasyland_worth.fantasyland_worth` (docs/ofc.md, "What
 Fantasyland is worth"); every solver takes it as a parameter.
 """
 

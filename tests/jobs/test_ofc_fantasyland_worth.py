@@ -10,11 +10,11 @@ from cpoker._kernels.ofc_policy import complete_board
 from cpoker.cli import main
 from cpoker.game.cards import Card, mask_cards
 from cpoker.game.ofc.boards import Board
-from cpoker.game.ofc.fantasyland import fantasyland
-from cpoker.game.ofc.policy import DEFAULT_FANTASYLAND_VALUE, policy_weights
+from cpoker.strategies.ofc.fantasyland import fantasyland
+from cpoker.strategies.ofc.rollout_policy import DEFAULT_FANTASYLAND_VALUE, policy_weights
 from cpoker.game.ofc.rules import OfcRules
 from cpoker.game.ofc.scoring import settle
-from cpoker.jobs.fantasyland_worth import BLOCK, fantasyland_worth
+from cpoker.jobs.ofc.fantasyland_worth import BLOCK, fantasyland_worth
 
 
 @pytest.mark.parametrize("preset", [pytest.param("ofc", marks=pytest.mark.slow), "pineapple"])

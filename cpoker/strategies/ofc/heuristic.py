@@ -7,9 +7,9 @@ import numpy as np
 
 from cpoker.game.cards import cards_mask
 from cpoker.game.ofc.boards import Board
-from cpoker.game.ofc.fantasyland import fantasyland
+from cpoker.strategies.ofc.fantasyland import fantasyland
 from cpoker.game.ofc.hand import OfcView
-from cpoker.game.ofc.policy import fantasyland_value_of, policy_weights
+from cpoker.strategies.ofc.rollout_policy import fantasyland_value_of, policy_weights
 
 
 def heuristic(view: OfcView) -> Board:

@@ -11,7 +11,7 @@ swapped seats, so a strategy holds, hand for hand, the cards its opponent held (
 Fantasylands let the deals run alike), and luck largely cancels.  Three-handed, the seats rotate from one
 session to the next.
 
-Strategies: ``heuristic`` (the rollout policy, :func:`cpoker.game.ofc.heuristic.heuristic`), ``mc`` (the
+Strategies: ``heuristic`` (the rollout policy, :func:`cpoker.strategies.ofc.heuristic.heuristic`), ``mc`` (the
 placement solver, :data:`MC_ROLLOUTS` rollouts a placement; ``mc:N`` for ``N``), ``package.module:function``
 (called with an :class:`~cpoker.game.ofc.hand.OfcView`, answering a board), ``cmd:COMMAND`` (a program that
 speaks the bot protocol, docs/bots.md), or a callable.  A player in
@@ -34,13 +34,13 @@ import numpy as np
 from cpoker.game.dealing import new_seed
 from cpoker.game.ofc.boards import Board
 from cpoker.game.ofc.hand import OfcStrategy, OfcView, play_hand, seeded, table_deck
-from cpoker.game.ofc.heuristic import heuristic
+from cpoker.strategies.ofc.heuristic import heuristic
 from cpoker.game.ofc.rules import OfcRules, resolve_ofc_rules
 from cpoker.run.blocks import blocks_of
 from cpoker.run import saved
 from cpoker.run.stats import mean_interval, normal_interval, sample_variance, strict_json_data, wilson_interval
 from cpoker.strategies.bots import Bot
-from cpoker.strategies.ofc_bot import OfcBot, is_bot_name
+from cpoker.strategies.ofc.bot import OfcBot, is_bot_name
 from cpoker.strategies.strategy import load_plugin
 from cpoker.system import interrupts
 from cpoker.system.errors import CardError, OptionError, StrategyError
@@ -64,8 +64,8 @@ class MonteCarloPlacer:
         self.__name__ = "mc" if rollouts == MC_ROLLOUTS else f"mc:{rollouts}"
 
     def __call__(self, view: OfcView) -> Board:
-        from cpoker.game.ofc.fantasyland import fantasyland
-        from cpoker.jobs.placement import place
+        from cpoker.strategies.ofc.fantasyland import fantasyland
+        from cpoker.jobs.ofc.placement import place
 
         if view.fantasyland:
             return fantasyland(view.cards, view.rules, "ev", samples=self.rollouts, seed=view.seed).board
@@ -83,7 +83,7 @@ class MonteCarloPlacer:
 
 def resolve_ofc_strategy(strategy: object) -> tuple:
     """``(name, callable)`` of a strategy: a built-in name, ``package.module:function``, ``cmd:COMMAND`` (a bot,
-    :class:`~cpoker.strategies.ofc_bot.OfcBot`) or a callable.
+    :class:`~cpoker.strategies.ofc.bot.OfcBot`) or a callable.
 
     Raises
     ------
