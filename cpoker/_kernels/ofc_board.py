@@ -1,7 +1,7 @@
 """Open-face boards in kernels: a full board's keys, royalty, foul and Fantasyland, and two boards' points.
 
 A board is three card masks (front, middle, back).  The rules come as one small int64 array, the
-**rule table** (:func:`cpoker.game.ofc.rules.OfcRules.kernel_table` builds it):
+**rule table** (:func:`cpoker.game.ofc.rules.OfcRules.kernel_rules` builds it):
 
 * ``[0:13]`` a front pair's royalty by rank (0 = two .. 12 = ace), ``[13:26]`` front trips';
 * ``[26:36]`` a middle's royalty by hand (the nine categories, then the royal flush), ``[36:46]`` a back's;

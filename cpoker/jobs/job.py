@@ -4,7 +4,7 @@ A job that plays strategies on dealt hands (a match, a tournament, a
 simulation, an exploitability study, a review, a solve) takes the same
 options: a seed, rules, tables, strategies, a device, a backend and its
 scheduler, a progress bar, a time budget, a saved result to resume, a
-checkpoint.  :func:`settle` checks them, in that order, and turns them into
+checkpoint.  :func:`prepare_job` checks them, in that order, and turns them into
 a :class:`Job`: rules resolved, tables loaded, each strategy resolved into
 the callable that plays it (a tables file is read once, a bot described
 once), the backend checked.  :meth:`Job.start` then draws the seed, or takes
@@ -104,7 +104,7 @@ def runs(*, jobs: Optional[int] = None, backend: object = "local", scheduler: ob
 
 @dataclass(frozen=True)
 class Job:
-    """A job's options, checked and resolved once (:func:`settle`)."""
+    """A job's options, checked and resolved once (:func:`prepare_job`)."""
 
     seed: Optional[int]  # None: drawn by :meth:`start`, unless a resumed job takes its saved one
     rules: Rules
@@ -163,7 +163,7 @@ def seat_strategies(strategies: object, most: int, job: str, per_seat: str = "")
     return list(strategies)
 
 
-def settle(strategies: Sequence[StrategyLike], *, seed: object = None, rules: "Rules | str | None" = None,
+def prepare_job(strategies: Sequence[StrategyLike], *, seed: object = None, rules: "Rules | str | None" = None,
            tables: "PolicyTables | str | None" = None, device: object = "cpu", backend: object = "local",
            scheduler: object = None, progress: bool = False, time_budget: object = None,
            checkpoint: object = None, checkpoint_seconds: object = 10.0, jobs: Optional[int] = None) -> Job:

@@ -282,7 +282,7 @@ def review(hands: "Iterable | PlayedHand", rules: "Rules | str | None" = None, o
     OptionError
         For a bad size, seed, backend or saved review.
     """
-    from cpoker.jobs.job import Clock, HandTally, run_job, settle
+    from cpoker.jobs.job import Clock, HandTally, prepare_job, run_job
     from cpoker.jobs.solve import resolve_player
     from cpoker.strategies.policy import resolve_tables
     from cpoker.strategies.strategy import Player
@@ -295,7 +295,7 @@ def review(hands: "Iterable | PlayedHand", rules: "Rules | str | None" = None, o
     samples = check_int("samples", samples, 1, MAX_SAMPLES)
     top = check_int("top", top, 0, MAX_HANDS)
     given_tables = tables is not None
-    job = settle([opponent], seed=seed, rules=rules, tables=tables, backend=backend, scheduler=scheduler,
+    job = prepare_job([opponent], seed=seed, rules=rules, tables=tables, backend=backend, scheduler=scheduler,
                  progress=progress, time_budget=time_budget, checkpoint=checkpoint,
                  checkpoint_seconds=checkpoint_seconds, jobs=jobs)
     rules, (player,) = job.rules, job.players

@@ -25,7 +25,7 @@ from cpoker.game.arrangements import ROW_NAMES, Arrangement, ArrangementLike, as
 from cpoker.game.dealing import deal_seeded, new_seed, rest_of_deck
 from cpoker.game.rules import Rules
 from cpoker.game.scoring import SURRENDER_KEY, dealt_royalties, dealt_royalty, dealt_units_of
-from cpoker.jobs.job import Clock, run_job, seat_strategies, settle
+from cpoker.jobs.job import Clock, prepare_job, run_job, seat_strategies
 from cpoker.jobs.solve import MAX_OPPONENTS
 from cpoker.run import saved
 from cpoker.run.blocks import blocks_of
@@ -133,7 +133,7 @@ def simulate(arrangement: ArrangementLike, opponents: int = 1, samples: int = 10
     arrangement = as_arrangement(arrangement)
     opponents = check_int("opponents", opponents, 1, MAX_OPPONENTS)
     samples = check_int("samples", samples, 1, MAX_SAMPLES)
-    job = settle([opponent], seed=seed, rules=rules, tables=tables, device=device, backend=backend,
+    job = prepare_job([opponent], seed=seed, rules=rules, tables=tables, device=device, backend=backend,
                  scheduler=scheduler, progress=progress, time_budget=time_budget, checkpoint=checkpoint,
                  checkpoint_seconds=checkpoint_seconds, jobs=jobs)
     rules, ((opponent_name, opponent),) = job.rules, job.players
@@ -468,7 +468,7 @@ def match(strategies: Sequence[StrategyLike], deals: int = 10_000, seed: Optiona
     strategies = seat_strategies(strategies, 4, "a match", ", one per seat")
     deals = check_int("deals", deals, 1, MAX_DEALS)
     sessions = check_int("sessions", sessions, 0, MAX_SESSIONS)
-    job = settle(strategies, seed=seed, rules=rules, tables=tables, device=device, backend=backend,
+    job = prepare_job(strategies, seed=seed, rules=rules, tables=tables, device=device, backend=backend,
                  scheduler=scheduler, progress=progress, checkpoint=checkpoint,
                  checkpoint_seconds=checkpoint_seconds, jobs=jobs)
     rules, raw_names = job.rules, list(job.names)

@@ -21,7 +21,7 @@ from cpoker._version import __version__
 from cpoker.game.dealing import deal_seeded
 from cpoker.game.rules import Rules
 from cpoker.game.scoring import dealt_units_of
-from cpoker.jobs.job import Clock, run_job, seat_strategies, settle
+from cpoker.jobs.job import Clock, prepare_job, run_job, seat_strategies
 from cpoker.jobs.simulate import DEAL_CHUNK, arrange_all, seat_names, seat_points
 from cpoker.run import saved
 from cpoker.run.blocks import blocks_of
@@ -145,7 +145,7 @@ def tournament(strategies: Sequence[StrategyLike], deals: int = 10_000, seed: Op
     """
     strategies = seat_strategies(strategies, MAX_STRATEGIES, "a tournament")
     deals = check_int("deals", deals, 1, MAX_DEALS)
-    job = settle(strategies, seed=seed, rules=rules, tables=tables, device=device, backend=backend,
+    job = prepare_job(strategies, seed=seed, rules=rules, tables=tables, device=device, backend=backend,
                  scheduler=scheduler, progress=progress, checkpoint=checkpoint,
                  checkpoint_seconds=checkpoint_seconds, jobs=jobs)
     rules, raw_names = job.rules, list(job.names)

@@ -1,4 +1,4 @@
-"""The one JIT policy every kernel is compiled with, and where compiled kernels are cached.
+"""The one set of JIT options every kernel is compiled with, and where compiled kernels are cached.
 
 ``cache=True`` keeps compilation off the user's path after the first run,
 ``nogil=True`` lets threads run kernels side by side, and

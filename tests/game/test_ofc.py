@@ -19,7 +19,7 @@ def front_royalty(cards: tuple, rules) -> int:
     from cpoker._kernels.evaluate import key3
     from cpoker._kernels.ofc_board import FRONT_PAIRS, FRONT_TRIPS, MIDDLE, front_royalty as kernel_front_royalty
 
-    table = rules.kernel_table()
+    table = rules.kernel_rules()
     mask = sum(1 << int(card) for card in cards)
     return int(kernel_front_royalty(key3(mask), table[FRONT_PAIRS:FRONT_TRIPS], table[FRONT_TRIPS:MIDDLE]))
 

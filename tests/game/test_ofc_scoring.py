@@ -8,7 +8,7 @@ from naive import ofc_points, ofc_score
 
 from cpoker.game.cards import Card
 from cpoker.game.ofc.boards import Board
-from cpoker.game.ofc.rules import FANTASYLAND_FRONTS, FIVE_CARD_HANDS, GAMES, RANK_NAMES, STAY_CONDITIONS, OfcRules
+from cpoker.game.ofc.rules import FANTASYLAND_FRONTS, FIVE_CARD_HANDS, GAMES, RANK_LETTERS, STAY_CONDITIONS, OfcRules
 from cpoker.game.ofc.scoring import row_results, score_board, settle
 
 
@@ -20,8 +20,8 @@ def house_rules(draw):
     units = st.integers(0, 60)
     pairs = draw(st.integers(0, 3))  # how many of QQ, KK, AA enter (from the smallest given up to AA)
     entering = list(FANTASYLAND_FRONTS[3 - pairs:3]) + (["trips"] if pairs or draw(st.booleans()) else [])
-    royalties = {"front_pairs": draw(st.dictionaries(st.sampled_from(RANK_NAMES), units, max_size=13)),
-                 "front_trips": draw(st.dictionaries(st.sampled_from(RANK_NAMES), units, max_size=13)),
+    royalties = {"front_pairs": draw(st.dictionaries(st.sampled_from(RANK_LETTERS), units, max_size=13)),
+                 "front_trips": draw(st.dictionaries(st.sampled_from(RANK_LETTERS), units, max_size=13)),
                  "middle": draw(st.dictionaries(st.sampled_from(FIVE_CARD_HANDS), units, max_size=10)),
                  "back": draw(st.dictionaries(st.sampled_from(FIVE_CARD_HANDS), units, max_size=10))}
     return OfcRules(game=game, first_cards=base.first_cards, round_cards=base.round_cards,

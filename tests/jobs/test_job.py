@@ -8,7 +8,7 @@ import pytest
 import cpoker
 from cpoker import OptionError, StrategyError
 from cpoker.jobs.exploit import BLOCK_HANDS, exploit
-from cpoker.jobs.job import Clock, settle
+from cpoker.jobs.job import Clock, prepare_job
 from cpoker.jobs.simulate import DEAL_CHUNK, SAMPLE_CHUNK, match, simulate
 from cpoker.jobs.solve import MonteCarloStrategy
 from cpoker.jobs.tournament import tournament
@@ -48,8 +48,8 @@ def test_a_plugin_plays_as_the_greedy_strategy_it_calls():
     assert [s.points for s in mine.scores] == [s.points for s in builtin.scores]
 
 
-def test_settle_resolves_names_into_the_callables_that_play_them():
-    job = settle(["table", "table@2-4", "greedy", "mc"], seed=3, rules="1-6")
+def test_prepare_job_resolves_names_into_the_callables_that_play_them():
+    job = prepare_job(["table", "table@2-4", "greedy", "mc"], seed=3, rules="1-6")
     assert job.names == ("table", "table@2-4", "greedy", "mc")
     table, other, greedy, solver = job.strategies
     assert isinstance(table, TablePolicy) and table.tables is job.tables and job.tables.rules.name == "1-6"
@@ -59,17 +59,17 @@ def test_settle_resolves_names_into_the_callables_that_play_them():
     assert job.seed == 3 and job.backend == "local" and job.checkpoint is None
 
 
-def test_settle_reports_the_first_bad_option_in_order():
+def test_prepare_job_reports_the_first_bad_option_in_order():
     with pytest.raises(OptionError, match="seed"):
-        settle(["nonsense"], seed=-1, backend="nowhere")
+        prepare_job(["nonsense"], seed=-1, backend="nowhere")
     with pytest.raises(StrategyError, match="unknown strategy 'nonsense'"):
-        settle(["nonsense"], backend="nowhere")
+        prepare_job(["nonsense"], backend="nowhere")
     with pytest.raises(OptionError, match="backend must be 'local' or 'dask'"):
-        settle(["greedy"], backend="nowhere", time_budget=-1)
+        prepare_job(["greedy"], backend="nowhere", time_budget=-1)
     with pytest.raises(OptionError, match="time_budget"):
-        settle(["greedy"], time_budget=-1, checkpoint="file.json")
+        prepare_job(["greedy"], time_budget=-1, checkpoint="file.json")
     with pytest.raises(OptionError, match="checkpoint must be a function"):
-        settle(["greedy"], checkpoint="file.json")
+        prepare_job(["greedy"], checkpoint="file.json")
 
 
 def test_a_job_draws_its_seed_once_and_a_resumed_one_takes_the_saved_seed():

@@ -31,7 +31,7 @@ def test_the_hands_are_the_solver_against_the_policy_settled(preset):
     for deck in decks:
         best = fantasyland([Card(int(c)) for c in deck[:size]], rules, "royalties")
         rows = complete_board(0, 0, 0, deck.astype(np.int64), size, rules.first_cards, rules.round_cards,
-                              rules.round_places, rules.kernel_table(), weights)[:3]
+                              rules.round_places, rules.kernel_rules(), weights)[:3]
         theirs = Board(*(mask_cards(int(mask)) for mask in rows))
         points.append(settle([best.board, theirs], rules).results[0])
         stays.append(best.stays)

@@ -35,7 +35,7 @@ def test_the_policy_plays_the_best_legal_option_by_its_own_value(rules, board, c
     """The kernel's choice is a legal option, and no option has a higher value by the policy's estimate."""
     board, hand = Board.parse(board), parse_cards(cards)
     keep = rules.first_cards if not board.cards else rules.round_places
-    table = rules.kernel_table()
+    table = rules.kernel_rules()
     options = options_of(board, hand, keep)
     values = [board_value(*_rows(b), table, WEIGHTS) for b, _ in options]
     chosen = place_round(*_rows(board), np.array([int(c) for c in hand], dtype=np.int64), len(hand), keep, table,
@@ -51,7 +51,7 @@ def test_the_policy_fouls_rarely_and_beats_a_naive_placer():
     from cpoker._kernels.ofc_board import enters_fantasyland  # noqa: F401  (the kernels the match uses)
     from cpoker._kernels.ofc_policy import complete_board
 
-    table = PINEAPPLE.kernel_table()
+    table = PINEAPPLE.kernel_rules()
     naive = np.array((8.0, 0.0, 0.0, 0.3, 0.35, 0.3))
     rng = np.random.default_rng(2)
     points = fouls = naive_fouls = 0
@@ -72,7 +72,7 @@ def test_every_card_is_dealt_once_in_a_rollout():
     """The rollout kernel's boards: the opponents' and the player's later cards come from distinct deck slots."""
     from cpoker._kernels.ofc_policy import complete_board
 
-    table = PINEAPPLE.kernel_table()
+    table = PINEAPPLE.kernel_rules()
     placed = {int(c) for c in parse_cards("Qh 9s 9d Ah Kh")}
     deck = np.random.default_rng(4).permutation([c for c in range(52) if c not in placed]).astype(np.int64)
     mine = complete_board(cards_mask(parse_cards("Qh")), cards_mask(parse_cards("9s 9d")),

@@ -25,7 +25,7 @@ from cpoker.game.rules import read_rules_toml
 from cpoker.system.errors import RulesError
 
 GAMES = ("ofc", "pineapple", "progressive")
-RANK_NAMES = "23456789TJQKA"
+RANK_LETTERS = "23456789TJQKA"
 # the royal flush is a straight flush to the ace; in OFC it has a royalty of its own
 FIVE_CARD_HANDS = (*CATEGORIES, "royal flush")
 FANTASYLAND_FRONTS = ("QQ", "KK", "AA", "trips")  # the fronts that may enter Fantasyland, weakest first
@@ -36,7 +36,7 @@ SEAT_CARDS = 17  # the most a seat is dealt in a hand: a 17-card Fantasyland, or
 
 # the standard table the public engines share (RULES.md §4)
 STANDARD_FRONT_PAIRS = {rank: units for units, rank in enumerate("6789TJQKA", 1)}  # 66 = 1 ... AA = 9
-STANDARD_FRONT_TRIPS = {rank: units for units, rank in enumerate(RANK_NAMES, 10)}  # 222 = 10 ... AAA = 22
+STANDARD_FRONT_TRIPS = {rank: units for units, rank in enumerate(RANK_LETTERS, 10)}  # 222 = 10 ... AAA = 22
 STANDARD_MIDDLE = {"three of a kind": 2, "straight": 4, "flush": 8, "full house": 12, "four of a kind": 20,
                    "straight flush": 30, "royal flush": 50}
 STANDARD_BACK = {"straight": 2, "flush": 4, "full house": 6, "four of a kind": 10, "straight flush": 15,
@@ -87,7 +87,7 @@ class OfcRoyalties:
             raise _fail(source, f"royalties: unknown table {sorted(unknown)[0]!r} (tables: front_pairs, "
                                 "front_trips, middle, back)")
         standard = cls()
-        ranks = tuple(RANK_NAMES)
+        ranks = tuple(RANK_LETTERS)
         return cls(
             front_pairs=_table(data["front_pairs"], ranks, "royalties.front_pairs", source)
             if "front_pairs" in data else standard.front_pairs,
@@ -304,16 +304,16 @@ class OfcRules:
                   for name in ("front_pairs", "front_trips", "middle", "back")]
         return "\n".join(lines) + "\n"
 
-    def kernel_table(self):
+    def kernel_rules(self):
         """The rules as the open-face kernels read them: one int64 array (:mod:`cpoker._kernels.ofc_board`)."""
         import numpy as np
 
         pairs, trips = dict(self.royalties.front_pairs), dict(self.royalties.front_trips)
         middle, back = dict(self.royalties.middle), dict(self.royalties.back)
         entries = dict(self.fantasyland)
-        entry_pair = min((RANK_NAMES.index(front[0]) for front in ("QQ", "KK", "AA") if front in entries),
-                         default=len(RANK_NAMES))
-        return np.array([*(pairs.get(rank, 0) for rank in RANK_NAMES), *(trips.get(rank, 0) for rank in RANK_NAMES),
+        entry_pair = min((RANK_LETTERS.index(front[0]) for front in ("QQ", "KK", "AA") if front in entries),
+                         default=len(RANK_LETTERS))
+        return np.array([*(pairs.get(rank, 0) for rank in RANK_LETTERS), *(trips.get(rank, 0) for rank in RANK_LETTERS),
                          *(middle.get(hand, 0) for hand in FIVE_CARD_HANDS),
                          *(back.get(hand, 0) for hand in FIVE_CARD_HANDS),
                          self.scoop, self.royalty_multiplier, entry_pair, int("trips" in entries)], dtype=np.int64)

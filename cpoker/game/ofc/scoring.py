@@ -6,7 +6,7 @@ scoop bonus (3) for all three rows, and the difference of their royalties; a fou
 loses every row and the scoop, and pays the other's royalties; two fouled boards owe nothing.
 
 The library scores with the kernels every open-face solver uses (:mod:`cpoker._kernels.ofc_board`, the rules
-as :meth:`~cpoker.game.ofc.rules.OfcRules.kernel_table`), so a settlement and a rollout cannot disagree; the
+as :meth:`~cpoker.game.ofc.rules.OfcRules.kernel_rules`), so a settlement and a rollout cannot disagree; the
 tests hold a slow Python reference, compared under house rules of every kind.
 
 >>> from cpoker.game.ofc.scoring import settle
@@ -25,7 +25,7 @@ import numpy as np
 from cpoker.game.arrangements import Arrangement
 from cpoker.game.cards import cards_mask, short_repr
 from cpoker.game.ofc.boards import ROW_NAMES, Board, BoardLike, full_board
-from cpoker.game.ofc.rules import FIVE_CARD_HANDS, RANK_NAMES, OfcRules, resolve_ofc_rules
+from cpoker.game.ofc.rules import FIVE_CARD_HANDS, RANK_LETTERS, OfcRules, resolve_ofc_rules
 from cpoker.system.errors import ArrangementError, CardError, OptionError
 
 
@@ -86,7 +86,7 @@ def score_board(board: BoardLike, rules: "OfcRules | str | None" = None, in_fant
 
     rules = resolve_ofc_rules(rules)
     board = full_board(board)
-    table = rules.kernel_table()
+    table = rules.kernel_rules()
     front_key, middle_key, back_key, _, fouled = scored_board(*(cards_mask(row) for row in board.rows), table)
     keys = (int(front_key), int(middle_key), int(back_key))
     if fouled:
@@ -97,7 +97,7 @@ def score_board(board: BoardLike, rules: "OfcRules | str | None" = None, in_fant
              int(table[MIDDLE + middle]), int(table[BACK + back]))
     category = keys[0] >> CATEGORY_SHIFT
     earned = "trips" if category == TRIPS else \
-        RANK_NAMES[top_rank((keys[0] >> 13) & 0x1FFF)] * 2 if category == PAIR else None
+        RANK_LETTERS[top_rank((keys[0] >> 13) & 0x1FFF)] * 2 if category == PAIR else None
     fantasyland = dict(rules.fantasyland).get(earned) if earned is not None else None
     strong = {"front trips": category == TRIPS, "middle full house": middle >= FULL_HOUSE,
               "back four of a kind": back >= FOUR_OF_A_KIND}

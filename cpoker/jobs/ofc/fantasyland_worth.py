@@ -95,7 +95,7 @@ def fantasyland_worth(rules: "OfcRules | str | None" = None, hands: int = 20_000
     settings = runs(jobs=jobs, progress=progress, time_budget=time_budget)
     seed = new_seed() if seed is None else seed
     cards = check_int("cards", (rules.smallest_fantasyland or 13) if cards is None else cards, 13, 17)
-    table = rules.kernel_table()
+    table = rules.kernel_rules()
     weights = policy_weights(fantasyland_value_of(rules, None))
     dealt = cards + rules.cards_per_player
     sums = [0, 0, 0, 0, 0]  # hands, points, points squared, stays, points of the hands that stayed: exact, O(1)

@@ -191,14 +191,14 @@ def _session(index: int, count: int, seed: int, rules: OfcRules, strategies: Seq
     totals = np.zeros((players, len(FIELDS)), dtype=np.int64)
     orders = [list(range(players)), list(range(players))[::-1]] if duplicate else \
         [[(i + index) % players for i in range(players)]]
-    for table, order in enumerate(orders):  # order[s]: the strategy in seat s
+    for copy, order in enumerate(orders):  # the duplicate's copy (0, or 1 with the seats swapped); order[s]: seat s's
         sizes = [0] * players  # each seat's Fantasyland (cards), by seat
         for hand in range(count):
             button = hand % players
-            # seat k after the button is table seat (button + 1 + k) % players
+            # seat k after the button is seat (button + 1 + k) % players
             seats = [(button + 1 + k) % players for k in range(players)]
             record = play_hand([strategies[order[s]] for s in seats], rules, table_deck([seed, index, hand]),
-                               [sizes[s] for s in seats], seeded(seed, index, hand, table))
+                               [sizes[s] for s in seats], seeded(seed, index, hand, copy))
             for k, s in enumerate(seats):
                 who = order[s]
                 scored = record.settlement.boards[k]

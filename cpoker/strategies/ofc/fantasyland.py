@@ -83,7 +83,7 @@ class FantasylandBoard:
 def _tables(rules: OfcRules) -> tuple:
     """The kernel's royalty arrays: front pairs and trips by rank, middle and back by hand (from the rules'
     kernel table, :mod:`cpoker._kernels.ofc_board`)."""
-    table = rules.kernel_table()
+    table = rules.kernel_rules()
     return table[0:13].copy(), table[13:26].copy(), table[26:36].copy(), table[36:46].copy()
 
 

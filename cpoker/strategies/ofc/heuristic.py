@@ -23,7 +23,7 @@ def heuristic(view: OfcView) -> Board:
     board = view.board
     chosen = place_round(cards_mask(board.front), cards_mask(board.middle), cards_mask(board.back),
                          np.array([int(c) for c in view.cards], dtype=np.int64), len(view.cards), view.keep,
-                         rules.kernel_table(), policy_weights(fantasyland_value_of(rules, None)))
+                         rules.kernel_rules(), policy_weights(fantasyland_value_of(rules, None)))
     rows = []
     for row, mask in zip(board.rows, chosen):
         rows.append(row + tuple(c for c in view.cards if int(mask) >> int(c) & 1))

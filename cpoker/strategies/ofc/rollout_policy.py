@@ -51,5 +51,5 @@ def sampled_opponents(rules: OfcRules, unseen: np.ndarray, count: int, rng: np.r
     from cpoker._kernels.ofc_rollout import policy_boards
 
     return policy_boards(shuffled(unseen, rng, count, rules.cards_per_player), rules.first_cards, rules.round_cards,
-                         rules.round_places, rules.kernel_table(), policy_weights(fantasyland_value))
+                         rules.round_places, rules.kernel_rules(), policy_weights(fantasyland_value))
 
