@@ -26,7 +26,6 @@ from a TOML file with ``Rules.from_toml(path)`` (see ``Rules.to_toml``).
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, Optional
@@ -35,6 +34,7 @@ import numpy as np
 
 from cpoker.game.arrangements import FRONT_ORDERS, ROW_NAMES
 from cpoker.game.cards import short_repr
+from cpoker.game.rules_base import read_rules_toml, resolve, rules_error, whole
 from cpoker.system.errors import RulesError
 from cpoker.game.evaluation import CATEGORIES
 
@@ -46,7 +46,6 @@ FRONT_CATEGORIES = ("high card", "pair", "three of a kind")
 # strongest first: the order in which naturals beat each other (seed 003: "the stronger natural wins")
 # |units| bound of every royalty and natural: a deal's points then stay far from int64 overflow
 # (4 players x 3 rows x 10**6 x 10**10 deals < 2**63), and no real table pays more
-MAX_UNITS = 10**6
 # session_stakes: a multiplier per deal of a session; the product with a pair's stake (at most 10**6) and a
 # deal's points (below 10**9) stays far from int64 overflow
 MAX_SESSION_STAKE = 1000
@@ -65,32 +64,11 @@ SEED001_ROYALTIES = {
 SEED001_NATURALS = {"dragon": 9, "four trips": 4, "three flushes": 3, "three straights": 3, "six pairs": 3}
 
 
-def _fail(source: str, message: str) -> RulesError:
-    return RulesError(f"{source}: {message}" if source else message)
+_fail = rules_error
 
 
 def _units(value, where: str, source: str) -> int:
-    if (isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer))
-            or not 0 <= value <= MAX_UNITS):
-        raise _fail(source, f"{where} must be a whole number of units from 0 to {MAX_UNITS:,}, got {short_repr(value)}")
-    return int(value)
-
-
-def read_rules_toml(text: str, source: str) -> dict:
-    """House rules' TOML text as data (the closed game's and the open-face game's), or a one-line
-    :class:`RulesError` naming ``source``: not text, over 100,000 characters, or not TOML."""
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover
-        import tomli as tomllib
-    if not isinstance(text, str) or len(text) > 100_000:
-        raise RulesError(f"{source}: rules are TOML text of at most 100,000 characters")
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise RulesError(f"rules file {source} is not valid TOML: {error}") from None
-    except (ValueError, RecursionError) as error:  # e.g. a 5,000-digit number, absurd nesting
-        raise RulesError(f"rules file {source} cannot be read: {str(error)[:120]}") from None
+    return whole(value, where, source, what="a whole number of units")
 
 
 @dataclass(frozen=True)
@@ -457,19 +435,5 @@ KNOWN_NAMES = ", ".join([*PRESETS, *(f"{alias} (= {name})" for alias, name in AL
 
 def resolve_rules(rules: "Rules | str | None") -> Rules:
     """``None`` → the default; a preset name or a ``.toml`` path → those rules; a :class:`Rules` → itself."""
-    if rules is None:
-        return DEFAULT_RULES
-    if isinstance(rules, Rules):
-        return rules
-    if isinstance(rules, (str, Path)):
-        text = str(rules)
-        if text in PRESETS:
-            return PRESETS[text]
-        if text in ALIASES:
-            return PRESETS[ALIASES[text]]
-        if "\0" in text or len(text) > 4096:
-            raise RulesError(f"unknown rules {text[:40]!r}; known: {KNOWN_NAMES}, or a .toml file")
-        if text.endswith(".toml") or Path(text).is_file():
-            return Rules.from_toml(text)
-        return Rules.preset(text)
-    raise RulesError(f"rules must be a Rules object, a preset name or a .toml file, got {type(rules).__name__}")
+    return resolve(rules, Rules, DEFAULT_RULES, PRESETS, ALIASES, Rules.preset, Rules.from_toml, KNOWN_NAMES,
+                   "rules")

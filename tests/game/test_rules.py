@@ -247,3 +247,27 @@ def test_pusoy_is_the_1_6_preset_by_another_name(capsys):
         resolve_rules("pusoi")
     assert cli.main(["score", "--player", a, "--player", b, "--rules", "pusoy", "--json"]) == 0
     assert '"1-6"' in capsys.readouterr().out
+
+
+def test_both_games_resolve_rules_through_one_base(tmp_path):
+    """cpoker.game.rules_base serves the closed game's rules and the open-face game's alike: the default, an
+    object, a preset, an alias, a TOML file, and one-line errors for anything else."""
+    from cpoker.game.ofc.rules import OfcRules, resolve_ofc_rules
+    from cpoker.system.errors import RulesError
+    from cpoker.game.rules import resolve_rules
+
+    house = tmp_path / "house.toml"
+    house.write_text('scoring = "1-6"\n')
+    ofc_house = tmp_path / "ofc.toml"
+    ofc_house.write_text('game = "pineapple"\nscoop = 6\n')
+    assert resolve_rules(None).name == "pagat" and resolve_ofc_rules(None).name == "ofc"
+    assert resolve_rules("pusoy").name == "1-6" and resolve_rules(str(house)).scoring == "1-6"
+    assert resolve_ofc_rules(str(ofc_house)).scoop == 6 and resolve_ofc_rules(OfcRules.preset("pineapple")).scoop == 3
+    for resolver, what in ((resolve_rules, "rules"), (resolve_ofc_rules, "open-face rules")):
+        with pytest.raises(RulesError, match=f"unknown {what} 'a\\\\x00b'"):
+            resolver("a\0b")
+        with pytest.raises(RulesError, match=f"{what} are a .*, a preset name or a .toml file, got int"):
+            resolver(3)
+        with pytest.raises(RulesError, match="not valid TOML"):
+            (tmp_path / "bad.toml").write_text("scoring = ")
+            resolver(str(tmp_path / "bad.toml"))

@@ -21,7 +21,7 @@ from typing import Mapping, Optional
 
 from cpoker.game.cards import short_repr
 from cpoker.game.evaluation import CATEGORIES
-from cpoker.game.rules import read_rules_toml
+from cpoker.game.rules_base import MAX_UNITS, read_rules_toml, resolve, rules_error, whole
 from cpoker.system.errors import RulesError
 
 GAMES = ("ofc", "pineapple", "progressive")
@@ -30,7 +30,6 @@ RANK_LETTERS = "23456789TJQKA"
 FIVE_CARD_HANDS = (*CATEGORIES, "royal flush")
 FANTASYLAND_FRONTS = ("QQ", "KK", "AA", "trips")  # the fronts that may enter Fantasyland, weakest first
 STAY_CONDITIONS = ("front trips", "middle full house", "back four of a kind")
-MAX_UNITS = 10**6  # a royalty, the scoop bonus, the multiplier: no total then comes near an int64's range
 DECK = 52
 SEAT_CARDS = 17  # the most a seat is dealt in a hand: a 17-card Fantasyland, or Pineapple's 5 + 4 x 3
 
@@ -43,14 +42,11 @@ STANDARD_BACK = {"straight": 2, "flush": 4, "full house": 6, "four of a kind": 1
                  "royal flush": 25}
 
 
-def _fail(source: str, message: str) -> RulesError:
-    return RulesError(f"{source}: {message}" if source else message)
+_fail = rules_error
 
 
 def _whole(value: object, where: str, source: str, low: int = 0, high: int = MAX_UNITS) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise _fail(source, f"{where} must be a whole number from {low} to {high:,}, got {short_repr(value)}")
-    return value
+    return whole(value, where, source, low, high)
 
 
 def _table(value: object, keys: tuple, where: str, source: str) -> tuple:
@@ -338,15 +334,5 @@ PRESETS = {
 
 def resolve_ofc_rules(rules: "OfcRules | str | None") -> OfcRules:
     """``None`` → ``ofc``; a preset name or a ``.toml`` path → those rules; an :class:`OfcRules` → itself."""
-    if rules is None:
-        return PRESETS["ofc"]
-    if isinstance(rules, OfcRules):
-        return rules
-    if isinstance(rules, (str, Path)):
-        text = str(rules)
-        if text in PRESETS:
-            return PRESETS[text]
-        if "\0" not in text and len(text) <= 4096 and (text.endswith(".toml") or Path(text).is_file()):
-            return OfcRules.from_toml(text)
-        return OfcRules.preset(text)
-    raise RulesError(f"open-face rules are an OfcRules, a preset name or a .toml file, got {type(rules).__name__}")
+    return resolve(rules, OfcRules, PRESETS["ofc"], PRESETS, {}, OfcRules.preset, OfcRules.from_toml,
+                   ", ".join(GAMES), "open-face rules")
