@@ -230,3 +230,18 @@ def flush_row(rng: np.random.Generator, width: int, suited: int) -> np.ndarray:
 LOW_FRONT_EXAMPLE = ("As 2d 4c / 7c 7d 9s 5h 3d / Th Jh Qh Kh 9c",
                      "Kd Ks Qd / 6c 6d 8s 5c 2h / 9d 9h Ts Td Tc",
                      "6h 5s 3h / 8c 8d Js Qs Jd / 4d 4s 4h Ac Kc")
+
+
+class RecordingHeuristic:
+    """The open-face ``heuristic``, keeping every view it is shown (a strategy of a match or a hand)."""
+
+    __name__ = "recorder"
+
+    def __init__(self):
+        self.views = []
+
+    def __call__(self, view):
+        from cpoker.strategies.ofc.heuristic import heuristic
+
+        self.views.append(view)
+        return heuristic(view)

@@ -24,6 +24,7 @@ calls :func:`cpoker.run.runner.run_blocks`.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import threading
@@ -73,8 +74,8 @@ def tables_fingerprint(players: Sequence[Player], tables: "PolicyTables") -> str
 @dataclass(frozen=True)
 class Runs:
     """How a job's blocks run (:func:`run_job`), for the jobs that settle the rest of their options themselves:
-    the threads, the backend, a progress bar, a time budget and a checkpoint.  A :class:`Job` has the same
-    fields.  :func:`runs` makes one with its options checked."""
+    the threads, the backend, a progress bar, a time budget and a checkpoint.  A :class:`Job` is one, with the
+    rest of its options.  :func:`runs` makes one with its options checked."""
 
     jobs: Optional[int] = None
     backend: str = "local"
@@ -102,22 +103,16 @@ def runs(*, jobs: Optional[int] = None, backend: object = "local", scheduler: ob
                 checkpoint_seconds=float(checkpoint_seconds))  # type: ignore[arg-type]
 
 
-@dataclass(frozen=True)
-class Job:
-    """A job's options, checked and resolved once (:func:`prepare_job`)."""
+@dataclass(frozen=True, kw_only=True)
+class Job(Runs):
+    """A job's options, checked and resolved once (:func:`prepare_job`): how its blocks run (:class:`Runs`), and
+    the seed, rules, tables, players and device."""
 
     seed: Optional[int]  # None: drawn by :meth:`start`, unless a resumed job takes its saved one
     rules: Rules
     tables: "PolicyTables"
     players: tuple[Player, ...]
     device: str = "cpu"
-    backend: str = "local"
-    scheduler: Optional[str] = None
-    progress: bool = False
-    time_budget: Optional[float] = None
-    checkpoint: Optional[Callable[[Any], None]] = None
-    checkpoint_seconds: float = 10.0
-    jobs: Optional[int] = None
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -181,12 +176,10 @@ def prepare_job(strategies: Sequence[StrategyLike], *, seed: object = None, rule
     tables = resolve_tables(tables, rules)
     players = tuple(resolve_player(strategy, tables, rules) for strategy in strategies)
     device = check_device(device)
-    backend = check_backend(backend, scheduler)
-    time_budget = None if time_budget is None else check_seconds("time_budget", time_budget, True)
-    saved.check_checkpoint(checkpoint, checkpoint_seconds)
-    address = scheduler if isinstance(scheduler, str) else None
-    return Job(seed, rules, tables, players, device, backend, address, bool(progress), time_budget,
-               checkpoint if callable(checkpoint) else None, float(checkpoint_seconds), jobs)  # type: ignore[arg-type]
+    run = runs(jobs=jobs, backend=backend, scheduler=scheduler, progress=progress, time_budget=time_budget,
+               checkpoint=checkpoint, checkpoint_seconds=checkpoint_seconds)
+    return Job(seed=seed, rules=rules, tables=tables, players=players, device=device,
+               **{option.name: getattr(run, option.name) for option in dataclasses.fields(run)})
 
 
 @dataclass
@@ -246,7 +239,7 @@ def _unchanged_threads(jobs: Optional[int]):
     yield jobs
 
 
-def run_job(job: "Job | Runs", blocks: Iterable[Any], work: Callable[[Any], Any],
+def run_job(job: Runs, blocks: Iterable[Any], work: Callable[[Any], Any],
             combine: Callable[[Any, Any], None], result: Callable[[bool], Result], *, has_result: Callable[[], bool],
             complete: Callable[[], bool], total: int, clock: Optional[Clock] = None, unit: str = "deal",
             description: str = "", warm_up: Any = None, group: int = 1,

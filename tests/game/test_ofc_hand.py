@@ -3,6 +3,7 @@ faults, the record, against an independent loop written as the rules read (the l
 
 import numpy as np
 import pytest
+from helpers import RecordingHeuristic
 from hypothesis import given, strategies as st
 
 from cpoker import OptionError, StrategyError
@@ -58,21 +59,8 @@ def reference_hand(strategies, rules, deck, fantasyland, seeds):
     return boards, discards, faults, views, settled.results, sizes
 
 
-class Recorder:
-    """The heuristic, keeping every view it is shown."""
-
-    __name__ = "recorder"
-
-    def __init__(self):
-        self.views = []
-
-    def __call__(self, view):
-        self.views.append(view)
-        return heuristic(view)
-
-
 def test_a_hand_deals_each_seat_its_own_cards_in_the_rules_order():
-    first, second = Recorder(), Recorder()
+    first, second = RecordingHeuristic(), RecordingHeuristic()
     deck = np.random.default_rng(1).permutation(52)
     record = play_hand([first, second], PINEAPPLE, deck[:2 * SEAT_CARDS], [0, 0], lambda k, step: step)
     for seat, recorder in enumerate((first, second)):
@@ -88,7 +76,7 @@ def test_a_hand_deals_each_seat_its_own_cards_in_the_rules_order():
 
 
 def test_a_fantasyland_is_dealt_whole_and_hidden():
-    fantasy, other = Recorder(), Recorder()
+    fantasy, other = RecordingHeuristic(), RecordingHeuristic()
     deck = np.random.default_rng(2).permutation(52)
     record = play_hand([other, fantasy], PINEAPPLE, deck[:2 * SEAT_CARDS], [0, 14], lambda k, step: step)
     assert len(fantasy.views) == 1 and fantasy.views[0].fantasyland and len(fantasy.views[0].cards) == 14

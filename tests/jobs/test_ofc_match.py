@@ -7,27 +7,14 @@ import signal
 import threading
 
 import pytest
+from helpers import RecordingHeuristic
 
 from cpoker import OptionError, StrategyError
 from cpoker.cli import main
-from cpoker.strategies.ofc.heuristic import heuristic
 from cpoker.game.ofc.rules import OfcRules
 from cpoker.jobs.ofc.match import match, resolve_ofc_strategy
 
 PINEAPPLE = OfcRules.preset("pineapple")
-
-
-class Recorder:
-    """The heuristic, keeping every view it is shown."""
-
-    __name__ = "recorder"
-
-    def __init__(self):
-        self.views = []
-
-    def __call__(self, view):
-        self.views.append(view)
-        return heuristic(view)
 
 
 def junk(view):
@@ -44,13 +31,13 @@ def test_a_fault_forfeits_the_hand():
 def test_duplicate_matches_are_zero_sum_and_identical_strategies_tie():
     same = match(["heuristic", "heuristic"], hands=30, rules=PINEAPPLE, seed=4)
     assert same.duplicate and same.hands == 30 and all(s.points == 0 and s.hands == 60 for s in same.scores)
-    three = match(["heuristic", Recorder(), "heuristic"], hands=20, rules=PINEAPPLE, seed=4)
+    three = match(["heuristic", RecordingHeuristic(), "heuristic"], hands=20, rules=PINEAPPLE, seed=4)
     assert not three.duplicate and abs(sum(s.points for s in three.scores)) < 1e-9
     assert three.names[1] == "recorder" and all(s.hands == 20 for s in three.scores)
 
 
 def test_fantasyland_carries_within_a_session():
-    recorder = Recorder()
+    recorder = RecordingHeuristic()
     played = match([recorder, "heuristic"], hands=300, rules=PINEAPPLE, seed=2, session_hands=30)
     ours = played.scores[0]
     fantasy = [v for v in recorder.views if v.fantasyland]

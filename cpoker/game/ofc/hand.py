@@ -252,6 +252,7 @@ class OfcHand:
         self._decisions: list = []
         self._step, self._cursor = 0, 0
         self._actor: Optional[int] = None
+        self._view: Optional[OfcView] = None  # the pending decision's, made once
         self._advance()
 
     # the hand as it stands
@@ -302,6 +303,7 @@ class OfcHand:
     def _advance(self) -> None:
         """Move to the next seat to decide: the Fantasylands first (step 0), then the rounds, each seat once a
         round from the button's left."""
+        self._view = None
         while True:
             for seat in range(self._cursor, self.players):
                 if self._deciding(seat):
@@ -336,13 +338,16 @@ class OfcHand:
         StrategyError
             When the hand is over.
         """
-        seat, cards, keep = self._pending()
-        others = [(seat + i) % self.players for i in range(1, self.players)]
-        return OfcView(rules=self.rules, board=self._boards[seat], cards=cards, keep=keep,
-                       opponents=tuple(Board() if self._fantasyland[j] else self._boards[j] for j in others),
-                       discards=self._discards[seat], fantasyland=bool(self._fantasyland[seat]), seat=seat,
-                       seed=self.seeds(seat, self._step),
-                       in_fantasyland=tuple(bool(self._fantasyland[j]) for j in others))
+        if self._view is None:
+            seat, cards, keep = self._pending()
+            others = [(seat + i) % self.players for i in range(1, self.players)]
+            self._view = OfcView(rules=self.rules, board=self._boards[seat], cards=cards, keep=keep,
+                                 opponents=tuple(Board() if self._fantasyland[j] else self._boards[j]
+                                                 for j in others),
+                                 discards=self._discards[seat], fantasyland=bool(self._fantasyland[seat]),
+                                 seat=seat, seed=self.seeds(seat, self._step),
+                                 in_fantasyland=tuple(bool(self._fantasyland[j]) for j in others))
+        return self._view
 
     def options(self) -> list:
         """The pending decision's legal ``(board, discard)`` options (:func:`options_of`; a Fantasyland's are too
