@@ -1,74 +1,32 @@
-"""The skeleton every block job shares: its options settled once, then its blocks run.
+"""The skeleton every block job runs on: :func:`run_job` runs a job's blocks, and nothing else in cpoker calls the
+block runner (:func:`cpoker.run.runner.run_blocks`).
 
-A job that plays strategies on dealt hands (a match, a tournament, a
-simulation, an exploitability study, a review, a solve) takes the same
-options: a seed, rules, tables, strategies, a device, a backend and its
-scheduler, a progress bar, a time budget, a saved result to resume, a
-checkpoint.  :func:`prepare_job` checks them, in that order, and turns them into
-a :class:`Job`: rules resolved, tables loaded, each strategy resolved into
-the callable that plays it (a tables file is read once, a bot described
-once), the backend checked.  :meth:`Job.start` then draws the seed, or takes
-the saved one and the saved sums (:func:`cpoker.run.saved.resumed`), and
-:func:`run_job` runs the blocks: signals, threads, bots, the compile notice,
-the deadline and the checkpoints are handled there, once.
-
-Each job then says only what is its own: what a block computes, how blocks
-add up, what its result is, and what a saved result must match to be resumed.
-
-A job outside the closed game (the open-face game's matches, placements and
-Fantasyland values) settles its own strategies and rules, and runs its blocks
-on :func:`run_job` with :class:`Runs`: the same threads, time budget, Ctrl-C,
-checkpoints, bots' lifetime and partial results.  Nothing else in cpoker
-calls :func:`cpoker.run.runner.run_blocks`.
+Signals, threads (:func:`numba_threads`), bots' lifetime, the compile notice, the deadline, checkpoints and
+partial results are handled there, once; a job says only what is its own: what a block computes, how blocks add
+up, what its result is.  :class:`Runs` holds how a job's blocks run (threads, backend, progress, time budget,
+checkpoint).  The closed game's jobs that play strategies on dealt hands settle the rest of their options in
+:mod:`cpoker.jobs.prepared` (a :class:`~cpoker.jobs.prepared.Job` is a :class:`Runs`); the open-face jobs, the
+solver and the table build settle their own and run here too.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import functools
-import hashlib
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Optional, TypeVar
+from typing import Any, Optional, TypeVar
 
-import numpy as np
-
-from cpoker.game.dealing import new_seed
-from cpoker.game.devices import check_device
-from cpoker.game.rules import Rules, resolve_rules
-from cpoker.jobs.solve import MonteCarloStrategy, resolve_player
 from cpoker.run import saved
 from cpoker.run.runner import check_backend, run_blocks
 from cpoker.strategies.bots import bot_broken_result, closing_bots
-from cpoker.strategies.policy import resolve_tables
-from cpoker.strategies.strategy import Player, Strategy, StrategyLike, TablePolicy
-from cpoker.system.errors import Interrupted, OptionError
+from cpoker.system.errors import Interrupted
 from cpoker.system.interrupts import shielded
-from cpoker.system.limits import check_int, check_seconds, check_seed
+from cpoker.system.limits import check_int, check_seconds
 from cpoker.system.notice import compile_notice
 
-if TYPE_CHECKING:  # pragma: no cover
-    from cpoker.strategies.policy import PolicyTables
-
-Tally = TypeVar("Tally")
 Result = TypeVar("Result")
-
-
-def tables_fingerprint(players: Sequence[Player], tables: "PolicyTables") -> str:
-    """sha256 (hex) of the policy tables each player plays by, in seat order: what a saved run records.
-
-    ``table`` and ``table@...`` play by their tables, ``mc`` arranges its
-    opponents by ``tables``; greedy and plug-ins read none (``-``).  A run
-    continued with other tables -- another ``--tables`` file, or a
-    ``table@FILE.npz`` rewritten since -- then shows another fingerprint.
-    """
-    parts = [player.strategy.tables.fingerprint if isinstance(player.strategy, TablePolicy)
-             else tables.fingerprint if isinstance(player.strategy, MonteCarloStrategy) else "-"
-             for player in players]
-    return hashlib.sha256(" ".join(parts).encode("ascii")).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -101,85 +59,6 @@ def runs(*, jobs: Optional[int] = None, backend: object = "local", scheduler: ob
     return Runs(jobs=jobs, backend=backend, scheduler=scheduler if isinstance(scheduler, str) else None,
                 progress=bool(progress), time_budget=budget, checkpoint=checkpoint if callable(checkpoint) else None,
                 checkpoint_seconds=float(checkpoint_seconds))  # type: ignore[arg-type]
-
-
-@dataclass(frozen=True, kw_only=True)
-class Job(Runs):
-    """A job's options, checked and resolved once (:func:`prepare_job`): how its blocks run (:class:`Runs`), and
-    the seed, rules, tables, players and device."""
-
-    seed: Optional[int]  # None: drawn by :meth:`start`, unless a resumed job takes its saved one
-    rules: Rules
-    tables: "PolicyTables"
-    players: tuple[Player, ...]
-    device: str = "cpu"
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        return tuple(player.name for player in self.players)
-
-    @property
-    def strategies(self) -> tuple[Strategy, ...]:
-        return tuple(player.strategy for player in self.players)
-
-    @functools.cached_property
-    def tables_fingerprint(self) -> str:
-        """:func:`tables_fingerprint` of the job's players (hashed once: each saved state records it)."""
-        return tables_fingerprint(self.players, self.tables)
-
-    def start(self, resume: object, new: Callable[[], Tally], read: "Callable[[dict, dict], saved.Reading]", *,
-              kind: str, state_format: str, unit: str, asked: int, block: int,
-              now: "dict[str, object] | None" = None, label: Optional[str] = None) -> tuple[Tally, int]:
-        """``(tally, seed)`` to run from: ``new()`` and the seed (drawn now when none was given), or, resuming,
-        the saved tally and seed, checked by the shared protocol (:func:`cpoker.run.saved.resumed`) against this
-        job's seed, rules, tables fingerprint and ``now`` (the job's own settings)."""
-        if resume is None:
-            return new(), new_seed() if self.seed is None else self.seed
-        return saved.resumed(resume, kind, state_format, read, seed=self.seed, rules=self.rules,
-                             tables_sha256=self.tables_fingerprint, now=now or {}, unit=unit, asked=asked,
-                             block=block, label=label)
-
-
-def seat_strategies(strategies: object, most: int, job: str, per_seat: str = "") -> list:
-    """The strategies of a job with a seat for each, 2 to ``most`` of them, as a list (a NumPy array of names
-    too, e.g. a column of a table of results).
-
-    Raises
-    ------
-    OptionError
-        For one string, something that is not a sequence, or too few or too many strategies.
-    """
-    if isinstance(strategies, np.ndarray):
-        strategies = strategies.tolist()
-    if isinstance(strategies, str) or not isinstance(strategies, Sequence) or not 2 <= len(strategies) <= most:
-        shown = "one string" if isinstance(strategies, str) else \
-            f"{len(strategies)}" if isinstance(strategies, Sequence) else type(strategies).__name__
-        raise OptionError(f"{job} needs 2 to {most} strategies{per_seat}, got {shown}")
-    return list(strategies)
-
-
-def prepare_job(strategies: Sequence[StrategyLike], *, seed: object = None, rules: "Rules | str | None" = None,
-           tables: "PolicyTables | str | None" = None, device: object = "cpu", backend: object = "local",
-           scheduler: object = None, progress: bool = False, time_budget: object = None,
-           checkpoint: object = None, checkpoint_seconds: object = 10.0, jobs: Optional[int] = None) -> Job:
-    """A :class:`Job` of these options, checked in the order they are reported: the seed, the rules, the tables
-    (by default those shipped for the rules), each strategy, the device, the backend, the time budget, the
-    checkpoint.  ``jobs`` (threads) is checked when the job runs (:func:`numba_threads`).
-
-    Raises
-    ------
-    OptionError, RulesError, StrategyError
-        Naming the first option that is wrong.
-    """
-    seed = check_seed(seed)
-    rules = resolve_rules(rules)
-    tables = resolve_tables(tables, rules)
-    players = tuple(resolve_player(strategy, tables, rules) for strategy in strategies)
-    device = check_device(device)
-    run = runs(jobs=jobs, backend=backend, scheduler=scheduler, progress=progress, time_budget=time_budget,
-               checkpoint=checkpoint, checkpoint_seconds=checkpoint_seconds)
-    return Job(seed=seed, rules=rules, tables=tables, players=players, device=device,
-               **{option.name: getattr(run, option.name) for option in dataclasses.fields(run)})
 
 
 @dataclass
@@ -244,7 +123,8 @@ def run_job(job: Runs, blocks: Iterable[Any], work: Callable[[Any], Any],
             complete: Callable[[], bool], total: int, clock: Optional[Clock] = None, unit: str = "deal",
             description: str = "", warm_up: Any = None, group: int = 1,
             work_many: "Callable[[list], list] | None" = None, threads: bool = True,
-            size: "Callable[[Any], int] | None" = None) -> Result:
+            size: "Callable[[Any], int] | None" = None, deadline: Optional[float] = None,
+            inner: bool = False) -> Result:
     """Run a settled job's blocks (:func:`cpoker.run.runner.run_blocks`) and return ``result(partial)``.
 
     Parameters
@@ -262,6 +142,12 @@ def run_job(job: Runs, blocks: Iterable[Any], work: Callable[[Any], Any],
         Restarted after the warm-up, so that the result's seconds are the job's own.
     size
         Units of a block, for the progress bar (default: its count, ``block[1]``).
+    deadline
+        A ``time.monotonic()`` past which no block starts, for a job whose budget started before it (the
+        solver's); default: ``job.time_budget`` from now.
+    inner
+        A job run inside another job's block (the solver inside a review, the table build's passes): a broken
+        bot's error then carries the outer job's result, not this one's.
     warm_up
         A small block run first, for nothing but to compile (or load) the kernels and start the bots, under
         the compiling notice.
@@ -277,20 +163,22 @@ def run_job(job: Runs, blocks: Iterable[Any], work: Callable[[Any], Any],
     BotBroken
         When a bot broke; its ``result`` is the job's partial result, when it has one.
     """
+    carried = (lambda: None) if inner else (lambda: result(True) if has_result() else None)
     with shielded(), (numba_threads if threads else _unchanged_threads)(job.jobs), closing_bots(), \
-            bot_broken_result(lambda: result(True) if has_result() else None):
+            bot_broken_result(carried):
         if warm_up is not None:
             with compile_notice():
                 work(warm_up)
         if clock is not None:
             clock.restart()
-        deadline = None if job.time_budget is None else time.monotonic() + job.time_budget
+        if deadline is None and job.time_budget is not None:
+            deadline = time.monotonic() + job.time_budget
         checkpoint = job.checkpoint
         partial = run_blocks(blocks, work, combine, total=total, progress=job.progress, unit=unit,
                              description=description, backend=job.backend, scheduler=job.scheduler,
                              deadline=deadline, group=group, work_many=work_many, size=size,
                              checkpoint=None if checkpoint is None else lambda: checkpoint(result(not complete())),
                              checkpoint_seconds=job.checkpoint_seconds)
-    if not has_result():
+    if partial and not has_result():  # (stopped before a block; no blocks at all is a result)
         raise Interrupted()
     return result(partial and not complete())

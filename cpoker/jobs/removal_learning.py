@@ -20,7 +20,7 @@ from cpoker.strategies.policy.joint import JOINT_CELLS, add_counts, coordinate_c
 from cpoker.jobs.nearbest import NearBestMemory
 from cpoker.strategies.policy import arrange_by_tables
 from cpoker.strategies.policy.removal import N_FEATURES, n_buckets, quantities, strength_buckets
-from cpoker.run.runner import run_blocks
+from cpoker.jobs.job import Runs, run_job
 from cpoker.game.lookup_tables import row_categories, strength_keys
 from cpoker.system.threads import in_parts
 
@@ -98,13 +98,17 @@ def learn_removal(model: "RowModel", rules: "Rules", seed: int, deals: int = 200
             _, strengths = arrange_by_tables(hands, model, device)
         return dealt, strengths.reshape(count, REMOVAL_PLAYERS, 3)
 
+    combined = [0]
+
     def combine(block, result):
         accumulate_removal(*result, gram, moments)
         if bonus:
             add_counts(joint_counts, cells_of, result[1])
+        combined[0] += block[1]
 
-    if run_blocks(blocks_of(deals, chunk), work, combine, total=deals, progress=progress, unit="deal",
-                  description="card removal"):
+    if run_job(Runs(progress=progress), blocks_of(deals, chunk), work, combine, lambda stopped: stopped,
+               has_result=lambda: combined[0] > 0, complete=lambda: combined[0] == deals, total=deals, unit="deal",
+               description="card removal", threads=False, inner=True):
         raise Interrupted()
     return removal_terms(gram, moments, rules), grid_of_counts(joint_counts) if bonus else None
 

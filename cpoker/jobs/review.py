@@ -282,7 +282,8 @@ def review(hands: "Iterable | PlayedHand", rules: "Rules | str | None" = None, o
     OptionError
         For a bad size, seed, backend or saved review.
     """
-    from cpoker.jobs.job import Clock, HandTally, prepare_job, run_job
+    from cpoker.jobs.job import Clock, HandTally, run_job
+    from cpoker.jobs.prepared import prepare_job
     from cpoker.jobs.solve import resolve_player
     from cpoker.strategies.policy import resolve_tables
     from cpoker.strategies.strategy import Player

@@ -41,7 +41,8 @@ from cpoker.strategies.policy import (BUILD_OPTIONS, DEFAULT_BUILD, PolicyTables
                                       arrange_greedy, checked_build_options)
 from cpoker.jobs.removal_learning import learn_removal, learning_lists
 from cpoker.game.rules import Rules, resolve_rules
-from cpoker.run.runner import backend_kept, backend_threads, check_backend, run_blocks
+from cpoker.jobs.job import Runs, run_job
+from cpoker.run.runner import backend_kept, backend_threads, check_backend
 from cpoker.game.lookup_tables import strength_keys, strengths_on_scale
 
 
@@ -398,13 +399,20 @@ class SelfPlay:
                 self.previous[start:start + count] = chosen
             counts += block_counts
 
+        combined = [0]
+
+        def combine_counted(block, summary):
+            combine(block, summary)
+            combined[0] += block[1]
+
         try:
-            stopped = run_blocks(blocks_of(played, chunk), work, combine, total=played, progress=self.progress,
-                                 unit="hand", description=description, backend=self.backend,
-                                 scheduler=self.scheduler,
-                                 group=(-(-remembered_group(device, memory.by_pass) // chunk)
-                                        if remembering and memory else 1),
-                                 work_many=work_many)
+            stopped = run_job(Runs(backend=self.backend, scheduler=self.scheduler, progress=self.progress),
+                              blocks_of(played, chunk), work, combine_counted, lambda stopped: stopped,
+                              has_result=lambda: combined[0] > 0, complete=lambda: combined[0] == played,
+                              total=played, unit="hand", description=description,
+                              group=(-(-remembered_group(device, memory.by_pass) // chunk)
+                                     if remembering and memory else 1),
+                              work_many=work_many, threads=False, inner=True)
         except Interrupted:
             return None
         if stopped:

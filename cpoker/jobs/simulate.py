@@ -25,7 +25,8 @@ from cpoker.game.arrangements import ROW_NAMES, Arrangement, ArrangementLike, as
 from cpoker.game.dealing import deal_seeded, new_seed, rest_of_deck
 from cpoker.game.rules import Rules
 from cpoker.game.scoring import SURRENDER_KEY, dealt_royalties, dealt_royalty, dealt_units_of
-from cpoker.jobs.job import Clock, prepare_job, run_job, seat_strategies
+from cpoker.jobs.job import Clock, run_job
+from cpoker.jobs.prepared import prepare_job, seat_strategies
 from cpoker.jobs.solve import MAX_OPPONENTS
 from cpoker.run import saved
 from cpoker.run.blocks import blocks_of

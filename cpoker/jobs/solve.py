@@ -438,8 +438,8 @@ def _solve_mc(hand_ids, opponents, samples, seed, rules, opponent, opponent_name
     from cpoker._kernels.montecarlo import candidate_results, subset_row_points, subset_row_totals
     from cpoker._kernels.scoring import PAGAT, sample_totals
     from cpoker.system.interrupts import shielded
+    from cpoker.jobs.job import Runs, run_job
     from cpoker.run.blocks import blocks_of
-    from cpoker.run.runner import run_blocks
     from cpoker.game.scoring import fouled_hand_points, fouled_rows
     from cpoker.run.stats import Moments
 
@@ -490,8 +490,10 @@ def _solve_mc(hand_ids, opponents, samples, seed, rules, opponent, opponent_name
             total += part
         done.append(block)
 
-    partial = run_blocks(blocks_of(samples, SOLVE_BLOCK), totals_of_block, add_totals, total=samples,
-                         progress=progress, unit="sample", description="solve", deadline=deadline)
+    partial = run_job(Runs(progress=progress), blocks_of(samples, SOLVE_BLOCK), totals_of_block, add_totals,
+                      lambda stopped: stopped, has_result=lambda: bool(done),
+                      complete=lambda: sum(count for _, count in done) == samples, total=samples, unit="sample",
+                      description="solve", deadline=deadline, threads=False, inner=True)  # (the caller's threads)
     n_done = sum(count for _, count in done)
     if whole:
         totals = sums[0]

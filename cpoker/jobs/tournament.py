@@ -21,7 +21,8 @@ from cpoker._version import __version__
 from cpoker.game.dealing import deal_seeded
 from cpoker.game.rules import Rules
 from cpoker.game.scoring import dealt_units_of
-from cpoker.jobs.job import Clock, prepare_job, run_job, seat_strategies
+from cpoker.jobs.job import Clock, run_job
+from cpoker.jobs.prepared import prepare_job, seat_strategies
 from cpoker.jobs.simulate import DEAL_CHUNK, arrange_all, seat_names, seat_points
 from cpoker.run import saved
 from cpoker.run.blocks import blocks_of

@@ -8,7 +8,8 @@ import pytest
 import cpoker
 from cpoker import OptionError, StrategyError
 from cpoker.jobs.exploit import BLOCK_HANDS, exploit
-from cpoker.jobs.job import Clock, prepare_job
+from cpoker.jobs.job import Clock
+from cpoker.jobs.prepared import prepare_job
 from cpoker.jobs.simulate import DEAL_CHUNK, SAMPLE_CHUNK, match, simulate
 from cpoker.jobs.solve import MonteCarloStrategy
 from cpoker.jobs.tournament import tournament
