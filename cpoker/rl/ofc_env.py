@@ -107,15 +107,17 @@ class OfcEnv(AECEnv):
         return self.action_spaces[agent]
 
     def reset(self, seed: Optional[int] = None, options: Optional[dict] = None) -> None:
-        """A new hand.  ``options={"match": {"seed": s, "session": i, "table": t}}`` deals the first hand of
-        session ``i`` of ``cpoker.ofc.match(..., seed=s, session_hands=1)`` at its table ``t`` (0, or 1 for a
-        duplicate's second), with that match's decision seeds: the environment then plays that match's hands."""
+        """A new hand.  ``options={"match": {"seed": s, "session": i, "copy": c}}`` deals the first hand of
+        session ``i`` of ``cpoker.ofc.match(..., seed=s, session_hands=1)`` in its duplicate copy ``c`` (0, or 1
+        for the copy with the seats swapped; ``"table"`` is an older name of it), with that match's decision
+        seeds: the environment then plays that match's hands."""
         match = (options or {}).get("match")
         players = len(self.possible_agents)
         if match is not None:
-            seed, session, table = int(match["seed"]), int(match["session"]), int(match.get("table", 0))
+            seed, session = int(match["seed"]), int(match["session"])
+            copy = int(match.get("copy", match.get("table", 0)))
             self._hand = OfcHand(self.rules, table_deck([seed, session, 0]), [0] * players,
-                                 seeded(seed, session, 0, table))
+                                 seeded(seed, session, 0, copy))
         else:
             seed = new_seed() if seed is None else int(seed)
             self._hand = OfcHand(self.rules, table_deck(seed), [0] * players, seeded(seed))

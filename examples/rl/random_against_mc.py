@@ -32,9 +32,9 @@ def play(hands: int, seed: int, rollouts: int) -> dict:
     points = {"random": 0, "mc": 0}
     game = env("pineapple")
     for session in range(hands):
-        for table, first in ((0, "mc"), (1, "random")):  # who sits first after the button at each table
+        for copy, first in ((0, "mc"), (1, "random")):  # who sits first after the button in each duplicate copy
             seated = {"player_0": first, "player_1": "random" if first == "mc" else "mc"}
-            game.reset(options={"match": {"seed": seed, "session": session, "table": table}})
+            game.reset(options={"match": {"seed": seed, "session": session, "copy": copy}})
             for agent in game.agent_iter():
                 observation, reward, terminated, truncated, info = game.last()
                 if terminated:

@@ -167,3 +167,13 @@ def test_jobs_one_is_held_inside_the_mc_placements(monkeypatch):
     monkeypatch.setattr(threads, "in_parts", recording)
     match(["mc:8", "heuristic"], hands=1, rules=PINEAPPLE, seed=1, jobs=1)
     assert seen and set(seen) == {1}
+
+
+def test_a_saved_match_holds_a_few_sums_whatever_its_length():
+    """The saved state was a list growing with every session; now exact sums, the same size for 2 sessions as
+    for 60 (and a resumed match still reruns to the unbroken one: test above)."""
+    short = match(["heuristic", "heuristic"], hands=2, rules=PINEAPPLE, seed=1, session_hands=1).to_dict()
+    long = match(["heuristic", "heuristic"], hands=60, rules=PINEAPPLE, seed=1, session_hands=1).to_dict()
+    assert short["state"].keys() == long["state"].keys() == {"format", "totals", "sessions"}
+    assert long["state"]["sessions"]["sessions"] == 60
+    assert abs(len(json.dumps(long["state"])) - len(json.dumps(short["state"]))) < 200

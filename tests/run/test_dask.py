@@ -635,12 +635,12 @@ def test_a_build_on_a_cluster_uses_blocks_of_four_a_worker_thread_with_the_same_
                                                                                 2_000]
     from dask.system import CPU_COUNT  # the embedded cluster's worker processes, of a thread each
 
-    from cpoker.jobs import selfplay
+    from cpoker.jobs import job  # (the skeleton every job's blocks run through: here, the self-play's passes)
 
     seen: list = []
     with pytest.MonkeyPatch.context() as patch:
-        run_blocks = selfplay.run_blocks
-        patch.setattr(selfplay, "run_blocks", lambda blocks, *args, **kwargs: run_blocks(
+        run_blocks = job.run_blocks
+        patch.setattr(job, "run_blocks", lambda blocks, *args, **kwargs: run_blocks(
             seen.extend(blocks := list(blocks)) or blocks, *args, **kwargs))
         built = cpoker.build_tables(hands=20_000, seed=3, max_iterations=2, removal_deals=0, backend="dask")
     assert {count for _, count in seen} == {cluster_chunk(20_000, CPU_COUNT)}  # here (2 cores): 2,500
