@@ -21,10 +21,12 @@ from cpoker._kernels.ofc_policy import complete_board
 
 @jit
 def rollout_values(options, opponents, decks, own_cards, first_cards, round_cards, round_places, table, weights,
-                   fantasyland_value, values, start, stop):
+                   fantasyland_value, values, outcomes, start, stop):
     """Fill ``values[o, s]`` for samples ``start .. stop``: what option ``o`` (a row of ``options``: front,
-    middle, back masks) wins in sample ``s`` against every opponent (rows of ``opponents``).  ``own_cards``:
-    how many cards of a deck the player's own board takes (the opponents' come after)."""
+    middle, back masks) wins in sample ``s`` against every opponent (rows of ``opponents``), and
+    ``outcomes[o, s]``: how its own board ends, ``royalty * 4 + 2 * earns Fantasyland + fouled`` (what players
+    decide by, from the same rollouts).  ``own_cards``: how many cards of a deck the player's own board takes
+    (the opponents' come after)."""
     n_opponents = opponents.shape[0]
     keys = np.empty((n_opponents, 3), dtype=np.int64)
     royalty = np.empty(n_opponents, dtype=np.int64)
@@ -47,9 +49,11 @@ def rollout_values(options, opponents, decks, own_cards, first_cards, round_card
             for p in range(n_opponents):
                 total += board_points(front_key, middle_key, back_key, own, own_foul, keys[p, 0], keys[p, 1],
                                       keys[p, 2], royalty[p], fouled[p], scoop)
-            if not own_foul and enters_fantasyland(front_key, table):
+            earns = not own_foul and enters_fantasyland(front_key, table)
+            if earns:
                 total += fantasyland_value
             values[o, s - start] = total
+            outcomes[o, s - start] = own * 4 + 2 * earns + own_foul
 
 
 @jit

@@ -94,6 +94,8 @@ def _place(args) -> int:
             line += f"  loses {fixed(option.loss, '.3f')}"
             if not solved.exact:
                 line += f" [{fixed(loss_low, '+.3f')}, {fixed(loss_high, '+.3f')}]"
+        line += (f"  fouls {fixed(100 * option.foul_chance, '.0f')}%, Fantasyland "
+                 f"{fixed(100 * option.fantasyland_chance, '.0f')}%, royalties {fixed(option.royalties, '.2f')}")
         print(line)
     if len(shown) < len(solved.options):
         print(f"  ... {len(solved.options) - len(shown)} more of {len(solved.options)} (--all shows every one)")

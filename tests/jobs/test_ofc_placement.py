@@ -15,7 +15,7 @@ from cpoker.cli import main
 from cpoker.game.cards import Card, cards_mask, parse_cards
 from cpoker.game.ofc.boards import Board
 from cpoker.game.ofc.rules import OfcRules
-from cpoker.game.ofc.scoring import settle
+from cpoker.game.ofc.scoring import score_board, settle
 from cpoker.strategies.ofc.rollout_policy import POLICY_WEIGHTS
 from cpoker.jobs.ofc.placement import BLOCK, options_of, place
 
@@ -72,14 +72,23 @@ def test_rollouts_match_the_exact_expectation_over_the_unknown_cards():
     for option in solved.options:
         mine = option.board
         free = next(row for row, size in enumerate((3, 5, 5)) if len(mine.rows[row]) < size)
-        results = []
+        results, fouls, entries, royalties = [], [], [], []
         for ours, theirs in itertools.permutations(unseen, 2):
             rows = [list(r) for r in mine.rows]
             rows[free].append(ours)
-            results.append(settle([Board(*map(tuple, rows)), Board(them.front, (*them.middle, theirs), them.back)],
-                                  OFC).results[0])
+            settled = settle([Board(*map(tuple, rows)), Board(them.front, (*them.middle, theirs), them.back)], OFC)
+            results.append(settled.results[0])
+            own = settled.boards[0]
+            fouls.append(own.fouled)
+            entries.append(own.fantasyland is not None)
+            royalties.append(own.total)
         stderr = (option.interval[1] - option.interval[0]) / 2 / 1.96
         assert abs(option.ev - np.mean(results)) < 4 * stderr, (str(mine), np.mean(results), option.interval)
+        # what players decide by, from the same rollouts: each within 4 standard errors of its exact value
+        for estimate, exact in ((option.foul_chance, fouls), (option.fantasyland_chance, entries),
+                                (option.royalties, royalties)):
+            spread = np.std(np.asarray(exact, dtype=float)) / np.sqrt(solved.samples)
+            assert abs(estimate - np.mean(exact)) <= 4 * spread + 1e-12, (str(mine), estimate, np.mean(exact))
 
 
 def test_common_random_numbers_make_differences_tighter_than_independent_samples():
@@ -172,3 +181,18 @@ def test_positions_no_deal_reaches_are_refused():
         place("Qh Qs / 9s 9d 3c / Ah Kh", "Qd 7c 2s", "pineapple", opponents=["Kc / 5s 5d / 8c 8h"], samples=1)
     for opponent in ("Kc 7d / 5s 5d / 8c 8h 3d", "Kc / 5s 5d / 8c 8h", "- / - / -"):
         assert place("Qh / 9s 9d / Ah Kh", "Qd 7c 2s", "pineapple", opponents=[opponent], samples=1).options
+
+
+def test_an_exact_last_round_says_each_boards_foul_fantasyland_and_royalties():
+    """No card unknown: each option's chances are 0 or 1 and its royalties exact, as its board scores."""
+    solved = place("Qh Qd / 9s 9d 8c 8h 7c / As Ah Ad Kc", "Qs 6s 2h", PINEAPPLE,
+                   opponents=["Kh 2d 2c / 3c 3d 4c 4d 4h / 5c 5d 5h 6c 6d"])
+    assert solved.exact and len(solved.options) == 6
+    for option in solved.options:
+        scored = score_board(option.board, PINEAPPLE)
+        assert option.foul_chance == scored.fouled and option.royalties == scored.total
+        assert option.fantasyland_chance == (scored.fantasyland is not None)
+    # (both cases are there: queens in front earn Fantasyland and 7; trips in front foul under two pair)
+    assert {(o.foul_chance, o.fantasyland_chance, o.royalties) for o in solved.options} == {(0, 1, 7), (1, 0, 0)}
+    data = solved.to_dict()["placements"][0]
+    assert {"foul_chance", "fantasyland_chance", "royalties"} <= set(data)

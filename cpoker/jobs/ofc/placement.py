@@ -46,7 +46,9 @@ class PlacementOption:
     """One option of a decision: the board it leaves, the cards it discards, and its value.
 
     ``ev`` is the mean of its rollouts' points with its 95% ``interval``; ``loss`` is the best option's mean
-    minus this one's, on the same deals, with its own 95% ``loss_interval`` (``(0, 0)`` for the best).
+    minus this one's, on the same deals, with its own 95% ``loss_interval`` (``(0, 0)`` for the best).  What
+    players decide by, from the same rollouts: ``foul_chance`` (its board fouls), ``fantasyland_chance`` (it
+    earns Fantasyland) and ``royalties`` (its expected royalties, 0 for a foul).
     """
 
     board: Board
@@ -55,11 +57,15 @@ class PlacementOption:
     interval: tuple
     loss: float
     loss_interval: tuple
+    foul_chance: float = 0.0
+    fantasyland_chance: float = 0.0
+    royalties: float = 0.0
 
     def to_dict(self) -> dict:
         return {"board": str(self.board), "discard": format_cards(self.discard) if self.discard else None,
                 "ev": self.ev, "interval": list(self.interval), "loss": self.loss,
-                "loss_interval": list(self.loss_interval)}
+                "loss_interval": list(self.loss_interval), "foul_chance": self.foul_chance,
+                "fantasyland_chance": self.fantasyland_chance, "royalties": self.royalties}
 
 
 @dataclass(frozen=True)
@@ -233,23 +239,28 @@ def place(board: BoardLike, cards: CardsLike, rules: "OfcRules | str | None" = N
     weights = policy_weights(fantasyland_value)
     sums = np.zeros(len(choices))
     gram = np.zeros((len(choices), len(choices)))
+    ends = np.zeros((len(choices), 3), dtype=np.int64)  # fouls, Fantasyland entries, royalties: exact counts
     done = 0
 
-    def work(block: tuple) -> np.ndarray:
+    def work(block: tuple) -> tuple:
         return _rollouts(block, seed, pool, needed, options, opponent_rows, own, rules, table, weights,
                          float(fantasyland_value))
 
-    def combine(block: tuple, values: np.ndarray) -> None:
+    def combine(block: tuple, summary: tuple) -> None:
         nonlocal sums, gram, done
+        values, outcomes = summary
         sums += values.sum(axis=1)
         gram += values @ values.T
+        ends[:, 0] += (outcomes & 1).sum(axis=1)
+        ends[:, 1] += (outcomes >> 1 & 1).sum(axis=1)
+        ends[:, 2] += (outcomes >> 2).sum(axis=1)
         done += values.shape[1]
 
     started = time.perf_counter()
 
     def result(partial: bool) -> Placement:
         return Placement(board=mine, cards=tuple(sorted(hand)), opponents=others, dead=tuple(sorted(dead_cards)),
-                         rules=rules, options=_ranked(choices, sums, gram, done), samples=done, asked=samples,
+                         rules=rules, options=_ranked(choices, sums, gram, done, ends), samples=done, asked=samples,
                          seed=seed, fantasyland_value=float(fantasyland_value), exact=exact, partial=partial,
                          seconds=time.perf_counter() - started)
 
@@ -259,8 +270,9 @@ def place(board: BoardLike, cards: CardsLike, rules: "OfcRules | str | None" = N
 
 def _rollouts(block: tuple, seed: int, pool: np.ndarray, needed: int, options: np.ndarray,
               opponent_rows: np.ndarray, own: int, rules: OfcRules, table: np.ndarray, weights: np.ndarray,
-              fantasyland_value: float) -> np.ndarray:
-    """``values[option, sample]`` of one block's samples, on numba's threads."""
+              fantasyland_value: float) -> tuple:
+    """``(values, outcomes)``, each ``[option, sample]``, of one block's samples, on numba's threads (the
+    kernel's, :func:`cpoker._kernels.ofc_rollout.rollout_values`)."""
     from cpoker._kernels.ofc_rollout import rollout_values
     from cpoker.system.threads import in_parts
 
@@ -268,17 +280,20 @@ def _rollouts(block: tuple, seed: int, pool: np.ndarray, needed: int, options: n
     rng = np.random.default_rng([seed, index])
     decks = shuffled(pool, rng, count, max(needed, 1)) if len(pool) else np.zeros((count, 1), dtype=np.int64)
     values = np.empty((len(options), count))
+    outcomes = np.empty((len(options), count), dtype=np.int64)
 
     def part(start: int, stop: int) -> None:
         rollout_values(options, opponent_rows, decks, own, rules.first_cards, rules.round_cards,
-                       rules.round_places, table, weights, fantasyland_value, values[:, start:stop], start, stop)
+                       rules.round_places, table, weights, fantasyland_value, values[:, start:stop],
+                       outcomes[:, start:stop], start, stop)
 
     in_parts(part, count, 4)
-    return values
+    return values, outcomes
 
 
-def _ranked(choices: list, sums: np.ndarray, gram: np.ndarray, n: int) -> tuple:
-    """The options best first (ties: the order of :func:`options_of`), with their intervals from the sums."""
+def _ranked(choices: list, sums: np.ndarray, gram: np.ndarray, n: int, ends: np.ndarray) -> tuple:
+    """The options best first (ties: the order of :func:`options_of`), with their intervals from the sums and
+    their boards' ends (fouls, Fantasyland entries, royalties) from the counts."""
     means = sums / n
     order = sorted(range(len(choices)), key=lambda i: (-round(float(means[i]), 9), i))
     best = order[0]
@@ -293,7 +308,9 @@ def _ranked(choices: list, sums: np.ndarray, gram: np.ndarray, n: int) -> tuple:
         board, discard = choices[i]
         ranked.append(PlacementOption(board=board, discard=tuple(sorted(discard)), ev=float(means[i]),
                                       interval=(float(low), float(high)), loss=float(difference),
-                                      loss_interval=(float(loss_interval[0]), float(loss_interval[1]))))
+                                      loss_interval=(float(loss_interval[0]), float(loss_interval[1])),
+                                      foul_chance=float(ends[i, 0] / n), fantasyland_chance=float(ends[i, 1] / n),
+                                      royalties=float(ends[i, 2] / n)))
     return tuple(ranked)
 
 

@@ -760,11 +760,15 @@ function optionTable(options, testid, shown = 10) {
     onclick="this.previousElementSibling.querySelectorAll('tr[hidden]').forEach((r) => { r.hidden = false; });
     this.remove()">Show all ${options.length}</button>` : "";
   // EV and loss first: at phone width they are what shows without scrolling
+  // then what players decide by: the chance the board fouls, that it earns Fantasyland, its expected royalties
+  const percent = (p) => `${Math.round(100 * p)}%`;
   const rows = options.map((o, i) => `<tr${i >= shown ? " hidden" : ""}><td>${i + 1}</td><td>${fixed(o.ev, 3)}</td>
     <td>${i ? fixed(o.loss, 3) : "best"}</td><td class="text">${o.board}</td><td class="text">${o.discard || ""}</td>
+    <td>${percent(o.foul_chance)}</td><td>${percent(o.fantasyland_chance)}</td><td>${fixed(o.royalties, 2)}</td>
     <td>[${fixed(o.interval[0], 3)}, ${fixed(o.interval[1], 3)}]</td></tr>`);
   return `<div class="scroll"><table class="data" data-testid="${testid}"><thead><tr><th>#</th><th>EV</th>
-    <th>Loses</th><th class="text">Board</th><th class="text">Discard</th><th>95% interval</th></tr></thead>
+    <th>Loses</th><th class="text">Board</th><th class="text">Discard</th><th>Fouls</th><th>Fantasyland</th>
+    <th>Royalties</th><th>95% interval</th></tr></thead>
     <tbody>${rows.join("")}</tbody></table>${more}</div>`;
 }
 
