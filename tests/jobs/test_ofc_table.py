@@ -81,3 +81,20 @@ def test_bad_requests_name_the_problem():
             placements.append(first_option(turn))
             turn = table_turn(PINEAPPLE, 1, 0, placements, opponent="heuristic", review_samples=4)
         table_turn(PINEAPPLE, 1, 0, placements + ["- / - / -"], opponent="heuristic")
+
+
+def test_kept_answers_are_bounded_and_partial_ones_are_not_kept():
+    from cpoker.jobs.ofc.table import _Kept
+
+    kept, computed = _Kept(2), []
+
+    def compute(value):
+        computed.append(value)
+        return value
+
+    for key in ("a", "b", "a", "c", "a", "b"):
+        kept.get(key, lambda key=key: compute(key))
+    assert computed == ["a", "b", "c", "b"] and list(kept.items) == ["a", "b"]  # b was the least recent
+    kept.get("p", lambda: compute("p"), keep=lambda value: False)
+    kept.get("p", lambda: compute("p"), keep=lambda value: False)
+    assert computed[-2:] == ["p", "p"] and "p" not in kept.items

@@ -36,7 +36,8 @@ from cpoker.system.limits import check_int, check_seed
 MAX_HAND = 10_000
 REVIEW_SAMPLES = 200
 JS_SEEDS = 2**53  # the seeds a JavaScript number holds exactly
-KEPT = 512  # rankings and opponent decisions kept, the least recently used dropped first
+KEPT_RANKINGS = 64  # rankings kept, the least recently used dropped first (an opening's 232 options: ~0.2 MB)
+KEPT_BOARDS = 4096  # opponent decisions kept (a board each)
 
 
 class _Kept:
@@ -61,8 +62,8 @@ class _Kept:
         return value
 
 
-_RANKINGS = _Kept(KEPT)
-_OPPONENT_BOARDS = _Kept(KEPT)
+_RANKINGS = _Kept(KEPT_RANKINGS)
+_OPPONENT_BOARDS = _Kept(KEPT_BOARDS)
 
 
 def ranking_seed(view: OfcView) -> int:
