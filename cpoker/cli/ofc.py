@@ -40,8 +40,7 @@ def _fantasy(args) -> int:
     warm_up(rules, args.objective)  # compiled (or loaded) before the solver is timed, under the cold start's notice
     best = fantasyland(" ".join(args.cards), rules, args.objective, samples=args.samples, seed=args.seed,
                        fantasyland_value=args.fantasyland_value)
-    dealt = sorted({*dict(rules.fantasyland).values(), *([rules.fantasyland_repeat] if rules.fantasyland_repeat
-                                                        else [])})
+    dealt = rules.fantasyland_sizes
     if len(best.cards) not in dealt:
         print(f"cpoker: note: {rules.name} deals a Fantasyland of {' or '.join(map(str, dealt)) or 'no'} cards; "
               f"{len(best.cards)} solved as given", file=sys.stderr)

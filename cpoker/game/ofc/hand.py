@@ -233,12 +233,11 @@ class OfcHand:
             raise OptionError(f"{rules.name} deals 2 to {rules.max_players} players, not {players}")
         if len(deck) < SEAT_CARDS * players:
             raise OptionError(f"a hand of {players} players deals from {SEAT_CARDS * players} cards, got {len(deck)}")
-        allowed = {0, *dict(rules.fantasyland).values(), *([rules.fantasyland_repeat] if rules.fantasyland_repeat
-                                                          else [])}
+        sizes = rules.fantasyland_sizes
         for size in fantasyland:
-            if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or int(size) not in allowed:
+            if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or int(size) not in (0, *sizes):
                 raise OptionError(f"a Fantasyland of {size!r} cards is not one {rules.name} deals "
-                                  f"({', '.join(map(str, sorted(allowed - {0}))) or 'none'})")
+                                  f"({', '.join(map(str, sizes)) or 'none'})")
         self.rules = rules
         self.players = players
         self.seeds = seeds or seeded(0)

@@ -215,6 +215,12 @@ class OfcRules:
         return tuple(condition in self.stay for condition in STAY_CONDITIONS)
 
     @property
+    def fantasyland_sizes(self) -> tuple:
+        """The sizes, in cards, of every Fantasyland the rules deal (an entry's or a repeat's), smallest first."""
+        return tuple(sorted({*dict(self.fantasyland).values(),
+                             *([self.fantasyland_repeat] if self.fantasyland_repeat else [])}))
+
+    @property
     def smallest_fantasyland(self) -> Optional[int]:
         """The cards of the smallest Fantasyland the rules deal (``None``: they have none)."""
         return min(dict(self.fantasyland).values(), default=None)

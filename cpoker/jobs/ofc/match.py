@@ -2,8 +2,9 @@
 
 :func:`match` plays ``hands`` deals in **sessions** of ``session_hands`` (default 10): a session is hands in a
 row at one table, the button moving each hand and Fantasyland carried from one hand to the next; every
-session starts with nobody in Fantasyland.  Sessions are the blocks of the block runner (all cores, a
-progress bar, Ctrl-C returns the sessions done, ``partial=True``), and session ``i`` deals from
+session starts with nobody in Fantasyland.  Sessions are the blocks of the job skeleton
+(:func:`cpoker.jobs.job.run_job`: all cores, a progress bar, Ctrl-C returns the sessions done, ``partial=True``,
+a broken bot the sessions played), and session ``i`` deals from
 ``default_rng([seed, i, hand])``, so a seed gives the same match on any machine and number of threads.
 
 Heads-up matches are **duplicate**: each session is played twice on the same decks, the strategies in

@@ -12,9 +12,10 @@ The value of a rollout is the points the player's board wins this hand from each
 scoop, fouls: :func:`cpoker.game.ofc.scoring.settle`), plus ``fantasyland_value`` when the board earns
 Fantasyland.  When no card is unknown the value is exact and its interval has zero width.
 
-The samples run in blocks of :data:`BLOCK` deals through the block runner (all cores; Ctrl-C returns the
-ranking of the blocks done, ``partial=True``); block ``i`` deals from ``default_rng([seed, i])``, so a seed
-gives the same answer on any machine and any number of threads.
+The samples run in blocks of :data:`BLOCK` deals on the job skeleton (:func:`cpoker.jobs.job.run_job`: all
+cores, or the threads of the job it runs in; a time budget; Ctrl-C returns the ranking of the blocks done,
+``partial=True``); block ``i`` deals from ``default_rng([seed, i])``, so a seed gives the same answer on any
+machine and any number of threads.
 """
 
 from __future__ import annotations

@@ -83,6 +83,8 @@ def ranked(board: object, cards: object, rules: OfcRules, opponents: Optional[Se
         return place(board, cards, rules, opponents=opponents, dead=dead, samples=samples, seed=seed,
                      fantasyland_value=fantasyland_value, jobs=jobs, time_budget=time_budget)
 
+    if seed is None:  # (a drawn seed: nothing to find again)
+        return solve()
     try:  # the question in one spelling: the page's text and the table's objects find the same answer
         key = ("place", str(as_board(board)), format_cards(parse_cards(cards, unique=False), sort=False), rules,  # type: ignore
                tuple(str(as_board(other)) for other in opponents or ()),
@@ -90,8 +92,6 @@ def ranked(board: object, cards: object, rules: OfcRules, opponents: Optional[Se
                samples, seed, fantasyland_value)
     except CpokerError:
         return solve()  # (which says what is wrong)
-    if seed is None:
-        return solve()
     return _RANKINGS.get(key, solve, keep=lambda answer: not answer.partial)
 
 
@@ -169,10 +169,9 @@ def table_turn(rules: OfcRules, seed: int, hand: int, placements: Sequence[str],
             if table.actor != seat:
                 table.play(lambda shown: _OPPONENT_BOARDS.get((name, shown), lambda: other(shown)))
                 continue
-            if len(views) == len(given):
-                view = table.view()
-                return TableTurn(view=view, opponent=view.opponents[0], seat=seat)
             view = table.view()
+            if len(views) == len(given):
+                return TableTurn(view=view, opponent=view.opponents[0], seat=seat)
             try:
                 board = table.apply(given[len(views)])
             except StrategyError as error:
