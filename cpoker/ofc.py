@@ -27,8 +27,9 @@ from cpoker.strategies.ofc.heuristic import heuristic
 from cpoker.jobs.ofc.fantasyland_worth import FantasylandWorth, fantasyland_worth
 from cpoker.jobs.ofc.match import OfcMatchResult, OfcStrategyScore, match
 from cpoker.jobs.ofc.placement import Placement, PlacementOption, place
+from cpoker.jobs.ofc.policy_learning import LearnedPolicy, learn_policy
 
 __all__ = ["GAMES", "Board", "BoardScore", "FantasylandBoard", "FantasylandWorth", "HandRecord", "OfcHand",
-           "OfcMatchResult", "OfcRoyalties", "OfcRules", "OfcSettlement", "OfcStrategyScore", "OfcView", "Placement",
-           "PlacementOption", "fantasyland", "fantasyland_worth", "heuristic", "match", "options_of", "place",
-           "royalties", "score_board", "settle", "table_deck"]
+           "LearnedPolicy", "OfcMatchResult", "OfcRoyalties", "OfcRules", "OfcSettlement", "OfcStrategyScore",
+           "OfcView", "Placement", "PlacementOption", "fantasyland", "fantasyland_worth", "heuristic", "learn_policy",
+           "match", "options_of", "place", "royalties", "score_board", "settle", "table_deck"]

@@ -5,13 +5,15 @@ from __future__ import annotations
 import json
 
 from cpoker.cli.common import fail, print_json, print_matrix
-from cpoker.cli.options import (Parser, backend_options, bot_options, command, int_in, resume_options, seed_option,
-                                thread_options, with_bot_options)
+from cpoker.cli.options import (Parser, backend_options, bot_options, command, fraction, int_in, resume_options,
+                                seed_option, thread_options, with_bot_options)
 from cpoker.game.cards import format_cards
 
 MAX_PLACEMENT_SAMPLES = 1_000_000
 
 OFC_RULES_HELP = "ofc (default), pineapple, progressive, or a house-rules .toml file (docs/ofc.md)"
+POLICY_HELP = ("the rollout policy: learned (default), static (0.8.0's), or a .npz file 'cpoker ofc policy' "
+               "wrote")
 
 
 def cmd_ofc(args) -> int:
@@ -25,6 +27,8 @@ def cmd_ofc(args) -> int:
         return _worth(args)
     if args.ofc_command == "match":
         return _match(args)
+    if args.ofc_command == "policy":
+        return _policy(args)
     return fail(f"unknown ofc action {args.ofc_command!r}")  # pragma: no cover  (argparse refuses it first)
 
 
@@ -67,18 +71,28 @@ def _place(args) -> int:
     from cpoker.cli.common import PARTIAL, fixed, show_progress
     from cpoker.jobs.ofc.placement import place
 
-    solved = place(args.board, " ".join(args.cards), args.rules, opponents=args.opponent,
+    hidden: list = args.fantasyland_opponent or []  # (opponents in Fantasyland: after those --opponent gives)
+    seen: list = args.opponent or []
+    solved = place(args.board, " ".join(args.cards), args.rules,
+                   opponents=[*seen, *["- / - / -"] * len(hidden)] if hidden else args.opponent,
                    dead=" ".join(args.dead or []), samples=args.samples, seed=args.seed,
-                   fantasyland_value=args.fantasyland_value, progress=show_progress(args), jobs=args.jobs)
+                   fantasyland_value=args.fantasyland_value, progress=show_progress(args), jobs=args.jobs,
+                   fantasylands=[0] * len(seen) + hidden if hidden else None, adaptive=not args.flat,
+                   policy=args.policy)
     if args.json:
         print_json(solved.to_dict())
         return PARTIAL if solved.partial else 0
     symbols = args.symbols
     opponents = len(solved.opponents)
-    how = "exact: no card is unknown" if solved.exact else f"{solved.samples:,} rollouts each, seed {solved.seed}"
+    how = "exact: no card is unknown" if solved.exact else (
+        f"up to {solved.samples:,} rollouts each, those out of contention stopped early, seed {solved.seed}"
+        if solved.adaptive else f"{solved.samples:,} rollouts each, seed {solved.seed}")
+    in_fantasyland = sum(1 for size in solved.fantasylands if size)
+    if in_fantasyland:
+        how += f"; {in_fantasyland} in Fantasyland ({', '.join(f'{s} cards' for s in solved.fantasylands if s)})"
     print(f"placing {format_cards(solved.cards, symbols=symbols)} on {solved.board.format(symbols=symbols)} "
           f"({solved.rules.name}, {opponents} opponent{'s' * (opponents > 1)}, {how}; Fantasyland counts "
-          f"{solved.fantasyland_value:g} points):")
+          f"{_worth_text(solved.fantasyland_values)}):")
     shown = solved.options if args.all else solved.options[:args.top]
     width = max(len(option.board.format(symbols=symbols)) for option in shown)
     for rank, option in enumerate(shown, 1):
@@ -95,6 +109,8 @@ def _place(args) -> int:
                 line += f" [{fixed(loss_low, '+.3f')}, {fixed(loss_high, '+.3f')}]"
         line += (f"  fouls {fixed(100 * option.foul_chance, '.0f')}%, Fantasyland "
                  f"{fixed(100 * option.fantasyland_chance, '.0f')}%, royalties {fixed(option.royalties, '.2f')}")
+        if option.samples < solved.samples:
+            line += f"  ({option.samples:,} rollouts)"
         print(line)
     if len(shown) < len(solved.options):
         print(f"  ... {len(solved.options) - len(shown)} more of {len(solved.options)} (--all shows every one)")
@@ -104,12 +120,52 @@ def _place(args) -> int:
     return PARTIAL if solved.partial else 0
 
 
+def _worth_text(values: dict) -> str:
+    """What each Fantasyland counts, in points: one number, or one a size."""
+    if len(set(values.values())) <= 1:
+        return f"{next(iter(values.values()), 0.0):g} points"
+    return ", ".join(f"{value:g} points for {size} cards" for size, value in sorted(values.items()))
+
+
+def _policy(args) -> int:
+    import sys
+
+    from cpoker.cli.common import PARTIAL, fixed, show_progress
+    from cpoker.jobs.ofc.policy_learning import learn_policy
+    from cpoker.strategies.ofc.rollout_policy import model_file
+    from cpoker.system.files import check_writable
+
+    learned = learn_policy(args.rules, hands=args.hands, rounds=args.rounds, seed=args.seed, epsilon=args.epsilon,
+                           pool=args.pool, checks=args.checks, progress=show_progress(args), jobs=args.jobs)
+    if learned.partial:
+        print("cpoker: interrupted: the policy is unfinished and was not written", file=sys.stderr)
+        return PARTIAL
+    out = args.out or model_file(learned.rules.game if args.rules is None or learned.rules.source is None
+                                 else "custom")
+    check_writable(out)
+    learned.save(out)
+    report = {**learned.to_dict(), "out": str(out)}
+    if args.json:
+        print_json(report)
+        return 0
+    print(f"learned the {learned.rules.name} rollout policy: {learned.rounds} rounds of {learned.hands:,} boards, "
+          f"seed {learned.seed} ({fixed(learned.seconds, '.1f')} s) -> {out}")
+    for step in learned.history:
+        print(f"  round {step['round']}: the policy played foul {fixed(100 * step['pool_fouls'], '.1f')}%, "
+              f"royalties {fixed(step['pool_royalties'], '.2f')}; learned weights kept for boards of "
+              f"{', '.join(map(str, step['learned_stages']))} cards, {fixed(step['margin'], '+.2f')} points a "
+              "board over it")
+    print(f"sha256 {report['sha256']}" + ("  (identical to the shipped policy)" if report["identical_to_shipped"]
+                                          else ""))
+    return 0
+
+
 def _worth(args) -> int:
     from cpoker.cli.common import PARTIAL, fixed, interval_text, show_progress
     from cpoker.jobs.ofc.fantasyland_worth import fantasyland_worth
 
     worth = fantasyland_worth(args.rules, hands=args.hands, seed=args.seed, cards=args.cards,
-                              progress=show_progress(args), jobs=args.jobs)
+                              progress=show_progress(args), jobs=args.jobs, policy=args.policy)
     if args.json:
         print_json(worth.to_dict())
         return PARTIAL if worth.partial else 0
@@ -117,7 +173,10 @@ def _worth(args) -> int:
                   if worth.value != float("inf") else "points without end (every hand stayed in Fantasyland)")
     print(f"a Fantasyland of {worth.cards} cards ({worth.rules.name}) is worth {worth_text}: "
           f"{fixed(worth.mean_points, '+.3f')} a hand, staying "
-          f"{fixed(100 * worth.stay_rate, '.1f')}% of hands ({worth.hands:,} hands, seed {worth.seed}"
+          f"{fixed(100 * worth.stay_rate, '.1f')}% of hands"
+          + (f", each stay a Fantasyland of {worth.repeat.cards} worth {fixed(worth.repeat.value, '.2f')}"
+             if worth.repeat else "")
+          + f" ({worth.hands:,} hands, seed {worth.seed}"
           f"{', PARTIAL' if worth.partial else ''}; {fixed(worth.seconds, '.1f')} s)")
     return PARTIAL if worth.partial else 0
 
@@ -239,9 +298,16 @@ def add_ofc(commands) -> None:
                          help="the cards dealt to place: the first 5, or a round's (1 in OFC, 3 in Pineapple)")
     placing.add_argument("--opponent", action="append", metavar='"FRONT / MIDDLE / BACK"',
                          help="an opponent's board as you see it; repeat for each (default: one, empty)")
+    placing.add_argument("--fantasyland-opponent", action="append", type=int_in(13, 17), metavar="CARDS",
+                         help="an opponent playing a Fantasyland of CARDS cards (set face down: their board shows "
+                              "empty); repeat for each")
     placing.add_argument("--dead", nargs="+", metavar="CARD", help="cards out of play you know: your discards, ...")
     placing.add_argument("--samples", type=int_in(1, MAX_PLACEMENT_SAMPLES), default=1000,
-                         help="rollouts of each placement, all sharing the same deals (default 1000)")
+                         help="rollouts of the placements in contention to the end, all sharing the same deals; "
+                              "those out of contention stop early (default 1000)")
+    placing.add_argument("--policy", default=None, help=POLICY_HELP)
+    placing.add_argument("--flat", action="store_true",
+                         help="roll every placement out --samples times (no option stops early)")
     seed_option(placing)
     placing.add_argument("--rules", default=None, help=OFC_RULES_HELP)
     placing.add_argument("--fantasyland-value", type=points, default=None, metavar="POINTS",
@@ -253,8 +319,10 @@ def add_ofc(commands) -> None:
     matching = command(actions, "match", "strategies play whole hands, Fantasyland carried; heads-up is duplicate",
                        "cpoker ofc match mc heuristic --rules pineapple --hands 200 --seed 1")
     matching.add_argument("strategies", nargs="*", metavar="STRATEGY",
-                          help="2 or 3 of: heuristic, mc (the placement solver at 100 rollouts), mc:N, "
-                               "package.module:function, cmd:COMMAND (a bot, docs/bots.md)")
+                          help="2 or 3 of: heuristic, mc (the placement solver's adaptive search, 500 rollouts "
+                               "for the placements in contention), mc:N, mc-flat (0.8.0's mc: 100 rollouts for "
+                               "every placement), mc-flat:N, package.module:function, cmd:COMMAND (a bot, "
+                               "docs/bots.md)")
     matching.add_argument("--hands", type=int_in(1, 10_000_000), default=None, help="deals (default 1000)")
     matching.add_argument("--rules", default=None, help=OFC_RULES_HELP)
     seed_option(matching)
@@ -274,7 +342,38 @@ def add_ofc(commands) -> None:
                        help="the Fantasyland's cards (default: the smallest the rules deal)")
     seed_option(worth)
     thread_options(worth)
+    worth.add_argument("--policy", default="static",
+                       help="the opponent's rollout policy: static (default: what the shipped values were measured "
+                            "against), learned, or a .npz file 'cpoker ofc policy' wrote")
+    _add_policy(actions)
     sub.set_defaults(run=cmd_ofc)
+
+
+def _add_policy(actions) -> None:
+    """``cpoker ofc policy build``: learn the rollout policy (the defaults rebuild the shipped file)."""
+    from cpoker.jobs.ofc.policy_learning import DEFAULT_LEARNING, MAX_HANDS, MAX_POOL, MAX_ROUNDS
+
+    policy = command(actions, "policy", "learn the open-face rollout policy by self-play (the defaults rebuild the "
+                     "shipped one, byte for byte)", "cpoker ofc policy --rules pineapple")
+    policy.add_argument("--rules", default=None, help=OFC_RULES_HELP)
+    policy.add_argument("--hands", type=int_in(1, MAX_HANDS), default=DEFAULT_LEARNING["hands"],
+                        help=f"boards a round plays (default {DEFAULT_LEARNING['hands']:,})")
+    policy.add_argument("--rounds", type=int_in(1, MAX_ROUNDS), default=DEFAULT_LEARNING["rounds"],
+                        help="rounds of learning, each from the last one's policy (default "
+                             f"{DEFAULT_LEARNING['rounds']})")
+    policy.add_argument("--seed", type=int_in(0, 2**63 - 1), default=DEFAULT_LEARNING["seed"],
+                        help=f"the deals' seed (default {DEFAULT_LEARNING['seed']})")
+    policy.add_argument("--epsilon", type=fraction, default=DEFAULT_LEARNING["epsilon"],
+                        help=f"chance that a board's first recorded decision is a random one (default "
+                             f"{DEFAULT_LEARNING['epsilon']})")
+    policy.add_argument("--pool", type=int_in(1, MAX_POOL), default=DEFAULT_LEARNING["pool"],
+                        help=f"opponent boards each board is measured against (default {DEFAULT_LEARNING['pool']})")
+    policy.add_argument("--checks", type=int_in(1, 1_000_000), default=DEFAULT_LEARNING["checks"],
+                        help="pairs of deals that choose, count of cards by count, between the fitted weights and "
+                             f"the static estimate (default {DEFAULT_LEARNING['checks']:,})")
+    policy.add_argument("--out", default=None,
+                        help="output file (default: the shipped file's name in this folder, ofc_policy_GAME.npz)")
+    thread_options(policy)
 
 
 def points(text: str) -> float:

@@ -158,6 +158,7 @@ def _open_face(rules, device: str) -> None:
     settle(["Qh Qd 2c / 5s 6s 7s 8s Ts / Ah Ad Ac Kd Ks", "Jh Jd 3c / 2s 2h 4d 4c 6d / Th Td Tc 9h 9d"])
     fantasyland("As Ad Ac Kh Kd Qs Jh Th 9c 8c 7c 6c 5c 2d")
     place("Qh / 9s 9d / Ah Kh", "Qd 7c 2s", "pineapple", samples=1, seed=1)
+    place("Qh / 9s 9d / Ah Kh", "Qd 7c 2s", "pineapple", samples=1, seed=1, policy="static")  # (mc-flat's)
 
 
 # (name, job, whether it depends on the rules); in the order a user meets them

@@ -182,10 +182,14 @@ class OfcPlaceBody(OfcRulesField):
     opponents: Optional[list[str]] = Field(None, max_length=3, description="each opponent's board as you see it "
                                            "(default: one, empty)", examples=[["Kc 7d / 5s 5d / 8c 8h 3d"]])
     dead: str = Field("", max_length=HAND_TEXT, description="cards out of play you know (your discards)")
-    samples: int = Field(1000, ge=1, le=5_000, description="rollouts of each placement")
+    fantasylands: Optional[list[int]] = Field(None, max_length=3, description="for each opponent, the cards of the "
+                                              "Fantasyland they play (0: a normal hand)", examples=[[0]])
+    samples: int = Field(1000, ge=1, le=10_000, description="rollouts of the placements in contention to the end "
+                         "(those out of contention stop early)")
     seed: Optional[int] = Field(None, ge=0, le=MAX_SEED)
     fantasyland_value: Optional[float] = Field(None, ge=0, le=1000, description="points a board that earns "
-                                               "Fantasyland counts (default: the rules' measured value)")
+                                               "Fantasyland counts, whatever its size (default: the rules' measured "
+                                               "value of each size)")
 
 
 class OfcPlayBody(OfcRulesField):
@@ -194,8 +198,9 @@ class OfcPlayBody(OfcRulesField):
     placements: list[str] = Field([], max_length=17, description="your board after each of your decisions so far")
     fantasyland: list[int] = Field([0, 0], min_length=2, max_length=2, description="your and the opponent's "
                                    "Fantasyland sizes this hand (0: none), as the previous hand's answer said")
-    rollouts: int = Field(100, ge=1, le=2000, description="the opponent's rollouts a placement (the mc strategy)")
-    review_samples: int = Field(200, ge=1, le=2000, description="rollouts of the review of your decisions")
+    rollouts: int = Field(300, ge=1, le=2000, description="the opponent's rollouts of the placements in contention "
+                          "(the mc strategy)")
+    review_samples: int = Field(1000, ge=1, le=2000, description="rollouts of the review of your decisions")
 
 
 def _web_seed(seed: Optional[int]) -> int:
@@ -396,7 +401,8 @@ def create_app(workers: Optional[int] = None, time_budget: float = TIME_BUDGET) 
         from cpoker.jobs.ofc.table import ranked
 
         solved = await limited(ranked, body.board, body.cards, _ofc_rules(body), opponents=body.opponents,
-                               dead=body.dead, samples=body.samples, seed=_web_seed(body.seed),
+                               fantasylands=body.fantasylands, dead=body.dead, samples=body.samples,
+                               seed=_web_seed(body.seed),
                                fantasyland_value=body.fantasyland_value, jobs=1, time_budget=time_budget)
         return solved.to_dict()
 

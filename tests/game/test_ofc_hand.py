@@ -153,6 +153,7 @@ def test_a_hand_is_stepped_and_a_wrong_answer_changes_nothing():
     view = hand.view()
     assert view.opponents == (Board(), Board()) and view.in_fantasyland == (True, False)
     assert view.to_dict()["opponents_in_fantasyland"] == [True, False]
+    assert view.opponent_fantasylands == (14, 0) and view.to_dict()["opponent_fantasylands"] == [14, 0]
     for answer in ("As Ks / - / -", str(view.board), 7):
         with pytest.raises(StrategyError):
             hand.apply(answer)

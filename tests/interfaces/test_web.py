@@ -830,9 +830,10 @@ def test_the_open_face_routes_hold_a_time_budget_and_one_thread():
 
 @pytest.mark.subprocess
 def test_two_heavy_open_face_requests_do_not_starve_a_third(server):
-    """Both workers busy with the heaviest placements the API takes: each ends within the budget, so a third
-    request is served (it waited for a worker past the 10 s queue limit, and got a 503, before)."""
-    heavy = {"cards": "As Kd 9c 9h 4s", "rules": "pineapple", "opponents": ["- / - / -"] * 2, "samples": 5000}
+    """Both workers busy with the heaviest placements the API takes (a flat search would take minutes): each ends
+    within the budget, so a third request is served (it waited for a worker past the 10 s queue limit, and got a
+    503, before)."""
+    heavy = {"cards": "As Kd 9c 9h 4s", "rules": "pineapple", "opponents": ["- / - / -"] * 2, "samples": 10_000}
     with ThreadPoolExecutor(3) as pool:
         first = [pool.submit(_post, f"{server}/api/ofc/place", {**heavy, "seed": seed}) for seed in (1, 2)]
         time.sleep(0.5)
@@ -841,5 +842,6 @@ def test_two_heavy_open_face_requests_do_not_starve_a_third(server):
         status, answer, seconds = third.result()
         assert status == 200 and answer["placements"], answer
         for future in first:
-            status, answer, _ = future.result()
-            assert status == 200 and answer["partial"]
+            status, answer, seconds = future.result()
+            # cut by the budget (5 s of rollouts), or done within it: the adaptive search stops most options early
+            assert status == 200 and (answer["partial"] or answer["seconds"] < 5.0), answer["seconds"]

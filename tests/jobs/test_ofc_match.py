@@ -149,6 +149,31 @@ def test_mc_rollouts_out_of_range_are_named():
     for name, words in (("mc:0", "got 0"), ("mc:99999999", "got 99,999,999"), ("mc:abc", "got 'mc:abc'")):
         with pytest.raises(StrategyError, match=f"mc:N takes a whole number of rollouts from 1 to 100,000, {words}"):
             resolve_ofc_strategy(name)
+    with pytest.raises(StrategyError, match="mc-flat:N takes a whole number"):
+        resolve_ofc_strategy("mc-flat:0")
+    assert [resolve_ofc_strategy(name)[0] for name in ("mc", "mc:300", "mc:64", "mc-flat", "mc-flat:100",
+                                                       "mc-flat:7")] == ["mc", "mc", "mc:64", "mc-flat", "mc-flat",
+                                                                         "mc-flat:7"]
+
+
+def test_mc_meets_an_opponent_in_fantasyland_as_the_table_shows_it():
+    """Progressive, an opponent in a 17-card Fantasyland (the view says its size): mc's board is the placement
+    solver's against that Fantasyland: adaptive over learned rollouts for ``mc``, flat over static ones for
+    ``mc-flat``."""
+    from cpoker.game.ofc.hand import OfcHand, seeded, table_deck
+    from cpoker.jobs.ofc.placement import place
+
+    progressive = OfcRules.preset("progressive")
+    hand = OfcHand(progressive, table_deck(8), [0, 17], seeded(8))
+    hand.apply(resolve_ofc_strategy("heuristic")[1](hand.view()))  # the Fantasyland sets first
+    view = hand.view()
+    assert view.opponent_fantasylands == (17,) and not view.fantasyland
+    for name, adaptive, samples in (("mc:128", True, 128), ("mc-flat:64", False, 64)):
+        chosen = resolve_ofc_strategy(name)[1](view)
+        solved = place(view.board, view.cards, progressive, opponents=[view.opponents[0]], dead=view.discards,
+                       samples=samples, seed=view.seed, fantasylands=[17], adaptive=adaptive,
+                       policy="learned" if adaptive else "static")
+        assert chosen == solved.best.board
 
 
 def test_jobs_one_is_held_inside_the_mc_placements(monkeypatch):

@@ -162,6 +162,6 @@ def test_bot_check_sends_a_real_hand_and_shows_a_failing_bots_stderr(tmp_path):
     assert [len(r["opponents"][0].replace("/", " ").replace("-", " ").split()) for r in requests[:5]] == \
         [0, 5, 7, 9, 11]
     assert requests[5]["fantasyland"] and requests[5]["opponents_in_fantasyland"] == [False]
-    assert all(r["opponents_in_fantasyland"] == [False] for r in requests)
+    assert all(r["opponents_in_fantasyland"] == [False] and r["opponent_fantasylands"] == [0] for r in requests)
     failing = check_ofc_bot(f"cmd:{sys.executable} {script} {tmp_path / 'again.txt'} 0", "pineapple")
     assert not any(check.passed for check in failing[:-1]) and "out of luck" in failing[0].detail

@@ -99,6 +99,9 @@ class OfcView:
     in_fantasyland
         For each opponent (same order), whether they play this hand in Fantasyland (their board is set face
         down: empty until the end of the hand).
+    opponent_fantasylands
+        For each opponent, the cards of the Fantasyland they play (0: a normal hand): what the table knows of
+        the hidden cards (progressive's Fantasylands differ in size).
     """
 
     rules: OfcRules
@@ -111,18 +114,29 @@ class OfcView:
     seat: int
     seed: int
     in_fantasyland: tuple = ()
+    opponent_fantasylands: tuple = ()
 
     def to_dict(self) -> dict:
         return {"game": self.rules.game, "board": str(self.board), "cards": format_cards(self.cards, sort=False),
                 "keep": self.keep, "opponents": [str(b) for b in self.opponents],
                 "opponents_in_fantasyland": list(self.opponents_in_fantasyland),
-                "discards": format_cards(self.discards), "fantasyland": self.fantasyland, "seat": self.seat,
+                "opponent_fantasylands": list(self.fantasyland_cards), "discards": format_cards(self.discards),
+                "fantasyland": self.fantasyland, "seat": self.seat,
                 "seed": self.seed}
 
     @property
     def opponents_in_fantasyland(self) -> tuple:
         """:attr:`in_fantasyland`, ``False`` for each opponent when the view was made without it."""
         return self.in_fantasyland or (False,) * len(self.opponents)
+
+    @property
+    def fantasyland_cards(self) -> tuple:
+        """:attr:`opponent_fantasylands`; for a view made without it, the rules' smallest Fantasyland for each
+        opponent in Fantasyland, 0 for the others."""
+        if self.opponent_fantasylands:
+            return self.opponent_fantasylands
+        return tuple((self.rules.smallest_fantasyland or 0) if playing else 0
+                     for playing in self.opponents_in_fantasyland)
 
 
 OfcStrategy = Callable[[OfcView], object]
@@ -345,7 +359,8 @@ class OfcHand:
                                                  for j in others),
                                  discards=self._discards[seat], fantasyland=bool(self._fantasyland[seat]),
                                  seat=seat, seed=self.seeds(seat, self._step),
-                                 in_fantasyland=tuple(bool(self._fantasyland[j]) for j in others))
+                                 in_fantasyland=tuple(bool(self._fantasyland[j]) for j in others),
+                                 opponent_fantasylands=tuple(int(self._fantasyland[j]) for j in others))
         return self._view
 
     def options(self) -> list:

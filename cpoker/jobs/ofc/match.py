@@ -13,7 +13,9 @@ Fantasylands let the deals run alike), and luck largely cancels.  Three-handed, 
 session to the next.
 
 Strategies: ``heuristic`` (the rollout policy, :func:`cpoker.strategies.ofc.heuristic.heuristic`), ``mc`` (the
-placement solver, :data:`MC_ROLLOUTS` rollouts a placement; ``mc:N`` for ``N``), ``package.module:function``
+placement solver's adaptive search, :data:`MC_ROLLOUTS` rollouts for the options in contention; ``mc:N`` for
+``N``), ``mc-flat`` (0.8.0's ``mc``: :data:`MC_FLAT_ROLLOUTS` rollouts for every option; ``mc-flat:N``),
+``package.module:function``
 (called with an :class:`~cpoker.game.ofc.hand.OfcView`, answering a board), ``cmd:COMMAND`` (a program that
 speaks the bot protocol, docs/bots.md), or a callable.  A player in
 Fantasyland sets it with the Fantasyland solver (``heuristic``: royalties; ``mc``: expected value) unless its
@@ -35,7 +37,7 @@ import numpy as np
 from cpoker.game.dealing import new_seed
 from cpoker.game.ofc.boards import Board
 from cpoker.game.ofc.hand import OfcStrategy, OfcView, play_hand, seeded, table_deck
-from cpoker.strategies.ofc.heuristic import heuristic
+from cpoker.strategies.ofc.heuristic import heuristic, heuristic_static
 from cpoker.game.ofc.rules import OfcRules, resolve_ofc_rules
 from cpoker.run.blocks import blocks_of
 from cpoker.run import saved
@@ -44,42 +46,43 @@ from cpoker.strategies.bots import Bot
 from cpoker.strategies.ofc.bot import OfcBot, is_bot_name
 from cpoker.strategies.strategy import load_plugin
 from cpoker.system import interrupts
-from cpoker.system.errors import CardError, OptionError, StrategyError
+from cpoker.system.errors import OptionError, StrategyError
 from cpoker.system.limits import check_int, check_seed
 
 KIND, STATE_FORMAT = "ofc-match", "ofc-match-2"
-MC_ROLLOUTS = 100
+MC_ROLLOUTS = 300  # mc: the depth of the adaptive search's contenders
+MC_FLAT_ROLLOUTS = 100  # mc-flat: every option's rollouts
 MAX_HANDS = 10_000_000
 MAX_SESSION_HANDS = 1000
-STRATEGY_NAMES = ("heuristic", "mc", "mc:N", "cmd:COMMAND")
+STRATEGY_NAMES = ("heuristic", "heuristic-static", "mc", "mc:N", "mc-flat", "mc-flat:N", "cmd:COMMAND")
 MAX_MC_ROLLOUTS = 100_000
-_MC = re.compile(r"mc(?::(.*))?", re.DOTALL)
+_MC = re.compile(r"(mc|mc-flat)(?::(.*))?", re.DOTALL)
 
 
 class MonteCarloPlacer:
-    """The ``mc`` strategy: the placement solver's best placement at ``rollouts`` rollouts, seeded by the view;
-    in Fantasyland, the Fantasyland solver's ``ev`` board against ``rollouts`` opponent boards."""
+    """The ``mc`` strategy: the placement solver's best placement, seeded by the view, searched adaptively to
+    ``rollouts`` rollouts for the options in contention, played out by the learned rollout policy
+    (``adaptive=False``, ``mc-flat``: every option ``rollouts`` times by the static policy, 0.8.0's ``mc``); in
+    Fantasyland, the Fantasyland solver's ``ev`` board against
+    ``rollouts`` opponent boards (at most :data:`MC_FLAT_ROLLOUTS`)."""
 
-    def __init__(self, rollouts: int = MC_ROLLOUTS) -> None:
-        self.rollouts = rollouts
-        self.__name__ = "mc" if rollouts == MC_ROLLOUTS else f"mc:{rollouts}"
+    def __init__(self, rollouts: "int | None" = None, adaptive: bool = True) -> None:
+        default = MC_ROLLOUTS if adaptive else MC_FLAT_ROLLOUTS
+        self.rollouts = default if rollouts is None else rollouts
+        self.adaptive = adaptive
+        name = "mc" if adaptive else "mc-flat"
+        self.__name__ = name if self.rollouts == default else f"{name}:{self.rollouts}"
 
     def __call__(self, view: OfcView) -> Board:
         from cpoker.strategies.ofc.fantasyland import fantasyland
         from cpoker.jobs.ofc.placement import place
 
         if view.fantasyland:
-            return fantasyland(view.cards, view.rules, "ev", samples=self.rollouts, seed=view.seed).board
-        def best_against(opponents: list) -> Board:
-            return place(view.board, view.cards, view.rules, opponents=opponents, dead=view.discards,
-                         samples=self.rollouts, seed=view.seed).best.board
-
-        try:
-            return best_against(list(view.opponents))
-        except CardError:
-            # a seat in Fantasyland shows an empty board, whose 17 hidden cards may not fit the cards unseen:
-            # the placement then meets the boards that can be seen
-            return best_against([board for board in view.opponents if board.cards] or [Board()])
+            return fantasyland(view.cards, view.rules, "ev", samples=min(self.rollouts, MC_FLAT_ROLLOUTS),
+                               seed=view.seed).board
+        return place(view.board, view.cards, view.rules, opponents=list(view.opponents), dead=view.discards,
+                     samples=self.rollouts, seed=view.seed, fantasylands=view.fantasyland_cards,
+                     adaptive=self.adaptive, policy="learned" if self.adaptive else "static").best.board
 
 
 def resolve_ofc_strategy(strategy: object) -> tuple:
@@ -101,17 +104,19 @@ def resolve_ofc_strategy(strategy: object) -> tuple:
                             f"or a callable, got {type(strategy).__name__}")
     if strategy == "heuristic":
         return "heuristic", heuristic
+    if strategy == "heuristic-static":
+        return "heuristic-static", heuristic_static
     found = _MC.fullmatch(strategy)
     if found:
-        given = found.group(1)
+        kind, given = found.group(1), found.group(2)
         if given is not None and not re.fullmatch(r"\d{1,12}", given.strip()):
-            raise StrategyError(f"mc:N takes a whole number of rollouts from 1 to {MAX_MC_ROLLOUTS:,}, got "
+            raise StrategyError(f"{kind}:N takes a whole number of rollouts from 1 to {MAX_MC_ROLLOUTS:,}, got "
                                 f"{strategy[:40]!r}")
-        rollouts = MC_ROLLOUTS if given is None else int(given)
-        if not 1 <= rollouts <= MAX_MC_ROLLOUTS:
-            raise StrategyError(f"mc:N takes a whole number of rollouts from 1 to {MAX_MC_ROLLOUTS:,}, got "
+        rollouts = None if given is None else int(given)
+        if rollouts is not None and not 1 <= rollouts <= MAX_MC_ROLLOUTS:
+            raise StrategyError(f"{kind}:N takes a whole number of rollouts from 1 to {MAX_MC_ROLLOUTS:,}, got "
                                 f"{rollouts:,}")
-        placer = MonteCarloPlacer(rollouts)
+        placer = MonteCarloPlacer(rollouts, adaptive=kind == "mc")
         return placer.__name__, placer
     if ":" in strategy:
         return strategy, load_plugin(strategy)

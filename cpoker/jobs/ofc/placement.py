@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Optional
+from dataclasses import dataclass, field
+from typing import NamedTuple, Optional
 
 import numpy as np
 
@@ -31,15 +31,19 @@ from cpoker.game.cards import CardsLike, cards_mask, format_cards, parse_cards
 from cpoker.game.dealing import new_seed, rest_of_deck, shuffled
 from cpoker.game.ofc.boards import Board, BoardLike, as_board
 from cpoker.game.ofc.hand import options_of
-from cpoker.strategies.ofc.rollout_policy import fantasyland_value_of, policy_weights
+from cpoker.strategies.ofc.rollout_policy import (DEFAULT_POLICY, entry_values, fantasyland_values, policy_model,
+                                                  policy_weights)
 from cpoker.game.ofc.rules import OfcRules, resolve_ofc_rules
 from cpoker.run.blocks import blocks_of
 from cpoker.run.stats import normal_interval, sample_variance
 from cpoker.system.errors import ArrangementError, CardError, OptionError
 from cpoker.system.limits import check_int, check_seed
 
-BLOCK = 64  # samples a block: the unit of progress, of Ctrl-C and of the seeded streams
+BLOCK = 32  # samples a block: the unit of progress, of Ctrl-C and of the seeded streams
 MAX_SAMPLES = 1_000_000
+DEFAULT_SAMPLES = 1000
+DROP_Z = 3.0  # standard errors by which an option's loss must exceed zero for it to leave the contention
+CONTENDERS = 8  # the adaptive search halves the options in contention down to this many
 
 
 @dataclass(frozen=True)
@@ -49,7 +53,9 @@ class PlacementOption:
     ``ev`` is the mean of its rollouts' points with its 95% ``interval``; ``loss`` is the best option's mean
     minus this one's, on the same deals, with its own 95% ``loss_interval`` (``(0, 0)`` for the best).  What
     players decide by, from the same rollouts: ``foul_chance`` (its board fouls), ``fantasyland_chance`` (it
-    earns Fantasyland) and ``royalties`` (its expected royalties, 0 for a foul).
+    earns Fantasyland) and ``royalties`` (its expected royalties, 0 for a foul).  ``samples``: the rollouts it
+    was measured on, how deep the (adaptive) search took it; its loss is measured on the deals it shares with
+    the best.
     """
 
     board: Board
@@ -61,12 +67,13 @@ class PlacementOption:
     foul_chance: float = 0.0
     fantasyland_chance: float = 0.0
     royalties: float = 0.0
+    samples: int = 0
 
     def to_dict(self) -> dict:
         return {"board": str(self.board), "discard": format_cards(self.discard) if self.discard else None,
                 "ev": self.ev, "interval": list(self.interval), "loss": self.loss,
                 "loss_interval": list(self.loss_interval), "foul_chance": self.foul_chance,
-                "fantasyland_chance": self.fantasyland_chance, "royalties": self.royalties}
+                "fantasyland_chance": self.fantasyland_chance, "royalties": self.royalties, "samples": self.samples}
 
 
 @dataclass(frozen=True)
@@ -86,6 +93,10 @@ class Placement:
     exact: bool
     partial: bool
     seconds: float
+    fantasylands: tuple = ()
+    fantasyland_values: dict = field(default_factory=dict)
+    adaptive: bool = False
+    policy: str = DEFAULT_POLICY
 
     @property
     def best(self) -> PlacementOption:
@@ -96,6 +107,8 @@ class Placement:
                 "cards": format_cards(self.cards), "opponents": [str(b) for b in self.opponents],
                 "dead": format_cards(self.dead), "rules": self.rules.to_dict(), "samples": self.samples,
                 "asked_samples": self.asked, "seed": self.seed, "fantasyland_value": self.fantasyland_value,
+                "fantasyland_values": {str(size): value for size, value in self.fantasyland_values.items()},
+                "opponent_fantasylands": list(self.fantasylands), "adaptive": self.adaptive, "policy": self.policy,
                 "exact": self.exact, "partial": self.partial, "seconds": self.seconds}
 
 
@@ -117,11 +130,30 @@ def _check_reachable(board: Board, other: Board, rules: OfcRules, number: int) -
                                "made as many decisions as you, or one more; an empty board is one in Fantasyland)")
 
 
+def _check_fantasylands(fantasylands: "Sequence[int] | None", others: list, rules: OfcRules) -> tuple:
+    """Each opponent's Fantasyland in cards (0: a normal hand), checked against the rules and the boards."""
+    if fantasylands is None:
+        return (0,) * len(others)
+    if isinstance(fantasylands, (str, bytes)) or not isinstance(fantasylands, Sequence):
+        raise OptionError("fantasylands is a list of card counts, one per opponent (0 for one playing a normal hand)")
+    if len(fantasylands) != len(others):
+        raise OptionError(f"fantasylands has {len(fantasylands)} entries for {len(others)} opponents")
+    sizes = rules.fantasyland_sizes
+    for number, (size, other) in enumerate(zip(fantasylands, others), 1):
+        if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or (size and size not in sizes):
+            raise OptionError(f"opponent {number}'s Fantasyland is 0 (none) or a size {rules.name} deals "
+                              f"({', '.join(map(str, sizes)) or 'none'} cards), got {size!r}")
+        if size and other.cards:
+            raise ArrangementError(f"opponent {number} plays a Fantasyland, set face down: their board shows empty "
+                                   f"until the end of the hand, got {other}")
+    return tuple(int(size) for size in fantasylands)
+
+
 def _settings(board: BoardLike, cards: CardsLike, rules: OfcRules, opponents: "Sequence[BoardLike] | None",
-              dead: CardsLike) -> tuple:
-    """The decision's boards and cards, checked: ``(board, cards, opponents, dead, kept, pool, own, needed)``:
-    ``pool`` the unseen card ids, ``own`` the cards the player's board is still dealt after this decision,
-    ``needed`` those and the opponents'."""
+              dead: CardsLike, fantasylands: "Sequence[int] | None" = None) -> tuple:
+    """The decision's boards and cards, checked: ``(board, cards, opponents, fantasylands, dead, kept, pool, own,
+    needed)``: ``pool`` the unseen card ids, ``own`` the cards the player's board is still dealt after this
+    decision, ``needed`` those and the opponents' (a Fantasyland's, all of its hidden cards)."""
     board = as_board(board)
     if board.is_complete:
         raise ArrangementError(f"the board {board} is full: there is nothing to place")
@@ -149,6 +181,7 @@ def _settings(board: BoardLike, cards: CardsLike, rules: OfcRules, opponents: "S
         _check_board(other, rules, f"opponent {number}'s board")
         _check_reachable(board, other, rules, number)
         others.append(other)
+    hidden = _check_fantasylands(fantasylands, others, rules)
     dead_cards = parse_cards(dead, unique=False) if dead not in (None, "", ()) else ()
     owner: dict = {}
     for where, group in [("your board", board.cards), ("your hand", hand),
@@ -161,17 +194,19 @@ def _settings(board: BoardLike, cards: CardsLike, rules: OfcRules, opponents: "S
             owner[card] = where
     pool = rest_of_deck([int(c) for c in owner]).astype(np.int64)
     own = rules.cards_to_come(len(board.cards) + kept)
-    needed = own + sum(rules.cards_to_come(len(b.cards)) for b in others)
+    needed = own + sum(size or rules.cards_to_come(len(b.cards)) for b, size in zip(others, hidden))
     if needed > len(pool):
         raise CardError(f"the boards still need {needed} cards but only {len(pool)} are unseen: too many opponents "
                         f"or dead cards for one deck")
-    return board, hand, tuple(others), dead_cards, kept, pool, own, needed
+    return board, hand, tuple(others), hidden, dead_cards, kept, pool, own, needed
 
 
 def place(board: BoardLike, cards: CardsLike, rules: "OfcRules | str | None" = None,
-          opponents: "Sequence[BoardLike] | None" = None, dead: CardsLike = (), samples: int = 1000,
+          opponents: "Sequence[BoardLike] | None" = None, dead: CardsLike = (), samples: int = DEFAULT_SAMPLES,
           seed: Optional[int] = None, fantasyland_value: "float | None" = None, progress: bool = False,
-          jobs: Optional[int] = None, time_budget: "float | None" = None) -> Placement:
+          jobs: Optional[int] = None, time_budget: "float | None" = None,
+          fantasylands: "Sequence[int] | None" = None, adaptive: bool = True,
+          policy: "str | None" = None) -> Placement:
     """Every legal placement of ``cards`` on ``board``, best first, each with its expected value.
 
     Parameters
@@ -188,26 +223,41 @@ def place(board: BoardLike, cards: CardsLike, rules: "OfcRules | str | None" = N
     dead
         Cards out of play that the player knows: their own discards, cards seen elsewhere.
     samples
-        Rollouts of each option (all options share them), 1 to 1,000,000; 1 when no card is unknown.
+        Rollouts of the options still in contention at the end (all options share the deals), 1 to 1,000,000;
+        1 when no card is unknown.  With ``adaptive`` an option out of contention stops earlier (each option's
+        ``samples`` says how deep it was searched); without, every option gets them all.
     seed
         Seeds the deals (default: drawn, and reported).
     fantasyland_value
-        Points credited to a rollout whose board earns Fantasyland (default: the rules' measured value,
-        :data:`~cpoker.strategies.ofc.rollout_policy.DEFAULT_FANTASYLAND_VALUE`); 0 counts the hand's points alone.
+        Points credited to a rollout whose board earns Fantasyland, whatever its size (default: the rules'
+        measured value of each size, :data:`~cpoker.strategies.ofc.rollout_policy.DEFAULT_FANTASYLAND_VALUES`);
+        0 counts the hand's points alone.
     progress, jobs
         A progress bar on standard error; the threads to use (default: all cores, or inside another job the
         threads it runs on).
     time_budget
         Seconds after which no new block of rollouts starts: the ranking so far is returned, ``partial=True``
         (the web page's budget; default: none).
+    fantasylands
+        For each opponent, the cards of the Fantasyland they play this hand (0, the default: a normal hand).
+        Such an opponent's board shows empty; its cards are dealt hidden in each rollout and set as the
+        Fantasyland solver sets them for royalties.
+    adaptive
+        Spend the rollouts where they decide something (default): after 32, 64, 128, ... rollouts, the options
+        that are out of contention stop -- those worse than the leader beyond doubt (the lower end of their
+        loss's interval at :data:`DROP_Z` standard errors above zero) and, while more than
+        :data:`CONTENDERS` remain, the worse half.  ``False``: every option is rolled out ``samples`` times.
+    policy
+        The rollout policy every board is completed by: ``"learned"`` (default), ``"static"`` (0.8.0's), or an
+        ``.npz`` file ``cpoker ofc policy build`` wrote (:func:`~cpoker.strategies.ofc.rollout_policy.policy_model`).
 
     Raises
     ------
     CardError, ArrangementError
         For an unknown or repeated card, a wrong number of cards to place, a board no round leaves, a full
-        board, or more cards needed than one deck holds.
+        board, an opponent in Fantasyland whose board shows cards, or more cards needed than one deck holds.
     OptionError
-        For a bad sample count, seed, opponent count, Fantasyland value or time budget.
+        For a bad sample count, seed, opponent count, Fantasyland size or value, or time budget.
     Interrupted
         When Ctrl-C comes before the first block is done (after it: the ranking so far, ``partial=True``).
 
@@ -222,10 +272,13 @@ def place(board: BoardLike, cards: CardsLike, rules: "OfcRules | str | None" = N
     from cpoker.jobs.job import run_job, runs
 
     rules = resolve_ofc_rules(rules)
-    mine, hand, others, dead_cards, kept, pool, own, needed = _settings(board, cards, rules, opponents, dead)
+    mine, hand, others, hidden, dead_cards, kept, pool, own, needed = _settings(board, cards, rules, opponents,
+                                                                                dead, fantasylands)
     samples = check_int("samples", samples, 1, MAX_SAMPLES)
     seed = check_seed(seed)
-    fantasyland_value = fantasyland_value_of(rules, fantasyland_value)
+    if not isinstance(adaptive, bool):
+        raise OptionError(f"adaptive is True or False, got {adaptive!r}")
+    values = fantasyland_values(rules, fantasyland_value)
     settings = runs(jobs=jobs, progress=progress, time_budget=time_budget)
     choices = options_of(mine, hand, kept)
     exact = needed == 0
@@ -236,83 +289,168 @@ def place(board: BoardLike, cards: CardsLike, rules: "OfcRules | str | None" = N
                        dtype=np.int64)
     opponent_rows = np.array([[cards_mask(b.front), cards_mask(b.middle), cards_mask(b.back)] for b in others],
                              dtype=np.int64).reshape(len(others), 3)
-    table = rules.kernel_rules()
-    weights = policy_weights(fantasyland_value)
-    sums = np.zeros(len(choices))
-    gram = np.zeros((len(choices), len(choices)))
-    ends = np.zeros((len(choices), 3), dtype=np.int64)  # fouls, Fantasyland entries, royalties: exact counts
-    done = 0
+    kernel = _kernel(rules, values, hidden, policy)
+    search = _Search(len(choices), adaptive and not exact)
 
     def work(block: tuple) -> tuple:
-        return _rollouts(block, seed, pool, needed, options, opponent_rows, own, rules, table, weights,
-                         float(fantasyland_value))
+        index, count = block
+        return _rollouts(index, count, search.active, seed, pool, needed, options, opponent_rows, own, kernel)
 
-    def combine(block: tuple, summary: tuple) -> None:
-        nonlocal sums, gram, done
-        values, outcomes = summary
-        sums += values.sum(axis=1)
-        gram += values @ values.T
-        ends[:, 0] += (outcomes & 1).sum(axis=1)
-        ends[:, 1] += (outcomes >> 1 & 1).sum(axis=1)
-        ends[:, 2] += (outcomes >> 2).sum(axis=1)
-        done += values.shape[1]
+    def blocks():
+        depth = 0
+        for index, count in blocks_of(samples, BLOCK):
+            yield index, count
+            depth += count
+            if depth < samples:
+                search.checkpoint(depth)
 
     started = time.perf_counter()
 
     def result(partial: bool) -> Placement:
+        smallest = min(values.values(), default=0.0)
         return Placement(board=mine, cards=tuple(sorted(hand)), opponents=others, dead=tuple(sorted(dead_cards)),
-                         rules=rules, options=_ranked(choices, sums, gram, done, ends), samples=done, asked=samples,
-                         seed=seed, fantasyland_value=float(fantasyland_value), exact=exact, partial=partial,
-                         seconds=time.perf_counter() - started)
+                         rules=rules, options=search.ranked(choices), samples=search.depth, asked=samples, seed=seed,
+                         fantasyland_value=float(smallest if fantasyland_value is None else fantasyland_value),
+                         exact=exact, partial=partial, seconds=time.perf_counter() - started,
+                         fantasylands=hidden, fantasyland_values={size: float(v) for size, v in values.items()},
+                         adaptive=search.adaptive, policy=str(policy or DEFAULT_POLICY))
 
-    return run_job(settings, blocks_of(samples, BLOCK), work, combine, result, has_result=lambda: done > 0,
-                   complete=lambda: done == samples, total=samples, unit="rollout", description="placing")
+    return run_job(settings, blocks(), work, search.combine, result, has_result=lambda: search.depth > 0,
+                   complete=lambda: search.depth == samples, total=samples, unit="rollout", description="placing")
 
 
-def _rollouts(block: tuple, seed: int, pool: np.ndarray, needed: int, options: np.ndarray,
-              opponent_rows: np.ndarray, own: int, rules: OfcRules, table: np.ndarray, weights: np.ndarray,
-              fantasyland_value: float) -> tuple:
-    """``(values, outcomes)``, each ``[option, sample]``, of one block's samples, on numba's threads (the
-    kernel's, :func:`cpoker._kernels.ofc_rollout.rollout_values`)."""
+class _Kernel(NamedTuple):
+    """What every block's rollouts read: the rules' arrays, the policy's weights and model, the Fantasylands'
+    worth and the opponents' Fantasylands."""
+
+    rules: OfcRules
+    table: np.ndarray
+    weights: np.ndarray
+    model: np.ndarray
+    entry_values: np.ndarray
+    stay_flags: np.ndarray
+    hidden: np.ndarray
+
+
+def _kernel(rules: OfcRules, values: dict, hidden: tuple, policy: "str | None") -> _Kernel:
+    smallest = values.get(rules.smallest_fantasyland, 0.0)
+    return _Kernel(rules, rules.kernel_rules(), policy_weights(smallest), policy_model(rules, policy),
+                   entry_values(rules, values),
+                   np.array(rules.stay_flags, dtype=np.bool_), np.array(hidden, dtype=np.int64))
+
+
+def _rollouts(index: int, count: int, active: np.ndarray, seed: int, pool: np.ndarray, needed: int,
+              options: np.ndarray, opponent_rows: np.ndarray, own: int, kernel: _Kernel) -> tuple:
+    """``(values, outcomes)``, each ``[active option, sample]``, of block ``index``'s ``count`` samples for the
+    options ``active``, on numba's threads (the kernel's, :func:`cpoker._kernels.ofc_rollout.rollout_values`).
+    The block's deals depend on ``(seed, index)`` alone: every option meets the same ones."""
     from cpoker._kernels.ofc_rollout import rollout_values
     from cpoker.system.threads import in_parts
 
-    index, count = block
+    rules = kernel.rules
     rng = np.random.default_rng([seed, index])
     decks = shuffled(pool, rng, count, max(needed, 1)) if len(pool) else np.zeros((count, 1), dtype=np.int64)
-    values = np.empty((len(options), count))
-    outcomes = np.empty((len(options), count), dtype=np.int64)
+    rows = options[active]
+    values = np.empty((len(rows), count))
+    outcomes = np.empty((len(rows), count), dtype=np.int64)
 
     def part(start: int, stop: int) -> None:
-        rollout_values(options, opponent_rows, decks, own, rules.first_cards, rules.round_cards,
-                       rules.round_places, table, weights, fantasyland_value, values[:, start:stop],
-                       outcomes[:, start:stop], start, stop)
+        rollout_values(rows, opponent_rows, kernel.hidden, decks, own, rules.first_cards, rules.round_cards,
+                       rules.round_places, kernel.table, kernel.weights, kernel.model, kernel.entry_values,
+                       kernel.stay_flags,
+                       values[:, start:stop], outcomes[:, start:stop], start, stop)
 
     in_parts(part, count, 4)
     return values, outcomes
 
 
-def _ranked(choices: list, sums: np.ndarray, gram: np.ndarray, n: int, ends: np.ndarray) -> tuple:
-    """The options best first (ties: the order of :func:`options_of`), with their intervals from the sums and
-    their boards' ends (fouls, Fantasyland entries, royalties) from the counts."""
-    means = sums / n
-    order = sorted(range(len(choices)), key=lambda i: (-round(float(means[i]), 9), i))
-    best = order[0]
-    ranked = []
-    for i in order:
-        low, high = normal_interval(means[i], sample_variance(sums[i], gram[i, i], n, mean=means[i]), n) \
-            if n > 1 else (means[i], means[i])
-        difference = means[best] - means[i]
-        spread = sample_variance(sums[best] - sums[i], gram[best, best] - 2 * gram[best, i] + gram[i, i], n,
-                                 mean=difference)
-        loss_interval = normal_interval(difference, spread, n) if n > 1 else (difference, difference)
-        board, discard = choices[i]
-        ranked.append(PlacementOption(board=board, discard=tuple(sorted(discard)), ev=float(means[i]),
-                                      interval=(float(low), float(high)), loss=float(difference),
-                                      loss_interval=(float(loss_interval[0]), float(loss_interval[1])),
-                                      foul_chance=float(ends[i, 0] / n), fantasyland_chance=float(ends[i, 1] / n),
-                                      royalties=float(ends[i, 2] / n)))
-    return tuple(ranked)
+class _Search:
+    """The sums of a placement's rollouts, and which options are still in contention.
+
+    Every option in contention has been rolled out on the same deals, the first ``depth``; an option that left
+    keeps, from the moment it left, the sums of every option then in contention over its deals (``_left``), so
+    that its loss against the final best is measured on the deals they share.
+    """
+
+    def __init__(self, count: int, adaptive: bool) -> None:
+        self.adaptive = adaptive
+        self.active = np.arange(count)
+        self.depth = 0
+        self.samples = np.zeros(count, dtype=np.int64)
+        self.sums = np.zeros(count)
+        self.gram = np.zeros((count, count))
+        self.ends = np.zeros((count, 3), dtype=np.int64)  # fouls, Fantasyland entries, royalties: exact counts
+        self._left: dict = {}  # option -> (depth, sums, its gram row, the gram's diagonal) when it left
+
+    def combine(self, block: tuple, summary: tuple) -> None:
+        values, outcomes = summary
+        active = self.active
+        self.sums[active] += values.sum(axis=1)
+        self.gram[np.ix_(active, active)] += values @ values.T
+        self.ends[active, 0] += (outcomes & 1).sum(axis=1)
+        self.ends[active, 1] += (outcomes >> 1 & 1).sum(axis=1)
+        self.ends[active, 2] += (outcomes >> 2).sum(axis=1)
+        self.samples[active] += values.shape[1]
+        self.depth += values.shape[1]
+
+    def checkpoint(self, depth: int) -> None:
+        """After ``depth`` rollouts: at 32, 64, 128, ... (``BLOCK`` doubled), the options out of contention
+        stop (see :func:`place`'s ``adaptive``)."""
+        if not self.adaptive or len(self.active) <= 1 or depth % BLOCK or (depth // BLOCK) & (depth // BLOCK - 1):
+            return
+        active, n = self.active, depth
+        means = self.sums[active] / n
+        leader = active[int(np.argmax(means))]
+        losses = (self.sums[leader] - self.sums[active]) / n
+        spreads = np.array([float(sample_variance(self.sums[leader] - self.sums[i],
+                                                  self.gram[leader, leader] - 2 * self.gram[leader, i]
+                                                  + self.gram[i, i], n)) for i in active])
+        keep = losses - DROP_Z * np.sqrt(np.maximum(spreads, 0.0) / n) <= 0
+        if keep.sum() > CONTENDERS:  # the better half, by mean (ties: the earlier option), at least CONTENDERS
+            order = sorted(np.flatnonzero(keep), key=lambda k: (-round(float(means[k]), 9), int(active[k])))
+            keep[:] = False
+            keep[order[:max(CONTENDERS, (len(order) + 1) // 2)]] = True
+        diagonal = np.diag(self.gram).copy()
+        for i in active[~keep]:
+            self._left[int(i)] = (n, self.sums.copy(), self.gram[i].copy(), diagonal)
+        self.active = active[keep]
+
+    def ranked(self, choices: list) -> tuple:
+        """The options best first: those in contention to the end by mean, then the others by how long they
+        stayed in contention and their loss (ties: the order of :func:`options_of`); each with its intervals
+        from the sums and its board's ends (fouls, Fantasyland entries, royalties) from the counts."""
+        means = np.divide(self.sums, self.samples, out=np.zeros_like(self.sums), where=self.samples > 0)
+        best = min(self.active, key=lambda i: (-round(float(means[i]), 9), int(i)))
+        rows = []
+        for i in range(len(choices)):
+            n = int(self.samples[i])
+            if i in self._left:
+                depth, sums, row, diagonal = self._left[i]
+                gram_bb, gram_bi, gram_ii = diagonal[best], row[best], diagonal[i]
+            else:
+                depth, sums, gram_bb, gram_bi, gram_ii = n, self.sums, self.gram[best, best], self.gram[best, i], \
+                    self.gram[i, i]
+            difference = (sums[best] - sums[i]) / depth if depth else 0.0
+            if depth > 1:
+                interval = normal_interval(means[i], sample_variance(self.sums[i], self.gram[i, i], n, mean=means[i]),
+                                           n)
+                spread = sample_variance(sums[best] - sums[i], gram_bb - 2 * gram_bi + gram_ii, depth,
+                                         mean=difference)
+                loss_interval = normal_interval(difference, spread, depth)
+            else:
+                interval, loss_interval = (means[i], means[i]), (difference, difference)
+            rows.append((i, n, float(difference), interval, loss_interval))
+        rows.sort(key=lambda row: (-row[1], round(row[2], 9), row[0]))
+        ranked = []
+        for i, n, difference, interval, loss_interval in rows:
+            board, discard = choices[i]
+            ranked.append(PlacementOption(
+                board=board, discard=tuple(sorted(discard)), ev=float(means[i]),
+                interval=(float(interval[0]), float(interval[1])), loss=difference,
+                loss_interval=(float(loss_interval[0]), float(loss_interval[1])),
+                foul_chance=float(self.ends[i, 0] / max(n, 1)), fantasyland_chance=float(self.ends[i, 1] / max(n, 1)),
+                royalties=float(self.ends[i, 2] / max(n, 1)), samples=n))
+        return tuple(ranked)
 
 
 __all__ = ["Placement", "PlacementOption", "place", "options_of"]

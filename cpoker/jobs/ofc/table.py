@@ -34,7 +34,7 @@ from cpoker.system.errors import ArrangementError, CpokerError, OptionError, Str
 from cpoker.system.limits import check_int, check_seed
 
 MAX_HAND = 10_000
-REVIEW_SAMPLES = 200
+REVIEW_SAMPLES = 1000
 JS_SEEDS = 2**53  # the seeds a JavaScript number holds exactly
 KEPT_RANKINGS = 64  # rankings kept, the least recently used dropped first (an opening's 232 options: ~0.2 MB)
 KEPT_BOARDS = 4096  # opponent decisions kept (a board each)
@@ -74,14 +74,16 @@ def ranking_seed(view: OfcView) -> int:
 
 def ranked(board: object, cards: object, rules: OfcRules, opponents: Optional[Sequence] = None, dead: object = (),
            samples: int = 1000, seed: Optional[int] = None, fantasyland_value: Optional[float] = None,
-           jobs: Optional[int] = None, time_budget: Optional[float] = None):
+           jobs: Optional[int] = None, time_budget: Optional[float] = None,
+           fantasylands: Optional[Sequence[int]] = None):
     """:func:`cpoker.jobs.ofc.placement.place`, a complete answer kept for the next call with the same question (the
     web page's Hint, then its review)."""
     from cpoker.jobs.ofc.placement import place
 
     def solve():
         return place(board, cards, rules, opponents=opponents, dead=dead, samples=samples, seed=seed,
-                     fantasyland_value=fantasyland_value, jobs=jobs, time_budget=time_budget)
+                     fantasyland_value=fantasyland_value, jobs=jobs, time_budget=time_budget,
+                     fantasylands=fantasylands)
 
     if seed is None:  # (a drawn seed: nothing to find again)
         return solve()
@@ -89,7 +91,8 @@ def ranked(board: object, cards: object, rules: OfcRules, opponents: Optional[Se
         key = ("place", str(as_board(board)), format_cards(parse_cards(cards, unique=False), sort=False), rules,  # type: ignore
                tuple(str(as_board(other)) for other in opponents or ()),
                format_cards(parse_cards(dead, unique=False)) if dead not in (None, "", ()) else "",  # type: ignore
-               samples, seed, fantasyland_value)
+               samples, seed, fantasyland_value,
+               tuple(fantasylands) if isinstance(fantasylands, (list, tuple)) else fantasylands)
     except CpokerError:
         return solve()  # (which says what is wrong)
     return _RANKINGS.get(key, solve, keep=lambda answer: not answer.partial)
@@ -197,7 +200,7 @@ def _review(view: OfcView, chosen: Board, index: int, samples: int, time_budget:
         best = ranked_fantasyland(view.cards, view.rules, samples, ranking_seed(view))
         return {**entry, "fantasyland": True, "best": str(best.board), "ev_best": best.value}
     solved = ranked(view.board, view.cards, view.rules, opponents=list(view.opponents), dead=view.discards,
-                    samples=samples, seed=ranking_seed(view), jobs=None,
+                    samples=samples, seed=ranking_seed(view), jobs=None, fantasylands=view.fantasyland_cards,
                     time_budget=None if time_budget is None else max(time_budget, 1e-3))
     mine = next(option for option in solved.options
                 if all(set(a) == set(b) for a, b in zip(option.board.rows, chosen.rows)))

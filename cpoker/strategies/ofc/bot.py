@@ -4,7 +4,7 @@ A request is one decision, one JSON line; the answer, one line, is the board the
 
     -> {"protocol": 1, "game": "pineapple", "rules": {...}, "board": "Qh / 9s 9d / Ah Kh", "cards": "Qd 7c 2s",
         "keep": 2, "opponents": ["Kc 7d / 5s 5d / 8c 8h 3d"], "opponents_in_fantasyland": [false],
-        "discards": "4c", "fantasyland": false, "seat": 1, "seed": 81985529216486895}
+        "opponent_fantasylands": [0], "discards": "4c", "fantasyland": false, "seat": 1, "seed": 81985529216486895}
     <- {"board": "Qh Qd / 9s 9d 2s / Ah Kh"}
 
 A decision has :data:`~cpoker.strategies.bots.DECISION_TIMEOUT` seconds unless the bot's ``timeout`` says
@@ -32,7 +32,8 @@ def request_of(view: OfcView) -> dict:
             "cards": format_cards(view.cards, sort=False), "keep": view.keep,
             "opponents": [str(board) for board in view.opponents],
             "opponents_in_fantasyland": list(view.opponents_in_fantasyland),
-            "discards": format_cards(view.discards), "fantasyland": view.fantasyland, "seat": view.seat,
+            "opponent_fantasylands": list(view.fantasyland_cards), "discards": format_cards(view.discards),
+            "fantasyland": view.fantasyland, "seat": view.seat,
             "seed": view.seed}
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 import io
 import json
-import zipfile
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -14,6 +13,7 @@ from typing import Optional
 import numpy as np
 
 from cpoker.system.errors import OptionError
+from cpoker.system.files import npz_bytes
 from cpoker.game.rules import DEFAULT_RULES, PRESETS, Rules, resolve_rules
 from cpoker.game.lookup_tables import strength_keys
 from cpoker.strategies.policy.model import RowModel
@@ -163,15 +163,7 @@ class PolicyTables:
             arrays["removal"] = np.ascontiguousarray(self.removal, dtype=np.float32)
         if self.joint is not None:
             arrays["joint"] = np.ascontiguousarray(self.joint, dtype=np.float64)
-        out = io.BytesIO()
-        with zipfile.ZipFile(out, "w") as archive:
-            for name, array in arrays.items():
-                info = zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0))
-                info.compress_type = zipfile.ZIP_DEFLATED
-                buffer = io.BytesIO()
-                np.lib.format.write_array(buffer, array, allow_pickle=False)
-                archive.writestr(info, buffer.getvalue())
-        return out.getvalue()
+        return npz_bytes(arrays)
 
     def save(self, path: "str | Path") -> None:
         """Write the tables to an ``.npz`` file atomically (a reader never sees half a file)."""

@@ -541,7 +541,7 @@ function showLedger() {
 // A hand is replayed on the server from the session's seed and your placements (POST /api/ofc/play): nothing
 // of the game lives here but your placements so far, this round's pending cards and the ledger.
 const ofcState = { seed: null, hand: 0, placements: [], fantasyland: [0, 0], turn: null, pending: null,
-  selected: null, ledger: [], rules: "pineapple", rollouts: 100, epoch: 0 };
+  selected: null, ledger: [], rules: "pineapple", rollouts: 300, epoch: 0 };
 const OFC_SAVED = "cpoker-ofc"; // the session in play and its ledger, kept in this browser
 
 function ofcSave() {
@@ -554,14 +554,14 @@ function ofcSave() {
 function ofcSettings() {
   // the rules and the opponent's rollouts in force from the next hand: a hand keeps those it was dealt with
   ofcState.rules = $("ofc-rules").value;
-  ofcState.rollouts = Number($("ofc-rollouts").value) || 100;
+  ofcState.rollouts = Number($("ofc-rollouts").value) || 300;
 }
 
 function sortedCards(cards) {
   return [...cards].sort((a, b) => RANKS.indexOf(a[0]) - RANKS.indexOf(b[0]) || a[1].localeCompare(b[1]));
 }
 
-const OFC_REVIEW_SAMPLES = 200; // the rollouts a decision is ranked with, by the Hint and by the review
+const OFC_REVIEW_SAMPLES = 1000; // the rollouts a decision is ranked with, by the Hint and by the review
 
 function ofcRules() { return ofcState.rules; }
 
@@ -765,10 +765,10 @@ function optionTable(options, testid, shown = 10) {
   const rows = options.map((o, i) => `<tr${i >= shown ? " hidden" : ""}><td>${i + 1}</td><td>${fixed(o.ev, 3)}</td>
     <td>${i ? fixed(o.loss, 3) : "best"}</td><td class="text">${o.board}</td><td class="text">${o.discard || ""}</td>
     <td>${percent(o.foul_chance)}</td><td>${percent(o.fantasyland_chance)}</td><td>${fixed(o.royalties, 2)}</td>
-    <td>[${fixed(o.interval[0], 3)}, ${fixed(o.interval[1], 3)}]</td></tr>`);
+    <td>[${fixed(o.interval[0], 3)}, ${fixed(o.interval[1], 3)}]</td><td>${o.samples}</td></tr>`);
   return `<div class="scroll"><table class="data" data-testid="${testid}"><thead><tr><th>#</th><th>EV</th>
     <th>Loses</th><th class="text">Board</th><th class="text">Discard</th><th>Fouls</th><th>Fantasyland</th>
-    <th>Royalties</th><th>95% interval</th></tr></thead>
+    <th>Royalties</th><th>95% interval</th><th title="how deep the search took it">Rollouts</th></tr></thead>
     <tbody>${rows.join("")}</tbody></table>${more}</div>`;
 }
 
@@ -790,7 +790,8 @@ $("ofc-hint").addEventListener("click", async () => {
         (discard ${best.discards || "none"}), EV ${fixed(best.value, 3)}</p>`;
     } else {
       const found = await api("/api/ofc/place", { board: view.board, cards: view.cards, opponents: view.opponents,
-        dead: view.discards, rules: ofcRules(), samples: OFC_REVIEW_SAMPLES, seed: view.ranking_seed });
+        fantasylands: view.opponent_fantasylands, dead: view.discards, rules: ofcRules(), samples: OFC_REVIEW_SAMPLES,
+        seed: view.ranking_seed });
       if (epoch !== ofcState.epoch) return;
       $("ofc-hints").innerHTML = optionTable(found.placements, "ofc-hint-table");
     }
@@ -848,9 +849,10 @@ $("ofc-analyse-form").addEventListener("submit", async (event) => {
   try {
     const found = await api("/api/ofc/place", { board: $("an-board").value, cards: $("an-cards").value,
       opponents: [$("an-opponent").value], dead: $("an-dead").value, rules: ofcRules(),
-      samples: Number($("an-samples").value) || 500, seed: Number($("an-seed").value) || 0 });
+      samples: Number($("an-samples").value) || 1000, seed: Number($("an-seed").value) || 0 });
     $("an-result").innerHTML = optionTable(found.placements, "an-table");
-    $("an-status").textContent = `${found.placements.length} options, ${found.samples} rollouts each${found.exact ? " (exact)" : ""}`;
+    $("an-status").textContent = found.exact ? `${found.placements.length} options (exact)` :
+      `${found.placements.length} options, up to ${found.samples} rollouts each (those out of contention stop early)`;
   } catch (error) {
     $("an-status").classList.add("error");
     $("an-status").textContent = error.message;
@@ -872,7 +874,7 @@ for (const id of ["ofc-rules", "ofc-rollouts"]) {
   if (!saved || typeof saved.seed !== "number") return;
   Object.assign(ofcState, { seed: saved.seed, hand: saved.hand || 0, placements: saved.placements || [],
     fantasyland: saved.fantasyland || [0, 0], ledger: saved.ledger || [], rules: saved.rules || "pineapple",
-    rollouts: saved.rollouts || 100 });
+    rollouts: saved.rollouts || 300 });
   $("ofc-rules").value = ofcState.rules;
   $("ofc-rollouts").value = ofcState.rollouts;
   $("ofc-dealt").textContent = `session seed ${ofcState.seed}`;
