@@ -112,7 +112,8 @@ def advice(args) -> dict:
         print(f"{name:>8}: loses {report[name]['loss']} a decision ({len(losses[name])} decisions), same best "
               f"{100 * report[name]['agrees']:.0f}%; openings {report[name]['opening_loss']}")
     report["opening_seconds"] = {"mean": float(np.mean(opening_seconds)), "max": float(np.max(opening_seconds))}
-    print(f"the default place call at the opening: {np.mean(opening_seconds):.2f} s (most {np.max(opening_seconds):.2f})")
+    print(f"the default place call at the opening: {np.mean(opening_seconds):.2f} s "
+          f"(most {np.max(opening_seconds):.2f})")
     return report
 
 

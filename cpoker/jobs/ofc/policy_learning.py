@@ -287,8 +287,10 @@ def _selected(setting: _Setting, model: np.ndarray, fitted: np.ndarray, counts: 
     def boards(candidate: np.ndarray) -> tuple:
         from cpoker._kernels.ofc_rollout import policy_boards
 
+        model = candidate.view()
+        model.setflags(write=False)  # (read-only, as every model: the kernels compiled for them serve it)
         return policy_boards(decks, rules.first_cards, rules.round_cards, rules.round_places, setting.table,
-                             setting.weights, candidate)
+                             setting.weights, model)
 
     def margin(a: tuple, b: tuple) -> float:
         return float(duplicate_margin(*a, *b, setting.table, setting.entry_values)[0])

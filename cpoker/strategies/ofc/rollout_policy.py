@@ -31,6 +31,7 @@ from cpoker.system.errors import OptionError
 POLICIES = ("learned", "static")
 DEFAULT_POLICY = "learned"
 STATIC_MODEL = np.ones((1, 1))  # the static estimate: policy_value knows it by its one column
+STATIC_MODEL.setflags(write=False)  # (read-only, as every model: one compiled kernel serves them all)
 MODEL_FILE_LIMIT = 1 << 20
 
 # row, foul, slot_gain, flush_draw, straight_draw: cpoker._kernels.ofc_policy.WEIGHTS after its first, the
