@@ -232,6 +232,11 @@ def scoops_against(back_key, middle_key, front_key, opponents, scoop):
     return total
 
 
+# values closer than this are a tie (each is a sum of points over the samples, added in different orders: an
+# ulp apart), decided by the rows' strength; no bound prunes a board that may tie
+TIE = 1e-9
+
+
 @jit
 def best_fantasyland_board_ev(ids, front_pairs, front_trips, middle_units, back_units, stay_front_trips,
                               stay_middle_full_house, stay_back_quads, stay_value, opponents, samples, scoop):
@@ -267,13 +272,13 @@ def best_fantasyland_board_ev(ids, front_pairs, front_trips, middle_units, back_
     best_masks = (np.int64(0), np.int64(0), np.int64(0))
     for bi in range(count5):
         back = backs[bi]
-        if back_value[back] + any_middle + any_front + any_stay < best:
+        if back_value[back] + any_middle + any_front + any_stay < best - TIE:
             break  # the backs by bound: no later one reaches the best
         back_mask, back_key = masks5[back], keys5[back]
         back_stays = stay_back_quads and (back_key >> CATEGORY_SHIFT) >= QUADS
         for mi in range(count5):
             middle = middles[mi]
-            if back_value[back] + middle_value[middle] + any_front + any_stay < best:
+            if back_value[back] + middle_value[middle] + any_front + any_stay < best - TIE:
                 break
             middle_mask, middle_key = masks5[middle], keys5[middle]
             if middle_mask & back_mask or middle_key > back_key:
@@ -282,11 +287,11 @@ def best_fantasyland_board_ev(ids, front_pairs, front_trips, middle_units, back_
             may_stay = stay_value if (middle_stays or stay_front_trips) else 0.0
             # the scoop is won at most as often as the middle wins (a tighter bound than the back's)
             two_rows = back_value[back] - scoop * (back_wins[back] - min(back_wins[back], middle_wins[middle]))
-            if two_rows + middle_value[middle] + any_front + any_stay < best:
+            if two_rows + middle_value[middle] + any_front + any_stay < best - TIE:
                 continue
             for fi in range(count3):
                 front = fronts[fi]
-                if back_value[back] + middle_value[middle] + front_value[front] + may_stay < best:
+                if back_value[back] + middle_value[middle] + front_value[front] + may_stay < best - TIE:
                     break
                 front_mask, front_key = masks3[front], keys3[front]
                 if front_mask & (back_mask | middle_mask) or front_key > middle_key:
@@ -295,10 +300,10 @@ def best_fantasyland_board_ev(ids, front_pairs, front_trips, middle_units, back_
                 rows = back_score[back] + middle_score[middle] + front_score[front]
                 fixed = (back_royalty[back] + middle_royalty[middle] + front_royalty[front]
                          + (stay_value if stays else 0.0) + rows)
-                if fixed + scoop * min(back_wins[back], middle_wins[middle], front_wins[front]) < best:
+                if fixed + scoop * min(back_wins[back], middle_wins[middle], front_wins[front]) < best - TIE:
                     continue
                 value = fixed + scoops_against(back_key, middle_key, front_key, opponents, scoop) / samples
-                if value > best or (value == best and (back_key, middle_key, front_key) > best_keys):
+                if value > best + TIE or (value >= best - TIE and (back_key, middle_key, front_key) > best_keys):
                     best = value
                     best_keys = (back_key, middle_key, front_key)
                     best_masks = (back_mask, middle_mask, front_mask)
