@@ -1,14 +1,14 @@
 """Learning the open-face rollout policy's value: boards played by the policy, and what they came to.
 
-:func:`learning_hands` plays each deck's board by the policy (a choice at random instead with probability
-``epsilon``, so that the learning sees boards the policy would not make), records the features of the board
-after each decision (:func:`cpoker._kernels.ofc_policy.board_features`), and, once the board is full, what it
-came to: its mean points against a pool of boards the policy made from other deals, plus what its
-Fantasyland is worth.  It adds each decision's features to the normal equations of its stage (the cards on the
-board): ``gram[stage] += x x^T``, ``moments[stage] += x y``.  A chunk of hands fills its own equations, so that
-the sums do not depend on the threads (:func:`cpoker.jobs.ofc.policy_learning.learn_policy` adds them in
-order).
-"""
+:func:`learning_hands` plays each deck's board by the policy and, from one decision on (drawn at random),
+records the features of the board after each decision (:func:`cpoker._kernels.ofc_policy.board_features`).
+That decision's choice is made at random with probability ``epsilon``, so that the learning sees boards the
+policy would not make, and every later one by the policy, so that what a recorded board comes to is what the
+policy makes of it: once the board is full, its mean points against a pool of boards the policy made from other
+deals, plus what its Fantasyland is worth.  It adds each recorded decision's features to the normal equations of
+its stage (the cards on the board): ``gram[stage] += x x^T``, ``moments[stage] += x y``.  A chunk of hands fills
+its own equations, so that the sums do not depend on the threads
+(:func:`cpoker.jobs.ofc.policy_learning.learn_policy` adds them in order)."""
 
 from __future__ import annotations
 
@@ -16,11 +16,11 @@ import numpy as np
 
 from cpoker.system.jit import jit
 from cpoker._kernels.evaluate import popcount
-from cpoker._kernels.ofc_board import SCOOP, board_points, enters_fantasyland, scored_board
+from cpoker._kernels.ofc_board import SCOOP, board_points, scored_board
 from cpoker._kernels.ofc_policy import FEATURE_COUNT, board_features, choose_round
-from cpoker._kernels.ofc_rollout import entry_value
+from cpoker._kernels.ofc_rollout import earned_value
 
-MAX_DECISIONS = 13  # a board's decisions at most (OFC: the first five, then one card a round)
+MAX_DECISIONS = 13  # a board's decisions at most (13 cards, at least one a decision)
 
 
 @jit
@@ -61,9 +61,7 @@ def learning_hands(decks, explore, first_cards, round_cards, round_places, table
         for j in range(pool):
             outcome += board_points(front_key, middle_key, back_key, royalty, fouled, pool_keys[j, 0],
                                     pool_keys[j, 1], pool_keys[j, 2], pool_royalty[j], pool_fouled[j], scoop)
-        outcome /= pool
-        if not fouled and enters_fantasyland(front_key, table):
-            outcome += entry_value(front_key, entry_values)
+        outcome = outcome / pool + earned_value(front_key, fouled, table, entry_values)
         for d in range(recorded):
             stage = stages[d]
             counts[chunk, stage] += 1
@@ -85,10 +83,8 @@ def duplicate_margin(keys_a, royalty_a, fouled_a, keys_b, royalty_b, fouled_b, t
         for x, y in ((2 * i, 2 * i + 1), (2 * i + 1, 2 * i)):
             margin += board_points(keys_a[x, 0], keys_a[x, 1], keys_a[x, 2], royalty_a[x], fouled_a[x], keys_b[y, 0],
                                    keys_b[y, 1], keys_b[y, 2], royalty_b[y], fouled_b[y], table[SCOOP])
-            if not fouled_a[x] and enters_fantasyland(keys_a[x, 0], table):
-                margin += entry_value(keys_a[x, 0], entry_values)
-            if not fouled_b[y] and enters_fantasyland(keys_b[y, 0], table):
-                margin -= entry_value(keys_b[y, 0], entry_values)
+            margin += earned_value(keys_a[x, 0], fouled_a[x], table, entry_values)
+            margin -= earned_value(keys_b[y, 0], fouled_b[y], table, entry_values)
         total += margin / 2
         squares += margin * margin / 4
     mean = total / pairs

@@ -156,6 +156,26 @@ def partial_terms(front, middle, back, front_free, middle_free, back_free, table
 
 
 @jit
+def full_estimate(royalty, front_strength, middle_strength, back_strength, earns, weights):
+    """The static estimate of a full board that does not foul: its royalty, the rows' strength, its Fantasyland."""
+    value = float(royalty) + weights[ROW] * (front_strength / FRONT_SCALE + middle_strength / MIDDLE_SCALE
+                                             + back_strength / BACK_SCALE)
+    if earns:
+        value += weights[FANTASYLAND]
+    return value
+
+
+@jit
+def partial_estimate(safe, royalties, entry, rows, weights):
+    """The static estimate of a partial board from its parts (:func:`partial_terms`): what it gains when it does
+    not foul, less the foul's cost when it does."""
+    gain = royalties
+    if entry:
+        gain += weights[FANTASYLAND]
+    return safe * (gain + rows) - (1.0 - safe) * weights[FOUL]
+
+
+@jit
 def board_value(front, middle, back, table, weights):
     """The policy's estimate, in points, of a board as it stands (see the module docstring)."""
     front_free = FRONT_SIZE - popcount(front)
@@ -164,18 +184,11 @@ def board_value(front, middle, back, table, weights):
         front_key, middle_key, back_key, royalty, fouled = scored_board(front, middle, back, table)
         if fouled:
             return -weights[FOUL]
-        value = float(royalty) + weights[ROW] * (key_strength(front_key) / FRONT_SCALE
-                                                 + key_strength(middle_key) / MIDDLE_SCALE
-                                                 + key_strength(back_key) / BACK_SCALE)
-        if enters_fantasyland(front_key, table):
-            value += weights[FANTASYLAND]
-        return value
+        return full_estimate(royalty, key_strength(front_key), key_strength(middle_key), key_strength(back_key),
+                             enters_fantasyland(front_key, table), weights)
     _, _, _, _, _, safe, royalties, entry, rows = partial_terms(front, middle, back, front_free, middle_free,
                                                                 back_free, table, weights)
-    gain = royalties
-    if entry:
-        gain += weights[FANTASYLAND]
-    return safe * (gain + rows) - (1.0 - safe) * weights[FOUL]
+    return partial_estimate(safe, royalties, entry, rows, weights)
 
 
 # the learned value's features (board_features), in order
@@ -212,14 +225,10 @@ def board_features(front, middle, back, table, weights, out):
             out[2] = 1.0
             return
         earns = enters_fantasyland(front_key, table)
-        out[0] = float(royalty) + weights[ROW] * (key_strength(front_key) / FRONT_SCALE
-                                                  + key_strength(middle_key) / MIDDLE_SCALE
-                                                  + key_strength(back_key) / BACK_SCALE)
-        if earns:
-            out[0] += weights[FANTASYLAND]
+        front_made, middle_made, back_made = key_strength(front_key), key_strength(middle_key), key_strength(back_key)
+        out[0] = full_estimate(royalty, front_made, middle_made, back_made, earns, weights)
         out[3] = float(royalty)
         out[4] = 1.0 if earns else 0.0
-        front_made, middle_made, back_made = key_strength(front_key), key_strength(middle_key), key_strength(back_key)
         out[5] = front_made / FRONT_SCALE + middle_made / MIDDLE_SCALE + back_made / BACK_SCALE
         out[8], out[9], out[10] = front_made, middle_made, back_made
         out[18] = min(3.0, max(-3.0, middle_made - front_made))
@@ -230,10 +239,7 @@ def board_features(front, middle, back, table, weights, out):
         return
     front_made, middle_made, back_made, risk_front, risk_middle, safe, royalties, entry, rows = partial_terms(
         front, middle, back, front_free, middle_free, back_free, table, weights)
-    gain = royalties
-    if entry:
-        gain += weights[FANTASYLAND]
-    out[0] = safe * (gain + rows) - (1.0 - safe) * weights[FOUL]  # board_value's, from the same terms
+    out[0] = partial_estimate(safe, royalties, entry, rows, weights)
     out[2] = 1.0 - safe
     out[3] = safe * royalties
     out[4] = safe if entry else 0.0

@@ -30,6 +30,14 @@ def entry_value(front_key, entry_values):
 
 
 @jit
+def earned_value(front_key, fouled, table, entry_values):
+    """What a full board's Fantasyland is worth (:func:`entry_value`): 0 for a board that fouls or earns none."""
+    if not fouled and enters_fantasyland(front_key, table):
+        return entry_value(front_key, entry_values)
+    return 0.0
+
+
+@jit
 def fantasyland_board(cards, table, stay_flags):
     """The board a player in Fantasyland sets from the card ids ``cards`` (13 to 17), for the most royalties
     (:func:`best_fantasyland_board`): its ``((front key, middle key, back key, royalty, fouled), stays)``."""

@@ -279,6 +279,7 @@ def place(board: BoardLike, cards: CardsLike, rules: "OfcRules | str | None" = N
     if not isinstance(adaptive, bool):
         raise OptionError(f"adaptive is True or False, got {adaptive!r}")
     values = fantasyland_values(rules, fantasyland_value)
+    smallest = values.get(rules.smallest_fantasyland, 0.0)  # what the policy counts, and one number reports
     settings = runs(jobs=jobs, progress=progress, time_budget=time_budget)
     choices = options_of(mine, hand, kept)
     exact = needed == 0
@@ -289,7 +290,7 @@ def place(board: BoardLike, cards: CardsLike, rules: "OfcRules | str | None" = N
                        dtype=np.int64)
     opponent_rows = np.array([[cards_mask(b.front), cards_mask(b.middle), cards_mask(b.back)] for b in others],
                              dtype=np.int64).reshape(len(others), 3)
-    kernel = _kernel(rules, values, hidden, policy)
+    kernel = _kernel(rules, values, smallest, hidden, policy)
     search = _Search(len(choices), adaptive and not exact)
 
     def work(block: tuple) -> tuple:
@@ -307,7 +308,6 @@ def place(board: BoardLike, cards: CardsLike, rules: "OfcRules | str | None" = N
     started = time.perf_counter()
 
     def result(partial: bool) -> Placement:
-        smallest = min(values.values(), default=0.0)
         return Placement(board=mine, cards=tuple(sorted(hand)), opponents=others, dead=tuple(sorted(dead_cards)),
                          rules=rules, options=search.ranked(choices), samples=search.depth, asked=samples, seed=seed,
                          fantasyland_value=float(smallest if fantasyland_value is None else fantasyland_value),
@@ -332,8 +332,7 @@ class _Kernel(NamedTuple):
     hidden: np.ndarray
 
 
-def _kernel(rules: OfcRules, values: dict, hidden: tuple, policy: "str | None") -> _Kernel:
-    smallest = values.get(rules.smallest_fantasyland, 0.0)
+def _kernel(rules: OfcRules, values: dict, smallest: float, hidden: tuple, policy: "str | None") -> _Kernel:
     return _Kernel(rules, rules.kernel_rules(), policy_weights(smallest), policy_model(rules, policy),
                    entry_values(rules, values),
                    np.array(rules.stay_flags, dtype=np.bool_), np.array(hidden, dtype=np.int64))
