@@ -23,13 +23,18 @@ from cpoker.strategies.ofc.fantasyland import FantasylandBoard, fantasyland
 from cpoker.game.ofc.rules import GAMES, OfcRoyalties, OfcRules
 from cpoker.game.ofc.scoring import BoardScore, OfcSettlement, royalties, score_board, settle
 from cpoker.game.ofc.hand import HandRecord, OfcHand, OfcView, options_of, table_deck
+from cpoker.game.ofc.history import HandHistory, HistoryError, hand_history, read_histories
+from cpoker.game.ofc.position import Position, read_position
 from cpoker.strategies.ofc.heuristic import heuristic
 from cpoker.jobs.ofc.fantasyland_worth import FantasylandWorth, fantasyland_worth
 from cpoker.jobs.ofc.match import OfcMatchResult, OfcStrategyScore, match
 from cpoker.jobs.ofc.placement import Placement, PlacementOption, place
 from cpoker.jobs.ofc.policy_learning import LearnedPolicy, learn_policy
+from cpoker.jobs.ofc.review import OfcReviewResult, PlayerReview, ReviewedDecision, review
 
-__all__ = ["GAMES", "Board", "BoardScore", "FantasylandBoard", "FantasylandWorth", "HandRecord", "OfcHand",
-           "LearnedPolicy", "OfcMatchResult", "OfcRoyalties", "OfcRules", "OfcSettlement", "OfcStrategyScore",
-           "OfcView", "Placement", "PlacementOption", "fantasyland", "fantasyland_worth", "heuristic", "learn_policy",
-           "match", "options_of", "place", "royalties", "score_board", "settle", "table_deck"]
+__all__ = ["GAMES", "Board", "BoardScore", "FantasylandBoard", "FantasylandWorth", "HandHistory", "HandRecord",
+           "HistoryError", "OfcHand", "LearnedPolicy", "OfcMatchResult", "OfcReviewResult", "OfcRoyalties", "OfcRules",
+           "OfcSettlement", "OfcStrategyScore", "OfcView", "Placement", "PlacementOption", "PlayerReview", "Position",
+           "ReviewedDecision", "fantasyland", "fantasyland_worth", "hand_history", "heuristic", "learn_policy",
+           "match", "options_of", "place", "read_histories", "read_position", "review", "royalties", "score_board",
+           "settle", "table_deck"]

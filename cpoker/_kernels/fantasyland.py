@@ -238,9 +238,18 @@ TIE = 1e-9
 
 
 @jit
-def best_fantasyland_board_ev(ids, front_pairs, front_trips, middle_units, back_units, stay_front_trips,
-                              stay_middle_full_house, stay_back_quads, stay_value, opponents, samples, scoop):
-    """The board of 13 of ``ids`` with the highest expected value against sampled opponent boards, exactly.
+def better_board(value, keys, other_value, other_keys):
+    """Whether a board of ``value`` and row ``keys`` (back, middle, front) ranks above another: a value higher
+    beyond :data:`TIE`, or a tie decided by the stronger rows."""
+    return value > other_value + TIE or (value >= other_value - TIE and keys > other_keys)
+
+
+@jit
+def top_fantasyland_boards_ev(ids, front_pairs, front_trips, middle_units, back_units, stay_front_trips,
+                              stay_middle_full_house, stay_back_quads, stay_value, opponents, samples, scoop, count):
+    """The ``count`` boards of 13 of ``ids`` with the highest expected value against sampled opponent boards,
+    exactly, best first: boards of distinct rows (two boards whose rows are the same hands, another kicker
+    discarded, are one: their values are equal).
 
     The value of a board is its royalty, plus ``stay_value`` if it stays in Fantasyland, plus what its rows win
     (the scoop bonus included) against each row of ``opponents`` (the front, middle and back keys of the
@@ -248,8 +257,9 @@ def best_fantasyland_board_ev(ids, front_pairs, front_trips, middle_units, back_
     opponent pays does not depend on the board and is added by the caller).  The row points split into a
     part of each row, computed once for every row (against the opponents' sorted keys), and the scoop, at most
     ``scoop`` times the back's win rate: their sum bounds every board of a back, and of a back and middle, so
-    the loops stop when no board left can reach the best found.  Ties go to the strongest back, middle, front.
-    Returns ``(back, middle, front)`` position masks and the value (less the fouled opponents' part).
+    the loops stop when no board left can reach the ``count``-th best found.  Ties go to the strongest back,
+    middle, front.  Returns the ``(back, middle, front)`` position masks a board (a row each; 0 where fewer
+    boards exist) and the values (less the fouled opponents' part; ``-inf`` where none).
     """
     masks5, keys5, middle_units5, back_units5, masks3, keys3, front_units3 = row_subsets(
         ids, front_pairs, front_trips, middle_units, back_units)
@@ -267,18 +277,19 @@ def best_fantasyland_board_ev(ids, front_pairs, front_trips, middle_units, back_
     backs = np.argsort(-back_value, kind="mergesort")
     any_front, any_middle = front_value[fronts[0]], middle_value[middles[0]]
     any_stay = stay_value if (stay_front_trips or stay_middle_full_house or stay_back_quads) else 0.0
-    best = -np.inf
-    best_keys = (np.int64(-1), np.int64(-1), np.int64(-1))
-    best_masks = (np.int64(0), np.int64(0), np.int64(0))
+    values = np.full(count, -np.inf)
+    found_keys = np.full((count, 3), -1, dtype=np.int64)
+    found_masks = np.zeros((count, 3), dtype=np.int64)
+    last = count - 1  # the slot whose value every bound must reach
     for bi in range(count5):
         back = backs[bi]
-        if back_value[back] + any_middle + any_front + any_stay < best - TIE:
-            break  # the backs by bound: no later one reaches the best
+        if back_value[back] + any_middle + any_front + any_stay < values[last] - TIE:
+            break  # the backs by bound: no later one reaches the count-th best
         back_mask, back_key = masks5[back], keys5[back]
         back_stays = stay_back_quads and (back_key >> CATEGORY_SHIFT) >= QUADS
         for mi in range(count5):
             middle = middles[mi]
-            if back_value[back] + middle_value[middle] + any_front + any_stay < best - TIE:
+            if back_value[back] + middle_value[middle] + any_front + any_stay < values[last] - TIE:
                 break
             middle_mask, middle_key = masks5[middle], keys5[middle]
             if middle_mask & back_mask or middle_key > back_key:
@@ -287,11 +298,11 @@ def best_fantasyland_board_ev(ids, front_pairs, front_trips, middle_units, back_
             may_stay = stay_value if (middle_stays or stay_front_trips) else 0.0
             # the scoop is won at most as often as the middle wins (a tighter bound than the back's)
             two_rows = back_value[back] - scoop * (back_wins[back] - min(back_wins[back], middle_wins[middle]))
-            if two_rows + middle_value[middle] + any_front + any_stay < best - TIE:
+            if two_rows + middle_value[middle] + any_front + any_stay < values[last] - TIE:
                 continue
             for fi in range(count3):
                 front = fronts[fi]
-                if back_value[back] + middle_value[middle] + front_value[front] + may_stay < best - TIE:
+                if back_value[back] + middle_value[middle] + front_value[front] + may_stay < values[last] - TIE:
                     break
                 front_mask, front_key = masks3[front], keys3[front]
                 if front_mask & (back_mask | middle_mask) or front_key > middle_key:
@@ -300,11 +311,30 @@ def best_fantasyland_board_ev(ids, front_pairs, front_trips, middle_units, back_
                 rows = back_score[back] + middle_score[middle] + front_score[front]
                 fixed = (back_royalty[back] + middle_royalty[middle] + front_royalty[front]
                          + (stay_value if stays else 0.0) + rows)
-                if fixed + scoop * min(back_wins[back], middle_wins[middle], front_wins[front]) < best - TIE:
+                if fixed + scoop * min(back_wins[back], middle_wins[middle], front_wins[front]) < values[last] - TIE:
                     continue
                 value = fixed + scoops_against(back_key, middle_key, front_key, opponents, scoop) / samples
-                if value > best + TIE or (value >= best - TIE and (back_key, middle_key, front_key) > best_keys):
-                    best = value
-                    best_keys = (back_key, middle_key, front_key)
-                    best_masks = (back_mask, middle_mask, front_mask)
-    return best_masks[0], best_masks[1], best_masks[2], best
+                keys = (back_key, middle_key, front_key)
+                if not better_board(value, keys, values[last], (found_keys[last, 0], found_keys[last, 1],
+                                                                 found_keys[last, 2])):
+                    continue
+                seen = False  # the same rows found again (another kicker discarded): the board found first stays
+                for k in range(count):
+                    if (found_keys[k, 0] == back_key and found_keys[k, 1] == middle_key
+                            and found_keys[k, 2] == front_key):
+                        seen = True
+                if seen:
+                    continue
+                at = last
+                while at > 0 and better_board(value, keys, values[at - 1], (found_keys[at - 1, 0],
+                                                                            found_keys[at - 1, 1],
+                                                                            found_keys[at - 1, 2])):
+                    values[at] = values[at - 1]
+                    found_keys[at] = found_keys[at - 1]
+                    found_masks[at] = found_masks[at - 1]
+                    at -= 1
+                values[at] = value
+                found_keys[at, 0], found_keys[at, 1], found_keys[at, 2] = back_key, middle_key, front_key
+                found_masks[at, 0], found_masks[at, 1], found_masks[at, 2] = back_mask, middle_mask, front_mask
+    return found_masks, values
+

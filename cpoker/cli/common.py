@@ -86,6 +86,17 @@ def print_bot_faults(names, counts) -> None:
                   "time, or answered nonsense)")
 
 
+def print_problems(heading: str, problems: "Sequence[str]", shown: int) -> int:
+    """A file's problems on standard error: ``heading``, then one line a problem (``shown`` at most, and how many
+    more); the command's exit status (2)."""
+    print(f"cpoker: error: {heading}", file=sys.stderr)
+    for problem in problems[:shown]:
+        print(f"  {' '.join(problem.split())}", file=sys.stderr)
+    if len(problems) > shown:
+        print(f"  and {len(problems) - shown} more", file=sys.stderr)
+    return EXIT_USAGE
+
+
 def interval_text(interval: "Sequence[float]", spec: str, scale: float = 1.0, unknown: str = "no interval") -> str:
     """``[low, high]`` formatted as :func:`fixed` does, or ``[unknown]`` when the interval cannot be given (NaN
     ends: a single observation)."""

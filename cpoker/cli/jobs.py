@@ -286,7 +286,8 @@ def resumed_job(args, kind: str, suffixes: tuple = OUT_SUFFIXES) -> "tuple[Optio
     from cpoker.system.files import read_json
 
     noun = {"match": "match", "simulate": "simulation", "exploit": "exploit run", "tournament": "tournament",
-            "review": "review", "ofc-match": "open-face match"}[kind]
+            "review": "review", "ofc-match": "open-face match",
+            "ofc-review": "open-face review"}[kind]
     saved: Any = None
     if args.resume:
         saved = read_json(args.resume, f"saved {noun}")

@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 import json
+import sys
 
 from cpoker.cli.common import fail, print_json, print_matrix
-from cpoker.cli.options import (Parser, backend_options, bot_options, command, fraction, int_in, resume_options,
-                                seed_option, thread_options, with_bot_options)
+from cpoker.cli.options import (OFC_RULES_HELP, POLICY_HELP, Parser, backend_options, bot_options, command, fraction,
+                                int_in, resume_options, seed_option, thread_options, with_bot_options)
 from cpoker.game.cards import format_cards
+from cpoker.system.errors import OptionError
 
 MAX_PLACEMENT_SAMPLES = 1_000_000
 
-OFC_RULES_HELP = "ofc (default), pineapple, progressive, or a house-rules .toml file (docs/ofc.md)"
-POLICY_HELP = ("the rollout policy: learned (default), static (0.8.0's), or a .npz file 'cpoker ofc policy' "
-               "wrote")
 
 
 def cmd_ofc(args) -> int:
@@ -29,6 +28,10 @@ def cmd_ofc(args) -> int:
         return _match(args)
     if args.ofc_command == "policy":
         return _policy(args)
+    if args.ofc_command == "review":
+        from cpoker.cli.ofc_review import cmd_ofc_review
+
+        return cmd_ofc_review(args)
     return fail(f"unknown ofc action {args.ofc_command!r}")  # pragma: no cover  (argparse refuses it first)
 
 
@@ -43,7 +46,7 @@ def _fantasy(args) -> int:
     rules = resolve_ofc_rules(args.rules)
     warm_up(rules, args.objective)  # compiled (or loaded) before the solver is timed, under the cold start's notice
     best = fantasyland(" ".join(args.cards), rules, args.objective, samples=args.samples, seed=args.seed,
-                       fantasyland_value=args.fantasyland_value)
+                       fantasyland_value=args.fantasyland_value, runners_up=args.runners_up)
     dealt = rules.fantasyland_sizes
     if len(best.cards) not in dealt:
         print(f"cpoker: note: {rules.name} deals a Fantasyland of {' or '.join(map(str, dealt)) or 'no'} cards; "
@@ -64,6 +67,11 @@ def _fantasy(args) -> int:
         value = (f"; EV {fixed(best.value, '+.3f')} against {best.samples:,} opponent boards (seed {best.seed}, "
                  f"staying counts {best.fantasyland_value:g})")
     print(f"royalties {best.total}; {stays}{value}  ({fixed(best.seconds * 1e3, '.1f')} ms)")
+    if best.runners_up:
+        print("the runners-up:")
+    for rank, board in enumerate(best.runners_up, 2):
+        print(f"  {rank:>2}. {board.board.format(symbols=symbols):<42} EV {fixed(board.value, '+.3f')}  royalties "
+              f"{board.total}{'; stays' if board.stays else ''}")
     return 0
 
 
@@ -73,12 +81,16 @@ def _place(args) -> int:
 
     hidden: list = args.fantasyland_opponent or []  # (opponents in Fantasyland: after those --opponent gives)
     seen: list = args.opponent or []
-    solved = place(args.board, " ".join(args.cards), args.rules,
-                   opponents=[*seen, *["- / - / -"] * len(hidden)] if hidden else args.opponent,
-                   dead=" ".join(args.dead or []), samples=args.samples, seed=args.seed,
-                   fantasyland_value=args.fantasyland_value, progress=show_progress(args), jobs=args.jobs,
-                   fantasylands=[0] * len(seen) + hidden if hidden else None, adaptive=not args.flat,
-                   policy=args.policy)
+    if args.position:
+        position = _position(args)
+    elif not args.cards:
+        raise OptionError("give the cards to place (--cards), or a position file (--position FILE.json)")
+    else:
+        position = {"board": args.board, "cards": " ".join(args.cards), "rules": args.rules,
+                    "opponents": [*seen, *["- / - / -"] * len(hidden)] if hidden else args.opponent,
+                    "dead": " ".join(args.dead or []), "fantasylands": [0] * len(seen) + hidden if hidden else None}
+    solved = place(**position, samples=args.samples, seed=args.seed, fantasyland_value=args.fantasyland_value,
+                   progress=show_progress(args), jobs=args.jobs, adaptive=not args.flat, policy=args.policy)
     if args.json:
         print_json(solved.to_dict())
         return PARTIAL if solved.partial else 0
@@ -118,6 +130,21 @@ def _place(args) -> int:
         print(f"PARTIAL: stopped after {solved.samples:,} of {solved.asked:,} rollouts")
     print(f"({fixed(solved.seconds, '.2f')} s)")
     return PARTIAL if solved.partial else 0
+
+
+def _position(args) -> dict:
+    """``place``'s arguments from ``--position FILE`` (docs/ofc.md "Positions"), refused beside the options that
+    would say the same."""
+    from cpoker.game.ofc.position import read_position
+    from cpoker.system.files import read_text
+
+    clashing = [flag for flag, value in [("--board", args.board != "- / - / -"), ("--cards", args.cards),
+                                         ("--opponent", args.opponent), ("--dead", args.dead),
+                                         ("--fantasyland-opponent", args.fantasyland_opponent)] if value]
+    if clashing:
+        raise OptionError(f"--position gives the whole position: drop {clashing[0]}")
+    text = read_text(args.position, "position file") if args.position != "-" else sys.stdin.read()
+    return read_position(text, args.rules).place_arguments()
 
 
 def _worth_text(values: dict) -> str:
@@ -188,12 +215,16 @@ def _match(args) -> int:
     from cpoker.jobs.ofc.match import match
 
     saved, out = resumed_job(args, "ofc-match")
+    if args.record:
+        from cpoker.system.files import check_writable
+
+        check_writable(args.record)
     strategies = [with_bot_options(args, name) for name in args.strategies or (saved or {}).get("strategies", [])]
     rules = args.rules if args.rules is not None or not saved else OfcRules.from_dict(saved["rules"])
     played = contained(match, strategies, hands=given(args.hands, saved, "asked_hands", 1000), rules=rules,
                        seed=args.seed, session_hands=given(args.session_hands, saved, "session_hands", 10),
                        progress=show_progress(args), jobs=args.jobs, backend=args.backend, scheduler=args.scheduler,
-                       resume=saved, **checkpointing(args, out))
+                       resume=saved, record=args.record, **checkpointing(args, out))
     data = played.to_dict()
     if out:
         common = {key: data[key] for key in ("version", "session_hands", "seed", "partial")}
@@ -222,15 +253,15 @@ def _match(args) -> int:
               f"{rate(score.fantasyland_entry_rate, score.fantasyland_entry_interval):<22}"
               f"{rate(score.fantasyland_stay_rate, score.fantasyland_stay_interval):<22}"
               f"{fixed(score.royalties, '.2f')}{f'  ({score.faults} faults)' if score.faults else ''}")
-    print(f"({fixed(played.seconds, '.1f')} s)")
+    recorded = f"; the hands' histories in {args.record} ('cpoker ofc review {args.record}' reviews them)" \
+        if args.record else ""
+    print(f"({fixed(played.seconds, '.1f')} s{recorded})")
     return PARTIAL if played.partial else 0
 
 
 def _score(args) -> int:
     from cpoker.game.ofc.boards import ROW_NAMES
     from cpoker.game.ofc.scoring import settle
-    from cpoker.system.errors import OptionError
-
     players = len(args.player)
     flags = [False] * players
     for number in args.fantasyland or []:
@@ -285,6 +316,8 @@ def add_ofc(commands) -> None:
                               "(ties: the one that stays, then the strongest rows); both exactly")
     fantasy.add_argument("--samples", type=int_in(1, 100_000), default=1000,
                          help="with --objective ev: the opponent boards (default 1000)")
+    fantasy.add_argument("--runners-up", type=int_in(0, 20), default=0, metavar="N",
+                         help="with --objective ev: the N next best boards too, with their EV and whether they stay")
     seed_option(fantasy)
     fantasy.add_argument("--fantasyland-value", type=points, default=None, metavar="POINTS",
                          help="with --objective ev: points a board that stays in Fantasyland counts (default: the "
@@ -294,8 +327,12 @@ def add_ofc(commands) -> None:
                       '--opponent "Kc 7d / 5s 5d / 8c 8h 3d" --seed 1')
     placing.add_argument("--board", default="- / - / -", metavar='"FRONT / MIDDLE / BACK"',
                          help="your board so far ('-' for an empty row; default: empty, to place the first cards)")
-    placing.add_argument("--cards", nargs="+", required=True, metavar="CARD",
+    placing.add_argument("--cards", nargs="+", metavar="CARD",
                          help="the cards dealt to place: the first 5, or a round's (1 in OFC, 3 in Pineapple)")
+    placing.add_argument("--position", metavar="FILE.json", default=None,
+                         help="read the whole position from a JSON file (- reads standard input), in the shape "
+                              "public OFC tools use: top/middle/bottom, hand, dead, street, opponents "
+                              "(docs/ofc.md, Positions)")
     placing.add_argument("--opponent", action="append", metavar='"FRONT / MIDDLE / BACK"',
                          help="an opponent's board as you see it; repeat for each (default: one, empty)")
     placing.add_argument("--fantasyland-opponent", action="append", type=int_in(13, 17), metavar="CARDS",
@@ -319,7 +356,7 @@ def add_ofc(commands) -> None:
     matching = command(actions, "match", "strategies play whole hands, Fantasyland carried; heads-up is duplicate",
                        "cpoker ofc match mc heuristic --rules pineapple --hands 200 --seed 1")
     matching.add_argument("strategies", nargs="*", metavar="STRATEGY",
-                          help="2 or 3 of: heuristic, mc (the placement solver's adaptive search, 500 rollouts "
+                          help="2 or 3 of: heuristic, mc (the placement solver's adaptive search, 300 rollouts "
                                "for the placements in contention), mc:N, mc-flat (0.8.0's mc: 100 rollouts for "
                                "every placement), mc-flat:N, package.module:function, cmd:COMMAND (a bot, "
                                "docs/bots.md)")
@@ -330,9 +367,15 @@ def add_ofc(commands) -> None:
                           help="hands a session: Fantasyland carries within one (default 10)")
     thread_options(matching)
     matching.add_argument("--out", help="save the result with every setting to FILE.json or FILE.csv")
+    matching.add_argument("--record", metavar="FILE.jsonl", default=None,
+                          help="write every hand's history to FILE, JSON Lines (docs/ofc.md), for 'cpoker ofc "
+                               "review'; with --resume, adds to the FILE the saved match wrote")
     backend_options(matching)
     bot_options(matching)
     resume_options(matching, "match", "hands")
+    from cpoker.cli.ofc_review import add_ofc_review
+
+    add_ofc_review(actions)
     worth = command(actions, "fantasy-worth", "measure what a Fantasyland is worth, in points, by simulation",
                     "cpoker ofc fantasy-worth --rules pineapple --hands 20000 --seed 1")
     worth.add_argument("--rules", default=None, help=OFC_RULES_HELP)

@@ -42,6 +42,10 @@ class Parser(argparse.ArgumentParser):
             self.exit(1, f"cpoker: error: cannot write to standard output: {reason}\n")
 
 
+OFC_RULES_HELP = "ofc (default), pineapple, progressive, or a house-rules .toml file (docs/ofc.md)"
+POLICY_HELP = ("the rollout policy: learned (default), static (0.8.0's), or a .npz file 'cpoker ofc policy' "
+               "wrote")
+
 def seconds(text: str) -> float:
     """An argparse type: a number of seconds, 0 or more."""
     try:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import sys
 from typing import Optional
 
-from cpoker.cli.common import fixed, EXIT_USAGE, PARTIAL, played, print_bot_faults, print_json, show_progress
+from cpoker.cli.common import (PARTIAL, fixed, played, print_bot_faults, print_json, print_problems,
+                               show_progress)
 from cpoker.cli.options import (OPPONENT_HELP, backend_options, bot_options, command, int_in, resume_options,
                                 job_options, with_bot_options)
 from cpoker.system.limits import MAX_SAMPLES
@@ -20,18 +21,14 @@ def cmd_review(args) -> int:
     from cpoker.cli.jobs import checkpointing, given, resumed_job, rules_of, write_out
 
     saved, out = resumed_job(args, "review", OUT_SUFFIXES)
-    text, source = _read_input(args.file)
+    text, source = read_input(args.file)
     try:
         hands, skipped = read_played(text, source, skip_bad=args.skip_bad)
     except PlayedHandsError as error:
         if not error.problems:  # no hand at all: one line
             raise
-        print(f"cpoker: error: {problem_heading(error.problems, error.source)}", file=sys.stderr)
-        for line, reason in error.problems[:PROBLEMS_SHOWN]:
-            print(f"  line {line}: {' '.join(reason.split())}", file=sys.stderr)
-        if len(error.problems) > PROBLEMS_SHOWN:
-            print(f"  and {len(error.problems) - PROBLEMS_SHOWN} more", file=sys.stderr)
-        return EXIT_USAGE
+        return print_problems(problem_heading(error.problems, error.source),
+                              [f"line {line}: {reason}" for line, reason in error.problems], PROBLEMS_SHOWN)
     for line, reason in skipped:
         print(f"cpoker: warning: skipped line {line}: {' '.join(reason.split())}", file=sys.stderr)
     opponent = with_bot_options(args, args.opponent or (saved or {}).get("opponent_model", "table"))
@@ -50,7 +47,7 @@ def cmd_review(args) -> int:
     return PARTIAL if result.partial else 0
 
 
-def _read_input(path: str) -> "tuple[str, str]":
+def read_input(path: str) -> "tuple[str, str]":
     """The text of FILE (``-``: standard input), and its name for messages."""
     from cpoker.system.files import MAX_INPUT_BYTES, read_text
 

@@ -114,9 +114,9 @@ class ReviewedHand:
     @classmethod
     def from_dict(cls, data: dict) -> "ReviewedHand":
         """A hand of a saved review read back (``resume=``); ``ValueError``/``KeyError``/``TypeError`` if damaged."""
-        from cpoker.run.saved import count
+        from cpoker.run.saved import count, flag, number
 
-        numbers = {name: _number(data[name]) for name in ("ev_played", "ev_best", "ev_lost", "ev_lost_stderr")}
+        numbers = {name: number(data[name]) for name in ("ev_played", "ev_best", "ev_lost", "ev_lost_stderr")}
         actual, luck = data["actual"], data["luck"]
         if (actual is None) != (luck is None):
             raise ValueError("actual and luck go together")
@@ -127,9 +127,9 @@ class ReviewedHand:
                    line=count(data["line"]), played=Arrangement.parse(data["played"]),
                    best=Arrangement.parse(data["best"]), rows_differ=rows, opponents=count(data["opponents"]),
                    rules=str(data["rules"]), seed=count(data["seed"]), samples=count(data["samples"]),
-                   actual=None if actual is None else int(_number(actual)),
-                   luck=None if luck is None else _number(luck),
-                   should_surrender=_flag(data.get("should_surrender", False)), **numbers)
+                   actual=None if actual is None else int(number(actual)),
+                   luck=None if luck is None else number(luck),
+                   should_surrender=flag(data.get("should_surrender", False)), **numbers)
 
 
 @dataclass(frozen=True)
@@ -467,17 +467,6 @@ def _reader(fingerprint: str) -> "Callable[[dict, dict], Reading]":
 
     return read
 
-
-def _flag(value: object) -> bool:
-    if not isinstance(value, bool):
-        raise ValueError(f"{value!r} is not true or false")
-    return value
-
-
-def _number(value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise ValueError(f"{value!r} is not a number")
-    return float(value)
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,7 @@ from pettingzoo.utils import AgentSelector
 
 from cpoker.game.dealing import new_seed
 from cpoker.game.ofc.hand import OfcHand, OfcView, fits, option_moves, placed_board, seeded, table_deck
+from cpoker.game.ofc.history import HandHistory, hand_history
 from cpoker.game.ofc.rules import OfcRules, resolve_ofc_rules
 from cpoker.system.errors import OptionError, StrategyError
 
@@ -99,6 +100,7 @@ class OfcEnv(AECEnv):
             for agent in self.possible_agents}
         self.action_spaces = {agent: spaces.Discrete(self.actions) for agent in self.possible_agents}
         self._hand: Optional[OfcHand] = None
+        self._seed: object = None  # the hand's seed (a match's hand: "seed-session-0-copy"), its history's id
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -118,9 +120,11 @@ class OfcEnv(AECEnv):
             copy = int(match.get("copy", match.get("table", 0)))
             self._hand = OfcHand(self.rules, table_deck([seed, session, 0]), [0] * players,
                                  seeded(seed, session, 0, copy))
+            self._seed = f"{seed}-{session}-0-{copy}"
         else:
             seed = new_seed() if seed is None else int(seed)
             self._hand = OfcHand(self.rules, table_deck(seed), [0] * players, seeded(seed))
+            self._seed = seed
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0)
@@ -136,6 +140,19 @@ class OfcEnv(AECEnv):
         if self._hand is None:
             raise StrategyError("no hand is dealt yet: call reset() first")
         return self._hand
+
+    def history(self, names: "dict | None" = None) -> HandHistory:
+        """The finished hand's history (:mod:`cpoker.game.ofc.history`, docs/ofc.md): what ``cpoker ofc review``
+        reads; ``names`` maps an agent to the name it is recorded under (default: the agent's).  Write a
+        session's with :func:`~cpoker.game.ofc.history.history_lines`.
+
+        Raises
+        ------
+        StrategyError
+            When the hand is not over.
+        """
+        named = [str((names or {}).get(agent, agent)) for agent in self.possible_agents]
+        return hand_history(self.hand, named, id=f"{self._seed}", source={"kind": "ofc-env", "seed": self._seed})
 
     def view(self, agent: str) -> OfcView:
         """What ``agent`` sees now, as a strategy of :mod:`cpoker.game.ofc.hand` is shown it (its turn only)."""

@@ -158,6 +158,20 @@ def whole_blocks(done: int, blocks: int, size: int) -> bool:
     return size * (blocks - 1) < done <= size * blocks or done == blocks == 0
 
 
+def flag(value: object) -> bool:
+    """A saved true or false; ``ValueError`` for anything else."""
+    if not isinstance(value, bool):
+        raise ValueError(f"{value!r} is not true or false")
+    return value
+
+
+def number(value: object) -> float:
+    """A saved finite number; ``ValueError`` for anything else (a flag, NaN, text)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ValueError(f"{value!r} is not a number")
+    return float(value)
+
+
 def seconds(value: object) -> float:
     """Saved seconds: a finite number, 0 or more."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < math.inf:

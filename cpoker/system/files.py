@@ -102,6 +102,74 @@ def atomic_write(path: "str | os.PathLike", data: bytes) -> None:
                 pass
 
 
+class AtomicStream:
+    """A text file written piece by piece and put in place whole: the pieces go to a temporary file in the
+    target's directory, and :meth:`commit` flushes it to disk and renames it over the target (a reader sees the
+    old file or the whole new one); :meth:`discard` drops it, leaving the target as it was.  ``keep=True`` starts
+    from the target's present content (a job resumed adds to what it wrote).
+
+    Raises
+    ------
+    OptionError
+        As :func:`atomic_write`, when the target cannot be written or (``keep``) read.
+    """
+
+    def __init__(self, path: "str | os.PathLike", keep: bool = False) -> None:
+        self.path = path
+        self.target = _resolved(path)
+        directory = self.target.parent if str(self.target.parent) else Path(".")
+        _refuse_special(self.target, path)
+        try:
+            handle, self.temporary = tempfile.mkstemp(dir=directory, prefix=f".{self.target.name}.", suffix=".tmp")
+        except OSError as error:
+            raise OptionError(f"cannot write {path}: {_reason(error)}") from None
+        self.stream = os.fdopen(handle, "w", encoding="utf-8", newline="\n")
+        self.finished = False
+        if keep and self.target.exists():
+            try:
+                with open(self.target, encoding="utf-8") as old:
+                    while piece := old.read(READ_PIECE):
+                        self.stream.write(piece)
+            except (OSError, UnicodeDecodeError) as error:
+                self.discard()
+                raise OptionError(f"cannot add to {path}: {getattr(error, 'strerror', None) or error}") from None
+
+    def write(self, text: str) -> None:
+        try:
+            self.stream.write(text)
+        except OSError as error:
+            self.discard()
+            raise OptionError(f"cannot write {self.path}: {_reason(error)}") from None
+
+    def commit(self) -> None:
+        """Put the file in place (once; later calls do nothing)."""
+        if self.finished:
+            return
+        try:
+            self.stream.flush()
+            os.fsync(self.stream.fileno())
+            self.stream.close()
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(self.temporary, 0o666 & ~umask)
+            os.replace(self.temporary, self.target)
+            self.finished = True
+        except OSError as error:
+            self.discard()
+            raise OptionError(f"cannot write {self.path}: {_reason(error)}") from None
+
+    def discard(self) -> None:
+        """Drop what was written (once; after :meth:`commit`, nothing)."""
+        if self.finished:
+            return
+        self.finished = True
+        self.stream.close()
+        try:
+            os.unlink(self.temporary)
+        except OSError:
+            pass
+
+
 def read_bytes(path: "str | os.PathLike", what: str, error: Type[CpokerError] = OptionError,
                limit: int = MAX_INPUT_BYTES) -> bytes:
     """The bytes of a file of at most ``limit`` bytes, or ``error`` naming what is wrong with it.

@@ -9,6 +9,8 @@ import threading
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from cpoker import ArrangementError, CardError, OptionError
 from cpoker.cli import main
@@ -299,3 +301,23 @@ def test_each_fantasyland_counts_its_own_worth():
         assert flat.fantasyland_values == {14: 5.0, 15: 5.0, 16: 5.0, 17: 5.0}
         assert {str(o.board): o.ev - (5 if o.fantasyland_chance else 0) for o in flat.options} == \
             pytest.approx({str(o.board): o.ev - (worth[size] if o.fantasyland_chance else 0) for o in solved.options})
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.integers(0, 2**32), st.sampled_from([("- / - / -", "As Kd 9c 9h 4s", "pineapple"),
+                                                ("Qh / 9s 9d / Ah Kh", "Qd 7c 2s", "pineapple"),
+                                                ("Qh / 9s 9d / Ah Kh", "7c", "ofc")]), st.integers(0, 10**6))
+def test_a_compared_placement_is_measured_to_the_end_and_changes_nothing_else(seed, position, pick):
+    """``compare`` (the review's): the search without it, the same best and every other option the same, and the
+    compared one rolled out on every deal, ranked where the search without it ranked it."""
+    board, cards, rules = position
+    plain = place(board, cards, rules, samples=128, seed=seed)
+    rank = pick % len(plain.options)
+    chosen = plain.options[rank].board
+    compared = place(board, cards, rules, samples=128, seed=seed, compare=chosen)
+    assert [o for o in compared.options if o.board != chosen] == [o for o in plain.options if o.board != chosen]
+    option = compared.compared_option
+    assert compared.compared == rank + 1 and option.board == chosen and option.samples == compared.samples == 128
+    assert option.loss == pytest.approx(compared.best.ev - option.ev, abs=1e-9)
+    with pytest.raises(ArrangementError, match="compare: .* is not a placement of"):
+        place(board, cards, rules, samples=8, seed=seed, compare="2c 2d 2h / - / -")

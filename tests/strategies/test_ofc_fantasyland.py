@@ -60,22 +60,22 @@ def _brute_force(cards, rules):
     return best
 
 
-def _brute_force_ev(cards, rules, opponents, worth):
-    """The best (value, back, middle, front keys) over every non-fouling board of every 13 of ``cards`` against
-    the opponent boards ``opponents`` (keys, royalty, fouled arrays), each scored sample by sample as the
-    rules settle two boards, plus ``worth`` for a board that stays."""
+def _brute_force_ev(cards, rules, opponents, worth, count=1):
+    """The ``count`` best (value, back, middle, front keys), best first, of distinct rows, over every non-fouling
+    board of every 13 of ``cards`` against the opponent boards ``opponents`` (keys, royalty, fouled arrays), each
+    scored sample by sample as the rules settle two boards, plus ``worth`` for a board that stays."""
     keys, royalty_of, fouled = opponents
     scoop = rules.scoop
-    best = None
+    found = {}
     for royalty, stays, backs, middles, fronts in _every_board(cards, rules):
         rows = sum(np.sign(mine[:, None] - keys[None, :, row]) for row, mine in enumerate((fronts, middles, backs)))
         standing = rows + scoop * ((rows == 3).astype(int) - (rows == -3)) + royalty[:, None] - royalty_of[None, :]
         points = np.where(fouled[None, :], 3 + scoop + royalty[:, None], standing)
         value = points.mean(axis=1) + worth * stays
-        i = np.lexsort((fronts, middles, backs, value))[-1]
-        candidate = (round(float(value[i]), 9), int(backs[i]), int(middles[i]), int(fronts[i]))
-        best = candidate if best is None or candidate > best else best
-    return best
+        for i in np.argsort(-value, kind="stable")[:4 * count + 64]:  # (every board that may rank among them)
+            found[(int(backs[i]), int(middles[i]), int(fronts[i]))] = round(float(value[i]), 9)
+    ranked = sorted(((value, *rows) for rows, value in found.items()), reverse=True)
+    return ranked[0] if count == 1 else ranked[:count]
 
 
 def _answer(best):
@@ -182,6 +182,12 @@ def test_the_ev_board_is_the_brute_forces(hand, preset, worth):
     assert _answer(best)[2:] == tuple(keys)
     assert best.value == pytest.approx(value, abs=1e-9) and best.samples == 40 and best.seed == 7
     assert not ofc.score_board(best.board, rules).fouled
+    # the runners-up: the next best boards of other rows, exactly, by the same search
+    top = fantasyland(hand, rules, "ev", samples=40, seed=7, fantasyland_value=worth, runners_up=4)
+    expected = _brute_force_ev(hand.split(), rules, opponents, worth, count=5)
+    boards = [top, *top.runners_up]
+    assert [(round(b.value, 9), *_answer(b)[2:]) for b in boards] == [tuple(e) for e in expected]
+    assert top.board == best.board and all(not ofc.score_board(b.board, rules).fouled for b in boards)
 
 
 def test_the_ev_objective_is_seeded_and_values_staying():

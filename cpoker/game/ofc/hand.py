@@ -188,12 +188,17 @@ class Decision:
     placed: Optional[Board]
     discards: tuple = ()
     fault: Optional[str] = None
+    opponents: tuple = ()
+    opponent_fantasylands: tuple = ()
+    dead: tuple = ()
 
     def to_dict(self) -> dict:
         return {"seat": self.seat, "step": self.step, "board": str(self.board),
                 "cards": format_cards(self.cards, sort=False), "keep": self.keep, "seed": self.seed,
                 "placed": None if self.placed is None else str(self.placed),
-                "discards": format_cards(self.discards), "fault": self.fault}
+                "discards": format_cards(self.discards), "fault": self.fault,
+                "opponents": [str(board) for board in self.opponents],
+                "opponent_fantasylands": list(self.opponent_fantasylands), "dead": format_cards(self.dead)}
 
 
 @dataclass(frozen=True)
@@ -387,7 +392,8 @@ class OfcHand:
         discards = tuple(c for c in view.cards if c not in kept)
         seat = view.seat
         self._decisions.append(Decision(seat=seat, step=self._step, board=view.board, cards=view.cards,
-                                        keep=view.keep, seed=view.seed, placed=board, discards=discards))
+                                        keep=view.keep, seed=view.seed, placed=board, discards=discards,
+                                        **_seen(view)))
         self._dealt[seat] += len(view.cards)
         self._discards[seat] = tuple(sorted((*self._discards[seat], *discards)))
         self._boards[seat] = board
@@ -401,7 +407,8 @@ class OfcHand:
         view = self.view()
         seat = view.seat
         self._decisions.append(Decision(seat=seat, step=self._step, board=view.board, cards=view.cards,
-                                        keep=view.keep, seed=view.seed, placed=None, fault=str(reason)))
+                                        keep=view.keep, seed=view.seed, placed=None, fault=str(reason),
+                                        **_seen(view)))
         self._dealt[seat] += len(view.cards)
         self._faults[seat] = str(reason)
         self._cursor = seat + 1
@@ -438,6 +445,11 @@ class OfcHand:
                           decisions=tuple(self._decisions))
 
 
+def _seen(view: OfcView) -> dict:
+    """What a decision's seat saw beside its own board, as :class:`Decision` records it."""
+    return {"opponents": view.opponents, "opponent_fantasylands": view.fantasyland_cards, "dead": view.discards}
+
+
 def _ask(strategy: OfcStrategy, view: OfcView) -> object:
     """``strategy``'s answer to ``view``: a fault of any kind is a :class:`StrategyError`; a broken bot is raised."""
     try:
@@ -448,12 +460,18 @@ def _ask(strategy: OfcStrategy, view: OfcView) -> object:
         raise StrategyError(f"raised {type(error).__name__}: {str(error)[:120]}") from None
 
 
-def play_hand(strategies: Sequence[OfcStrategy], rules: OfcRules, deck: "Sequence[int] | np.ndarray",
-              fantasyland: Sequence[int], seeds: Callable[[int, int], int]) -> HandRecord:
-    """Play one hand on an :class:`OfcHand`: ``strategies[k]`` sits ``k`` seats after the button, in Fantasyland
-    of ``fantasyland[k]`` cards (0: not); ``deck`` holds at least ``17 x players`` card ids; ``seeds(seat, step)``
-    gives each decision's seed."""
+def played_hand(strategies: Sequence[OfcStrategy], rules: OfcRules, deck: "Sequence[int] | np.ndarray",
+                fantasyland: Sequence[int], seeds: Callable[[int, int], int]) -> OfcHand:
+    """Play one hand on an :class:`OfcHand` to its end: ``strategies[k]`` sits ``k`` seats after the button, in
+    Fantasyland of ``fantasyland[k]`` cards (0: not); ``deck`` holds at least ``17 x players`` card ids;
+    ``seeds(seat, step)`` gives each decision's seed."""
     hand = OfcHand(rules, deck, fantasyland, seeds)
     while hand.actor is not None:
         hand.play(strategies[hand.actor])
-    return hand.record()
+    return hand
+
+
+def play_hand(strategies: Sequence[OfcStrategy], rules: OfcRules, deck: "Sequence[int] | np.ndarray",
+              fantasyland: Sequence[int], seeds: Callable[[int, int], int]) -> HandRecord:
+    """The :class:`HandRecord` of :func:`played_hand`."""
+    return played_hand(strategies, rules, deck, fantasyland, seeds).record()

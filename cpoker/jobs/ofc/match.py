@@ -36,7 +36,8 @@ import numpy as np
 
 from cpoker.game.dealing import new_seed
 from cpoker.game.ofc.boards import Board
-from cpoker.game.ofc.hand import OfcStrategy, OfcView, play_hand, seeded, table_deck
+from cpoker.game.ofc.hand import OfcStrategy, OfcView, played_hand, seeded, table_deck
+from cpoker.game.ofc.history import HandHistory, hand_history, history_lines
 from cpoker.strategies.ofc.heuristic import heuristic, heuristic_static
 from cpoker.game.ofc.rules import OfcRules, resolve_ofc_rules
 from cpoker.run.blocks import blocks_of
@@ -190,11 +191,13 @@ HANDS, POINTS, FOULS, ROYALTIES, ROYALTY_SQUARES, NORMAL_HANDS, ENTRIES, FANTASY
 
 
 def _session(index: int, count: int, seed: int, rules: OfcRules, strategies: Sequence[OfcStrategy],
-             duplicate: bool) -> np.ndarray:
+             duplicate: bool, names: "Sequence[str] | None" = None) -> tuple:
     """Play session ``index`` (``count`` hands; twice, seats swapped, when ``duplicate``): an array of the
-    :data:`FIELDS` for each strategy."""
+    :data:`FIELDS` for each strategy, and with ``names`` (the strategies') the hands' histories in the order
+    played (:class:`~cpoker.game.ofc.history.HandHistory`; none without)."""
     players = len(strategies)
     totals = np.zeros((players, len(FIELDS)), dtype=np.int64)
+    histories = []
     orders = [list(range(players)), list(range(players))[::-1]] if duplicate else \
         [[(i + index) % players for i in range(players)]]
     for copy, order in enumerate(orders):  # the duplicate's copy (0, or 1 with the seats swapped); order[s]: seat s's
@@ -203,8 +206,14 @@ def _session(index: int, count: int, seed: int, rules: OfcRules, strategies: Seq
             button = hand % players
             # seat k after the button is seat (button + 1 + k) % players
             seats = [(button + 1 + k) % players for k in range(players)]
-            record = play_hand([strategies[order[s]] for s in seats], rules, table_deck([seed, index, hand]),
-                               [sizes[s] for s in seats], seeded(seed, index, hand, copy))
+            played = played_hand([strategies[order[s]] for s in seats], rules, table_deck([seed, index, hand]),
+                                 [sizes[s] for s in seats], seeded(seed, index, hand, copy))
+            record = played.record()
+            if names is not None:
+                histories.append(hand_history(
+                    played, [names[order[s]] for s in seats], id=f"{seed}-{index}-{hand}-{copy}", seats=seats,
+                    button=button, source={"kind": KIND, "seed": seed, "session": index, "hand": hand, "copy": copy,
+                                           "strategies": list(names)}))
             for k, s in enumerate(seats):
                 who = order[s]
                 scored = record.settlement.boards[k]
@@ -222,13 +231,14 @@ def _session(index: int, count: int, seed: int, rules: OfcRules, strategies: Seq
                     row[ENTRIES] += record.next_fantasyland[k] > 0
                 row[FAULTS] += record.faults[k] is not None
                 sizes[s] = record.next_fantasyland[k]
-    return totals
+    return totals, histories
 
 
 def match(strategies: Sequence[object], hands: int = 1000, rules: "OfcRules | str | None" = None,
           seed: Optional[int] = None, session_hands: int = 10, progress: bool = False,
           jobs: Optional[int] = None, backend: str = "local", scheduler: Optional[str] = None,
-          resume: object = None, checkpoint: object = None, checkpoint_seconds: float = 10.0) -> OfcMatchResult:
+          resume: object = None, checkpoint: object = None, checkpoint_seconds: float = 10.0,
+          record: object = None) -> OfcMatchResult:
     """Play an open-face match (see the module docstring).
 
     Parameters
@@ -253,6 +263,10 @@ def match(strategies: Sequence[object], hands: int = 1000, rules: "OfcRules | st
         unbroken run: more ``hands``, or the rest of a partial one.
     checkpoint, checkpoint_seconds
         ``checkpoint(result)`` is called with the partial result every ``checkpoint_seconds`` (to save it).
+    record
+        The hands' histories (:mod:`cpoker.game.ofc.history`, docs/ofc.md): a file to write them to, JSON Lines in
+        the order played (written whole when the match ends, Ctrl-C included; a match resumed adds to the file
+        it wrote), or a callable given each :class:`~cpoker.game.ofc.history.HandHistory`.
 
     Raises
     ------
@@ -292,17 +306,21 @@ def match(strategies: Sequence[object], hands: int = 1000, rules: "OfcRules | st
                                    "session_hands": session_hands},
             unit="hands", asked=hands, block=session_hands, label="open-face match")
     seed = new_seed() if seed is None else seed
+    recorder = _recorder(record, keep=resume is not None)
 
-    def work(block: tuple) -> np.ndarray:
+    def work(block: tuple) -> tuple:
         index, _ = block
         count = min(session_hands, hands - index * session_hands)
         with interrupts.deferred():  # a signal drops the session in flight; the mc placements never see it
-            return _session(index, count, seed, rules, players, duplicate)
+            return _session(index, count, seed, rules, players, duplicate, names if recorder else None)
 
-    def combine(block: tuple, session: np.ndarray) -> None:
+    def combine(block: tuple, played: tuple) -> None:
         nonlocal totals
+        session, histories = played
         totals = totals + session
         observations.add(session[:, POINTS], session[:, HANDS])  # a session is one observation
+        if recorder:
+            recorder(histories)
 
     started = time.perf_counter()
 
@@ -311,10 +329,62 @@ def match(strategies: Sequence[object], hands: int = 1000, rules: "OfcRules | st
                        earlier + time.perf_counter() - started)
 
     first = observations.count
-    return run_job(settings, blocks_of(sessions - first, 1, first_index=first), work, combine, result,
-                   has_result=lambda: observations.count > 0, complete=lambda: observations.count == sessions,
-                   total=hands - min(hands, first * session_hands), unit="deal", description="open-face match",
-                   size=lambda block: min(session_hands, hands - block[0] * session_hands))
+    try:
+        answer = run_job(settings, blocks_of(sessions - first, 1, first_index=first), work, combine, result,
+                         has_result=lambda: observations.count > 0, complete=lambda: observations.count == sessions,
+                         total=hands - min(hands, first * session_hands), unit="deal", description="open-face match",
+                         size=lambda block: min(session_hands, hands - block[0] * session_hands))
+    except BaseException:
+        if recorder:
+            recorder.discard()
+        raise
+    if recorder:
+        recorder.commit()
+    return answer
+
+
+class _Recorder:
+    """Where a match's histories go: a callable given each, or a file (:class:`~cpoker.system.files.AtomicStream`:
+    in place whole when the match ends, dropped when it fails)."""
+
+    def __init__(self, record: object, keep: bool) -> None:
+        from cpoker.system.files import AtomicStream
+
+        self.call = record if callable(record) else None
+        self.stream = None if self.call else AtomicStream(record, keep=keep)  # type: ignore[arg-type]
+
+    def __call__(self, histories: "list[HandHistory]") -> None:
+        if self.call is not None:
+            for history in histories:
+                self.call(history)
+        elif self.stream is not None:
+            self.stream.write(history_lines(histories))
+
+    def commit(self) -> None:
+        if self.stream is not None:
+            self.stream.commit()
+
+    def discard(self) -> None:
+        if self.stream is not None:
+            self.stream.discard()
+
+
+def _recorder(record: object, keep: bool) -> "_Recorder | None":
+    """The match's :class:`_Recorder` (``None``: no record).
+
+    Raises
+    ------
+    OptionError
+        For a record that is neither a path nor a callable, or a file that cannot be written.
+    """
+    import os
+
+    if record is None:
+        return None
+    if not callable(record) and not isinstance(record, (str, os.PathLike)):
+        raise OptionError(f"record is a file to write the hands' histories to, or a callable given each, got "
+                          f"{type(record).__name__}")
+    return _Recorder(record, keep)
 
 
 @dataclass

@@ -97,10 +97,17 @@ class Placement:
     fantasyland_values: dict = field(default_factory=dict)
     adaptive: bool = False
     policy: str = DEFAULT_POLICY
+    compared: "int | None" = None
 
     @property
     def best(self) -> PlacementOption:
         return self.options[0]
+
+    @property
+    def compared_option(self) -> "PlacementOption | None":
+        """The option ``compare`` named, measured on every rollout (``None`` without ``compare``); its rank
+        among :attr:`options` (1: the best) is :attr:`compared`."""
+        return None if self.compared is None else self.options[self.compared - 1]
 
     def to_dict(self) -> dict:
         return {"placements": [option.to_dict() for option in self.options], "board": str(self.board),
@@ -109,7 +116,7 @@ class Placement:
                 "asked_samples": self.asked, "seed": self.seed, "fantasyland_value": self.fantasyland_value,
                 "fantasyland_values": {str(size): value for size, value in self.fantasyland_values.items()},
                 "opponent_fantasylands": list(self.fantasylands), "adaptive": self.adaptive, "policy": self.policy,
-                "exact": self.exact, "partial": self.partial, "seconds": self.seconds}
+                "compared": self.compared, "exact": self.exact, "partial": self.partial, "seconds": self.seconds}
 
 
 def _check_board(board: Board, rules: OfcRules, who: str) -> None:
@@ -206,7 +213,7 @@ def place(board: BoardLike, cards: CardsLike, rules: "OfcRules | str | None" = N
           seed: Optional[int] = None, fantasyland_value: "float | None" = None, progress: bool = False,
           jobs: Optional[int] = None, time_budget: "float | None" = None,
           fantasylands: "Sequence[int] | None" = None, adaptive: bool = True,
-          policy: "str | None" = None) -> Placement:
+          policy: "str | None" = None, compare: "BoardLike | None" = None) -> Placement:
     """Every legal placement of ``cards`` on ``board``, best first, each with its expected value.
 
     Parameters
@@ -250,6 +257,10 @@ def place(board: BoardLike, cards: CardsLike, rules: "OfcRules | str | None" = N
     policy
         The rollout policy every board is completed by: ``"learned"`` (default), ``"static"`` (0.8.0's), or an
         ``.npz`` file ``cpoker ofc policy build`` wrote (:func:`~cpoker.strategies.ofc.rollout_policy.policy_model`).
+    compare
+        A placement to measure whatever it is worth (the board it leaves): the adaptive search keeps it in
+        contention to the end, so its EV and its loss against the best are measured on all the rollouts, the
+        best's own (``Placement.compared``; the review of a played decision).
 
     Raises
     ------
@@ -258,6 +269,8 @@ def place(board: BoardLike, cards: CardsLike, rules: "OfcRules | str | None" = N
         board, an opponent in Fantasyland whose board shows cards, or more cards needed than one deck holds.
     OptionError
         For a bad sample count, seed, opponent count, Fantasyland size or value, or time budget.
+    ArrangementError
+        Also for a ``compare`` board that is not a placement of ``cards`` on ``board``.
     Interrupted
         When Ctrl-C comes before the first block is done (after it: the ranking so far, ``partial=True``).
 
@@ -291,7 +304,8 @@ def place(board: BoardLike, cards: CardsLike, rules: "OfcRules | str | None" = N
     opponent_rows = np.array([[cards_mask(b.front), cards_mask(b.middle), cards_mask(b.back)] for b in others],
                              dtype=np.int64).reshape(len(others), 3)
     kernel = _kernel(rules, values, smallest, hidden, policy)
-    search = _Search(len(choices), adaptive and not exact)
+    pinned = None if compare is None else _compared(compare, choices, mine, hand)
+    search = _Search(len(choices), adaptive and not exact, pinned)
 
     def work(block: tuple) -> tuple:
         index, count = block
@@ -308,15 +322,38 @@ def place(board: BoardLike, cards: CardsLike, rules: "OfcRules | str | None" = N
     started = time.perf_counter()
 
     def result(partial: bool) -> Placement:
+        ranked = search.ranked(choices)
+        rank = None if pinned is None else 1 + next(k for k, option in enumerate(ranked)
+                                                    if option.board is choices[pinned][0])
         return Placement(board=mine, cards=tuple(sorted(hand)), opponents=others, dead=tuple(sorted(dead_cards)),
-                         rules=rules, options=search.ranked(choices), samples=search.depth, asked=samples, seed=seed,
+                         rules=rules, options=ranked, samples=search.depth, asked=samples, seed=seed,
                          fantasyland_value=float(smallest if fantasyland_value is None else fantasyland_value),
                          exact=exact, partial=partial, seconds=time.perf_counter() - started,
                          fantasylands=hidden, fantasyland_values={size: float(v) for size, v in values.items()},
-                         adaptive=search.adaptive, policy=str(policy or DEFAULT_POLICY))
+                         adaptive=search.adaptive, policy=str(policy or DEFAULT_POLICY), compared=rank)
 
     return run_job(settings, blocks(), work, search.combine, result, has_result=lambda: search.depth > 0,
                    complete=lambda: search.depth == samples, total=samples, unit="rollout", description="placing")
+
+
+def _compared(compare: BoardLike, choices: list, board: Board, hand: tuple) -> int:
+    """The option (its place in ``choices``) that leaves the board ``compare``, whatever order its rows' cards
+    are written in.
+
+    Raises
+    ------
+    ArrangementError
+        When no option leaves it.
+    """
+    try:
+        wanted = as_board(compare)
+    except (ArrangementError, CardError) as error:
+        raise type(error)(f"compare: {error}") from None
+    key = tuple(frozenset(row) for row in wanted.rows)
+    for index, (option, _) in enumerate(choices):
+        if tuple(frozenset(row) for row in option.rows) == key:
+            return index
+    raise ArrangementError(f"compare: {wanted} is not a placement of {format_cards(hand)} on {board}")
 
 
 class _Kernel(NamedTuple):
@@ -371,9 +408,14 @@ class _Search:
     that its loss against the final best is measured on the deals they share.
     """
 
-    def __init__(self, count: int, adaptive: bool) -> None:
+    def __init__(self, count: int, adaptive: bool, pinned: "int | None" = None) -> None:
         self.adaptive = adaptive
-        self.active = np.arange(count)
+        # place's compare: an option rolled out to the end whatever its fate; the contention (``contention``)
+        # goes as it would without it, so that the best and the ranking are the search's without compare
+        self.pinned = pinned
+        self.pinned_left: "tuple | None" = None  # as _left, when the pinned option left the contention
+        self.contention = np.arange(count)
+        self.active = np.arange(count)  # the options rolled out: the contention and the pinned one
         self.depth = 0
         self.samples = np.zeros(count, dtype=np.int64)
         self.sums = np.zeros(count)
@@ -395,9 +437,9 @@ class _Search:
     def checkpoint(self, depth: int) -> None:
         """After ``depth`` rollouts: at 32, 64, 128, ... (``BLOCK`` doubled), the options out of contention
         stop (see :func:`place`'s ``adaptive``)."""
-        if not self.adaptive or len(self.active) <= 1 or depth % BLOCK or (depth // BLOCK) & (depth // BLOCK - 1):
+        if not self.adaptive or len(self.contention) <= 1 or depth % BLOCK or (depth // BLOCK) & (depth // BLOCK - 1):
             return
-        active, n = self.active, depth
+        active, n = self.contention, depth
         means = self.sums[active] / n
         leader = active[int(np.argmax(means))]
         losses = (self.sums[leader] - self.sums[active]) / n
@@ -411,15 +453,21 @@ class _Search:
             keep[order[:max(CONTENDERS, (len(order) + 1) // 2)]] = True
         diagonal = np.diag(self.gram).copy()
         for i in active[~keep]:
-            self._left[int(i)] = (n, self.sums.copy(), self.gram[i].copy(), diagonal)
-        self.active = active[keep]
+            left = (n, self.sums.copy(), self.gram[i].copy(), diagonal)
+            if i == self.pinned:
+                self.pinned_left = left
+            else:
+                self._left[int(i)] = left
+        self.contention = active[keep]
+        pinned = [] if self.pinned is None or self.pinned in self.contention else [self.pinned]
+        self.active = np.sort(np.concatenate([self.contention, np.array(pinned, dtype=self.contention.dtype)]))
 
     def ranked(self, choices: list) -> tuple:
         """The options best first: those in contention to the end by mean, then the others by how long they
         stayed in contention and their loss (ties: the order of :func:`options_of`); each with its intervals
         from the sums and its board's ends (fouls, Fantasyland entries, royalties) from the counts."""
         means = np.divide(self.sums, self.samples, out=np.zeros_like(self.sums), where=self.samples > 0)
-        best = min(self.active, key=lambda i: (-round(float(means[i]), 9), int(i)))
+        best = min(self.contention, key=lambda i: (-round(float(means[i]), 9), int(i)))
         rows = []
         for i in range(len(choices)):
             n = int(self.samples[i])
@@ -438,10 +486,14 @@ class _Search:
                 loss_interval = normal_interval(difference, spread, depth)
             else:
                 interval, loss_interval = (means[i], means[i]), (difference, difference)
-            rows.append((i, n, float(difference), interval, loss_interval))
+            stayed, placed = n, difference  # the ranking's: the pinned one ranks where it left the contention
+            if i == self.pinned and self.pinned_left is not None:
+                stayed, sums = self.pinned_left[:2]
+                placed = (sums[best] - sums[i]) / stayed
+            rows.append((i, stayed, float(placed), float(difference), interval, loss_interval, n))
         rows.sort(key=lambda row: (-row[1], round(row[2], 9), row[0]))
         ranked = []
-        for i, n, difference, interval, loss_interval in rows:
+        for i, _, _, difference, interval, loss_interval, n in rows:
             board, discard = choices[i]
             ranked.append(PlacementOption(
                 board=board, discard=tuple(sorted(discard)), ev=float(means[i]),

@@ -5,7 +5,7 @@
   Fantasyland is worth when it stays.  The opponent is ``samples`` boards dealt from the cards left and set
   by the rollout policy, as the placement solver completes boards
   (:mod:`cpoker.strategies.ofc.rollout_policy`); the best board against them is found exactly
-  (:func:`cpoker._kernels.fantasyland.best_fantasyland_board_ev`: a bound on every board of a back, and of a
+  (:func:`cpoker._kernels.fantasyland.top_fantasyland_boards_ev`: a bound on every board of a back, and of a
   back and middle, from each row's own points).
 * ``objective="royalties"``: the board that does not foul with the most royalties, found exactly
   (:mod:`cpoker._kernels.fantasyland`: every row evaluated once, a search bounded by royalties that provably
@@ -31,6 +31,7 @@ from cpoker.system.limits import check_int, check_seed
 MIN_CARDS, MAX_CARDS = 13, 17
 OBJECTIVES = ("ev", "royalties")
 MAX_SAMPLES = 100_000
+MAX_RUNNERS_UP = 20
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,7 @@ class FantasylandBoard:
     samples: int = 0
     seed: "int | None" = None
     fantasyland_value: float = 0.0
+    runners_up: tuple = ()
 
     @property
     def total(self) -> int:
@@ -77,7 +79,8 @@ class FantasylandBoard:
                 "discards": format_cards(self.discards), "royalties": dict(zip(ROW_NAMES, self.royalties)),
                 "royalty_total": self.total, "stays": self.stays, "next_fantasyland": self.next_fantasyland,
                 "objective": self.objective, "value": self.value, "samples": self.samples, "seed": self.seed,
-                "fantasyland_value": self.fantasyland_value, "rules": self.rules.to_dict(), "seconds": self.seconds}
+                "fantasyland_value": self.fantasyland_value, "rules": self.rules.to_dict(), "seconds": self.seconds,
+                "runners_up": [board.to_dict() for board in self.runners_up]}
 
 
 def _tables(rules: OfcRules) -> tuple:
@@ -89,7 +92,7 @@ def _tables(rules: OfcRules) -> tuple:
 
 def fantasyland(cards: CardsLike, rules: "OfcRules | str | None" = None, objective: str = "ev",
                 samples: int = 1000, seed: "int | None" = None,
-                fantasyland_value: "float | None" = None) -> FantasylandBoard:
+                fantasyland_value: "float | None" = None, runners_up: int = 0) -> FantasylandBoard:
     """The best board of a Fantasyland hand: 13 of ``cards`` (13 to 17 distinct cards), the rest discarded.
 
     Parameters
@@ -107,6 +110,10 @@ def fantasyland(cards: CardsLike, rules: "OfcRules | str | None" = None, objecti
     fantasyland_value
         Points a board that stays in Fantasyland counts under ``"ev"`` (default: the rules' measured value,
         :data:`~cpoker.strategies.ofc.rollout_policy.DEFAULT_FANTASYLAND_VALUE`).
+    runners_up
+        Under ``"ev"``: the next best boards too, up to 20, best first, each of other rows than the boards above
+        it (another kicker discarded is the same board), with their values and whether they stay
+        (``FantasylandBoard.runners_up``, found exactly by the same search).
 
     Raises
     ------
@@ -133,29 +140,72 @@ def fantasyland(cards: CardsLike, rules: "OfcRules | str | None" = None, objecti
     ids = np.array(sorted(int(c) for c in dealt), dtype=np.int64)
     stays = rules.stay_flags
     started = time.perf_counter()
+    others = check_int("runners_up", runners_up, 0, MAX_RUNNERS_UP)
+    if others and objective != "ev":
+        raise OptionError("runners_up are the ev objective's next best boards; the royalties objective gives one")
     if objective == "ev":
         samples = check_int("samples", samples, 1, MAX_SAMPLES)
         seed = new_seed() if check_seed(seed) is None else seed
         worth = fantasyland_value_of(rules, fantasyland_value)
         with shielded():
-            back, middle, front, value = _best_by_ev(ids, rules, stays, samples, int(seed), worth)  # type: ignore
+            found = _best_by_ev(ids, rules, stays, samples, int(seed), worth, 1 + others)  # type: ignore
     else:
         samples, seed, worth = 0, None, 0.0
         with shielded():
             back, middle, front, _, _ = best_fantasyland_board(ids, *_tables(rules), *stays)
+        found = [(back, middle, front, None)]
     seconds = time.perf_counter() - started
 
     def row(mask: int) -> tuple:
         return tuple(Card(int(ids[i])) for i in range(len(ids)) if mask >> i & 1)
 
-    board = Board(row(front), row(middle), row(back))
-    discards = tuple(Card(int(c)) for c in ids if Card(int(c)) not in set(board.cards))
-    scored = score_board(board, rules, in_fantasyland=True)
-    return FantasylandBoard(cards=tuple(sorted(dealt)), board=board, discards=discards, royalties=scored.royalties,
-                            stays=scored.stays, next_fantasyland=next_fantasyland(scored, rules, True) or None,
-                            objective=objective,
-                            value=float(value) if objective == "ev" else float(scored.total), rules=rules,
-                            seconds=seconds, samples=samples, seed=seed, fantasyland_value=worth)
+    def answer(back: int, middle: int, front: int, value: "float | None", runners: tuple) -> FantasylandBoard:
+        board = Board(row(front), row(middle), row(back))
+        discards = tuple(Card(int(c)) for c in ids if Card(int(c)) not in set(board.cards))
+        scored = score_board(board, rules, in_fantasyland=True)
+        return FantasylandBoard(cards=tuple(sorted(dealt)), board=board, discards=discards,
+                                royalties=scored.royalties, stays=scored.stays,
+                                next_fantasyland=next_fantasyland(scored, rules, True) or None, objective=objective,
+                                value=float(scored.total) if value is None else float(value), rules=rules,
+                                seconds=seconds, samples=samples, seed=seed, fantasyland_value=worth,
+                                runners_up=runners)
+
+    runners = tuple(answer(back, middle, front, value, ()) for back, middle, front, value in found[1:])
+    back, middle, front, value = found[0]
+    return answer(back, middle, front, value, runners)
+
+
+def fantasyland_values(boards: "list[Board]", cards: CardsLike, rules: "OfcRules | str | None" = None,
+                       samples: int = 1000, seed: int = 0, fantasyland_value: "float | None" = None) -> np.ndarray:
+    """Each board's value in each sample of the ``"ev"`` objective: ``[board, sample]``, against the very
+    opponent boards ``fantasyland(cards, rules, "ev", samples, seed, fantasyland_value)`` meets (the points the
+    board wins from the sample's board, plus what staying is worth when it stays); a row's mean is the value
+    that objective gives the board.  The review (:mod:`cpoker.jobs.ofc.review`) compares a Fantasyland set by
+    a player with the solver's on them, pair by pair.
+
+    Raises
+    ------
+    CardError
+        Unless each board is 13 of ``cards`` (13 to 17 distinct cards).
+    """
+    from cpoker._kernels.ofc_board import board_points
+
+    rules = resolve_ofc_rules(rules)
+    dealt = parse_cards(cards)
+    ids = np.array(sorted(int(c) for c in dealt), dtype=np.int64)
+    worth = fantasyland_value_of(rules, fantasyland_value)
+    keys, royalty, fouled = sampled_opponents(rules, rest_of_deck(ids).astype(np.int64), samples,
+                                              np.random.default_rng([seed, len(ids)]), worth)
+    values = np.empty((len(boards), samples))
+    for row, board in enumerate(boards):
+        if not board.is_complete or not set(board.cards) <= set(dealt):
+            raise CardError(f"{board} is not a full board of the Fantasyland's cards ({format_cards(dealt)})")
+        scored = score_board(board, rules, in_fantasyland=True)
+        mine = (*scored.keys, scored.total, scored.fouled)
+        values[row] = [board_points(*mine, keys[j, 0], keys[j, 1], keys[j, 2], royalty[j], fouled[j], rules.scoop)
+                       for j in range(samples)]
+        values[row] += worth * scored.stays
+    return values
 
 
 def warm_up(rules: "OfcRules | str | None" = None, objective: str = "ev") -> None:
@@ -168,18 +218,20 @@ def warm_up(rules: "OfcRules | str | None" = None, objective: str = "ev") -> Non
         fantasyland("As Ad Ac Kh Kd Qs Jh Th 9c 8c 7c 6c 5c", rules, objective, samples=4, seed=0)
 
 
-def _best_by_ev(ids: np.ndarray, rules: OfcRules, stays: tuple, samples: int, seed: int, worth: float) -> tuple:
-    """The ``"ev"`` objective's board (position masks) and its value: the kernel's search against the sampled
-    opponent boards that do not foul, plus what the fouled ones pay whatever the board."""
-    from cpoker._kernels.fantasyland import best_fantasyland_board_ev
+def _best_by_ev(ids: np.ndarray, rules: OfcRules, stays: tuple, samples: int, seed: int, worth: float,
+                count: int = 1) -> list:
+    """The ``"ev"`` objective's ``count`` best boards, ``(back, middle, front, value)`` each (position masks; fewer
+    when fewer exist): the kernel's search against the sampled opponent boards that do not foul, plus what the
+    fouled ones pay whatever the board."""
+    from cpoker._kernels.fantasyland import top_fantasyland_boards_ev
 
     unseen = rest_of_deck(ids).astype(np.int64)
     keys, royalty, fouled = sampled_opponents(rules, unseen, samples, np.random.default_rng([seed, len(ids)]),
                                               worth)
     pairs, trips, middle, back = (units * rules.royalty_multiplier for units in _tables(rules))
     standing = np.ascontiguousarray(keys[~fouled])
-    back_mask, middle_mask, front_mask, value = best_fantasyland_board_ev(
-        ids, pairs, trips, middle, back, *stays, worth, standing, samples, rules.scoop)
+    masks, values = top_fantasyland_boards_ev(ids, pairs, trips, middle, back, *stays, worth, standing, samples,
+                                              rules.scoop, count)
     # a fouled opponent pays the rows and the scoop; one that stands is paid its royalties
-    value += (int(fouled.sum()) * (3 + rules.scoop) - int(royalty[~fouled].sum())) / samples
-    return back_mask, middle_mask, front_mask, value
+    paid = (int(fouled.sum()) * (3 + rules.scoop) - int(royalty[~fouled].sum())) / samples
+    return [(int(m[0]), int(m[1]), int(m[2]), float(v) + paid) for m, v in zip(masks, values) if np.isfinite(v)]
