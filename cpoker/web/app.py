@@ -48,6 +48,8 @@ QUEUE_WAIT = 10.0  # seconds a request may wait for a free worker before a 503
 HAND_TEXT = 400  # characters: a hand is ~40
 MAX_REVIEW_HANDS = 500  # played hands a review request may hold
 MAX_REVIEW_TEXT = 60_000  # characters of them: 500 hands of ~45, inside the 64 KiB body
+MAX_OFC_REVIEW_BODY = 1024 * 1024  # an open-face review's histories: a Pineapple hand is ~3.4 KB, 300 hands
+MAX_OFC_REVIEW_HANDS = 300
 REVIEW_BUDGET = 60.0  # seconds a review request may take; the answer covers the hands done by then
 # seeds the API takes: the integers a JSON number holds exactly everywhere (JavaScript's, and every JSON Schema
 # validator that reads numbers as doubles, where 2**63 - 1 rounds up to 2**63); the library takes up to 2**63 - 1
@@ -173,6 +175,7 @@ class OfcFantasyBody(OfcRulesField):
     seed: Optional[int] = Field(None, ge=0, le=MAX_SEED)
     fantasyland_value: Optional[float] = Field(None, ge=0, le=1000, description="points staying counts "
                                                "(default: the rules' measured value)")
+    runners_up: int = Field(0, ge=0, le=20, description="with objective ev: the next best boards too, best first")
 
 
 class OfcPlaceBody(OfcRulesField):
@@ -190,14 +193,26 @@ class OfcPlaceBody(OfcRulesField):
     fantasyland_value: Optional[float] = Field(None, ge=0, le=1000, description="points a board that earns "
                                                "Fantasyland counts, whatever its size (default: the rules' measured "
                                                "value of each size)")
+    compare: Optional[str] = Field(None, max_length=HAND_TEXT, description="a placement (the board it leaves) to "
+                                   "grade: rolled out to the end, the ranking otherwise unchanged; the answer's "
+                                   "`compared` is its rank (a drill's grade)")
+
+
+class OfcReviewBody(StrictBody):
+    histories: str = Field(..., max_length=MAX_OFC_REVIEW_BODY, description="open-face hand histories: JSON Lines, "
+                           "a JSON list, or {\"hands\": [...]} as the page exports them (docs/ofc.md)")
+    players: Optional[list[str]] = Field(None, max_length=4, description="the players to review (default: all)")
+    samples: int = Field(300, ge=1, le=2000, description="the placement solver's rollouts a decision")
+    seed: Optional[int] = Field(None, ge=0, le=MAX_SEED)
 
 
 class OfcPlayBody(OfcRulesField):
     seed: int = Field(..., ge=0, le=MAX_SEED, description="the session's seed")
     hand: int = Field(0, ge=0, le=10_000, description="the hand's number in the session (the button moves)")
     placements: list[str] = Field([], max_length=17, description="your board after each of your decisions so far")
-    fantasyland: list[int] = Field([0, 0], min_length=2, max_length=2, description="your and the opponent's "
+    fantasyland: list[int] = Field([0, 0], min_length=1, max_length=3, description="your and each opponent's "
                                    "Fantasyland sizes this hand (0: none), as the previous hand's answer said")
+    opponents: int = Field(1, ge=1, le=2, description="1 (heads-up) or 2 (three-handed)")
     rollouts: int = Field(300, ge=1, le=2000, description="the opponent's rollouts of the placements in contention "
                           "(the mc strategy)")
     review_samples: int = Field(1000, ge=1, le=2000, description="rollouts of the review of your decisions")
@@ -270,8 +285,9 @@ def create_app(workers: Optional[int] = None, time_budget: float = TIME_BUDGET) 
     @app.middleware("http")
     async def cap_body(request: Request, call_next):
         length = request.headers.get("content-length")
-        if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
-            return JSONResponse({"detail": f"request body over {MAX_BODY // 1024} KiB"}, status_code=413)
+        cap = MAX_OFC_REVIEW_BODY if request.url.path == "/api/ofc/review" else MAX_BODY  # (a session's histories)
+        if length is not None and (not length.isdigit() or int(length) > cap):
+            return JSONResponse({"detail": f"request body over {cap // 1024} KiB"}, status_code=413)
         if length is None and request.method == "POST":
             return JSONResponse({"detail": "a request body needs a Content-Length"}, status_code=411)
         return await call_next(request)
@@ -382,7 +398,8 @@ def create_app(workers: Optional[int] = None, time_budget: float = TIME_BUDGET) 
         from cpoker.strategies.ofc.fantasyland import fantasyland
 
         best = await limited(fantasyland, body.cards, _ofc_rules(body), body.objective, samples=body.samples,
-                             seed=_web_seed(body.seed), fantasyland_value=body.fantasyland_value)
+                             seed=_web_seed(body.seed), fantasyland_value=body.fantasyland_value,
+                             runners_up=body.runners_up)
         return best.to_dict()
 
     @app.post("/api/ofc/play", summary="An open-face hand (the rules' game: ofc by default) against the mc strategy, "
@@ -392,7 +409,8 @@ def create_app(workers: Optional[int] = None, time_budget: float = TIME_BUDGET) 
         from cpoker.jobs.ofc.table import table_turn
 
         turn = await limited(table_turn, _ofc_rules(body), body.seed, body.hand, body.placements, body.fantasyland,
-                             f"mc:{body.rollouts}", body.review_samples, jobs=1, time_budget=time_budget)
+                             f"mc:{body.rollouts}", body.review_samples, jobs=1, time_budget=time_budget,
+                             opponents=body.opponents)
         return turn.to_dict()
 
     @app.post("/api/ofc/place", summary="Every placement of the cards in hand, best first, with its expected value "
@@ -402,9 +420,26 @@ def create_app(workers: Optional[int] = None, time_budget: float = TIME_BUDGET) 
 
         solved = await limited(ranked, body.board, body.cards, _ofc_rules(body), opponents=body.opponents,
                                fantasylands=body.fantasylands, dead=body.dead, samples=body.samples,
-                               seed=_web_seed(body.seed),
+                               seed=_web_seed(body.seed), compare=body.compare,
                                fantasyland_value=body.fantasyland_value, jobs=1, time_budget=time_budget)
         return solved.to_dict()
+
+    @app.post("/api/ofc/review", summary="What each open-face decision of a session cost (as `cpoker ofc review "
+                                         f"--json`; at most {MAX_OFC_REVIEW_HANDS} hands, {REVIEW_BUDGET:.0f} s)")
+    async def ofc_review(body: OfcReviewBody) -> dict:
+        from cpoker.game.ofc.history import PROBLEMS_SHOWN, HistoryError, read_histories
+        from cpoker.jobs.ofc.review import review as review_session
+
+        try:
+            hands = read_histories(body.histories, "the histories")
+        except HistoryError as error:  # every problem, a line each, as the command prints them
+            raise HTTPException(422, "\n".join([str(error), *error.problems[:PROBLEMS_SHOWN]])) from None
+        if len(hands) > MAX_OFC_REVIEW_HANDS:
+            raise HTTPException(422, f"the histories hold {len(hands)} hands; a request reviews at most "
+                                     f"{MAX_OFC_REVIEW_HANDS} (cpoker ofc review FILE takes any number)")
+        result = await limited(review_session, hands, players=body.players, samples=body.samples,
+                               seed=_web_seed(body.seed), jobs=1, time_budget=REVIEW_BUDGET)
+        return result.to_dict()
 
     @app.get("/api/deal", summary="Deal 2-4 hands, reproducibly (as `cpoker deal --json`)")
     async def deal(players: int = Query(2, ge=2, le=4), seed: Optional[int] = Query(None, ge=0, le=MAX_SEED)) -> dict:

@@ -643,6 +643,74 @@ def test_the_ofc_play_route_replays_the_hand_the_library_plays(client):
     assert bad.status_code == 422 and "placement 1" in bad.json()["detail"]
 
 
+def _heuristic_hand(client, body: dict) -> dict:
+    """A hand of /api/ofc/play played to its end by the heuristic's placements: its last answer."""
+    from cpoker.game.ofc.boards import Board
+    from cpoker.game.ofc.hand import OfcView
+    from cpoker.game.ofc.rules import OfcRules
+    from cpoker.strategies.ofc.heuristic import heuristic
+
+    rules = OfcRules.preset(body["rules"])
+    placements: list = []
+    while True:
+        turn = client.post("/api/ofc/play", json={**body, "placements": placements}).json()
+        if turn["done"]:
+            return turn
+        you = turn["you"]
+        view = OfcView(rules=rules, board=Board.parse(you["board"]), cards=cpoker.parse_cards(you["cards"]),
+                       keep=you["keep"], opponents=(), discards=(), fantasyland=False, seat=you["seat"], seed=0)
+        placements.append(str(heuristic(view)))
+
+
+def test_the_table_plays_three_handed_and_exports_each_hand_for_the_review_route(client):
+    """/api/ofc/play with two opponents: three boards settled; each hand's history, which /api/ofc/review values as
+    cpoker.ofc.review does; a broken history is a 422 naming the hand and the decision, a line each."""
+    from cpoker.game.ofc.history import HandHistory, read_histories
+    from cpoker.jobs.ofc.review import review
+
+    body = {"seed": 4, "rules": "pineapple", "rollouts": 8, "review_samples": 16, "opponents": 2}
+    turns = [_heuristic_hand(client, {**body, "hand": hand}) for hand in (0, 1)]
+    for hand, turn in enumerate(turns):
+        assert len(turn["opponents"]) == 2 and len(turn["settlement"]["players"]) == 3 and turn["seat"] == hand
+        assert sum(turn["settlement"]["results"]) == 0 and len(turn["rows_each"]) == 2
+        history = HandHistory.from_dict(turn["history"])
+        assert [p.name for p in history.players].count("you") == 1 and history.players[turn["seat"]].name == "you"
+        assert history.players[turn["seat"]].points == turn["points"]
+    session = json.dumps({"format": "cpoker-ofc-session", "hands": [t["history"] for t in turns]})
+    answer = client.post("/api/ofc/review", json={"histories": session, "players": ["you"], "samples": 24, "seed": 3})
+    assert answer.status_code == 200, answer.text
+    expected = review(read_histories(session), players=["you"], samples=24, seed=3)
+    assert answer.json()["decisions"] == [d.to_dict() for d in expected.decisions]
+    assert answer.json()["players"][0]["points"] == sum(t["points"] for t in turns)
+    broken = json.loads(session)
+    broken["hands"][1]["decisions"][3]["cards"] = "As"
+    refused = client.post("/api/ofc/review", json={"histories": json.dumps(broken)})
+    assert refused.status_code == 422
+    lines = refused.json()["detail"].splitlines()
+    assert lines[0] == "the histories: 1 of 2 hands cannot be read" and lines[1].startswith("hand 2 (id 4-1): decision")
+    assert client.post("/api/ofc/review", json={"histories": ""}).status_code == 422
+
+
+def test_the_place_route_grades_a_placement_and_the_fantasy_route_ranks_runners_up(client):
+    from cpoker.jobs.ofc.placement import place
+    from cpoker.strategies.ofc.fantasyland import fantasyland
+
+    question = {"board": "- / - / -", "cards": "As Kd 9c 9h 4s", "rules": "pineapple", "samples": 64, "seed": 2}
+    graded = client.post("/api/ofc/place", json={**question, "compare": "As / Kd 9c / 9h 4s"}).json()
+    library = place("- / - / -", "As Kd 9c 9h 4s", "pineapple", samples=64, seed=2, compare="As / Kd 9c / 9h 4s")
+    assert graded["compared"] == library.compared and graded["placements"] == [o.to_dict() for o in library.options]
+    bad = client.post("/api/ofc/place", json={**question, "compare": "2c 2d 2h / - / -"})
+    assert bad.status_code == 422 and "compare" in bad.json()["detail"]
+    cards = "As Ad Ac Kh Kd Qs Jh Th 9c 8c 7c 6c 5c 2d"
+    solved = client.post("/api/ofc/fantasy", json={"cards": cards, "rules": "pineapple", "samples": 100, "seed": 1,
+                                                   "runners_up": 3}).json()
+    expected = fantasyland(cards, "pineapple", samples=100, seed=1, runners_up=3)
+    assert [solved["board"], *(b["board"] for b in solved["runners_up"])] == \
+        [str(expected.board), *(str(b.board) for b in expected.runners_up)]
+    values = [solved["value"], *(b["value"] for b in solved["runners_up"])]
+    assert values == sorted(values, reverse=True) and len(values) == 4
+
+
 @pytest.mark.slow  # (the default tier drives the other tabs in the browser; this one runs in the full tier)
 @pytest.mark.browser
 @pytest.mark.skipif(CHROMIUM is None and not os.environ.get("CI"), reason="Debian's chromium is not installed")
@@ -768,6 +836,143 @@ def test_the_open_face_tab_plays_a_hand_with_hints_in_a_real_browser(server, tmp
         box = ev_cell.bounding_box()
         assert box["x"] + box["width"] <= 390  # the EV is on screen, without scrolling
         phone.screenshot(path=str(shots / "ofc-phone.png"), full_page=True)
+    assert not errors, errors
+
+
+def _follow_the_hint(page, choose_last: bool = False) -> None:
+    """One decision of the Open face tab by clicks: the Hint's best placement (or its last, the worst)."""
+    page.wait_for_function("document.querySelector('[data-testid=ofc-status]').textContent.includes('to go')",
+                           timeout=60_000)
+    page.click("[data-testid=ofc-hint]")
+    page.wait_for_selector("[data-testid=ofc-hint-table] tbody tr", timeout=60_000)
+    row = "last-child" if choose_last else "first-child"
+    chosen = page.eval_on_selector(f"[data-testid=ofc-hint-table] tbody tr:{row} td:nth-child(4)", "e => e.textContent")
+    rows = dict(zip(("front", "middle", "back"), (part.split() for part in chosen.split("/"))))
+    board = {row: page.eval_on_selector_all(f"[data-testid=ofc-board] .ofc-row[data-row={row}] .card", CARDS)
+             for row in rows}
+    for card in page.eval_on_selector_all("[data-testid=ofc-hand] .card", CARDS):
+        row = next((r for r, cards in rows.items() if card in cards and card not in board[r]), None)
+        if row is not None:
+            page.click(f"[data-testid=ofc-hand] .card[data-card='{card}']")
+            page.click(f"[data-testid=ofc-row-{row}]")
+    page.click("[data-testid=ofc-place]")
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+@pytest.mark.skipif(CHROMIUM is None and not os.environ.get("CI"), reason="Debian's chromium is not installed")
+def test_the_open_face_study_tools_in_a_real_browser(server, tmp_path):
+    """Three-handed with the drill on: a bad placement graded as the library grades it and kept in the log, retried
+    in the position editor and put right; the editor with two opponents, one in Fantasyland; the Fantasyland
+    solver's board and runners-up; the session exported and reviewed; all as the library answers; phone width."""
+    from cpoker.game.ofc.history import read_histories
+    from cpoker.jobs.ofc.placement import place
+    from cpoker.jobs.ofc.review import review
+    from cpoker.strategies.ofc.fantasyland import fantasyland
+
+    shots = Path(os.environ.get("CPOKER_SCREENSHOTS", tmp_path))
+    with chromium_page(server) as (browser, page, errors):
+        page.evaluate("localStorage.clear()")
+        page.reload()
+        page.click("[data-testid=tab-ofc]")
+        page.fill("[data-testid=ofc-seed]", "6")
+        page.fill("[data-testid=ofc-rollouts]", "8")
+        page.select_option("[data-testid=ofc-opponents]", "2")
+        page.check("[data-testid=ofc-drill]")
+        page.click("[data-testid=ofc-new]")
+        page.wait_for_function("document.querySelector('[data-testid=ofc-status]').textContent.includes('to go')",
+                               timeout=60_000)
+        assert page.is_visible("[data-testid=ofc-opponent-2]") and page.evaluate("ofcState.fantasyland") == [0, 0, 0]
+        view = page.evaluate("ofcState.turn.you")
+        _follow_the_hint(page, choose_last=True)  # the worst placement of the opening: a mistake
+        page.wait_for_function("document.querySelector('[data-testid=ofc-grade]').textContent.includes('Rank')",
+                               timeout=60_000)
+        chosen = page.evaluate("ofcState.placements[0]")
+        graded = place(view["board"], view["cards"], "pineapple", opponents=view["opponents"], dead=view["discards"],
+                       fantasylands=view["opponent_fantasylands"], samples=1000, seed=view["ranking_seed"],
+                       compare=chosen)
+        grade = page.inner_text("[data-testid=ofc-grade]")
+        assert f"Rank {graded.compared} of {len(graded.options)}" in grade and "(a mistake)" in grade
+        assert page.inner_text("[data-testid=ofc-mistake-count]") == "1"
+        for _ in range(4):
+            _follow_the_hint(page)
+        page.wait_for_selector("[data-testid=ofc-review] tbody tr", timeout=120_000)
+        assert page.is_visible("[data-testid=ofc-opponent-1-summary]") and \
+            page.is_visible("[data-testid=ofc-opponent-2-summary]")
+        assert page.inner_text("[data-testid=ofc-mistake-count]") == "1"  # the hint's placements are no mistakes
+        page.screenshot(path=str(shots / "ofc-three-handed.png"), full_page=True)
+
+        # the mistake retried in the position editor: the best placement puts it right and it leaves the log
+        page.click("[data-testid=ofc-mistakes-box] summary")
+        page.click("[data-testid=ofc-retry-0]")
+        assert page.input_value("[data-testid=an-cards]") == view["cards"]
+        assert page.input_value("[data-testid=an-seed]") == str(view["ranking_seed"])
+        page.fill("[data-testid=an-answer]", str(graded.best.board))
+        page.click("[data-testid=an-run]")
+        page.wait_for_function("document.querySelector('[data-testid=an-status]').textContent.includes('Put right')",
+                               timeout=60_000)
+        assert "Best: rank 1" in page.inner_text("[data-testid=an-status]")
+        assert page.inner_text("[data-testid=ofc-mistake-count]") == "0"
+
+        # the position editor: two opponents, the second in a 14-card Fantasyland, dead cards
+        page.fill("[data-testid=an-board]", "Qh / 9s 9d / Ah Kh")
+        page.fill("[data-testid=an-cards]", "Qd 7c 2s")
+        page.fill("[data-testid=an-opponent]", "Kc 7d / 5s 5d / 8c 8h 3d")
+        page.select_option("[data-testid=an-fl-1]", "0")
+        page.fill("[data-testid=an-opponent-2]", "")
+        page.select_option("[data-testid=an-fl-2]", "14")
+        page.fill("[data-testid=an-dead]", "3c 4d")
+        page.fill("[data-testid=an-samples]", "200")
+        page.fill("[data-testid=an-seed]", "3")
+        page.fill("[data-testid=an-answer]", "")
+        page.click("[data-testid=an-run]")
+        page.wait_for_selector("[data-testid=an-table] tbody tr", timeout=60_000)
+        edited = place("Qh / 9s 9d / Ah Kh", "Qd 7c 2s", "pineapple",
+                       opponents=["Kc 7d / 5s 5d / 8c 8h 3d", "- / - / -"], fantasylands=[0, 14], dead="3c 4d",
+                       samples=200, seed=3)
+        shown = page.eval_on_selector_all("[data-testid=an-table] tbody tr", "rows => rows.map(r => r.children[3]"
+                                          ".textContent)")
+        assert shown == [str(o.board) for o in edited.options]
+
+        # the Fantasyland solver: the best board and the runners-up, as the library finds them
+        cards = "As Ad Ac Kh Kd Qs Jh Th 9c 8c 7c 6c 5c 2d"
+        page.click("[data-testid=ofc-fl-box] summary")
+        page.fill("[data-testid=fl-cards]", cards)
+        page.fill("[data-testid=fl-samples]", "300")
+        page.fill("[data-testid=fl-seed]", "2")
+        page.click("[data-testid=fl-run]")
+        page.wait_for_selector("[data-testid=fl-table] tbody tr", timeout=60_000)
+        solved = fantasyland(cards, "pineapple", samples=300, seed=2, runners_up=4)
+        boards = page.eval_on_selector_all("[data-testid=fl-table] tbody tr", "rows => rows.map(r => r.children[2]"
+                                           ".textContent)")
+        assert boards == [str(b.board) for b in (solved, *solved.runners_up)]
+
+        # the session exported, and reviewed as cpoker.ofc.review reviews it
+        page.click("[data-testid=ofc-review-box] summary")
+        with page.expect_download() as download:
+            page.click("[data-testid=ofc-export]")
+        exported = read_histories(Path(download.value.path()).read_text())
+        assert [h.to_dict() for h in exported] == page.evaluate("ofcState.histories") and len(exported) == 1
+        page.fill("[data-testid=ofc-review-samples]", "64")
+        page.fill("[data-testid=ofc-review-seed]", "1")
+        page.click("[data-testid=ofc-review-session]")
+        page.wait_for_selector("[data-testid=ofc-review-decisions] tbody tr", timeout=120_000)
+        expected = review(exported, players=["you"], samples=64, seed=1)
+        losses = page.eval_on_selector_all("[data-testid=ofc-review-decisions] tbody tr",
+                                           "rows => rows.map(r => r.children[0].textContent)")
+        assert losses == [f"{d.ev_lost:.3f}" for d in sorted(expected.decisions, key=lambda d: -d.ev_lost)]
+        assert page.inner_text("[data-testid=ofc-review-players] tbody tr td:nth-child(4)") == \
+            f"{expected.players[0].points:+d}".replace("+0", "0")
+        page.fill("[data-testid=ofc-review-text]", "not a history")
+        page.click("[data-testid=ofc-review-run]")
+        page.wait_for_function("document.querySelector('[data-testid=ofc-review-status]').classList"
+                               ".contains('error')", timeout=30_000)
+        assert "line 1: not JSON" in page.inner_text("[data-testid=ofc-review-status]")
+
+        # at phone width every study tool fits the screen (tables scroll inside their own box)
+        page.set_viewport_size({"width": 390, "height": 844})
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390 + 1
+        page.screenshot(path=str(shots / "ofc-study-phone.png"), full_page=True)
     assert not errors, errors
 
 

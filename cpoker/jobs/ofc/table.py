@@ -75,7 +75,7 @@ def ranking_seed(view: OfcView) -> int:
 def ranked(board: object, cards: object, rules: OfcRules, opponents: Optional[Sequence] = None, dead: object = (),
            samples: int = 1000, seed: Optional[int] = None, fantasyland_value: Optional[float] = None,
            jobs: Optional[int] = None, time_budget: Optional[float] = None,
-           fantasylands: Optional[Sequence[int]] = None):
+           fantasylands: Optional[Sequence[int]] = None, compare: object = None):
     """:func:`cpoker.jobs.ofc.placement.place`, a complete answer kept for the next call with the same question (the
     web page's Hint, then its review)."""
     from cpoker.jobs.ofc.placement import place
@@ -83,7 +83,7 @@ def ranked(board: object, cards: object, rules: OfcRules, opponents: Optional[Se
     def solve():
         return place(board, cards, rules, opponents=opponents, dead=dead, samples=samples, seed=seed,
                      fantasyland_value=fantasyland_value, jobs=jobs, time_budget=time_budget,
-                     fantasylands=fantasylands)
+                     fantasylands=fantasylands, compare=compare)
 
     if seed is None:  # (a drawn seed: nothing to find again)
         return solve()
@@ -92,7 +92,8 @@ def ranked(board: object, cards: object, rules: OfcRules, opponents: Optional[Se
                tuple(str(as_board(other)) for other in opponents or ()),
                format_cards(parse_cards(dead, unique=False)) if dead not in (None, "", ()) else "",  # type: ignore
                samples, seed, fantasyland_value,
-               tuple(fantasylands) if isinstance(fantasylands, (list, tuple)) else fantasylands)
+               tuple(fantasylands) if isinstance(fantasylands, (list, tuple)) else fantasylands,
+               None if compare is None else str(as_board(compare)))  # type: ignore[arg-type]
     except CpokerError:
         return solve()  # (which says what is wrong)
     return _RANKINGS.get(key, solve, keep=lambda answer: not answer.partial)
@@ -108,59 +109,82 @@ def ranked_fantasyland(cards: object, rules: OfcRules, samples: int, seed: int):
 
 @dataclass(frozen=True)
 class TableTurn:
-    """Where a hand stands for the person: their next decision, or the hand's end with its review."""
+    """Where a hand stands for the person: their next decision, or the hand's end with its review and its history
+    (:mod:`cpoker.game.ofc.history`, what the page exports and ``cpoker ofc review`` reads)."""
 
     view: Optional[OfcView]
-    opponent: Board
+    opponents: tuple
     seat: int
     record: Optional[HandRecord] = None
     reviews: tuple = ()
+    history: Optional[dict] = None
+
+    @property
+    def opponent(self) -> Board:
+        """The first opponent's board (the one after the person)."""
+        return self.opponents[0]
 
     def to_dict(self) -> dict:
-        data: dict = {"seat": self.seat, "opponent": str(self.opponent), "done": self.view is None}
+        data: dict = {"seat": self.seat, "opponent": str(self.opponent),
+                      "opponents": [str(board) for board in self.opponents], "done": self.view is None}
         if self.view is not None:
             data["you"] = {**self.view.to_dict(), "ranking_seed": ranking_seed(self.view)}
             del data["you"]["seed"]  # (a 63-bit number JavaScript cannot hold exactly: ranking_seed is the one to use)
             return data
         record = self.record
         assert record is not None  # (a hand over has its record)
-        you, other = self.seat, 1 - self.seat
+        players = len(record.boards)
+        you = self.seat
+        others = [(you + k) % players for k in range(1, players)]  # in seat order after the person
         data["you"] = {"board": str(record.boards[you]), "discards": format_cards(record.discards[you])}
-        data["opponent"] = str(record.boards[other])
+        data["opponent"] = str(record.boards[others[0]])
+        data["opponents"] = [str(record.boards[k]) for k in others]
         data["settlement"] = record.settlement.to_dict()
-        data["rows"] = list(row_results(record.settlement.boards[you], record.settlement.boards[other]))
+        data["rows"] = list(row_results(record.settlement.boards[you], record.settlement.boards[others[0]]))
+        data["rows_each"] = [list(row_results(record.settlement.boards[you], record.settlement.boards[k]))
+                             for k in others]
         data["points"] = record.settlement.results[you]
-        data["next_fantasyland"] = {"you": record.next_fantasyland[you], "opponent": record.next_fantasyland[other]}
+        data["next_fantasyland"] = {"you": record.next_fantasyland[you],
+                                    "opponent": record.next_fantasyland[others[0]],
+                                    "opponents": [record.next_fantasyland[k] for k in others]}
         data["review"] = list(self.reviews)
+        data["history"] = self.history
         return data
 
 
 def table_turn(rules: OfcRules, seed: int, hand: int, placements: Sequence[str], fantasyland: Sequence[int] = (0, 0),
                opponent: str = "mc", review_samples: int = REVIEW_SAMPLES, jobs: Optional[int] = None,
-               time_budget: Optional[float] = None) -> TableTurn:
+               time_budget: Optional[float] = None, opponents: int = 1) -> TableTurn:
     """Replay hand ``hand`` of the session ``seed`` with the person's ``placements`` (each the board after one of
     their decisions) and return their next decision or the hand's end (see the module docstring).
 
-    ``fantasyland``: the person's and the opponent's Fantasyland sizes for this hand (0: none), as the previous
-    hand's answer said.  ``jobs``: the threads (default: all cores); ``time_budget``: seconds the review may take
-    (its rankings then rest on fewer samples and say so).
+    ``opponents``: 1 (heads-up) or 2 (three-handed, as Pineapple is most often played), each playing
+    ``opponent``; the person sits ``hand % players`` places after the button.  ``fantasyland``: the person's
+    and then each opponent's Fantasyland size for this hand (0: none), in seat order after the person, as the
+    previous hand's answer said (missing ones are 0).  ``jobs``: the threads (default: all cores);
+    ``time_budget``: seconds the review may take (its rankings then rest on fewer samples and say so).
 
     Raises
     ------
     ArrangementError
         For a placement that is not a legal board for its decision, or more placements than the hand has.
     OptionError, StrategyError
-        For a bad seed, hand number, Fantasyland size or opponent.
+        For a bad seed, hand number, number of opponents, Fantasyland size or opponent.
     """
+    from cpoker.game.ofc.history import hand_history
     from cpoker.jobs.job import numba_threads
 
     seed = check_seed(seed)
     hand = check_int("hand", hand, 0, MAX_HAND)
-    sizes = list(fantasyland) + [0] * (2 - len(fantasyland))
+    opponents = check_int("opponents", opponents, 1, min(2, rules.max_players - 1))
+    players = opponents + 1
+    if len(fantasyland) > players:
+        raise OptionError(f"fantasyland gives {len(fantasyland)} sizes for {players} players")
+    sizes = list(fantasyland) + [0] * (players - len(fantasyland))  # the person's, then each opponent's
     name, other = resolve_ofc_strategy(opponent)
-    seat = hand % 2
+    seat = hand % players
     given = list(placements)
-    seat_sizes = [sizes[0], sizes[1]] if seat == 0 else [sizes[1], sizes[0]]
+    seat_sizes = [sizes[(k - seat) % players] for k in range(players)]
     started = time.monotonic()
     try:
         table = OfcHand(rules, table_deck([seed, hand]), seat_sizes, seeded(seed, hand))
@@ -174,7 +198,7 @@ def table_turn(rules: OfcRules, seed: int, hand: int, placements: Sequence[str],
                 continue
             view = table.view()
             if len(views) == len(given):
-                return TableTurn(view=view, opponent=view.opponents[0], seat=seat)
+                return TableTurn(view=view, opponents=view.opponents, seat=seat)
             try:
                 board = table.apply(given[len(views)])
             except StrategyError as error:
@@ -188,7 +212,12 @@ def table_turn(rules: OfcRules, seed: int, hand: int, placements: Sequence[str],
             left = None if time_budget is None else \
                 max(time_budget - (time.monotonic() - started), 0.0) / (len(views) - index)
             reviews.append(_review(view, board, index, review_samples, left))
-    return TableTurn(view=None, opponent=record.boards[1 - seat], seat=seat, record=record, reviews=tuple(reviews))
+    others = tuple(record.boards[(seat + k) % players] for k in range(1, players))
+    names = ["you" if k == seat else name for k in range(players)]
+    history = hand_history(table, names, id=f"{seed}-{hand}", source={"kind": "web-table", "seed": seed,
+                                                                          "hand": hand, "opponent": name})
+    return TableTurn(view=None, opponents=others, seat=seat, record=record, reviews=tuple(reviews),
+                     history=history.to_dict())
 
 
 def _review(view: OfcView, chosen: Board, index: int, samples: int, time_budget: Optional[float]) -> dict:

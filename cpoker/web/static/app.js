@@ -541,20 +541,28 @@ function showLedger() {
 // A hand is replayed on the server from the session's seed and your placements (POST /api/ofc/play): nothing
 // of the game lives here but your placements so far, this round's pending cards and the ledger.
 const ofcState = { seed: null, hand: 0, placements: [], fantasyland: [0, 0], turn: null, pending: null,
-  selected: null, ledger: [], rules: "pineapple", rollouts: 300, epoch: 0 };
-const OFC_SAVED = "cpoker-ofc"; // the session in play and its ledger, kept in this browser
+  selected: null, ledger: [], rules: "pineapple", rollouts: 300, opponents: 1, histories: [], epoch: 0 };
+const OFC_SAVED = "cpoker-ofc"; // the session in play, its ledger and its hands' histories, kept in this browser
+const OFC_MISTAKES = "cpoker-ofc-mistakes"; // the drill's mistakes, kept across sessions
+const OFC_KEPT_HISTORIES = 300; // the hands of a session kept for its review and export (the newest)
 
 function ofcSave() {
-  const { seed, hand, placements, fantasyland, ledger, rules, rollouts } = ofcState;
+  const { seed, hand, placements, fantasyland, ledger, rules, rollouts, opponents, histories } = ofcState;
   try {
-    localStorage.setItem(OFC_SAVED, JSON.stringify({ seed, hand, placements, fantasyland, ledger, rules, rollouts }));
-  } catch (e) { /* private mode: nothing kept */ }
+    localStorage.setItem(OFC_SAVED, JSON.stringify({ seed, hand, placements, fantasyland, ledger, rules, rollouts,
+      opponents, histories }));
+  } catch (e) { /* private mode, or full: nothing kept */ }
 }
 
 function ofcSettings() {
-  // the rules and the opponent's rollouts in force from the next hand: a hand keeps those it was dealt with
+  // the rules, the opponents and their rollouts in force from the next hand: a hand keeps those it was dealt with
+  const opponents = Number($("ofc-opponents").value) || 1;
+  if (opponents !== ofcState.opponents || $("ofc-rules").value !== ofcState.rules) {
+    ofcState.fantasyland = new Array(opponents + 1).fill(0); // another table: nobody carries a Fantasyland to it
+  }
   ofcState.rules = $("ofc-rules").value;
   ofcState.rollouts = Number($("ofc-rollouts").value) || 300;
+  ofcState.opponents = opponents;
 }
 
 function sortedCards(cards) {
@@ -585,7 +593,8 @@ function showOfcBoard(target, rows, pending, interactive) {
     name.type = "button";
     name.className = "row-name";
     name.textContent = `${row} (${SIZES[row]})`;
-    name.setAttribute("data-testid", target.id === "ofc-board" ? `ofc-row-${row}` : `ofc-opp-${row}`);
+    const prefix = { "ofc-board": "ofc-row", "ofc-opponent": "ofc-opp", "ofc-opponent-2": "ofc-opp2" }[target.id];
+    name.setAttribute("data-testid", `${prefix}-${row}`);
     line.appendChild(name);
     for (const card of rows[row]) line.appendChild(cardButton(card));
     for (const card of (pending ? pending[row] : [])) {
@@ -617,7 +626,12 @@ function ofcPendingCount() {
 function ofcRender() {
   const turn = ofcState.turn;
   if (!turn) return;
-  showOfcBoard($("ofc-opponent"), boardRows(turn.opponent), null, false);
+  const others = turn.opponents || [turn.opponent];
+  showOfcBoard($("ofc-opponent"), boardRows(others[0]), null, false);
+  const second = others.length > 1;
+  $("ofc-opponent-title").textContent = second ? "Opponent 1" : "Opponent";
+  $("ofc-opponent-2-title").hidden = $("ofc-opponent-2").hidden = !second;
+  if (second) showOfcBoard($("ofc-opponent-2"), boardRows(others[1]), null, false);
   if (turn.done) {
     showOfcBoard($("ofc-board"), boardRows(turn.you.board), null, false);
     $("ofc-hand").innerHTML = "";
@@ -633,8 +647,10 @@ function ofcRender() {
   hand.innerHTML = "";
   const dealt = view.cards.split(" ");
   $("ofc-discards").textContent = view.discards ? `Your discards: ${view.discards}` : "";
-  $("ofc-opp-note").textContent = (view.opponents_in_fantasyland || [])[0] ?
-    "The opponent is in Fantasyland: its board is set face down until the end of the hand." : "";
+  const inFantasyland = (view.opponent_fantasylands || []).map((size, i) => size ?
+    `${others.length > 1 ? `Opponent ${i + 1}` : "The opponent"} is in Fantasyland (${size} cards): its board is ` +
+    "set face down until the end of the hand." : "").filter(Boolean);
+  $("ofc-opp-note").textContent = inFantasyland.join(" ");
   for (const card of (view.fantasyland ? sortedCards(dealt) : dealt)) {
     if (placed.has(card)) continue;
     hand.appendChild(cardButton(card, (button) => {
@@ -695,7 +711,7 @@ async function ofcRequest() {
   try {
     const turn = await api("/api/ofc/play", { seed: ofcState.seed, hand: ofcState.hand, placements: ofcState.placements,
       fantasyland: ofcState.fantasyland, rules: ofcRules(), rollouts: ofcState.rollouts,
-      review_samples: OFC_REVIEW_SAMPLES });
+      opponents: ofcState.opponents, review_samples: OFC_REVIEW_SAMPLES });
     if (epoch !== ofcState.epoch) return;
     ofcState.turn = turn;
     ofcState.pending = { front: [], middle: [], back: [] };
@@ -715,14 +731,18 @@ function ofcBoardSummary(player, who, rows) {
   const names = { 1: "won", 0: "tied", "-1": "lost" };
   const byRow = ROWS.map((row, i) => `${row} ${player.royalties[row]}${rows ? ` (${names[rows[i]]})` : ""}`).join(", ");
   const foul = player.foul ? ` <span class="foul" data-testid="ofc-${who}-foul">FOUL: ${player.foul}</span>` : "";
-  return `<p data-testid="ofc-${who}-summary"><b>${who === "you" ? "You" : "Opponent"}</b>: royalties ` +
+  const title = who === "you" ? "You" : who === "opponent" ? "Opponent" : `Opponent ${who.slice(-1)}`;
+  return `<p data-testid="ofc-${who}-summary"><b>${title}</b>: royalties ` +
     `<span data-testid="ofc-${who}-royalties">${player.royalty_total}</span> (${byRow})${foul}` +
     `${player.fantasyland ? ` · Fantasyland next hand (${player.fantasyland} cards)` : ""}</p>`;
 }
 
 function ofcFinish(turn) {
+  const players = turn.settlement.players.length;
   const you = turn.settlement.players[turn.seat];
-  const opponent = turn.settlement.players[1 - turn.seat];
+  const others = Array.from({ length: players - 1 }, (_, k) => turn.settlement.players[(turn.seat + 1 + k) % players]);
+  const summaries = others.length === 1 ? ofcBoardSummary(others[0], "opponent", null) :
+    others.map((other, k) => ofcBoardSummary(other, `opponent-${k + 1}`, null)).join("");
   const lines = turn.review.map((r) => `<tr><td>${r.decision}</td><td>${r.fantasyland ? "-" : fixed(r.loss, 3)}</td>
     <td>${r.fantasyland ? "" : `${r.rank} of ${r.options}`}</td><td class="text">${r.cards}</td>
     <td class="text">${r.chosen}</td><td class="text">${r.best}</td>
@@ -730,13 +750,14 @@ function ofcFinish(turn) {
   const next = turn.next_fantasyland;
   const fantasy = next.you ? ` You play the next hand in Fantasyland (${next.you} cards).` : "";
   $("ofc-result").innerHTML = `<p class="ev" data-testid="ofc-points">${turn.points > 0 ? "+" : ""}${turn.points} points</p>
-    ${ofcBoardSummary(you, "you", turn.rows)}${ofcBoardSummary(opponent, "opponent", null)}
+    ${ofcBoardSummary(you, "you", turn.rows)}${summaries}
     <p>${fantasy}</p><div class="scroll"><table class="data" data-testid="ofc-review"><thead><tr><th>#</th>
     <th>EV lost</th><th>Rank</th><th class="text">Dealt</th><th class="text">You played</th><th class="text">Best</th>
     <th>95% interval</th></tr></thead><tbody>${lines.join("")}</tbody></table></div>`;
   ofcState.ledger.push({ hand: ofcState.hand + 1, points: turn.points, royalties: you.royalty_total,
     foul: Boolean(you.foul), fantasyland: ofcState.fantasyland[0] > 0 });
-  ofcState.fantasyland = [next.you, next.opponent];
+  ofcState.fantasyland = [next.you, ...(next.opponents || [next.opponent])];
+  if (turn.history) ofcState.histories = ofcState.histories.concat([turn.history]).slice(-OFC_KEPT_HISTORIES);
   ofcState.finished = true;
   ofcSave();
   ofcShowLedger();
@@ -812,6 +833,7 @@ $("ofc-place").addEventListener("click", () => {
   const rows = boardRows(view.board);
   for (const row of ROWS) rows[row] = rows[row].concat(ofcState.pending[row]);
   ofcState.placements.push(boardText(rows));
+  if ($("ofc-drill").checked && !view.fantasyland) ofcGrade(view, boardText(rows), ofcState.hand, ofcRules());
   ofcRequest();
 });
 
@@ -820,10 +842,11 @@ $("ofc-new").addEventListener("click", () => {
   ofcState.seed = seed === "" ? Math.floor(Math.random() * 2 ** 31) : Number(seed);
   ofcState.hand = 0;
   ofcState.placements = [];
-  ofcState.fantasyland = [0, 0];
   ofcState.ledger = [];
+  ofcState.histories = [];
   ofcState.finished = false;
   ofcSettings();
+  ofcState.fantasyland = new Array(ofcState.opponents + 1).fill(0);
   $("ofc-dealt").textContent = `session seed ${ofcState.seed}`;
   $("ofc-result").innerHTML = "";
   $("ofc-next").hidden = true;
@@ -841,31 +864,220 @@ $("ofc-next").addEventListener("click", () => {
   ofcRequest();
 });
 
+// --- the drill: each decision graded as it is made, the mistakes kept to retry ------------------------------
+function gradeText(found) {
+  // a placement's rank among the options and what it lost against the best, on the same deals
+  const mine = found.placements[found.compared - 1];
+  const interval = `[${fixed(mine.loss_interval[0], 3)}, ${fixed(mine.loss_interval[1], 3)}]`;
+  if (found.compared === 1) return `Best: rank 1 of ${found.placements.length}.`;
+  return `Rank ${found.compared} of ${found.placements.length}: loses ${fixed(mine.loss, 3)} ${interval} against ` +
+    `${found.placements[0].board}` + (mine.loss_interval[0] > 0 ? " (a mistake)" : " (as good within the noise)");
+}
+
+function ofcMistakes() {
+  try { return JSON.parse(localStorage.getItem(OFC_MISTAKES) || "[]"); } catch (e) { return []; }
+}
+
+function ofcKeepMistakes(mistakes) {
+  try { localStorage.setItem(OFC_MISTAKES, JSON.stringify(mistakes.slice(-200))); } catch (e) { /* not kept */ }
+  ofcShowMistakes();
+}
+
+function ofcShowMistakes() {
+  const mistakes = ofcMistakes();
+  $("ofc-mistake-count").textContent = String(mistakes.length);
+  $("ofc-mistakes").innerHTML = mistakes.length ? `<thead><tr><th>Lost</th><th class="text">Board</th>
+    <th class="text">Dealt</th><th class="text">You played</th><th class="text">Best</th><th></th></tr></thead><tbody>` +
+    mistakes.map((m, i) => `<tr><td>${fixed(m.loss, 3)}</td><td class="text">${m.board}</td>
+      <td class="text">${m.cards}</td><td class="text">${m.chosen}</td><td class="text">${m.best}</td>
+      <td><button type="button" data-testid="ofc-retry-${i}" onclick="ofcRetry(${i})">Retry</button></td></tr>`).join("") +
+    "</tbody>" : "";
+}
+
+async function ofcGrade(view, chosen, hand, rules) {
+  // the Hint's ranking (the decision's ranking seed, the review's rollouts), the choice kept to the end of it
+  $("ofc-grade").classList.remove("error");
+  $("ofc-grade").textContent = "Grading your placement...";
+  const position = { board: view.board, cards: view.cards, opponents: view.opponents,
+    fantasylands: view.opponent_fantasylands, dead: view.discards, rules, samples: OFC_REVIEW_SAMPLES,
+    seed: view.ranking_seed };
+  try {
+    const found = await api("/api/ofc/place", { ...position, compare: chosen });
+    const mine = found.placements[found.compared - 1];
+    $("ofc-grade").textContent = `Hand ${hand + 1}, ${view.cards}: ${gradeText(found)}`;
+    if (mine.loss_interval[0] > 0) {
+      ofcKeepMistakes(ofcMistakes().concat([{ ...position, chosen, best: found.placements[0].board, loss: mine.loss,
+        id: `${Date.now()}-${Math.random()}` }]));
+    }
+  } catch (error) {
+    $("ofc-grade").classList.add("error");
+    $("ofc-grade").textContent = `The grade failed: ${error.message}`;
+  }
+}
+
+function ofcRetry(index) {
+  // the exact position in the editor: the same ranking seed and rollouts, so its grade is the drill's
+  const mistake = ofcMistakes()[index];
+  if (!mistake) return;
+  const opponents = mistake.opponents || [];
+  const sizes = mistake.fantasylands || [];
+  $("an-rules").value = mistake.rules;
+  $("an-board").value = mistake.board;
+  $("an-cards").value = mistake.cards;
+  $("an-opponent").value = opponents[0] || "- / - / -";
+  $("an-fl-1").value = String(sizes[0] || 0);
+  $("an-opponent-2").value = opponents.length > 1 ? opponents[1] : "";
+  $("an-fl-2").value = String(sizes[1] || 0);
+  $("an-dead").value = mistake.dead || "";
+  $("an-samples").value = String(mistake.samples);
+  $("an-seed").value = String(mistake.seed);
+  $("an-answer").value = "";
+  $("an-result").innerHTML = "";
+  ofcState.retrying = mistake.id;
+  $("ofc-analyse").open = true;
+  $("an-status").classList.remove("error");
+  $("an-status").textContent = `Retry: place ${mistake.cards} on ${mistake.board}; type your placement and Analyse ` +
+    "to grade it.";
+  $("an-answer").focus();
+}
+
+$("ofc-mistakes-clear").addEventListener("click", () => ofcKeepMistakes([]));
+
 $("ofc-analyse-form").addEventListener("submit", async (event) => {
   event.preventDefault();
   $("an-status").classList.remove("error");
   $("an-result").innerHTML = ""; // an answer shown is the answer to the question asked now, or none
   $("an-status").textContent = "Rolling every option out...";
+  const second = $("an-opponent-2").value.trim() || Number($("an-fl-2").value) > 0;
+  const opponents = [$("an-opponent").value || "- / - / -"].concat(second ?
+    [$("an-opponent-2").value.trim() || "- / - / -"] : []);
+  const fantasylands = [Number($("an-fl-1").value)].concat(second ? [Number($("an-fl-2").value)] : []);
+  const answer = $("an-answer").value.trim();
   try {
-    const found = await api("/api/ofc/place", { board: $("an-board").value, cards: $("an-cards").value,
-      opponents: [$("an-opponent").value], dead: $("an-dead").value, rules: ofcRules(),
-      samples: Number($("an-samples").value) || 1000, seed: Number($("an-seed").value) || 0 });
+    const found = await api("/api/ofc/place", { board: $("an-board").value, cards: $("an-cards").value, opponents,
+      fantasylands, dead: $("an-dead").value, rules: $("an-rules").value,
+      samples: Number($("an-samples").value) || 1000, seed: Number($("an-seed").value) || 0,
+      compare: answer || null });
     $("an-result").innerHTML = optionTable(found.placements, "an-table");
-    $("an-status").textContent = found.exact ? `${found.placements.length} options (exact)` :
+    let status = found.exact ? `${found.placements.length} options (exact)` :
       `${found.placements.length} options, up to ${found.samples} rollouts each (those out of contention stop early)`;
+    if (answer) {
+      status = `Your placement: ${gradeText(found)} ${status}`;
+      const mine = found.placements[found.compared - 1];
+      if (ofcState.retrying && mine.loss_interval[0] <= 0) { // a mistake put right leaves the log
+        ofcKeepMistakes(ofcMistakes().filter((m) => m.id !== ofcState.retrying));
+        ofcState.retrying = null;
+        status += " Put right: it leaves the log.";
+      }
+    }
+    $("an-status").textContent = status;
   } catch (error) {
     $("an-status").classList.add("error");
     $("an-status").textContent = error.message;
   }
 });
 
-for (const id of ["ofc-rules", "ofc-rollouts"]) {
+// --- the Fantasyland solver ------------------------------------------------------------------------------
+$("ofc-fl-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  $("fl-status").classList.remove("error");
+  $("fl-result").innerHTML = "";
+  $("fl-status").textContent = "Solving...";
+  try {
+    const found = await api("/api/ofc/fantasy", { cards: $("fl-cards").value, rules: $("an-rules").value,
+      samples: Number($("fl-samples").value) || 1000, seed: Number($("fl-seed").value) || 0, runners_up: 4 });
+    const boards = [found].concat(found.runners_up || []);
+    $("fl-result").innerHTML = `<table class="data" data-testid="fl-table"><thead><tr><th>#</th><th>EV</th>
+      <th class="text">Board</th><th class="text">Discard</th><th>Royalties</th><th>Stays</th></tr></thead><tbody>` +
+      boards.map((b, i) => `<tr><td>${i + 1}</td><td>${fixed(b.value, 3)}</td><td class="text">${b.board}</td>
+        <td class="text">${b.discards || ""}</td><td>${b.royalty_total}</td>
+        <td>${b.stays ? `yes (${b.next_fantasyland} cards)` : "no"}</td></tr>`).join("") + "</tbody></table>";
+    $("fl-status").textContent = `The best board of ${found.cards.split(" ").length} cards against ${found.samples} ` +
+      `opponent boards (${found.rules.name}); staying counts ${fixed(found.fantasyland_value, 1)} points.`;
+  } catch (error) {
+    $("fl-status").classList.add("error");
+    $("fl-status").textContent = error.message;
+  }
+});
+
+// --- the review of a session: this one's hands, pasted ones, or a file's ------------------------------------
+function ofcSessionText() {
+  return JSON.stringify({ format: "cpoker-ofc-session", hands: ofcState.histories });
+}
+
+$("ofc-export").addEventListener("click", () => {
+  if (!ofcState.histories.length) {
+    $("ofc-review-status").textContent = "No hand of this session is over yet: nothing to export.";
+    return;
+  }
+  const link = document.createElement("a");
+  link.href = URL.createObjectURL(new Blob([ofcSessionText()], { type: "application/json" }));
+  link.download = `cpoker-ofc-session-${ofcState.seed}.json`;
+  document.body.appendChild(link);
+  link.click();
+  link.remove();
+});
+
+$("ofc-review-file").addEventListener("change", async () => {
+  const file = $("ofc-review-file").files[0];
+  if (file) $("ofc-review-text").value = await file.text();
+});
+
+async function ofcReview(histories) {
+  $("ofc-review-status").classList.remove("error");
+  $("ofc-review-result").innerHTML = "";
+  $("ofc-review-status").textContent = "Reviewing every decision...";
+  const player = $("ofc-review-player").value.trim();
+  try {
+    const found = await api("/api/ofc/review", { histories, players: player ? [player] : null,
+      samples: Number($("ofc-review-samples").value) || 300, seed: Number($("ofc-review-seed").value) || 0 });
+    const players = found.players.map((p) => `<tr><td class="text">${p.name}</td><td>${p.hands}</td>
+      <td>${p.decisions}</td><td>${p.points > 0 ? "+" : ""}${p.points}</td><td>${fixed(p.skill, 2)}</td>
+      <td>${fixed(p.luck, 2)}</td><td>${fixed(p.mean_ev_lost, 3)}</td><td>${p.mistakes}</td></tr>`).join("");
+    const order = found.decisions.map((d, i) => i).sort((a, b) => found.decisions[b].ev_lost -
+      found.decisions[a].ev_lost || a - b);
+    const rows = order.map((i) => {
+      const d = found.decisions[i];
+      return `<tr class="${d.mistake ? "foul" : ""}"><td>${fixed(d.ev_lost, 3)}</td>
+        <td>[${fixed(d.ev_lost_interval[0], 3)}, ${fixed(d.ev_lost_interval[1], 3)}]</td>
+        <td>${d.fantasyland ? "Fantasyland" : `${d.rank} of ${d.options}`}</td><td>${d.hand + 1}.${d.decision}</td>
+        <td class="text">${d.board}</td><td class="text">${d.cards}</td><td class="text">${d.chosen}</td>
+        <td class="text">${d.best}</td></tr>`;
+    }).join("");
+    $("ofc-review-result").innerHTML = `<div class="scroll"><table class="data" data-testid="ofc-review-players">
+      <thead><tr><th class="text">Player</th><th>Hands</th><th>Decisions</th><th>Result</th><th>Skill</th>
+      <th>Luck</th><th>EV lost a decision</th><th>Mistakes</th></tr></thead><tbody>${players}</tbody></table></div>
+      <div class="scroll"><table class="data" data-testid="ofc-review-decisions"><thead><tr><th>EV lost</th>
+      <th>95% interval</th><th>Rank</th><th>Hand.decision</th><th class="text">Board</th><th class="text">Dealt</th>
+      <th class="text">Played</th><th class="text">Best</th></tr></thead><tbody>${rows}</tbody></table></div>`;
+    $("ofc-review-status").textContent = `${found.hands} hands, ${found.decisions.length} decisions, the costliest ` +
+      `first (result = skill + luck; ${found.samples} rollouts a decision, seed ${found.seed})` +
+      (found.partial ? `: PARTIAL, ${found.hands} of ${found.asked_hands} hands in the time a request has` : "");
+  } catch (error) {
+    $("ofc-review-status").classList.add("error");
+    $("ofc-review-status").textContent = error.message;
+  }
+}
+
+$("ofc-review-session").addEventListener("click", () => {
+  if (!ofcState.histories.length) {
+    $("ofc-review-status").textContent = "No hand of this session is over yet: nothing to review.";
+    return;
+  }
+  ofcReview(ofcSessionText());
+});
+
+$("ofc-review-run").addEventListener("click", () => ofcReview($("ofc-review-text").value));
+
+for (const id of ["ofc-rules", "ofc-rollouts", "ofc-opponents"]) {
   $(id).addEventListener("change", () => {
     if (ofcState.turn && !ofcState.finished) {
       $("ofc-status").textContent = "New settings apply from the next hand: this one plays on as it was dealt.";
     }
   });
 }
+
+ofcShowMistakes();
 
 (function ofcRestore() {
   // a reload finds the session where it was: the ledger, and the hand in play replayed from its placements
@@ -874,9 +1086,10 @@ for (const id of ["ofc-rules", "ofc-rollouts"]) {
   if (!saved || typeof saved.seed !== "number") return;
   Object.assign(ofcState, { seed: saved.seed, hand: saved.hand || 0, placements: saved.placements || [],
     fantasyland: saved.fantasyland || [0, 0], ledger: saved.ledger || [], rules: saved.rules || "pineapple",
-    rollouts: saved.rollouts || 300 });
+    rollouts: saved.rollouts || 300, opponents: saved.opponents || 1, histories: saved.histories || [] });
   $("ofc-rules").value = ofcState.rules;
   $("ofc-rollouts").value = ofcState.rollouts;
+  $("ofc-opponents").value = String(ofcState.opponents);
   $("ofc-dealt").textContent = `session seed ${ofcState.seed}`;
   ofcShowLedger();
   const ended = ofcState.ledger.length > ofcState.hand; // the hand saved was over: deal the next on request
