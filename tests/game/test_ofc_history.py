@@ -98,7 +98,7 @@ MUTATIONS = ["swap a dealt card", "move a placed card", "act out of turn", "drop
              "a wrong seen board", "a wrong dead card", "a missing field", "a wrong type", "a wrong royalty"]
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(range(len(HANDS))), st.sampled_from(MUTATIONS), st.integers(0, 10 ** 6))
 def test_every_broken_record_is_refused_by_name_never_a_crash(which, mutation, pick):
     """Whatever is broken in a record, reading it is a HistoryError naming the hand (a decision when one is

@@ -4,7 +4,7 @@
 import json
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from cpoker import ArrangementError, CardError, OptionError
@@ -35,7 +35,6 @@ def rows_of(board, names, as_list: bool) -> dict:
             for name, row in zip(names, board.rows) if row or as_list}
 
 
-@settings(max_examples=80, deadline=None)
 @given(st.sampled_from(range(len(SEEN))), st.sampled_from([("top", "middle", "bottom"), ("front", "mid", "back")]),
        st.sampled_from(["cards", "hand", "to_place", "dealt"]), st.sampled_from(["dead", "dead_cards", "discards"]),
        st.sampled_from(["rules", "game", "variant"]), st.booleans(), st.booleans())

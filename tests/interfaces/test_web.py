@@ -252,7 +252,7 @@ def test_a_schema_driven_fuzzer_finds_no_failure(server, tmp_path):
     if st is None:
         pytest.skip("schemathesis is not installed (pip install 'cpoker[test]')")
     done = subprocess.run([st, "--config-file", str(ROOT / "tests" / "schemathesis.toml"), "run",
-                           f"{server}/openapi.json", "--checks", "all", "--max-examples", "25", "--seed", "1",
+                           f"{server}/openapi.json", "--checks", "all", "--max-examples", "15", "--seed", "1",
                            "--request-timeout", "120", "--no-color", "--report", "junit",
                            "--report-dir", str(tmp_path)], capture_output=True, text=True, timeout=600, cwd=tmp_path)
     assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-2000:]
@@ -963,6 +963,17 @@ def test_the_open_face_study_tools_in_a_real_browser(server, tmp_path):
         assert losses == [f"{d.ev_lost:.3f}" for d in sorted(expected.decisions, key=lambda d: -d.ev_lost)]
         assert page.inner_text("[data-testid=ofc-review-players] tbody tr td:nth-child(4)") == \
             f"{expected.players[0].points:+d}".replace("+0", "0")
+        # a file of histories (the export, as cpoker ofc review reads it too) reviews the same
+        saved = tmp_path / "session.json"
+        saved.write_text(Path(download.value.path()).read_text())
+        page.set_input_files("[data-testid=ofc-review-file]", str(saved))
+        page.wait_for_function("document.querySelector('[data-testid=ofc-review-text]').value.length > 0")
+        page.click("[data-testid=ofc-review-run]")
+        page.wait_for_function("document.querySelector('[data-testid=ofc-review-status]').textContent"
+                               ".includes('seed 1') && document.querySelectorAll('[data-testid=ofc-review-decisions]"
+                               f" tbody tr').length === {len(losses)}", timeout=120_000)
+        assert page.eval_on_selector_all("[data-testid=ofc-review-decisions] tbody tr",
+                                         "rows => rows.map(r => r.children[0].textContent)") == losses
         page.fill("[data-testid=ofc-review-text]", "not a history")
         page.click("[data-testid=ofc-review-run]")
         page.wait_for_function("document.querySelector('[data-testid=ofc-review-status]').classList"

@@ -89,6 +89,7 @@ def test_a_fantasyland_is_valued_against_the_fantasyland_solver_on_the_same_boar
         decision.best == decision.chosen
 
 
+@pytest.mark.slow  # (the default tier reviews a session; this runs in the full tier)
 def test_a_review_resumed_is_the_review_never_stopped_and_bad_options_are_named(session):
     _, hands, reviewed = session
     cut = review(hands, samples=SAMPLES, seed=1, time_budget=1e-6)  # the first hand, then the budget is spent
@@ -105,6 +106,7 @@ def test_a_review_resumed_is_the_review_never_stopped_and_bad_options_are_named(
         review([3])
 
 
+@pytest.mark.slow  # (the default tier reviews a session; this runs in the full tier)
 def test_a_real_ctrl_c_keeps_the_hands_reviewed(session):
     _, hands, _ = session
     timer = threading.Timer(2.5, os.kill, (os.getpid(), signal.SIGINT))

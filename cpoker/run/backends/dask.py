@@ -27,6 +27,7 @@ import dataclasses
 import itertools
 import logging
 import pickle
+import socket
 import threading
 import time
 import uuid
@@ -94,10 +95,19 @@ def connect(scheduler: Optional[str]):
         # live in this process, whose loggers are the user's)
         return client, cluster
     try:
-        distributed.comm.parse_address(distributed.comm.resolve_address(scheduler))
+        scheme, location = distributed.comm.parse_address(distributed.comm.resolve_address(scheduler))
+        host, port = distributed.comm.parse_host_port(location) if scheme in ("tcp", "tls") else (None, None)
     except (ValueError, TypeError, OSError) as error:  # no port, an unknown protocol, a host that does not resolve
         raise OptionError(f"the Dask scheduler address {scheduler!r} is not one a client can use, like "
                           f"tcp://127.0.0.1:8786 ({error})") from None
+    if host is not None:  # nothing listening there is known at once: no need for the client's 20 s of retries
+        try:
+            socket.create_connection((host, port), timeout=5).close()
+        except ConnectionRefusedError:
+            raise OptionError(f"cannot reach the Dask scheduler at {scheduler}: nothing listens there (connection "
+                              "refused; is the scheduler running?)") from None
+        except OSError:
+            pass  # a slow or filtered network: the client's own timeout decides
     try:
         return distributed.Client(scheduler, timeout="20s"), None
     except (OSError, TimeoutError) as error:
