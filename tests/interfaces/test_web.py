@@ -252,7 +252,7 @@ def test_a_schema_driven_fuzzer_finds_no_failure(server, tmp_path):
     if st is None:
         pytest.skip("schemathesis is not installed (pip install 'cpoker[test]')")
     done = subprocess.run([st, "--config-file", str(ROOT / "tests" / "schemathesis.toml"), "run",
-                           f"{server}/openapi.json", "--checks", "all", "--max-examples", "15", "--seed", "1",
+                           f"{server}/openapi.json", "--checks", "all", "--max-examples", "25", "--seed", "1",
                            "--request-timeout", "120", "--no-color", "--report", "junit",
                            "--report-dir", str(tmp_path)], capture_output=True, text=True, timeout=600, cwd=tmp_path)
     assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-2000:]

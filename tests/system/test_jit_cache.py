@@ -75,17 +75,29 @@ CORRUPTIONS = {
 }
 
 
+def _run_with_cache(cache: Path, cwd: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache), "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-c", PROGRAM], capture_output=True, text=True, env=env, cwd=cwd,
+                          timeout=600)
+
+
+@pytest.fixture(scope="module")
+def written_cache(tmp_path_factory) -> Path:
+    """A cache a real process wrote (compiled cold once for the module; each test corrupts a copy of it)."""
+    folder = tmp_path_factory.mktemp("written")
+    assert _run_with_cache(folder / "cache", folder).stdout.strip() == "royal flush"
+    return folder / "cache"
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("corruption", sorted(CORRUPTIONS))
-def test_an_unreadable_cache_is_recompiled_and_rewritten_with_one_warning(tmp_path, corruption):
+def test_an_unreadable_cache_is_recompiled_and_rewritten_with_one_warning(tmp_path, corruption, written_cache):
     """Real processes, a real cache on disk: corrupt its files, run again, then once more."""
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(ROOT)}
+    shutil.copytree(written_cache, tmp_path / "cache")
 
     def run() -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-c", PROGRAM], capture_output=True, text=True, env=env,
-                              cwd=tmp_path, timeout=600)
+        return _run_with_cache(tmp_path / "cache", tmp_path)
 
-    assert run().stdout.strip() == "royal flush"
     files = [p for p in (tmp_path / "cache").rglob("*") if p.suffix in (".nbi", ".nbc")]
     assert files
     for path in files:
