@@ -176,6 +176,9 @@ class OfcFantasyBody(OfcRulesField):
     fantasyland_value: Optional[float] = Field(None, ge=0, le=1000, description="points staying counts "
                                                "(default: the rules' measured value)")
     runners_up: int = Field(0, ge=0, le=20, description="with objective ev: the next best boards too, best first")
+    compare: Optional[str] = Field(None, max_length=HAND_TEXT, description="with objective ev: a board of 13 of the "
+                                   "cards to grade against the best on the same opponent boards (the answer's "
+                                   "`compared`: its value, loss and the loss's 95% interval)")
 
 
 class OfcPlaceBody(OfcRulesField):
@@ -400,7 +403,18 @@ def create_app(workers: Optional[int] = None, time_budget: float = TIME_BUDGET) 
         best = await limited(fantasyland, body.cards, _ofc_rules(body), body.objective, samples=body.samples,
                              seed=_web_seed(body.seed), fantasyland_value=body.fantasyland_value,
                              runners_up=body.runners_up)
-        return best.to_dict()
+        answer = best.to_dict()
+        if body.compare is not None:
+            from cpoker.run.stats import Z95
+            from cpoker.strategies.ofc.fantasyland import compare_fantasyland
+
+            if body.objective != "ev":
+                raise HTTPException(422, "compare grades a board by the ev objective: leave objective at ev")
+            compared = await limited(compare_fantasyland, body.cards, body.compare, best.rules, samples=best.samples,
+                                     seed=best.seed, fantasyland_value=body.fantasyland_value)
+            half = Z95 * compared.loss_stderr
+            answer["compared"] = {**compared.to_dict(), "loss_interval": [compared.loss - half, compared.loss + half]}
+        return answer
 
     @app.post("/api/ofc/play", summary="An open-face hand (the rules' game: ofc by default) against the mc strategy, "
                                        "one decision at a time: your next decision, or the hand settled and your "

@@ -709,6 +709,17 @@ def test_the_place_route_grades_a_placement_and_the_fantasy_route_ranks_runners_
         [str(expected.board), *(str(b.board) for b in expected.runners_up)]
     values = [solved["value"], *(b["value"] for b in solved["runners_up"])]
     assert values == sorted(values, reverse=True) and len(values) == 4
+    # a board graded against the best on the same opponent boards (the drill's Fantasyland grade)
+    from cpoker.strategies.ofc.fantasyland import compare_fantasyland
+
+    mine = str(fantasyland(cards, "pineapple", "royalties").board)
+    graded = client.post("/api/ofc/fantasy", json={"cards": cards, "rules": "pineapple", "samples": 100, "seed": 1,
+                                                   "compare": mine}).json()["compared"]
+    library = compare_fantasyland(cards, mine, "pineapple", samples=100, seed=1)
+    assert (graded["value"], graded["loss"], graded["best"]) == (library.value, library.loss, str(library.best.board))
+    assert graded["loss_interval"][0] <= graded["loss"] <= graded["loss_interval"][1]
+    refused = client.post("/api/ofc/fantasy", json={"cards": cards, "compare": "As Ad / - / -"})
+    assert refused.status_code == 422 and "not a full board" in refused.json()["detail"]
 
 
 @pytest.mark.slow  # (the default tier drives the other tabs in the browser; this one runs in the full tier)
@@ -868,7 +879,7 @@ def test_the_open_face_study_tools_in_a_real_browser(server, tmp_path):
     from cpoker.game.ofc.history import read_histories
     from cpoker.jobs.ofc.placement import place
     from cpoker.jobs.ofc.review import review
-    from cpoker.strategies.ofc.fantasyland import fantasyland
+    from cpoker.strategies.ofc.fantasyland import compare_fantasyland, fantasyland
 
     shots = Path(os.environ.get("CPOKER_SCREENSHOTS", tmp_path))
     with chromium_page(server) as (browser, page, errors):
@@ -901,6 +912,29 @@ def test_the_open_face_study_tools_in_a_real_browser(server, tmp_path):
             page.is_visible("[data-testid=ofc-opponent-2-summary]")
         assert page.inner_text("[data-testid=ofc-mistake-count]") == "1"  # the hint's placements are no mistakes
         page.screenshot(path=str(shots / "ofc-three-handed.png"), full_page=True)
+
+        # the next hand in a 14-card Fantasyland: set as the Hint says, the drill grades it as good as the best
+        page.evaluate("ofcState.fantasyland = [14, 0, 0]")
+        page.click("[data-testid=ofc-next]")
+        page.wait_for_function("document.querySelector('[data-testid=ofc-status]').textContent.includes('to go')",
+                               timeout=60_000)
+        fantasy_view = page.evaluate("ofcState.turn.you")
+        assert fantasy_view["fantasyland"] and len(fantasy_view["cards"].split()) == 14
+        page.click("[data-testid=ofc-hint]")
+        page.wait_for_selector("[data-testid=ofc-hint-fantasy]", timeout=60_000)
+        hinted = page.inner_text("[data-testid=ofc-hint-fantasy]").split(": ", 1)[1].split(" (discard")[0]
+        for row, cards in zip(("front", "middle", "back"), hinted.split(" / ")):
+            for card in cards.split():
+                page.click(f"[data-testid=ofc-hand] .card[data-card='{card}']")
+                page.click(f"[data-testid=ofc-row-{row}]")
+        page.click("[data-testid=ofc-place]")
+        page.wait_for_function("document.querySelector('[data-testid=ofc-grade]').textContent"
+                               ".includes('Fantasyland')", timeout=60_000)
+        assert "as good as the best" in page.inner_text("[data-testid=ofc-grade]")
+        set_well = compare_fantasyland(fantasy_view["cards"], hinted, "pineapple", samples=1000,
+                                       seed=fantasy_view["ranking_seed"])
+        assert set_well.loss == 0 and str(set_well.best.board) == hinted
+        assert page.inner_text("[data-testid=ofc-mistake-count]") == "1"
 
         # the mistake retried in the position editor: the best placement puts it right and it leaves the log
         page.click("[data-testid=ofc-mistakes-box] summary")
@@ -946,13 +980,22 @@ def test_the_open_face_study_tools_in_a_real_browser(server, tmp_path):
         boards = page.eval_on_selector_all("[data-testid=fl-table] tbody tr", "rows => rows.map(r => r.children[2]"
                                            ".textContent)")
         assert boards == [str(b.board) for b in (solved, *solved.runners_up)]
+        mine = str(fantasyland(cards, "pineapple", "royalties").board)  # the most royalties: graded by EV
+        page.fill("[data-testid=fl-answer]", mine)
+        page.click("[data-testid=fl-run]")
+        page.wait_for_function("document.querySelector('[data-testid=fl-status]').textContent.includes('Your board')",
+                               timeout=60_000)
+        royalties_board = compare_fantasyland(cards, mine, "pineapple", samples=300, seed=2)
+        shown = page.inner_text("[data-testid=fl-status]")
+        assert ("as good as the best" in shown) == (royalties_board.loss == 0)
+        assert royalties_board.loss == 0 or f"loses {royalties_board.loss:.3f}" in shown
 
         # the session exported, and reviewed as cpoker.ofc.review reviews it
         page.click("[data-testid=ofc-review-box] summary")
         with page.expect_download() as download:
             page.click("[data-testid=ofc-export]")
         exported = read_histories(Path(download.value.path()).read_text())
-        assert [h.to_dict() for h in exported] == page.evaluate("ofcState.histories") and len(exported) == 1
+        assert [h.to_dict() for h in exported] == page.evaluate("ofcState.histories") and len(exported) == 2
         page.fill("[data-testid=ofc-review-samples]", "64")
         page.fill("[data-testid=ofc-review-seed]", "1")
         page.click("[data-testid=ofc-review-session]")

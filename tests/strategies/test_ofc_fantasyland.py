@@ -227,3 +227,25 @@ def test_the_command_compiles_under_the_notice_before_it_times(capsys, monkeypat
     assert main(["ofc", "fantasy", *"As Ad Ac Kh Kd Qs Jh Th 9c 8c 7c 6c 5c 2d".split(), "--rules", "pineapple",
                  "--objective", "royalties"]) == 0
     assert calls == [True, False] and "royalties 28" in capsys.readouterr().out
+
+
+def test_a_board_is_compared_with_the_best_on_the_same_opponent_boards():
+    """compare_fantasyland (the review's and the drill's grade): the best's own rows lose nothing; another board
+    loses the mean of its paired differences with the best, sample by sample, and is worth its own mean."""
+    from cpoker.strategies.ofc.fantasyland import compare_fantasyland, fantasyland_values
+
+    hand = HANDS[0]
+    best = fantasyland(hand, "pineapple", samples=200, seed=5)
+    assert compare_fantasyland(hand, best.board, "pineapple", samples=200, seed=5).loss == 0
+    royalties = fantasyland(hand, "pineapple", "royalties").board
+    other = ofc.Board.parse("Kh Kd 2d / As Ad Ac Qs Jh / 9c 8c 7c 6c 5c")
+    for board in (royalties, other):
+        compared = compare_fantasyland(hand, board, "pineapple", samples=200, seed=5)
+        values = fantasyland_values([best.board, board], hand, "pineapple", 200, 5)
+        assert compared.value == pytest.approx(values[1].mean()) and compared.best.board == best.board
+        assert compared.loss == pytest.approx(max((values[0] - values[1]).mean(), 0.0), abs=1e-12)
+        assert compared.loss_stderr == pytest.approx((values[0] - values[1]).std(ddof=1) / np.sqrt(200)) or \
+            [set(r) for r in board.rows] == [set(r) for r in best.board.rows]
+    assert compare_fantasyland(hand, other, "pineapple", samples=200, seed=5).loss > 2  # aces split: clearly worse
+    with pytest.raises(cpoker.CardError, match="not a full board"):
+        compare_fantasyland(hand, "As Ad / - / -", "pineapple", samples=10, seed=1)

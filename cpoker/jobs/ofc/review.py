@@ -358,19 +358,13 @@ def _decision(hand: HandHistory, index: int, number: int, samples: int, seed: in
 def _fantasyland_decision(cards: tuple, chosen: Board, hand: HandHistory, samples: int, seed: int,
                           common: dict) -> ReviewedDecision:
     """A Fantasyland set by the player against the Fantasyland solver's ``"ev"`` board, on the same opponent
-    boards."""
-    from cpoker.strategies.ofc.fantasyland import fantasyland, fantasyland_values
+    boards (:func:`~cpoker.strategies.ofc.fantasyland.compare_fantasyland`)."""
+    from cpoker.strategies.ofc.fantasyland import compare_fantasyland
 
-    best = fantasyland(cards, hand.rules, "ev", samples=samples, seed=seed)
-    values = fantasyland_values([best.board, chosen], cards, hand.rules, samples, seed)
-    differences = values[0] - values[1]
-    lost = float(differences.mean())
-    spread = float(differences.std(ddof=1)) / math.sqrt(samples) if samples > 1 else 0.0
-    same = _rows(best.board) == _rows(chosen)
-    return ReviewedDecision(**common, best=str(best.board), ev_chosen=float(values[1].mean()),
-                            ev_best=float(values[0].mean()), ev_lost=0.0 if same else max(lost, 0.0),
-                            ev_lost_stderr=0.0 if same else spread, rank=None, options=None, samples=samples,
-                            exact=False)
+    compared = compare_fantasyland(cards, chosen, hand.rules, samples=samples, seed=seed)
+    return ReviewedDecision(**common, best=str(compared.best.board), ev_chosen=compared.value,
+                            ev_best=compared.best.value, ev_lost=compared.loss, ev_lost_stderr=compared.loss_stderr,
+                            rank=None, options=None, samples=samples, exact=False)
 
 
 def _rows(board: Board) -> tuple:

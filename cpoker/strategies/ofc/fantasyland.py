@@ -208,6 +208,52 @@ def fantasyland_values(boards: "list[Board]", cards: CardsLike, rules: "OfcRules
     return values
 
 
+@dataclass(frozen=True)
+class FantasylandComparison:
+    """A Fantasyland board set by a player next to the solver's ``"ev"`` board, on the same opponent boards
+    (:func:`compare_fantasyland`): the board's value, and what it lost against the best with the standard error
+    of that paired difference (0 for the best's own rows)."""
+
+    best: FantasylandBoard
+    board: Board
+    value: float
+    loss: float
+    loss_stderr: float
+
+    def to_dict(self) -> dict:
+        return {"board": str(self.board), "value": self.value, "loss": self.loss, "loss_stderr": self.loss_stderr,
+                "best": str(self.best.board), "best_value": self.best.value}
+
+
+def compare_fantasyland(cards: CardsLike, board: "Board | str", rules: "OfcRules | str | None" = None,
+                        samples: int = 1000, seed: "int | None" = None,
+                        fantasyland_value: "float | None" = None) -> FantasylandComparison:
+    """``board`` (13 of ``cards``, fouled or not) against :func:`fantasyland`'s ``"ev"`` board: both valued on the
+    very same opponent boards (:func:`fantasyland_values`), so the loss has the small error of a paired difference
+    (the review of a Fantasyland, the web page's drill).
+
+    Raises
+    ------
+    CardError, ArrangementError
+        Unless ``board`` is a full board of 13 of the Fantasyland's cards; as :func:`fantasyland` otherwise.
+    """
+    import math
+
+    from cpoker.game.ofc.boards import as_board
+
+    best = fantasyland(cards, rules, "ev", samples=samples, seed=seed, fantasyland_value=fantasyland_value)
+    chosen = as_board(board)
+    values = fantasyland_values([best.board, chosen], cards, best.rules, best.samples, int(best.seed),  # type: ignore
+                                fantasyland_value)
+    if [set(row) for row in chosen.rows] == [set(row) for row in best.board.rows]:
+        lost, spread = 0.0, 0.0
+    else:
+        differences = values[0] - values[1]
+        lost = max(float(differences.mean()), 0.0)
+        spread = float(differences.std(ddof=1)) / math.sqrt(best.samples) if best.samples > 1 else 0.0
+    return FantasylandComparison(best=best, board=chosen, value=float(values[1].mean()), loss=lost, loss_stderr=spread)
+
+
 def warm_up(rules: "OfcRules | str | None" = None, objective: str = "ev") -> None:
     """Compile (or load from numba's cache) the kernels of :func:`fantasyland` under the cold start's notice
     (:func:`~cpoker.system.notice.compile_notice`), so that a first call's time is the solver's own: a cold

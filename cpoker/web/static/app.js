@@ -833,7 +833,7 @@ $("ofc-place").addEventListener("click", () => {
   const rows = boardRows(view.board);
   for (const row of ROWS) rows[row] = rows[row].concat(ofcState.pending[row]);
   ofcState.placements.push(boardText(rows));
-  if ($("ofc-drill").checked && !view.fantasyland) ofcGrade(view, boardText(rows), ofcState.hand, ofcRules());
+  if ($("ofc-drill").checked) ofcGrade(view, boardText(rows), ofcState.hand, ofcRules());
   ofcRequest();
 });
 
@@ -894,10 +894,19 @@ function ofcShowMistakes() {
     "</tbody>" : "";
 }
 
+function fantasylandGradeText(compared) {
+  // a Fantasyland board against the solver's best, on the same opponent boards
+  const interval = `[${fixed(compared.loss_interval[0], 3)}, ${fixed(compared.loss_interval[1], 3)}]`;
+  if (compared.loss === 0) return `Fantasyland: as good as the best (EV ${fixed(compared.value, 3)}).`;
+  return `Fantasyland: loses ${fixed(compared.loss, 3)} ${interval} against ${compared.best}` +
+    (compared.loss_interval[0] > 0 ? " (a mistake)" : " (as good within the noise)");
+}
+
 async function ofcGrade(view, chosen, hand, rules) {
   // the Hint's ranking (the decision's ranking seed, the review's rollouts), the choice kept to the end of it
   $("ofc-grade").classList.remove("error");
   $("ofc-grade").textContent = "Grading your placement...";
+  if (view.fantasyland) return ofcGradeFantasyland(view, chosen, hand, rules);
   const position = { board: view.board, cards: view.cards, opponents: view.opponents,
     fantasylands: view.opponent_fantasylands, dead: view.discards, rules, samples: OFC_REVIEW_SAMPLES,
     seed: view.ranking_seed };
@@ -915,10 +924,43 @@ async function ofcGrade(view, chosen, hand, rules) {
   }
 }
 
+async function ofcGradeFantasyland(view, chosen, hand, rules) {
+  // the Hint's Fantasyland board (the decision's ranking seed, the review's opponent boards), and the player's
+  try {
+    const found = await api("/api/ofc/fantasy", { cards: view.cards, rules, samples: OFC_REVIEW_SAMPLES,
+      seed: view.ranking_seed, compare: chosen });
+    const compared = found.compared;
+    $("ofc-grade").textContent = `Hand ${hand + 1}: ${fantasylandGradeText(compared)}`;
+    if (compared.loss_interval[0] > 0) {
+      ofcKeepMistakes(ofcMistakes().concat([{ fantasyland: true, board: "- / - / -", cards: view.cards, rules,
+        samples: OFC_REVIEW_SAMPLES, seed: view.ranking_seed, chosen, best: compared.best, loss: compared.loss,
+        id: `${Date.now()}-${Math.random()}` }]));
+    }
+  } catch (error) {
+    $("ofc-grade").classList.add("error");
+    $("ofc-grade").textContent = `The grade failed: ${error.message}`;
+  }
+}
+
 function ofcRetry(index) {
-  // the exact position in the editor: the same ranking seed and rollouts, so its grade is the drill's
+  // the exact position in the editor (a Fantasyland in its solver): the same ranking seed and rollouts, so its
+  // grade is the drill's
   const mistake = ofcMistakes()[index];
   if (!mistake) return;
+  ofcState.retrying = mistake.id;
+  if (mistake.fantasyland) {
+    $("fl-rules").value = mistake.rules;
+    $("fl-cards").value = mistake.cards;
+    $("fl-samples").value = String(mistake.samples);
+    $("fl-seed").value = String(mistake.seed);
+    $("fl-answer").value = "";
+    $("fl-result").innerHTML = "";
+    $("ofc-fl-box").open = true;
+    $("fl-status").classList.remove("error");
+    $("fl-status").textContent = `Retry: set 13 of ${mistake.cards}; type your board and Solve to grade it.`;
+    $("fl-answer").focus();
+    return;
+  }
   const opponents = mistake.opponents || [];
   const sizes = mistake.fantasylands || [];
   $("an-rules").value = mistake.rules;
@@ -933,7 +975,6 @@ function ofcRetry(index) {
   $("an-seed").value = String(mistake.seed);
   $("an-answer").value = "";
   $("an-result").innerHTML = "";
-  ofcState.retrying = mistake.id;
   $("ofc-analyse").open = true;
   $("an-status").classList.remove("error");
   $("an-status").textContent = `Retry: place ${mistake.cards} on ${mistake.board}; type your placement and Analyse ` +
@@ -984,16 +1025,27 @@ $("ofc-fl-form").addEventListener("submit", async (event) => {
   $("fl-result").innerHTML = "";
   $("fl-status").textContent = "Solving...";
   try {
-    const found = await api("/api/ofc/fantasy", { cards: $("fl-cards").value, rules: $("an-rules").value,
-      samples: Number($("fl-samples").value) || 1000, seed: Number($("fl-seed").value) || 0, runners_up: 4 });
+    const answer = $("fl-answer").value.trim();
+    const found = await api("/api/ofc/fantasy", { cards: $("fl-cards").value, rules: $("fl-rules").value,
+      samples: Number($("fl-samples").value) || 1000, seed: Number($("fl-seed").value) || 0, runners_up: 4,
+      compare: answer || null });
     const boards = [found].concat(found.runners_up || []);
     $("fl-result").innerHTML = `<table class="data" data-testid="fl-table"><thead><tr><th>#</th><th>EV</th>
       <th class="text">Board</th><th class="text">Discard</th><th>Royalties</th><th>Stays</th></tr></thead><tbody>` +
       boards.map((b, i) => `<tr><td>${i + 1}</td><td>${fixed(b.value, 3)}</td><td class="text">${b.board}</td>
         <td class="text">${b.discards || ""}</td><td>${b.royalty_total}</td>
         <td>${b.stays ? `yes (${b.next_fantasyland} cards)` : "no"}</td></tr>`).join("") + "</tbody></table>";
-    $("fl-status").textContent = `The best board of ${found.cards.split(" ").length} cards against ${found.samples} ` +
+    let status = `The best board of ${found.cards.split(" ").length} cards against ${found.samples} ` +
       `opponent boards (${found.rules.name}); staying counts ${fixed(found.fantasyland_value, 1)} points.`;
+    if (found.compared) {
+      status = `Your board: ${fantasylandGradeText(found.compared)} ${status}`;
+      if (ofcState.retrying && found.compared.loss_interval[0] <= 0) { // a mistake put right leaves the log
+        ofcKeepMistakes(ofcMistakes().filter((m) => m.id !== ofcState.retrying));
+        ofcState.retrying = null;
+        status += " Put right: it leaves the log.";
+      }
+    }
+    $("fl-status").textContent = status;
   } catch (error) {
     $("fl-status").classList.add("error");
     $("fl-status").textContent = error.message;
