@@ -238,6 +238,22 @@ class BotProcess:
                                                daemon=True, name=f"cpoker bot stderr {self.process.pid}")
         self._stderr_reader.start()
 
+    def caught_up(self, wait: float = 0.5) -> None:
+        """Give the standard-error reader a moment (at most ``wait`` seconds) to take in what the bot has already
+        written there: a bot that explains a bad answer writes its reason just before the answer, and a message
+        quoting it must not race the reader thread (it did, under load, in CI)."""
+        process, reader = self.process, self._stderr_reader
+        if process is None or reader is None or process.stderr is None:
+            return
+        deadline = time.monotonic() + wait
+        try:
+            fd = process.stderr.fileno()
+            while reader.is_alive() and time.monotonic() < deadline and select.select([fd], [], [], 0)[0]:
+                time.sleep(0.002)  # written, not yet read
+        except (OSError, ValueError):  # (closed meanwhile)
+            return
+        time.sleep(0.02)  # read, and being split into the tail
+
     def close(self) -> None:
         """End the child: its input closed, a moment to exit, then its whole process group killed."""
         process, self.process = self.process, None
@@ -671,5 +687,6 @@ def end_check(child: BotProcess) -> list[Check]:
 
 def stderr_tail(child: BotProcess) -> str:
     """The last lines of the bot's standard error, for a message (empty when it wrote none)."""
+    child.caught_up()
     said = " | ".join(child.stderr_tail)
     return f"; its standard error: {said}" if said else ""
