@@ -77,6 +77,11 @@ class Board:
     def is_complete(self) -> bool:
         return len(self.cards) == 13
 
+    def same_rows(self, other: "Board") -> bool:
+        """Whether ``other`` holds the same cards in each row, whatever order they are written in (the same
+        placement)."""
+        return all(set(mine) == set(theirs) for mine, theirs in zip(self.rows, other.rows))
+
     def plus(self, cards: tuple, rows: tuple) -> "Board":
         """This board with ``cards[i]`` added to row ``rows[i]`` (0 front, 1 middle, 2 back), after its own."""
         placed = [list(row) for row in self.rows]

@@ -235,12 +235,10 @@ def _check_seen(number: int, decision: Decision, view: OfcView) -> None:
 
 
 def _decision_dict(decision: Decision) -> dict:
-    return {"player": decision.seat, "step": decision.step, "board": str(decision.board),
-            "cards": format_cards(decision.cards, sort=False), "keep": decision.keep,
-            "placed": None if decision.placed is None else str(decision.placed),
-            "discards": format_cards(decision.discards), "fault": decision.fault, "seed": decision.seed,
-            "opponents": [str(board) for board in decision.opponents],
-            "opponent_fantasylands": list(decision.opponent_fantasylands), "dead": format_cards(decision.dead)}
+    """The engine's record of a decision (:meth:`Decision.to_dict`), its seat named ``player``: its place in the
+    history's ``players``."""
+    data = decision.to_dict()
+    return {"player": data.pop("seat"), **data}
 
 
 # reading

@@ -349,9 +349,8 @@ def _compared(compare: BoardLike, choices: list, board: Board, hand: tuple) -> i
         wanted = as_board(compare)
     except (ArrangementError, CardError) as error:
         raise type(error)(f"compare: {error}") from None
-    key = tuple(frozenset(row) for row in wanted.rows)
     for index, (option, _) in enumerate(choices):
-        if tuple(frozenset(row) for row in option.rows) == key:
+        if option.same_rows(wanted):
             return index
     raise ArrangementError(f"compare: {wanted} is not a placement of {format_cards(hand)} on {board}")
 

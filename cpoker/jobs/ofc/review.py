@@ -367,11 +367,6 @@ def _fantasyland_decision(cards: tuple, chosen: Board, hand: HandHistory, sample
                             rank=None, options=None, samples=samples, exact=False)
 
 
-def _rows(board: Board) -> tuple:
-    """A board's rows as sets: the same placement whatever order its cards were written in."""
-    return tuple(frozenset(row) for row in board.rows)
-
-
 def _hands(histories: object) -> "list[HandHistory]":
     """The hands to review, read and replayed (objects and dicts as a file's lines are)."""
     if isinstance(histories, str):

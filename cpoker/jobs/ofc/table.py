@@ -231,8 +231,7 @@ def _review(view: OfcView, chosen: Board, index: int, samples: int, time_budget:
     solved = ranked(view.board, view.cards, view.rules, opponents=list(view.opponents), dead=view.discards,
                     samples=samples, seed=ranking_seed(view), jobs=None, fantasylands=view.fantasyland_cards,
                     time_budget=None if time_budget is None else max(time_budget, 1e-3))
-    mine = next(option for option in solved.options
-                if all(set(a) == set(b) for a, b in zip(option.board.rows, chosen.rows)))
+    mine = next(option for option in solved.options if option.board.same_rows(chosen))
     rank = 1 + solved.options.index(mine)
     return {**entry, "fantasyland": False, "best": str(solved.best.board), "ev_best": solved.best.ev,
             "ev_chosen": mine.ev, "loss": mine.loss, "loss_interval": list(mine.loss_interval), "rank": rank,

@@ -245,7 +245,7 @@ def compare_fantasyland(cards: CardsLike, board: "Board | str", rules: "OfcRules
     chosen = as_board(board)
     values = fantasyland_values([best.board, chosen], cards, best.rules, best.samples, int(best.seed),  # type: ignore
                                 fantasyland_value)
-    if [set(row) for row in chosen.rows] == [set(row) for row in best.board.rows]:
+    if chosen.same_rows(best.board):
         lost, spread = 0.0, 0.0
     else:
         differences = values[0] - values[1]
